@@ -1,0 +1,70 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+let package = Package(
+    name: "varsel",
+    platforms: [.macOS(.v15), .iOS(.v18)],
+    products: [
+        .library(name: "VarselCore", targets: ["VarselCore"]),
+        .executable(name: "varsel", targets: ["varsel"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+    ],
+    targets: [
+        // Every accessibility decision: names, spoken phrases, announcements, focus. Foundation only.
+        .target(name: "VarselCore"),
+        // The repository protocol and its in-memory implementation.
+        .target(name: "VarselStore", dependencies: ["VarselCore"]),
+        // The embedded default store: SQLite through GRDB.
+        .target(
+            name: "VarselSQLite",
+            dependencies: ["VarselStore", "VarselCore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        // HTTP: routes, authentication, the event stream, pages.
+        .target(
+            name: "VarselWeb",
+            dependencies: [
+                "VarselCore", "VarselStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Resources")]
+        ),
+        // Bootstrap: chooses the store, registers services, builds the application.
+        .target(
+            name: "VarselServer",
+            dependencies: [
+                "VarselCore", "VarselStore", "VarselSQLite", "VarselWeb",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "varsel",
+            dependencies: [
+                "VarselCore", "VarselServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "VarselCoreTests", dependencies: ["VarselCore"]),
+        .testTarget(name: "VarselStoreTests", dependencies: ["VarselStore", "VarselSQLite", "VarselCore"]),
+        .testTarget(
+            name: "VarselWebTests",
+            dependencies: [
+                "VarselWeb", "VarselServer", "VarselStore", "VarselCore",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
+    ]
+)

@@ -1,0 +1,79 @@
+import Foundation
+
+/// How insistently an announcement interrupts: polite waits for the screen reader to finish, assertive does not.
+public enum Politeness: String, Sendable, Codable, Hashable {
+    case polite
+    case assertive
+}
+
+/// Where an announcement is spoken: the page's own live region, or one inside the topmost open modal
+/// (VoiceOver ignores live regions outside an open modal — ACCESSIBILITY.md 4).
+public enum AnnouncementRegion: Sendable, Codable, Hashable {
+    case main
+    case modal(id: String)
+}
+
+/// One sentence for the screen reader to speak, when, how politely, and where.
+public struct Announcement: Sendable, Codable, Hashable {
+    public var text: String
+    public var politeness: Politeness
+    public var region: AnnouncementRegion
+    /// When it is to be spoken.
+    public var deliverAt: Date
+
+    public init(text: String, politeness: Politeness, region: AnnouncementRegion, deliverAt: Date) {
+        self.text = text
+        self.politeness = politeness
+        self.region = region
+        self.deliverAt = deliverAt
+    }
+}
+
+/// The outcome of something the user just did, for the announcer to confirm.
+public enum ActionOutcome: Sendable, Hashable, Codable {
+    /// "Mark all as read" finished; `count` is how many changed, 0 when there was nothing to do (002).
+    case markedAllRead(count: Int)
+    case markedRead
+    case markedUnread
+    /// Deleting selected notifications finished; 0 when nothing was selected.
+    case deleted(count: Int)
+    case assignmentAcknowledged
+    case assignmentDeclined
+    case settingsSaved
+    /// A switch or check box was toggled where it has focus: the screen reader speaks the new state itself,
+    /// so Varsel stays silent (ACCESSIBILITY.md 7).
+    case toggledFocusedControl
+}
+
+extension Describer {
+    /// What is announced when `item` arrives, and how politely: `New notification: [title]`, polite (003,
+    /// criterion 6); urgent items assertively. A title with personal details is replaced by the kind's name
+    /// unless the mentor allowed them to be spoken.
+    public func arrivalAnnouncement(for item: NotificationItem, preferences: NotificationPreferences) -> (text: String, politeness: Politeness) {
+        let title = speakableTitle(of: item, preferences: preferences)
+        switch item.urgency {
+        case .normal: return (strings.newNotification(title: title), .polite)
+        case .urgent: return (strings.newUrgentNotification(title: title), .assertive)
+        }
+    }
+
+    /// The title, or the kind's name where the title holds personal details the mentor has not allowed spoken.
+    public func speakableTitle(of item: NotificationItem, preferences: NotificationPreferences) -> String {
+        if preferences.isSpeakingPersonalDetails || !item.containsPersonalDetails(item.title) { return item.title }
+        return strings.kindName(item.kind)
+    }
+
+    /// The confirmation for `outcome`, or nil when the screen reader already says it.
+    public func confirmation(of outcome: ActionOutcome) -> String? {
+        switch outcome {
+        case let .markedAllRead(count): strings.markedAllRead(count: count)
+        case .markedRead: strings.markedRead
+        case .markedUnread: strings.markedUnread
+        case let .deleted(count): strings.deleted(count: count)
+        case .assignmentAcknowledged: strings.assignmentAcknowledged
+        case .assignmentDeclined: strings.assignmentDeclined
+        case .settingsSaved: strings.settingsSaved
+        case .toggledFocusedControl: nil
+        }
+    }
+}

@@ -1,0 +1,43 @@
+/// Which notifications the list shows: all, unread, or one kind.
+public enum NotificationFilter: Sendable, Hashable, Codable, CaseIterable {
+    case all
+    case unread
+    case kind(NotificationKind)
+
+    /// Every filter, in the order the filter bar shows them.
+    public static var allCases: [NotificationFilter] {
+        [.all, .unread] + NotificationKind.allCases.map(NotificationFilter.kind)
+    }
+
+    /// The wire name: `all`, `unread`, or the kind's name.
+    public var wireName: String {
+        switch self {
+        case .all: "all"
+        case .unread: "unread"
+        case let .kind(kind): kind.rawValue
+        }
+    }
+
+    /// Parses a wire name; nil for anything unknown.
+    public init?(wireName: String) {
+        switch wireName {
+        case "all": self = .all
+        case "unread": self = .unread
+        default:
+            guard let kind = NotificationKind(rawValue: wireName) else { return nil }
+            self = .kind(kind)
+        }
+    }
+
+    /// Whether the filter narrows the list (anything but `all`).
+    public var isNarrowing: Bool { self != .all }
+
+    /// Whether `item` passes the filter.
+    public func includes(_ item: NotificationItem) -> Bool {
+        switch self {
+        case .all: true
+        case .unread: item.isUnread
+        case let .kind(kind): item.kind == kind
+        }
+    }
+}

@@ -1,0 +1,213 @@
+/// Every word Varsel speaks or shows, in English and Norwegian Bokmål, side by side.
+///
+/// One switch per phrase keeps the two languages in step: a phrase cannot exist in one and be missing in the other.
+public struct Strings: Sendable, Hashable {
+    public let language: Language
+
+    public init(_ language: Language) {
+        self.language = language
+    }
+
+    private var isEnglish: Bool { language == .english }
+
+    // MARK: Domain names
+
+    /// The kind's name as it opens a list item: `Assignment` in `Assignment: New assignment, …` (003).
+    public func kindName(_ kind: NotificationKind) -> String {
+        switch (kind, language) {
+        case (.assignment, .english): "Assignment"
+        case (.assignment, .norwegianBokmal): "Oppdrag"
+        case (.certificationExpiry, .english): "Certification expiry"
+        case (.certificationExpiry, .norwegianBokmal): "Utløpende sertifisering"
+        case (.pauseConfirmation, .english): "Pause confirmation"
+        case (.pauseConfirmation, .norwegianBokmal): "Pausebekreftelse"
+        case (.scenarioPrompt, .english): "Scenario prompt"
+        case (.scenarioPrompt, .norwegianBokmal): "Scenariooppgave"
+        }
+    }
+
+    /// A filter's name on the filter bar: `Assignments` in `Filter: Assignments, active` (003).
+    public func filterName(_ filter: NotificationFilter) -> String {
+        switch filter {
+        case .all: isEnglish ? "All" : "Alle"
+        case .unread: isEnglish ? "Unread" : "Uleste"
+        case .kind(.assignment): isEnglish ? "Assignments" : "Oppdrag"
+        case .kind(.certificationExpiry): isEnglish ? "Certifications" : "Sertifiseringer"
+        case .kind(.pauseConfirmation): isEnglish ? "Pause confirmations" : "Pausebekreftelser"
+        case .kind(.scenarioPrompt): isEnglish ? "Scenario prompts" : "Scenariooppgaver"
+        }
+    }
+
+    /// The filter bar's name for the current filter: `Filter: Assignments`.
+    public func filterBarLabel(_ filter: NotificationFilter) -> String {
+        "Filter: \(filterName(filter))"
+    }
+
+    /// Said after the filter bar's name when a filter narrows the list: `active`.
+    public var filterActive: String { isEnglish ? "active" : "aktivt" }
+
+    /// `read` or `unread`, ending a list item's phrase.
+    public func readState(isUnread: Bool) -> String {
+        switch (isUnread, language) {
+        case (true, .english): "unread"
+        case (false, .english): "read"
+        case (true, .norwegianBokmal): "ulest"
+        case (false, .norwegianBokmal): "lest"
+        }
+    }
+
+    public func tabName(_ tab: AppTab) -> String {
+        switch tab {
+        case .home: isEnglish ? "Home" : "Hjem"
+        case .assignments: isEnglish ? "Assignments" : "Oppdrag"
+        case .contacts: isEnglish ? "Contacts" : "Kontakter"
+        case .profile: isEnglish ? "Profile" : "Profil"
+        case .notifications: isEnglish ? "Notifications" : "Varsler"
+        }
+    }
+
+    /// The unread count as the badge's value: `1 unread`, `3 unread`, `1 ulest`, `3 uleste`; nil at zero (no badge).
+    public func unreadBadge(_ count: Int) -> String? {
+        guard count > 0 else { return nil }
+        if isEnglish { return "\(number(count)) unread" }
+        return count == 1 ? "1 ulest" : "\(number(count)) uleste"
+    }
+
+    /// The unread count as a sentence, with a zero case: `No unread notifications`, `1 unread notification`.
+    public func unreadSummary(_ count: Int) -> String {
+        switch (count, language) {
+        case (0, .english): "No unread notifications"
+        case (0, .norwegianBokmal): "Ingen uleste varsler"
+        case (1, .english): "1 unread notification"
+        case (1, .norwegianBokmal): "1 ulest varsel"
+        case (_, .english): "\(number(count)) unread notifications"
+        case (_, .norwegianBokmal): "\(number(count)) uleste varsler"
+        }
+    }
+
+    /// A position in a set: `5 of 5`, `5 av 5`.
+    public func position(_ position: SetPosition) -> String {
+        isEnglish ? "\(position.index) of \(position.count)" : "\(position.index) av \(position.count)"
+    }
+
+    /// The heading of a screen; the contact detail's heading is the contact's name, supplied by the caller.
+    public func screenTitle(_ screen: Screen) -> String {
+        switch screen {
+        case .home: isEnglish ? "Home" : "Hjem"
+        case .assignments: isEnglish ? "Assignments" : "Oppdrag"
+        case .contacts: isEnglish ? "Contacts" : "Kontakter"
+        case .profile: isEnglish ? "Profile" : "Profil"
+        case .notificationCentre: isEnglish ? "Notifications" : "Varsler"
+        case .notificationSettings: isEnglish ? "Notification settings" : "Varselinnstillinger"
+        case .contactDetail: isEnglish ? "Contact" : "Kontakt"
+        case .certification: isEnglish ? "Certification" : "Sertifisering"
+        case .pause: isEnglish ? "Pause" : "Pause"
+        case .scenario: isEnglish ? "Training scenario" : "Treningsscenario"
+        }
+    }
+
+    // MARK: Settings
+
+    /// A settings switch's visible label.
+    public func settingLabel(_ setting: NotificationPreferences.Setting) -> String {
+        switch setting {
+        case .kind(.assignment): isEnglish ? "Assignments" : "Oppdrag"
+        case .kind(.certificationExpiry): isEnglish ? "Certification expiry warnings" : "Varsler om utløpende sertifisering"
+        case .kind(.pauseConfirmation): isEnglish ? "Pause confirmations" : "Pausebekreftelser"
+        case .kind(.scenarioPrompt): isEnglish ? "Scenario prompts" : "Scenariooppgaver"
+        case .sound: isEnglish ? "Sound" : "Lyd"
+        case .vibration: isEnglish ? "Vibration" : "Vibrasjon"
+        case .systemNotifications: isEnglish ? "System notifications" : "Systemvarsler"
+        case .speakPersonalDetails: isEnglish ? "Speak personal details in announcements" : "Les opp personopplysninger i kunngjøringer"
+        }
+    }
+
+    /// What a settings switch does, said before how to operate it.
+    public func settingEffect(_ setting: NotificationPreferences.Setting) -> String {
+        switch setting {
+        case .kind:
+            isEnglish
+                ? "Tells you about \(settingLabel(setting).lowercased())"
+                : "Gir deg beskjed om \(settingLabel(setting).lowercased())"
+        case .sound: isEnglish ? "Plays a sound when a notification arrives" : "Spiller en lyd når et varsel kommer"
+        case .vibration: isEnglish ? "Vibrates when a notification arrives" : "Vibrerer når et varsel kommer"
+        case .systemNotifications:
+            isEnglish
+                ? "Shows a system notification when Varsel is in the background"
+                : "Viser et systemvarsel når Varsel er i bakgrunnen"
+        case .speakPersonalDetails:
+            isEnglish
+                ? "Names and addresses of the people you visit are read aloud when a notification arrives"
+                : "Navn og adresser til dem du besøker, leses høyt når et varsel kommer"
+        }
+    }
+
+    // MARK: Controls
+
+    public var markAllAsRead: String { isEnglish ? "Mark all as read" : "Merk alle som lest" }
+    public var markSelectedAsRead: String { isEnglish ? "Mark selected as read" : "Merk valgte som lest" }
+    public var deleteSelected: String { isEnglish ? "Delete selected" : "Slett valgte" }
+    public var acknowledgeAssignment: String { isEnglish ? "Acknowledge assignment" : "Bekreft oppdraget" }
+    public var declineAssignment: String { isEnglish ? "Decline assignment" : "Avslå oppdraget" }
+    public var cancel: String { isEnglish ? "Cancel" : "Avbryt" }
+    public var acknowledgeDialogTitle: String { isEnglish ? "Acknowledge this assignment?" : "Bekrefte dette oppdraget?" }
+
+    /// A list item's check box label, matching its visible text (004): `Select New assignment`.
+    public func selectItemLabel(title: String) -> String {
+        isEnglish ? "Select \(title)" : "Velg \(title)"
+    }
+
+    // MARK: Announcements
+
+    /// Criterion 6 of 003: `New notification: [title]`.
+    public func newNotification(title: String) -> String {
+        isEnglish ? "New notification: \(title)" : "Nytt varsel: \(title)"
+    }
+
+    /// An urgent arrival, announced assertively: `New urgent notification: [title]`.
+    public func newUrgentNotification(title: String) -> String {
+        isEnglish ? "New urgent notification: \(title)" : "Nytt hastevarsel: \(title)"
+    }
+
+    /// A coalesced burst of arrivals: `3 new notifications`, `3 nye varsler`.
+    public func newNotifications(count: Int) -> String {
+        isEnglish ? "\(number(count)) new notifications" : "\(number(count)) nye varsler"
+    }
+
+    /// The outcome of "mark all as read", including the nothing-to-do case (002's Clear contacts example).
+    public func markedAllRead(count: Int) -> String {
+        switch (count, language) {
+        case (0, .english): "No unread notifications, nothing to mark as read"
+        case (0, .norwegianBokmal): "Ingen uleste varsler, ingenting å merke som lest"
+        case (1, .english): "1 notification marked as read"
+        case (1, .norwegianBokmal): "1 varsel merket som lest"
+        case (_, .english): "\(number(count)) notifications marked as read"
+        case (_, .norwegianBokmal): "\(number(count)) varsler merket som lest"
+        }
+    }
+
+    /// The outcome of deleting selected notifications, including nothing selected.
+    public func deleted(count: Int) -> String {
+        switch (count, language) {
+        case (0, .english): "No notifications selected, nothing deleted"
+        case (0, .norwegianBokmal): "Ingen varsler valgt, ingenting slettet"
+        case (1, .english): "1 notification deleted"
+        case (1, .norwegianBokmal): "1 varsel slettet"
+        case (_, .english): "\(number(count)) notifications deleted"
+        case (_, .norwegianBokmal): "\(number(count)) varsler slettet"
+        }
+    }
+
+    public var markedRead: String { isEnglish ? "Marked as read" : "Merket som lest" }
+    public var markedUnread: String { isEnglish ? "Marked as unread" : "Merket som ulest" }
+    public var assignmentAcknowledged: String { isEnglish ? "Assignment acknowledged" : "Oppdraget er bekreftet" }
+    public var assignmentDeclined: String { isEnglish ? "Assignment declined" : "Oppdraget er avslått" }
+    public var settingsSaved: String { isEnglish ? "Settings saved" : "Innstillingene er lagret" }
+
+    // MARK: Numbers
+
+    /// Formats an integer in this language (Norwegian groups thousands with a no-break space).
+    public func number(_ value: Int) -> String {
+        value.formatted(.number.locale(language.locale))
+    }
+}
