@@ -1,0 +1,101 @@
+import GRDB
+
+/// The schema's history. Migrations are never edited once shipped: change the schema with a new one.
+enum Migrations {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: users, sessions, notifications, assignments, certifications, events") { db in
+            try db.execute(sql: """
+                CREATE TABLE user (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    username TEXT NOT NULL UNIQUE COLLATE NOCASE,
+                    display_name TEXT NOT NULL,
+                    role TEXT NOT NULL,
+                    password_hash TEXT NOT NULL,
+                    language TEXT NOT NULL,
+                    created_at DOUBLE NOT NULL,
+                    paused_until DOUBLE
+                );
+                CREATE TABLE session (
+                    token_hash TEXT PRIMARY KEY,
+                    user_id INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                    csrf_token TEXT NOT NULL,
+                    created_at DOUBLE NOT NULL,
+                    expires_at DOUBLE NOT NULL
+                );
+                CREATE TABLE notification (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    recipient_id INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                    sender_id INTEGER,
+                    kind TEXT NOT NULL,
+                    title TEXT NOT NULL,
+                    body TEXT NOT NULL,
+                    urgency TEXT NOT NULL,
+                    created_at DOUBLE NOT NULL,
+                    read_at DOUBLE,
+                    deep_link TEXT NOT NULL,
+                    personal_details TEXT NOT NULL
+                );
+                CREATE INDEX notification_by_recipient ON notification(recipient_id, id);
+                CREATE TABLE idempotency_key (
+                    sender_id INTEGER NOT NULL,
+                    key TEXT NOT NULL,
+                    fingerprint TEXT NOT NULL,
+                    notification_ids TEXT NOT NULL,
+                    created_at DOUBLE NOT NULL,
+                    PRIMARY KEY (sender_id, key)
+                );
+                CREATE TABLE preferences (
+                    user_id INTEGER PRIMARY KEY REFERENCES user(id) ON DELETE CASCADE,
+                    json TEXT NOT NULL
+                );
+                CREATE TABLE contact (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    name TEXT NOT NULL,
+                    phone TEXT NOT NULL,
+                    address TEXT NOT NULL,
+                    notes TEXT NOT NULL
+                );
+                CREATE TABLE assignment (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    mentor_id INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                    contact_id INTEGER NOT NULL REFERENCES contact(id),
+                    coordinator_id INTEGER,
+                    status TEXT NOT NULL,
+                    created_at DOUBLE NOT NULL,
+                    responded_at DOUBLE,
+                    notification_id INTEGER
+                );
+                CREATE INDEX assignment_by_mentor ON assignment(mentor_id, id);
+                CREATE TABLE certification (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    mentor_id INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                    name TEXT NOT NULL,
+                    expires_at DOUBLE NOT NULL
+                );
+                CREATE INDEX certification_by_expiry ON certification(expires_at);
+                CREATE TABLE certification_warning (
+                    certification_id INTEGER NOT NULL,
+                    threshold INTEGER NOT NULL,
+                    PRIMARY KEY (certification_id, threshold)
+                );
+                CREATE TABLE event (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    user_id INTEGER NOT NULL,
+                    type TEXT NOT NULL,
+                    notification_id INTEGER,
+                    notification TEXT,
+                    unread_count INTEGER,
+                    created_at DOUBLE NOT NULL
+                );
+                CREATE INDEX event_by_user ON event(user_id, id);
+                CREATE INDEX event_by_time ON event(created_at);
+                CREATE TABLE meta (
+                    key TEXT PRIMARY KEY,
+                    value INTEGER NOT NULL
+                );
+                """)
+        }
+        return migrator
+    }
+}

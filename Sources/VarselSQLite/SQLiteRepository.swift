@@ -1,0 +1,455 @@
+import Foundation
+import GRDB
+import VarselCore
+import VarselStore
+
+/// The embedded default store: one SQLite file in WAL mode, through a GRDB `DatabasePool`.
+///
+/// Each public method is one transaction. Writes are serialized by SQLite, so event ids are assigned in commit
+/// order, which the live stream relies on to resume without gaps.
+public final class SQLiteRepository: VarselRepository, Sendable {
+    private let writer: any DatabaseWriter
+    private static let encoder = JSONEncoder()
+    private static let decoder = JSONDecoder()
+
+    /// Opens (creating if needed) the database at `path` and brings its schema up to date.
+    public init(path: String) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        try Migrations.migrator.migrate(pool)
+        writer = pool
+    }
+
+    // MARK: Users
+
+    public func createUser(_ user: NewUser, at date: Date) async throws -> User {
+        try await writer.write { db in
+            if try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE username = ?", arguments: [user.username]) == true {
+                throw StoreError.conflict("username is taken")
+            }
+            try db.execute(sql: """
+                INSERT INTO user (username, display_name, role, password_hash, language, created_at) VALUES (?, ?, ?, ?, ?, ?)
+                """, arguments: [user.username, user.displayName, user.role.rawValue, user.passwordHash, user.language.rawValue,
+                                 date.timeIntervalSince1970])
+            return User(id: db.lastInsertedRowID, username: user.username, displayName: user.displayName, role: user.role,
+                        passwordHash: user.passwordHash, language: user.language, createdAt: date)
+        }
+    }
+
+    public func user(id: Int64) async throws -> User? {
+        try await writer.read { db in try Row.fetchOne(db, sql: "SELECT * FROM user WHERE id = ?", arguments: [id]).map(Self.user) }
+    }
+
+    public func user(username: String) async throws -> User? {
+        try await writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM user WHERE username = ?", arguments: [username]).map(Self.user)
+        }
+    }
+
+    public func users() async throws -> [User] {
+        try await writer.read { db in try Row.fetchAll(db, sql: "SELECT * FROM user ORDER BY id").map(Self.user) }
+    }
+
+    public func setPausedUntil(_ date: Date?, userID: Int64) async throws {
+        try await writer.write { db in
+            try db.execute(sql: "UPDATE user SET paused_until = ? WHERE id = ?", arguments: [date?.timeIntervalSince1970, userID])
+            if db.changesCount == 0 { throw StoreError.notFound("user") }
+        }
+    }
+
+    private static func user(_ row: Row) -> User {
+        User(id: row["id"], username: row["username"], displayName: row["display_name"],
+             role: Role(rawValue: row["role"]) ?? .mentor, passwordHash: row["password_hash"],
+             language: Language(rawValue: row["language"]) ?? .english, createdAt: date(row["created_at"]),
+             pausedUntil: (row["paused_until"] as Double?).map(date))
+    }
+
+    // MARK: Sessions
+
+    public func createSession(_ session: Session) async throws {
+        try await writer.write { db in
+            try db.execute(sql: """
+                INSERT INTO session (token_hash, user_id, csrf_token, created_at, expires_at) VALUES (?, ?, ?, ?, ?)
+                """, arguments: [session.tokenHash, session.userID, session.csrfToken, session.createdAt.timeIntervalSince1970,
+                                 session.expiresAt.timeIntervalSince1970])
+        }
+    }
+
+    public func session(tokenHash: String, at date: Date) async throws -> Session? {
+        try await writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM session WHERE token_hash = ? AND expires_at > ?",
+                             arguments: [tokenHash, date.timeIntervalSince1970]).map { row in
+                Session(tokenHash: row["token_hash"], userID: row["user_id"], csrfToken: row["csrf_token"],
+                        createdAt: Self.date(row["created_at"]), expiresAt: Self.date(row["expires_at"]))
+            }
+        }
+    }
+
+    public func deleteSession(tokenHash: String) async throws {
+        try await writer.write { db in try db.execute(sql: "DELETE FROM session WHERE token_hash = ?", arguments: [tokenHash]) }
+    }
+
+    public func deleteExpiredSessions(at date: Date) async throws -> Int {
+        try await writer.write { db in
+            try db.execute(sql: "DELETE FROM session WHERE expires_at <= ?", arguments: [date.timeIntervalSince1970])
+            return db.changesCount
+        }
+    }
+
+    // MARK: Notifications
+
+    public func createNotifications(_ notifications: [NewNotification], idempotencyKey: IdempotencyKey?, at date: Date) async throws -> CreatedNotifications {
+        try await writer.write { db in
+            if let key = idempotencyKey,
+               let row = try Row.fetchOne(db, sql: "SELECT fingerprint, notification_ids FROM idempotency_key WHERE sender_id = ? AND key = ?",
+                                          arguments: [key.senderID, key.key]) {
+                guard (row["fingerprint"] as String) == key.fingerprint else { throw StoreError.idempotencyKeyReused }
+                let ids = try Self.decoder.decode([Int64].self, from: Data((row["notification_ids"] as String).utf8))
+                return CreatedNotifications(items: try ids.compactMap { try Self.fetchNotification(db, id: $0) }, isReplay: true)
+            }
+            for recipient in Set(notifications.map(\.recipientID)) {
+                guard try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE id = ?", arguments: [recipient]) == true else {
+                    throw StoreError.notFound("recipient")
+                }
+            }
+            let created = try notifications.map { try Self.insert($0, at: date, db: db) }
+            try Self.appendUnreadCounts(for: created.map(\.recipientID), at: date, db: db)
+            if let key = idempotencyKey {
+                let ids = String(decoding: try Self.encoder.encode(created.map(\.id)), as: UTF8.self)
+                try db.execute(sql: """
+                    INSERT INTO idempotency_key (sender_id, key, fingerprint, notification_ids, created_at) VALUES (?, ?, ?, ?, ?)
+                    """, arguments: [key.senderID, key.key, key.fingerprint, ids, date.timeIntervalSince1970])
+            }
+            return CreatedNotifications(items: created, isReplay: false)
+        }
+    }
+
+    private static func insert(_ new: NewNotification, at date: Date, db: Database) throws -> NotificationItem {
+        try db.execute(sql: """
+            INSERT INTO notification (recipient_id, sender_id, kind, title, body, urgency, created_at, read_at, deep_link, personal_details)
+            VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)
+            """, arguments: [new.recipientID, new.senderID, new.kind.rawValue, new.title, new.body, new.urgency.rawValue,
+                             date.timeIntervalSince1970, try json(new.deepLink), try json(new.personalDetails)])
+        let item = NotificationItem(id: db.lastInsertedRowID, recipientID: new.recipientID, kind: new.kind, title: new.title,
+                                    body: new.body, createdAt: date, urgency: new.urgency, deepLink: new.deepLink,
+                                    personalDetails: new.personalDetails)
+        try appendEvent(userID: item.recipientID, type: .notificationCreated, notification: item, at: date, db: db)
+        return item
+    }
+
+    private static func appendEvent(userID: Int64, type: EventType, notification: NotificationItem?, notificationID: Int64? = nil,
+                                    unreadCount: Int? = nil, at date: Date, db: Database) throws {
+        try db.execute(sql: """
+            INSERT INTO event (user_id, type, notification_id, notification, unread_count, created_at) VALUES (?, ?, ?, ?, ?, ?)
+            """, arguments: [userID, type.rawValue, notification?.id ?? notificationID, try notification.map(json), unreadCount,
+                             date.timeIntervalSince1970])
+    }
+
+    private static func appendUnreadCounts(for userIDs: [Int64], at date: Date, db: Database) throws {
+        var seen = Set<Int64>()
+        for userID in userIDs where seen.insert(userID).inserted {
+            try appendEvent(userID: userID, type: .unreadCount, notification: nil, unreadCount: try unreadCount(userID, db: db), at: date, db: db)
+        }
+    }
+
+    private static func unreadCount(_ userID: Int64, db: Database) throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM notification WHERE recipient_id = ? AND read_at IS NULL", arguments: [userID]) ?? 0
+    }
+
+    private static func fetchNotification(_ db: Database, id: Int64) throws -> NotificationItem? {
+        try Row.fetchOne(db, sql: "SELECT * FROM notification WHERE id = ?", arguments: [id]).map(notification)
+    }
+
+    private static func notification(_ row: Row) throws -> NotificationItem {
+        NotificationItem(
+            id: row["id"], recipientID: row["recipient_id"],
+            kind: NotificationKind(rawValue: row["kind"]) ?? .scenarioPrompt,
+            title: row["title"], body: row["body"], createdAt: date(row["created_at"]),
+            readAt: (row["read_at"] as Double?).map(date), urgency: Urgency(rawValue: row["urgency"]) ?? .normal,
+            deepLink: try decoder.decode(DeepLinkTarget.self, from: Data((row["deep_link"] as String).utf8)),
+            personalDetails: try decoder.decode([String].self, from: Data((row["personal_details"] as String).utf8))
+        )
+    }
+
+    public func notification(id: Int64) async throws -> NotificationItem? {
+        try await writer.read { db in try Self.fetchNotification(db, id: id) }
+    }
+
+    public func notifications(for userID: Int64, filter: NotificationFilter, after cursor: Int64?, limit: Int) async throws -> NotificationPage {
+        try await writer.read { db in
+            var sql = "SELECT * FROM notification WHERE recipient_id = ?"
+            var arguments: StatementArguments = [userID]
+            switch filter {
+            case .all: break
+            case .unread: sql += " AND read_at IS NULL"
+            case let .kind(kind):
+                sql += " AND kind = ?"
+                arguments += [kind.rawValue]
+            }
+            if let cursor {
+                sql += " AND id < ?"
+                arguments += [cursor]
+            }
+            sql += " ORDER BY id DESC LIMIT ?"
+            arguments += [limit + 1]
+            let rows = try Row.fetchAll(db, sql: sql, arguments: arguments).map(Self.notification)
+            let page = Array(rows.prefix(limit))
+            return NotificationPage(items: page, nextCursor: rows.count > limit ? page.last?.id : nil)
+        }
+    }
+
+    public func unreadCount(for userID: Int64) async throws -> Int {
+        try await writer.read { db in try Self.unreadCount(userID, db: db) }
+    }
+
+    public func setRead(_ isRead: Bool, notificationID: Int64, userID: Int64, at date: Date) async throws -> NotificationItem? {
+        try await writer.write { db in
+            guard var item = try Self.fetchNotification(db, id: notificationID), item.recipientID == userID else { return nil }
+            guard item.isUnread == isRead else { return item }
+            item.readAt = isRead ? date : nil
+            try db.execute(sql: "UPDATE notification SET read_at = ? WHERE id = ?", arguments: [item.readAt?.timeIntervalSince1970, item.id])
+            try Self.appendEvent(userID: userID, type: .notificationUpdated, notification: item, at: date, db: db)
+            try Self.appendUnreadCounts(for: [userID], at: date, db: db)
+            return item
+        }
+    }
+
+    public func markAllRead(userID: Int64, at date: Date) async throws -> Int {
+        try await writer.write { db in
+            let ids = try Int64.fetchAll(db, sql: "SELECT id FROM notification WHERE recipient_id = ? AND read_at IS NULL", arguments: [userID])
+            return try Self.markRead(ids: ids, userID: userID, at: date, db: db)
+        }
+    }
+
+    public func markRead(ids: [Int64], userID: Int64, at date: Date) async throws -> Int {
+        try await writer.write { db in try Self.markRead(ids: ids, userID: userID, at: date, db: db) }
+    }
+
+    private static func markRead(ids: [Int64], userID: Int64, at date: Date, db: Database) throws -> Int {
+        var changed = 0
+        for id in Set(ids).sorted() {
+            guard var item = try fetchNotification(db, id: id), item.recipientID == userID, item.isUnread else { continue }
+            item.readAt = date
+            try db.execute(sql: "UPDATE notification SET read_at = ? WHERE id = ?", arguments: [date.timeIntervalSince1970, id])
+            try appendEvent(userID: userID, type: .notificationUpdated, notification: item, at: date, db: db)
+            changed += 1
+        }
+        if changed > 0 { try appendUnreadCounts(for: [userID], at: date, db: db) }
+        return changed
+    }
+
+    public func delete(ids: [Int64], userID: Int64, at date: Date) async throws -> Int {
+        try await writer.write { db in
+            var deleted = 0
+            for id in Set(ids).sorted() {
+                try db.execute(sql: "DELETE FROM notification WHERE id = ? AND recipient_id = ?", arguments: [id, userID])
+                guard db.changesCount > 0 else { continue }
+                try Self.appendEvent(userID: userID, type: .notificationDeleted, notification: nil, notificationID: id, at: date, db: db)
+                deleted += 1
+            }
+            if deleted > 0 { try Self.appendUnreadCounts(for: [userID], at: date, db: db) }
+            return deleted
+        }
+    }
+
+    // MARK: Preferences
+
+    public func preferences(for userID: Int64) async throws -> NotificationPreferences {
+        try await writer.read { db in
+            guard let json = try String.fetchOne(db, sql: "SELECT json FROM preferences WHERE user_id = ?", arguments: [userID]) else {
+                return .standard
+            }
+            return try Self.decoder.decode(NotificationPreferences.self, from: Data(json.utf8))
+        }
+    }
+
+    public func setPreferences(_ preferences: NotificationPreferences, for userID: Int64) async throws {
+        try await writer.write { db in
+            try db.execute(sql: """
+                INSERT INTO preferences (user_id, json) VALUES (?, ?) ON CONFLICT(user_id) DO UPDATE SET json = excluded.json
+                """, arguments: [userID, try Self.json(preferences)])
+        }
+    }
+
+    // MARK: Contacts and assignments
+
+    public func createAssignment(
+        mentorID: Int64, coordinatorID: Int64?, contact: NewContact, at date: Date,
+        makeNotification: @Sendable (Int64, Int64) -> NewNotification
+    ) async throws -> (Assignment, Contact, NotificationItem) {
+        try await writer.write { db in
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE id = ?", arguments: [mentorID]) == true else {
+                throw StoreError.notFound("mentor")
+            }
+            try db.execute(sql: "INSERT INTO contact (name, phone, address, notes) VALUES (?, ?, ?, ?)",
+                           arguments: [contact.name, contact.phone, contact.address, contact.notes])
+            let stored = Contact(id: db.lastInsertedRowID, name: contact.name, phone: contact.phone, address: contact.address, notes: contact.notes)
+            try db.execute(sql: """
+                INSERT INTO assignment (mentor_id, contact_id, coordinator_id, status, created_at) VALUES (?, ?, ?, ?, ?)
+                """, arguments: [mentorID, stored.id, coordinatorID, AssignmentStatus.pending.rawValue, date.timeIntervalSince1970])
+            let assignmentID = db.lastInsertedRowID
+            let item = try Self.insert(makeNotification(stored.id, assignmentID), at: date, db: db)
+            try Self.appendUnreadCounts(for: [item.recipientID], at: date, db: db)
+            try db.execute(sql: "UPDATE assignment SET notification_id = ? WHERE id = ?", arguments: [item.id, assignmentID])
+            let assignment = Assignment(id: assignmentID, mentorID: mentorID, contactID: stored.id, coordinatorID: coordinatorID,
+                                        status: .pending, createdAt: date, respondedAt: nil, notificationID: item.id)
+            return (assignment, stored, item)
+        }
+    }
+
+    private static func assignment(_ row: Row) -> Assignment {
+        Assignment(id: row["id"], mentorID: row["mentor_id"], contactID: row["contact_id"], coordinatorID: row["coordinator_id"],
+                   status: AssignmentStatus(rawValue: row["status"]) ?? .pending, createdAt: date(row["created_at"]),
+                   respondedAt: (row["responded_at"] as Double?).map(date), notificationID: row["notification_id"])
+    }
+
+    public func assignment(id: Int64) async throws -> Assignment? {
+        try await writer.read { db in try Row.fetchOne(db, sql: "SELECT * FROM assignment WHERE id = ?", arguments: [id]).map(Self.assignment) }
+    }
+
+    public func assignments(forMentor mentorID: Int64) async throws -> [Assignment] {
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM assignment WHERE mentor_id = ? ORDER BY id DESC", arguments: [mentorID]).map(Self.assignment)
+        }
+    }
+
+    public func contact(id: Int64) async throws -> Contact? {
+        try await writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM contact WHERE id = ?", arguments: [id]).map { row in
+                Contact(id: row["id"], name: row["name"], phone: row["phone"], address: row["address"], notes: row["notes"])
+            }
+        }
+    }
+
+    public func respond(to assignmentID: Int64, status: AssignmentStatus, at date: Date) async throws -> Assignment {
+        try await writer.write { db in
+            guard var assignment = try Row.fetchOne(db, sql: "SELECT * FROM assignment WHERE id = ?", arguments: [assignmentID]).map(Self.assignment) else {
+                throw StoreError.notFound("assignment")
+            }
+            guard assignment.status == .pending else { throw StoreError.alreadyResponded(assignment.status) }
+            assignment.status = status
+            assignment.respondedAt = date
+            try db.execute(sql: "UPDATE assignment SET status = ?, responded_at = ? WHERE id = ?",
+                           arguments: [status.rawValue, date.timeIntervalSince1970, assignmentID])
+            return assignment
+        }
+    }
+
+    // MARK: Certifications
+
+    private static func certification(_ row: Row) -> Certification {
+        Certification(id: row["id"], mentorID: row["mentor_id"], name: row["name"], expiresAt: date(row["expires_at"]))
+    }
+
+    public func setCertifications(_ certifications: [NewCertification], mentorID: Int64) async throws -> [Certification] {
+        try await writer.write { db in
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE id = ?", arguments: [mentorID]) == true else {
+                throw StoreError.notFound("mentor")
+            }
+            let existing = try Row.fetchAll(db, sql: "SELECT * FROM certification WHERE mentor_id = ?", arguments: [mentorID]).map(Self.certification)
+            var result: [Certification] = []
+            for new in certifications {
+                // An unchanged certification keeps its id, and so the warnings already sent for it.
+                if let same = existing.first(where: { $0.name == new.name && $0.expiresAt == new.expiresAt }), !result.contains(same) {
+                    result.append(same)
+                    continue
+                }
+                try db.execute(sql: "INSERT INTO certification (mentor_id, name, expires_at) VALUES (?, ?, ?)",
+                               arguments: [mentorID, new.name, new.expiresAt.timeIntervalSince1970])
+                result.append(Certification(id: db.lastInsertedRowID, mentorID: mentorID, name: new.name, expiresAt: new.expiresAt))
+            }
+            for old in existing where !result.contains(old) {
+                try db.execute(sql: "DELETE FROM certification WHERE id = ?", arguments: [old.id])
+            }
+            return result.sorted { $0.id < $1.id }
+        }
+    }
+
+    public func certifications(mentorID: Int64) async throws -> [Certification] {
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM certification WHERE mentor_id = ? ORDER BY id", arguments: [mentorID]).map(Self.certification)
+        }
+    }
+
+    public func certifications(expiringBefore date: Date) async throws -> [Certification] {
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM certification WHERE expires_at < ? ORDER BY id",
+                             arguments: [date.timeIntervalSince1970]).map(Self.certification)
+        }
+    }
+
+    public func recordExpiryWarning(certificationID: Int64, threshold: Int, alsoCovers: [Int], notification: NewNotification, at date: Date) async throws -> NotificationItem? {
+        try await writer.write { db in
+            try db.execute(sql: "INSERT OR IGNORE INTO certification_warning (certification_id, threshold) VALUES (?, ?)",
+                           arguments: [certificationID, threshold])
+            guard db.changesCount > 0 else { return nil }
+            for other in alsoCovers {
+                try db.execute(sql: "INSERT OR IGNORE INTO certification_warning (certification_id, threshold) VALUES (?, ?)",
+                               arguments: [certificationID, other])
+            }
+            let item = try Self.insert(notification, at: date, db: db)
+            try Self.appendUnreadCounts(for: [item.recipientID], at: date, db: db)
+            return item
+        }
+    }
+
+    // MARK: Event log
+
+    private static func event(_ row: Row) throws -> StoredEvent {
+        StoredEvent(
+            id: row["id"], userID: row["user_id"], type: EventType(rawValue: row["type"]) ?? .unreadCount,
+            notification: try (row["notification"] as String?).map { try decoder.decode(NotificationItem.self, from: Data($0.utf8)) },
+            notificationID: row["notification_id"], unreadCount: row["unread_count"], createdAt: date(row["created_at"])
+        )
+    }
+
+    public func events(after id: Int64, limit: Int) async throws -> [StoredEvent] {
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM event WHERE id > ? ORDER BY id LIMIT ?", arguments: [id, limit]).map(Self.event)
+        }
+    }
+
+    public func events(for userID: Int64, after id: Int64, limit: Int) async throws -> [StoredEvent] {
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM event WHERE user_id = ? AND id > ? ORDER BY id LIMIT ?",
+                             arguments: [userID, id, limit]).map(Self.event)
+        }
+    }
+
+    public func latestEventID() async throws -> Int64 {
+        try await writer.read { db in
+            // AUTOINCREMENT keeps the highest id ever used in sqlite_sequence, even after pruning.
+            try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'event'") ?? 0
+        }
+    }
+
+    public func prunedThroughEventID() async throws -> Int64 {
+        try await writer.read { db in try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'events_pruned_through'") ?? 0 }
+    }
+
+    public func pruneEvents(before date: Date) async throws -> Int {
+        try await writer.write { db in
+            guard let highest = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM event WHERE created_at < ?",
+                                                   arguments: [date.timeIntervalSince1970]) else { return 0 }
+            try db.execute(sql: "DELETE FROM event WHERE id <= ?", arguments: [highest])
+            let count = db.changesCount
+            try db.execute(sql: """
+                INSERT INTO meta (key, value) VALUES ('events_pruned_through', ?)
+                ON CONFLICT(key) DO UPDATE SET value = MAX(value, excluded.value)
+                """, arguments: [highest])
+            return count
+        }
+    }
+
+    // MARK: Encoding
+
+    private static func date(_ seconds: Double) -> Date { Date(timeIntervalSince1970: seconds) }
+
+    private static func json<T: Encodable>(_ value: T) throws -> String {
+        String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+}

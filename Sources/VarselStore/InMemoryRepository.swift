@@ -1,0 +1,263 @@
+import Foundation
+import VarselCore
+
+/// A ``VarselRepository`` kept in memory: for tests, and the reference the contract suite holds SQLite to.
+public actor InMemoryRepository: VarselRepository {
+    private var usersByID: [Int64: User] = [:]
+    private var sessions: [String: Session] = [:]
+    private var items: [Int64: NotificationItem] = [:]
+    private var senders: [Int64: Int64] = [:]
+    private var idempotency: [String: (fingerprint: String, ids: [Int64])] = [:]
+    private var preferencesByUser: [Int64: NotificationPreferences] = [:]
+    private var contacts: [Int64: Contact] = [:]
+    private var assignmentsByID: [Int64: Assignment] = [:]
+    private var certificationsByID: [Int64: Certification] = [:]
+    private var expiryWarnings: Set<String> = []
+    private var eventLog: [StoredEvent] = []
+    private var prunedThrough: Int64 = 0
+    private var nextIDs: [String: Int64] = [:]
+
+    public init() {}
+
+    private func nextID(_ table: String) -> Int64 {
+        let id = (nextIDs[table] ?? 0) + 1
+        nextIDs[table] = id
+        return id
+    }
+
+    // MARK: Users
+
+    public func createUser(_ user: NewUser, at date: Date) throws -> User {
+        guard !usersByID.values.contains(where: { $0.username.lowercased() == user.username.lowercased() }) else {
+            throw StoreError.conflict("username is taken")
+        }
+        let created = User(id: nextID("user"), username: user.username, displayName: user.displayName, role: user.role,
+                           passwordHash: user.passwordHash, language: user.language, createdAt: date)
+        usersByID[created.id] = created
+        return created
+    }
+
+    public func user(id: Int64) -> User? { usersByID[id] }
+
+    public func user(username: String) -> User? {
+        usersByID.values.first { $0.username.lowercased() == username.lowercased() }
+    }
+
+    public func users() -> [User] { usersByID.values.sorted { $0.id < $1.id } }
+
+    public func setPausedUntil(_ date: Date?, userID: Int64) throws {
+        guard usersByID[userID] != nil else { throw StoreError.notFound("user") }
+        usersByID[userID]?.pausedUntil = date
+    }
+
+    // MARK: Sessions
+
+    public func createSession(_ session: Session) { sessions[session.tokenHash] = session }
+
+    public func session(tokenHash: String, at date: Date) -> Session? {
+        guard let session = sessions[tokenHash], session.expiresAt > date else { return nil }
+        return session
+    }
+
+    public func deleteSession(tokenHash: String) { sessions[tokenHash] = nil }
+
+    public func deleteExpiredSessions(at date: Date) -> Int {
+        let expired = sessions.filter { $0.value.expiresAt <= date }.map(\.key)
+        expired.forEach { sessions[$0] = nil }
+        return expired.count
+    }
+
+    // MARK: Notifications
+
+    public func createNotifications(_ notifications: [NewNotification], idempotencyKey: IdempotencyKey?, at date: Date) throws -> CreatedNotifications {
+        if let key = idempotencyKey {
+            let scoped = "\(key.senderID):\(key.key)"
+            if let earlier = idempotency[scoped] {
+                guard earlier.fingerprint == key.fingerprint else { throw StoreError.idempotencyKeyReused }
+                return CreatedNotifications(items: earlier.ids.compactMap { items[$0] }, isReplay: true)
+            }
+        }
+        for new in notifications where usersByID[new.recipientID] == nil { throw StoreError.notFound("recipient") }
+        let created = notifications.map { insert($0, at: date) }
+        appendUnreadCounts(for: created.map(\.recipientID), at: date)
+        if let key = idempotencyKey {
+            idempotency["\(key.senderID):\(key.key)"] = (key.fingerprint, created.map(\.id))
+        }
+        return CreatedNotifications(items: created, isReplay: false)
+    }
+
+    private func insert(_ new: NewNotification, at date: Date) -> NotificationItem {
+        let item = NotificationItem(id: nextID("notification"), recipientID: new.recipientID, kind: new.kind, title: new.title,
+                                    body: new.body, createdAt: date, urgency: new.urgency, deepLink: new.deepLink,
+                                    personalDetails: new.personalDetails)
+        items[item.id] = item
+        senders[item.id] = new.senderID
+        appendEvent(userID: item.recipientID, type: .notificationCreated, notification: item, at: date)
+        return item
+    }
+
+    private func appendEvent(userID: Int64, type: EventType, notification: NotificationItem?, notificationID: Int64? = nil,
+                             unreadCount: Int? = nil, at date: Date) {
+        eventLog.append(StoredEvent(id: nextID("event"), userID: userID, type: type, notification: notification,
+                                    notificationID: notification?.id ?? notificationID, unreadCount: unreadCount, createdAt: date))
+    }
+
+    private func appendUnreadCounts(for userIDs: [Int64], at date: Date) {
+        var seen = Set<Int64>()
+        for userID in userIDs where seen.insert(userID).inserted {
+            appendEvent(userID: userID, type: .unreadCount, notification: nil, unreadCount: unreadCount(for: userID), at: date)
+        }
+    }
+
+    public func notification(id: Int64) -> NotificationItem? { items[id] }
+
+    public func notifications(for userID: Int64, filter: NotificationFilter, after cursor: Int64?, limit: Int) -> NotificationPage {
+        let matching = items.values
+            .filter { item in item.recipientID == userID && filter.includes(item) && item.id < (cursor ?? .max) }
+            .sorted { $0.id > $1.id }
+        let page = Array(matching.prefix(limit))
+        return NotificationPage(items: page, nextCursor: matching.count > limit ? page.last?.id : nil)
+    }
+
+    public func unreadCount(for userID: Int64) -> Int {
+        items.values.filter { $0.recipientID == userID && $0.isUnread }.count
+    }
+
+    public func setRead(_ isRead: Bool, notificationID: Int64, userID: Int64, at date: Date) -> NotificationItem? {
+        guard var item = items[notificationID], item.recipientID == userID else { return nil }
+        guard item.isUnread == isRead else { return item }
+        item.readAt = isRead ? date : nil
+        items[item.id] = item
+        appendEvent(userID: userID, type: .notificationUpdated, notification: item, at: date)
+        appendUnreadCounts(for: [userID], at: date)
+        return item
+    }
+
+    public func markAllRead(userID: Int64, at date: Date) -> Int {
+        let ids = items.values.filter { $0.recipientID == userID && $0.isUnread }.map(\.id)
+        return markRead(ids: ids, userID: userID, at: date)
+    }
+
+    public func markRead(ids: [Int64], userID: Int64, at date: Date) -> Int {
+        var changed = 0
+        for id in Set(ids).sorted() {
+            guard var item = items[id], item.recipientID == userID, item.isUnread else { continue }
+            item.readAt = date
+            items[id] = item
+            appendEvent(userID: userID, type: .notificationUpdated, notification: item, at: date)
+            changed += 1
+        }
+        if changed > 0 { appendUnreadCounts(for: [userID], at: date) }
+        return changed
+    }
+
+    public func delete(ids: [Int64], userID: Int64, at date: Date) -> Int {
+        var deleted = 0
+        for id in Set(ids).sorted() {
+            guard let item = items[id], item.recipientID == userID else { continue }
+            items[id] = nil
+            appendEvent(userID: userID, type: .notificationDeleted, notification: nil, notificationID: id, at: date)
+            deleted += 1
+        }
+        if deleted > 0 { appendUnreadCounts(for: [userID], at: date) }
+        return deleted
+    }
+
+    // MARK: Preferences
+
+    public func preferences(for userID: Int64) -> NotificationPreferences { preferencesByUser[userID] ?? .standard }
+
+    public func setPreferences(_ preferences: NotificationPreferences, for userID: Int64) { preferencesByUser[userID] = preferences }
+
+    // MARK: Contacts and assignments
+
+    public func createAssignment(
+        mentorID: Int64, coordinatorID: Int64?, contact: NewContact, at date: Date,
+        makeNotification: @Sendable (Int64, Int64) -> NewNotification
+    ) throws -> (Assignment, Contact, NotificationItem) {
+        guard usersByID[mentorID] != nil else { throw StoreError.notFound("mentor") }
+        let stored = Contact(id: nextID("contact"), name: contact.name, phone: contact.phone, address: contact.address, notes: contact.notes)
+        contacts[stored.id] = stored
+        let assignmentID = nextID("assignment")
+        let item = insert(makeNotification(stored.id, assignmentID), at: date)
+        appendUnreadCounts(for: [item.recipientID], at: date)
+        let assignment = Assignment(id: assignmentID, mentorID: mentorID, contactID: stored.id, coordinatorID: coordinatorID,
+                                    status: .pending, createdAt: date, respondedAt: nil, notificationID: item.id)
+        assignmentsByID[assignmentID] = assignment
+        return (assignment, stored, item)
+    }
+
+    public func assignment(id: Int64) -> Assignment? { assignmentsByID[id] }
+
+    public func assignments(forMentor mentorID: Int64) -> [Assignment] {
+        assignmentsByID.values.filter { $0.mentorID == mentorID }.sorted { $0.id > $1.id }
+    }
+
+    public func contact(id: Int64) -> Contact? { contacts[id] }
+
+    public func respond(to assignmentID: Int64, status: AssignmentStatus, at date: Date) throws -> Assignment {
+        guard var assignment = assignmentsByID[assignmentID] else { throw StoreError.notFound("assignment") }
+        guard assignment.status == .pending else { throw StoreError.alreadyResponded(assignment.status) }
+        assignment.status = status
+        assignment.respondedAt = date
+        assignmentsByID[assignmentID] = assignment
+        return assignment
+    }
+
+    // MARK: Certifications
+
+    public func setCertifications(_ certifications: [NewCertification], mentorID: Int64) throws -> [Certification] {
+        guard usersByID[mentorID] != nil else { throw StoreError.notFound("mentor") }
+        // Replacing keeps the id (and so the warnings sent) of a certification whose name and expiry are unchanged.
+        let existing = certificationsByID.values.filter { $0.mentorID == mentorID }
+        var result: [Certification] = []
+        for new in certifications {
+            if let same = existing.first(where: { $0.name == new.name && $0.expiresAt == new.expiresAt }) {
+                result.append(same)
+            } else {
+                let created = Certification(id: nextID("certification"), mentorID: mentorID, name: new.name, expiresAt: new.expiresAt)
+                certificationsByID[created.id] = created
+                result.append(created)
+            }
+        }
+        for old in existing where !result.contains(old) { certificationsByID[old.id] = nil }
+        return result.sorted { $0.id < $1.id }
+    }
+
+    public func certifications(mentorID: Int64) -> [Certification] {
+        certificationsByID.values.filter { $0.mentorID == mentorID }.sorted { $0.id < $1.id }
+    }
+
+    public func certifications(expiringBefore date: Date) -> [Certification] {
+        certificationsByID.values.filter { $0.expiresAt < date }.sorted { $0.id < $1.id }
+    }
+
+    public func recordExpiryWarning(certificationID: Int64, threshold: Int, alsoCovers: [Int], notification: NewNotification, at date: Date) -> NotificationItem? {
+        guard expiryWarnings.insert("\(certificationID):\(threshold)").inserted else { return nil }
+        for other in alsoCovers { expiryWarnings.insert("\(certificationID):\(other)") }
+        let item = insert(notification, at: date)
+        appendUnreadCounts(for: [item.recipientID], at: date)
+        return item
+    }
+
+    // MARK: Event log
+
+    public func events(after id: Int64, limit: Int) -> [StoredEvent] {
+        Array(eventLog.lazy.filter { $0.id > id }.prefix(limit))
+    }
+
+    public func events(for userID: Int64, after id: Int64, limit: Int) -> [StoredEvent] {
+        Array(eventLog.lazy.filter { $0.id > id && $0.userID == userID }.prefix(limit))
+    }
+
+    public func latestEventID() -> Int64 { nextIDs["event"] ?? 0 }
+
+    public func prunedThroughEventID() -> Int64 { prunedThrough }
+
+    public func pruneEvents(before date: Date) -> Int {
+        let pruned = eventLog.filter { $0.createdAt < date }
+        eventLog.removeAll { $0.createdAt < date }
+        if let last = pruned.last { prunedThrough = max(prunedThrough, last.id) }
+        return pruned.count
+    }
+}

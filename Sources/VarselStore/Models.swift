@@ -1,0 +1,255 @@
+import Foundation
+import VarselCore
+
+/// What a user may do: mentors receive work, coordinators send it, admins manage users.
+public enum Role: String, Sendable, Codable, Hashable, CaseIterable {
+    case mentor
+    case coordinator
+    case admin
+}
+
+/// A person who signs in to Varsel.
+public struct User: Sendable, Codable, Hashable, Identifiable {
+    public var id: Int64
+    public var username: String
+    public var displayName: String
+    public var role: Role
+    /// The bcrypt hash of the password; never the password.
+    public var passwordHash: String
+    public var language: Language
+    public var createdAt: Date
+    /// Until when a mentor has paused new assignments; nil when not paused.
+    public var pausedUntil: Date?
+
+    public init(id: Int64, username: String, displayName: String, role: Role, passwordHash: String,
+                language: Language, createdAt: Date, pausedUntil: Date? = nil) {
+        self.id = id
+        self.username = username
+        self.displayName = displayName
+        self.role = role
+        self.passwordHash = passwordHash
+        self.language = language
+        self.createdAt = createdAt
+        self.pausedUntil = pausedUntil
+    }
+}
+
+/// The fields of a user about to be created.
+public struct NewUser: Sendable, Hashable {
+    public var username: String
+    public var displayName: String
+    public var role: Role
+    public var passwordHash: String
+    public var language: Language
+
+    public init(username: String, displayName: String, role: Role, passwordHash: String, language: Language) {
+        self.username = username
+        self.displayName = displayName
+        self.role = role
+        self.passwordHash = passwordHash
+        self.language = language
+    }
+}
+
+/// A signed-in session: an API bearer token or a web cookie, stored only as a hash.
+public struct Session: Sendable, Codable, Hashable {
+    /// SHA-256 of the token, hex; the token itself is never stored.
+    public var tokenHash: String
+    public var userID: Int64
+    /// The per-session secret that form posts and cookie-authenticated API calls must echo.
+    public var csrfToken: String
+    public var createdAt: Date
+    public var expiresAt: Date
+
+    public init(tokenHash: String, userID: Int64, csrfToken: String, createdAt: Date, expiresAt: Date) {
+        self.tokenHash = tokenHash
+        self.userID = userID
+        self.csrfToken = csrfToken
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+    }
+}
+
+/// A notification about to be created for one recipient.
+public struct NewNotification: Sendable, Hashable {
+    public var recipientID: Int64
+    public var senderID: Int64?
+    public var kind: NotificationKind
+    public var title: String
+    public var body: String
+    public var urgency: Urgency
+    public var deepLink: DeepLinkTarget
+    public var personalDetails: [String]
+
+    public init(recipientID: Int64, senderID: Int64?, kind: NotificationKind, title: String, body: String,
+                urgency: Urgency = .normal, deepLink: DeepLinkTarget, personalDetails: [String] = []) {
+        self.recipientID = recipientID
+        self.senderID = senderID
+        self.kind = kind
+        self.title = title
+        self.body = body
+        self.urgency = urgency
+        self.deepLink = deepLink
+        self.personalDetails = personalDetails
+    }
+}
+
+/// An idempotency key scoped to its sender, with a fingerprint of the request it first came with.
+public struct IdempotencyKey: Sendable, Hashable {
+    public var senderID: Int64
+    public var key: String
+    /// A hash of the request body; a retry with a different body is refused.
+    public var fingerprint: String
+
+    public init(senderID: Int64, key: String, fingerprint: String) {
+        self.senderID = senderID
+        self.key = key
+        self.fingerprint = fingerprint
+    }
+}
+
+/// The result of creating notifications: the items, and whether they were created earlier under the same key.
+public struct CreatedNotifications: Sendable, Hashable {
+    public var items: [NotificationItem]
+    public var isReplay: Bool
+
+    public init(items: [NotificationItem], isReplay: Bool) {
+        self.items = items
+        self.isReplay = isReplay
+    }
+}
+
+/// A person a mentor visits. Every field but the id is personal data: never log it.
+public struct Contact: Sendable, Codable, Hashable, Identifiable {
+    public var id: Int64
+    public var name: String
+    public var phone: String
+    public var address: String
+    public var notes: String
+
+    public init(id: Int64, name: String, phone: String, address: String, notes: String) {
+        self.id = id
+        self.name = name
+        self.phone = phone
+        self.address = address
+        self.notes = notes
+    }
+}
+
+/// The personal details of a contact about to be created.
+public struct NewContact: Sendable, Codable, Hashable {
+    public var name: String
+    public var phone: String
+    public var address: String
+    public var notes: String
+
+    public init(name: String, phone: String, address: String, notes: String) {
+        self.name = name
+        self.phone = phone
+        self.address = address
+        self.notes = notes
+    }
+}
+
+/// Where an assignment stands.
+public enum AssignmentStatus: String, Sendable, Codable, Hashable, CaseIterable {
+    case pending
+    case acknowledged
+    case declined
+}
+
+/// A mentor's case: visit this contact.
+public struct Assignment: Sendable, Codable, Hashable, Identifiable {
+    public var id: Int64
+    public var mentorID: Int64
+    public var contactID: Int64
+    public var coordinatorID: Int64?
+    public var status: AssignmentStatus
+    public var createdAt: Date
+    public var respondedAt: Date?
+    /// The notification that told the mentor.
+    public var notificationID: Int64?
+
+    public init(id: Int64, mentorID: Int64, contactID: Int64, coordinatorID: Int64?, status: AssignmentStatus,
+                createdAt: Date, respondedAt: Date?, notificationID: Int64?) {
+        self.id = id
+        self.mentorID = mentorID
+        self.contactID = contactID
+        self.coordinatorID = coordinatorID
+        self.status = status
+        self.createdAt = createdAt
+        self.respondedAt = respondedAt
+        self.notificationID = notificationID
+    }
+}
+
+/// A mentor's certification and when it expires.
+public struct Certification: Sendable, Codable, Hashable, Identifiable {
+    public var id: Int64
+    public var mentorID: Int64
+    public var name: String
+    public var expiresAt: Date
+
+    public init(id: Int64, mentorID: Int64, name: String, expiresAt: Date) {
+        self.id = id
+        self.mentorID = mentorID
+        self.name = name
+        self.expiresAt = expiresAt
+    }
+}
+
+/// A certification to record: its name and expiry.
+public struct NewCertification: Sendable, Codable, Hashable {
+    public var name: String
+    public var expiresAt: Date
+
+    public init(name: String, expiresAt: Date) {
+        self.name = name
+        self.expiresAt = expiresAt
+    }
+}
+
+/// What happened, as the live stream tells it.
+public enum EventType: String, Sendable, Codable, Hashable {
+    case notificationCreated = "notification.created"
+    case notificationUpdated = "notification.updated"
+    case notificationDeleted = "notification.deleted"
+    case unreadCount = "unread-count"
+}
+
+/// One entry of the event log: a monotonic id the live stream resumes from, for one user.
+public struct StoredEvent: Sendable, Codable, Hashable, Identifiable {
+    public var id: Int64
+    public var userID: Int64
+    public var type: EventType
+    /// The notification as it was when the event happened (created and updated), or nil.
+    public var notification: NotificationItem?
+    /// The id of the notification concerned (all but unread-count).
+    public var notificationID: Int64?
+    /// The unread count after the event (unread-count).
+    public var unreadCount: Int?
+    public var createdAt: Date
+
+    public init(id: Int64, userID: Int64, type: EventType, notification: NotificationItem?, notificationID: Int64?,
+                unreadCount: Int?, createdAt: Date) {
+        self.id = id
+        self.userID = userID
+        self.type = type
+        self.notification = notification
+        self.notificationID = notificationID
+        self.unreadCount = unreadCount
+        self.createdAt = createdAt
+    }
+}
+
+/// A page of a user's notifications, newest first.
+public struct NotificationPage: Sendable, Hashable {
+    public var items: [NotificationItem]
+    /// The id to continue after (exclusive), or nil on the last page.
+    public var nextCursor: Int64?
+
+    public init(items: [NotificationItem], nextCursor: Int64?) {
+        self.items = items
+        self.nextCursor = nextCursor
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import VarselCore
+
+/// Everything Varsel keeps: users, sessions, notifications, contacts, assignments, certifications, preferences
+/// and the event log the live stream resumes from.
+///
+/// Each method is one consistent transaction. Every method that changes a notification also appends the
+/// matching events (created, updated, deleted, and the recipient's new unread count) in the same transaction,
+/// so the event log never disagrees with the notifications. Implementations: ``InMemoryRepository`` and the
+/// SQLite store; the contract tests hold them to the same behaviour.
+public protocol VarselRepository: Sendable {
+    // MARK: Users
+    func createUser(_ user: NewUser, at date: Date) async throws -> User
+    func user(id: Int64) async throws -> User?
+    func user(username: String) async throws -> User?
+    func users() async throws -> [User]
+    func setPausedUntil(_ date: Date?, userID: Int64) async throws
+
+    // MARK: Sessions
+    func createSession(_ session: Session) async throws
+    func session(tokenHash: String, at date: Date) async throws -> Session?
+    func deleteSession(tokenHash: String) async throws
+    func deleteExpiredSessions(at date: Date) async throws -> Int
+
+    // MARK: Notifications
+    /// Creates one notification per entry, or, when `idempotencyKey` was used before by the same sender with the
+    /// same fingerprint, returns the ones it created then and creates nothing.
+    /// Throws ``StoreError/idempotencyKeyReused`` when the key came with a different request.
+    func createNotifications(_ notifications: [NewNotification], idempotencyKey: IdempotencyKey?, at date: Date) async throws -> CreatedNotifications
+    func notification(id: Int64) async throws -> NotificationItem?
+    /// A page of `userID`'s notifications passing `filter`, newest first, starting after `cursor`.
+    func notifications(for userID: Int64, filter: NotificationFilter, after cursor: Int64?, limit: Int) async throws -> NotificationPage
+    func unreadCount(for userID: Int64) async throws -> Int
+    /// Marks the notification read (or unread); nil when it is not `userID`'s. Unchanged state writes no event.
+    func setRead(_ isRead: Bool, notificationID: Int64, userID: Int64, at date: Date) async throws -> NotificationItem?
+    /// Marks every unread notification of `userID` read; returns how many changed (0: nothing to do).
+    func markAllRead(userID: Int64, at date: Date) async throws -> Int
+    /// Marks the listed notifications of `userID` read; ids that are not theirs are ignored. Returns how many changed.
+    func markRead(ids: [Int64], userID: Int64, at date: Date) async throws -> Int
+    /// Deletes the listed notifications of `userID`; returns how many were deleted.
+    func delete(ids: [Int64], userID: Int64, at date: Date) async throws -> Int
+
+    // MARK: Preferences
+    func preferences(for userID: Int64) async throws -> NotificationPreferences
+    func setPreferences(_ preferences: NotificationPreferences, for userID: Int64) async throws
+
+    // MARK: Contacts and assignments
+    /// Creates the contact, the assignment and its notification together; `makeNotification` builds the
+    /// notification from the new contact and assignment ids.
+    func createAssignment(
+        mentorID: Int64, coordinatorID: Int64?, contact: NewContact, at date: Date,
+        makeNotification: @Sendable (_ contactID: Int64, _ assignmentID: Int64) -> NewNotification
+    ) async throws -> (Assignment, Contact, NotificationItem)
+    func assignment(id: Int64) async throws -> Assignment?
+    func assignments(forMentor mentorID: Int64) async throws -> [Assignment]
+    func contact(id: Int64) async throws -> Contact?
+    /// Records the mentor's answer; throws ``StoreError/alreadyResponded(_:)`` when answered before.
+    func respond(to assignmentID: Int64, status: AssignmentStatus, at date: Date) async throws -> Assignment
+
+    // MARK: Certifications
+    /// Replaces a mentor's certifications.
+    func setCertifications(_ certifications: [NewCertification], mentorID: Int64) async throws -> [Certification]
+    func certifications(mentorID: Int64) async throws -> [Certification]
+    /// Every certification expiring before `date`.
+    func certifications(expiringBefore date: Date) async throws -> [Certification]
+    /// Records that the warning `threshold` days before expiry was sent, and creates its notification — once:
+    /// returns nil, creating nothing, when that warning was recorded before. `alsoCovers` lists larger
+    /// thresholds the same warning makes unnecessary.
+    func recordExpiryWarning(certificationID: Int64, threshold: Int, alsoCovers: [Int], notification: NewNotification, at date: Date) async throws -> NotificationItem?
+
+    // MARK: Event log
+    /// Events after `id` for every user, oldest first (the live stream's source).
+    func events(after id: Int64, limit: Int) async throws -> [StoredEvent]
+    /// Events after `id` for one user, oldest first (a reconnecting client's replay).
+    func events(for userID: Int64, after id: Int64, limit: Int) async throws -> [StoredEvent]
+    /// The newest event id, 0 when there is none.
+    func latestEventID() async throws -> Int64
+    /// The highest event id pruned so far; a client resuming from below it must reset.
+    func prunedThroughEventID() async throws -> Int64
+    /// Deletes events created before `date`; returns how many.
+    func pruneEvents(before date: Date) async throws -> Int
+}
