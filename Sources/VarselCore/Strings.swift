@@ -1,3 +1,5 @@
+import Foundation
+
 /// Every word Varsel speaks or shows, in English and Norwegian Bokmål, side by side.
 ///
 /// One switch per phrase keeps the two languages in step: a phrase cannot exist in one and be missing in the other.
@@ -203,6 +205,48 @@ public struct Strings: Sendable, Hashable {
     public var assignmentAcknowledged: String { isEnglish ? "Assignment acknowledged" : "Oppdraget er bekreftet" }
     public var assignmentDeclined: String { isEnglish ? "Assignment declined" : "Oppdraget er avslått" }
     public var settingsSaved: String { isEnglish ? "Settings saved" : "Innstillingene er lagret" }
+
+    // MARK: Notification texts the service writes
+
+    public var newAssignmentTitle: String { isEnglish ? "New assignment" : "Nytt oppdrag" }
+
+    /// The body of an assignment notification: `Visit Kari Nordmann at Storgata 1`.
+    public func assignmentBody(name: String, address: String) -> String {
+        isEnglish ? "Visit \(name) at \(address)" : "Besøk \(name) i \(address)"
+    }
+
+    public var pauseStartedTitle: String { isEnglish ? "Your pause has started" : "Pausen din har startet" }
+
+    /// The body of a pause confirmation: `You will not get new assignments until 1 December 2026.`
+    public func pauseBody(until date: Date, timeZone: TimeZone) -> String {
+        let day = longDate(date, timeZone: timeZone)
+        return isEnglish ? "You will not get new assignments until \(day)." : "Du får ikke nye oppdrag før \(day)."
+    }
+
+    /// The title of an expiry warning: `Certification expires in 7 days`, `… tomorrow`, `… today`.
+    public func certificationExpiryTitle(daysLeft: Int) -> String {
+        switch (daysLeft, language) {
+        case (...0, .english): "Certification expires today"
+        case (...0, .norwegianBokmal): "Sertifiseringen utløper i dag"
+        case (1, .english): "Certification expires tomorrow"
+        case (1, .norwegianBokmal): "Sertifiseringen utløper i morgen"
+        case (_, .english): "Certification expires in \(daysLeft) days"
+        case (_, .norwegianBokmal): "Sertifiseringen utløper om \(daysLeft) dager"
+        }
+    }
+
+    /// The body of an expiry warning: `Peer mentor expires on 24 November 2026. Book a renewal course.`
+    public func certificationExpiryBody(name: String, expiresAt: Date, timeZone: TimeZone) -> String {
+        let day = longDate(expiresAt, timeZone: timeZone)
+        return isEnglish ? "\(name) expires on \(day). Book a renewal course." : "\(name) utløper \(day). Meld deg på et fornyelseskurs."
+    }
+
+    /// A date written out in this language: `December 1, 2026`, `1. desember 2026`.
+    public func longDate(_ date: Date, timeZone: TimeZone) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        return date.formatted(Date.FormatStyle(date: .long, time: .omitted, locale: language.locale, calendar: calendar, timeZone: timeZone))
+    }
 
     // MARK: Numbers
 

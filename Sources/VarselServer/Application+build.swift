@@ -1,0 +1,52 @@
+import Foundation
+import Hummingbird
+import Logging
+import VarselCore
+import VarselSQLite
+import VarselStore
+import VarselWeb
+
+/// How to run the server: where to listen, which store, demo data or not.
+public struct ServerConfiguration: Sendable {
+    public var host = "127.0.0.1"
+    public var port = 8080
+    /// The SQLite file; the embedded default store.
+    public var databasePath = "./varsel.sqlite"
+    /// Load the demo users and notifications (once).
+    public var loadsDemo = false
+    /// The bcrypt cost for new passwords.
+    public var bcryptCost: UInt8 = 12
+    public var logLevel: Logger.Level = .info
+    public var http = VarselServices.Configuration()
+    /// How often maintenance (expiry warnings, pruning) runs.
+    public var maintenanceInterval: Duration = .seconds(3600)
+
+    public init() {}
+}
+
+/// Builds the application for the executable and the tests alike: opens the store, wires the services,
+/// registers the long-lived ones (event pump, maintenance) and returns the app ready to run.
+public func buildApplication(
+    _ configuration: ServerConfiguration,
+    repository: (any VarselRepository)? = nil,
+    now: @escaping @Sendable () -> Date = { Date() },
+    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+) async throws -> some ApplicationProtocol {
+    var logger = Logger(label: "varsel")
+    logger.logLevel = configuration.logLevel
+    let store: any VarselRepository = try repository ?? SQLiteRepository(path: configuration.databasePath)
+    let services = VarselServices(repository: store, now: now, passwords: PasswordHasher(cost: configuration.bcryptCost),
+                                  configuration: configuration.http, logger: logger)
+    if configuration.loadsDemo {
+        try await DemoSeeder(services: services, logger: logger).seed()
+    }
+    let router = try VarselRouter.build(services: services)
+    var app = Application(
+        router: router,
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Varsel"),
+        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
+        logger: logger
+    )
+    app.addServices(services.pump, MaintenanceService(services: services, interval: configuration.maintenanceInterval, logger: logger))
+    return app
+}

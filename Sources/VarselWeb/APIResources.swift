@@ -1,0 +1,167 @@
+import Foundation
+import VarselCore
+import VarselStore
+
+/// A notification as the API returns it, with its accessibility block in the reader's language.
+public struct NotificationResource: Codable, Sendable, Equatable {
+    public var id: Int64
+    public var kind: NotificationKind
+    public var title: String
+    public var body: String
+    public var urgency: Urgency
+    public var createdAt: Date
+    public var readAt: Date?
+    public var isUnread: Bool
+    public var deepLink: DeepLinkResource
+    public var accessibility: AccessibilityBlock
+
+    /// Where the notification leads, and which element receives focus there.
+    public struct DeepLinkResource: Codable, Sendable, Equatable {
+        public var screen: Screen
+        public var path: String
+        public var focusElementId: String
+    }
+
+    /// What a screen reader says for the item, and what is announced when it arrives.
+    public struct AccessibilityBlock: Codable, Sendable, Equatable {
+        /// The list item's full accessible name: `[type]: [title], [body], [time ago], [read/unread]` (003).
+        public var label: String
+        public var kindName: String
+        public var timeAgo: String
+        public var readState: String
+        /// `New notification: [title]` (003), with personal details left out unless allowed.
+        public var announcement: AnnouncementResource
+    }
+
+    public init(_ item: NotificationItem, describer: Describer, preferences: NotificationPreferences, now: Date) {
+        id = item.id
+        kind = item.kind
+        title = item.title
+        body = item.body
+        urgency = item.urgency
+        createdAt = item.createdAt
+        readAt = item.readAt
+        isUnread = item.isUnread
+        let plan = FocusPlan(following: item.deepLink)
+        deepLink = DeepLinkResource(screen: plan.screen, path: item.deepLink.path, focusElementId: plan.focusElementID)
+        let element = describer.listItem(item, now: now)
+        let arrival = describer.arrivalAnnouncement(for: item, preferences: preferences)
+        accessibility = AccessibilityBlock(
+            label: SpeechComposer(reader: .web, language: describer.language).speak(element).text,
+            kindName: describer.strings.kindName(item.kind),
+            timeAgo: describer.relativeTime.phrase(for: item.createdAt, now: now),
+            readState: describer.strings.readState(isUnread: item.isUnread),
+            announcement: AnnouncementResource(text: arrival.text, politeness: arrival.politeness)
+        )
+    }
+}
+
+/// One sentence for a screen reader and how politely to say it.
+public struct AnnouncementResource: Codable, Sendable, Equatable {
+    public var text: String
+    public var politeness: Politeness
+}
+
+/// The unread count and the Notifications tab as a screen reader hears it.
+public struct UnreadCountResource: Codable, Sendable, Equatable {
+    public var count: Int
+    public var badge: Badge
+
+    /// The tab's parts and its spoken phrase: `Notifications, 3 unread, tab, 5 of 5` (003).
+    public struct Badge: Codable, Sendable, Equatable {
+        public var label: String
+        public var value: String?
+        public var phrase: String
+        public var position: Int
+        public var setSize: Int
+    }
+
+    public init(count: Int, describer: Describer) {
+        self.count = count
+        let element = describer.tab(.notifications, unreadCount: count, selected: nil)
+        badge = Badge(label: element.label, value: element.value,
+                      phrase: SpeechComposer(reader: .web, language: describer.language).speak(element).text,
+                      position: element.position?.index ?? 5, setSize: element.position?.count ?? 5)
+    }
+}
+
+/// A user as the API shows them; never the password hash.
+public struct UserResource: Codable, Sendable, Equatable {
+    public var id: Int64
+    public var username: String
+    public var displayName: String
+    public var role: Role
+    public var locale: Language
+    public var pausedUntil: Date?
+
+    public init(_ user: User) {
+        id = user.id
+        username = user.username
+        displayName = user.displayName
+        role = user.role
+        locale = user.language
+        pausedUntil = user.pausedUntil
+    }
+}
+
+/// A mentor's notification preferences on the wire.
+public struct PreferencesResource: Codable, Sendable, Equatable {
+    public var enabledKinds: [NotificationKind]
+    public var sound: Bool
+    public var vibration: Bool
+    public var systemNotifications: Bool
+    public var speakPersonalDetails: Bool
+
+    public init(_ preferences: NotificationPreferences) {
+        enabledKinds = NotificationKind.allCases.filter(preferences.enabledKinds.contains)
+        sound = preferences.isSoundEnabled
+        vibration = preferences.isVibrationEnabled
+        systemNotifications = preferences.isSystemNotificationEnabled
+        speakPersonalDetails = preferences.isSpeakingPersonalDetails
+    }
+
+    public var preferences: NotificationPreferences {
+        NotificationPreferences(enabledKinds: Set(enabledKinds), isSoundEnabled: sound, isVibrationEnabled: vibration,
+                                isSystemNotificationEnabled: systemNotifications, isSpeakingPersonalDetails: speakPersonalDetails)
+    }
+}
+
+/// An assignment, with its contact for those allowed to see it.
+public struct AssignmentResource: Codable, Sendable, Equatable {
+    public var id: Int64
+    public var status: AssignmentStatus
+    public var mentorId: Int64
+    public var contactId: Int64
+    public var notificationId: Int64?
+    public var createdAt: Date
+    public var respondedAt: Date?
+    public var contact: ContactResource?
+
+    public init(_ assignment: Assignment, contact: Contact?) {
+        id = assignment.id
+        status = assignment.status
+        mentorId = assignment.mentorID
+        contactId = assignment.contactID
+        notificationId = assignment.notificationID
+        createdAt = assignment.createdAt
+        respondedAt = assignment.respondedAt
+        self.contact = contact.map(ContactResource.init)
+    }
+}
+
+/// A contact's details on the wire (personal data: only to the assigned mentor and coordinators).
+public struct ContactResource: Codable, Sendable, Equatable {
+    public var id: Int64
+    public var name: String
+    public var phone: String
+    public var address: String
+    public var notes: String
+
+    public init(_ contact: Contact) {
+        id = contact.id
+        name = contact.name
+        phone = contact.phone
+        address = contact.address
+        notes = contact.notes
+    }
+}

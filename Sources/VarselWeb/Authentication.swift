@@ -1,0 +1,87 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import VarselStore
+
+/// The name of the web client's session cookie.
+public let sessionCookieName = "varsel_session"
+
+extension HTTPField.Name {
+    static let csrfToken = Self("X-CSRF-Token")!
+    static let idempotencyKey = Self("Idempotency-Key")!
+    static let lastEventID = Self("Last-Event-ID")!
+}
+
+/// Finds who is signed in, from a bearer token or the session cookie, and checks CSRF for cookie requests.
+///
+/// It never rejects a request for being anonymous; routes that need a user call ``VarselContext/requireUser()``.
+public struct AuthenticationMiddleware: RouterMiddleware {
+    let services: VarselServices
+
+    public init(services: VarselServices) {
+        self.services = services
+    }
+
+    public func handle(_ request: Request, context: VarselContext, next: (Request, VarselContext) async throws -> Response) async throws -> Response {
+        var context = context
+        if let identity = try await identify(request) {
+            if identity.method == .cookie, Self.isUnsafe(request.method), request.uri.path.hasPrefix("/api/") {
+                let echoed = request.headers[.csrfToken] ?? ""
+                guard Tokens.constantTimeEquals(echoed, identity.session.csrfToken) else {
+                    throw Problem.forbidden("Requests signed in by cookie must send the session's CSRF token in the X-CSRF-Token header.")
+                }
+            }
+            context.identity = identity
+            context.logger[metadataKey: "user.id"] = "\(identity.user.id)"
+        }
+        return try await next(request, context)
+    }
+
+    static func isUnsafe(_ method: HTTPRequest.Method) -> Bool {
+        ![.get, .head, .options].contains(method)
+    }
+
+    func identify(_ request: Request) async throws -> Identity? {
+        if let header = request.headers[.authorization] {
+            let parts = header.split(separator: " ", maxSplits: 1)
+            guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+                throw Problem.unauthorized("The Authorization header must be 'Bearer <token>'.")
+            }
+            guard let identity = try await lookUp(token: String(parts[1]), method: .bearer) else {
+                throw Problem.unauthorized("The bearer token is unknown or expired. Sign in again with POST /api/v1/session.")
+            }
+            return identity
+        }
+        if let token = request.cookies[sessionCookieName]?.value, !token.isEmpty {
+            return try await lookUp(token: token, method: .cookie)
+        }
+        return nil
+    }
+
+    func lookUp(token: String, method: Identity.Method) async throws -> Identity? {
+        let now = services.now()
+        guard let session = try await services.repository.session(tokenHash: Tokens.hash(token), at: now),
+              let user = try await services.repository.user(id: session.userID) else { return nil }
+        return Identity(user: user, session: session, method: method)
+    }
+}
+
+extension VarselContext {
+    /// The signed-in user, or a 401 problem.
+    public func requireUser() throws -> Identity {
+        guard let identity else {
+            throw Problem.unauthorized("Sign in first: POST /api/v1/session with a username and password, then send 'Authorization: Bearer <token>'.")
+        }
+        return identity
+    }
+
+    /// The signed-in user if their role is one of `roles`, else a 403 problem.
+    public func require(_ roles: Role...) throws -> Identity {
+        let identity = try requireUser()
+        guard roles.contains(identity.user.role) else {
+            let names = roles.map(\.rawValue).joined(separator: " or ")
+            throw Problem.forbidden("This needs the \(names) role; you are signed in as a \(identity.user.role.rawValue).")
+        }
+        return identity
+    }
+}

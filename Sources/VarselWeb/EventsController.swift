@@ -1,0 +1,123 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import VarselCore
+import VarselStore
+
+/// `GET /api/v1/events`: the signed-in user's live event stream (Server-Sent Events) with gap-free resume.
+///
+/// The stream attaches to the broker first, then replays from the store everything after `Last-Event-ID`
+/// (or `?since=`), then follows the live events, skipping any id it already sent: no gap, no duplicate.
+/// A resume point older than the pruned log gets a `reset` event instead.
+struct EventsController {
+    let services: VarselServices
+
+    func addRoutes(to router: some RouterMethods<VarselContext>) {
+        router.get("events", use: stream)
+    }
+
+    /// Event-stream framing for one stored event.
+    struct Frame {
+        static func event(id: Int64, name: String, json: Data) -> ByteBuffer {
+            var text = "id: \(id)\nevent: \(name)\n"
+            // JSON from the encoder has no raw newlines, so one data line suffices.
+            text += "data: " + String(decoding: json, as: UTF8.self) + "\n\n"
+            return ByteBuffer(string: text)
+        }
+    }
+
+    struct CreatedPayload: Encodable { var notification: NotificationResource }
+    struct DeletedPayload: Encodable { var id: Int64 }
+    struct ResetPayload: Encodable { var reason: String; var lastEventId: Int64 }
+
+    func stream(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try context.requireUser()
+        let resumeFrom = try Self.resumePoint(request)
+        let userID = identity.user.id
+        let services = self.services
+        let describer = services.describer(identity.user.language)
+
+        // Attach first, then find where to start: nothing committed in between can be missed.
+        let subscription = services.broker.subscribe(userID: userID)
+        let latest = try await services.repository.latestEventID()
+        let prunedThrough = try await services.repository.prunedThroughEventID()
+
+        let body = ResponseBody { writer in
+            services.metrics.streamOpened()
+            defer { services.metrics.streamClosed() }
+            var lastSent: Int64
+            try await writer.write(ByteBuffer(string: "retry: \(services.configuration.streamRetryMilliseconds)\n: connected\n\n"))
+            switch resumeFrom {
+            case nil:
+                lastSent = latest
+            case let .some(point) where point < prunedThrough || point > latest:
+                // Too old to replay (or not an id this server gave out): the client must reload its list.
+                let reason = point > latest ? "unknown-event-id" : "too-old"
+                let json = try JSONCoding.encoder.encode(ResetPayload(reason: reason, lastEventId: latest))
+                try await writer.write(Frame.event(id: latest, name: "reset", json: json))
+                lastSent = latest
+            case let .some(point):
+                lastSent = point
+                while true {
+                    let batch = try await services.repository.events(for: userID, after: lastSent, limit: 500)
+                    for event in batch {
+                        try await writer.write(try frame(for: event, describer: describer, live: false))
+                        lastSent = event.id
+                    }
+                    if batch.count < 500 { break }
+                }
+            }
+            for await message in subscription.messages {
+                switch message {
+                case .heartbeat:
+                    try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
+                case let .event(event):
+                    guard event.id > lastSent else { continue }
+                    try await writer.write(try frame(for: event, describer: describer, live: true))
+                    lastSent = event.id
+                }
+            }
+            try await writer.finish(nil)
+        }
+        var headers = HTTPFields()
+        headers[.contentType] = "text/event-stream; charset=utf-8"
+        headers[.cacheControl] = "no-cache"
+        headers[HTTPField.Name("X-Accel-Buffering")!] = "no"
+        return Response(status: .ok, headers: headers, body: body)
+    }
+
+    /// The event to resume after, from `Last-Event-ID` or `?since=`; nil for a fresh stream.
+    static func resumePoint(_ request: Request) throws -> Int64? {
+        let raw = request.headers[.lastEventID] ?? request.uri.queryParameters["since"].map(String.init)
+        guard let raw, !raw.isEmpty else { return nil }
+        guard let id = Int64(raw), id >= 0 else {
+            throw Problem.badRequest("Last-Event-ID (or ?since=) must be a non-negative integer event id.")
+        }
+        return id
+    }
+
+    private func frame(for event: StoredEvent, describer: Describer, live: Bool) async throws -> ByteBuffer {
+        let json: Data
+        switch event.type {
+        case .notificationCreated, .notificationUpdated:
+            guard let item = event.notification else { return ByteBuffer() }
+            // Preferences are read per event, so turning personal details off takes effect at once.
+            let preferences = try await services.repository.preferences(for: event.userID)
+            let now = services.now()
+            json = try JSONCoding.encoder.encode(CreatedPayload(notification: NotificationResource(item, describer: describer, preferences: preferences, now: now)))
+            if live, event.type == .notificationCreated {
+                services.metrics.eventDelivered(latency: max(0, now.timeIntervalSince(item.createdAt)))
+            } else {
+                services.metrics.eventDelivered(latency: nil)
+            }
+        case .notificationDeleted:
+            json = try JSONCoding.encoder.encode(DeletedPayload(id: event.notificationID ?? 0))
+            services.metrics.eventDelivered(latency: nil)
+        case .unreadCount:
+            json = try JSONCoding.encoder.encode(UnreadCountResource(count: event.unreadCount ?? 0, describer: describer))
+            services.metrics.eventDelivered(latency: nil)
+        }
+        return Frame.event(id: event.id, name: event.type.rawValue, json: json)
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import Hummingbird
+
+/// Reads and writes the API's JSON: ISO 8601 dates, bodies capped at ``Limits/maxBodyBytes``, and decoding
+/// errors explained field by field.
+public enum JSONCoding {
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }()
+
+    /// Decodes the request body as `T`, or throws a 4xx ``Problem`` that says what was wrong.
+    public static func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
+        var request = request
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.collectBody(upTo: Limits.maxBodyBytes)
+        } catch {
+            throw Problem(.contentTooLarge, "The request body is larger than \(Limits.maxBodyBytes) bytes.")
+        }
+        guard buffer.readableBytes > 0 else { throw Problem.badRequest("The request needs a JSON body.") }
+        do {
+            return try decoder.decode(T.self, from: Data(buffer: buffer))
+        } catch let error as DecodingError {
+            throw problem(for: error)
+        } catch {
+            throw Problem.badRequest("The body is not valid JSON.")
+        }
+    }
+
+    /// A JSON response with `status`.
+    public static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) throws -> Response {
+        var fields = headers
+        fields[.contentType] = "application/json; charset=utf-8"
+        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
+    }
+
+    static func problem(for error: DecodingError) -> Problem {
+        func path(_ context: DecodingError.Context, appending key: String? = nil) -> String {
+            let parts = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue } + (key.map { [$0] } ?? [])
+            return parts.isEmpty ? "body" : parts.joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
+        }
+        switch error {
+        case let .keyNotFound(key, context):
+            let field = path(context, appending: key.stringValue)
+            return .badRequest("The field '\(field)' is required.", errors: [.init(field: field, message: "required")])
+        case let .typeMismatch(expected, context):
+            let field = path(context)
+            return .badRequest("The field '\(field)' must be \(describe(expected)).", errors: [.init(field: field, message: "must be \(describe(expected))")])
+        case let .valueNotFound(expected, context):
+            let field = path(context)
+            return .badRequest("The field '\(field)' must be \(describe(expected)), not null.", errors: [.init(field: field, message: "must not be null")])
+        case let .dataCorrupted(context):
+            if context.codingPath.isEmpty { return .badRequest("The body is not valid JSON.") }
+            let field = path(context)
+            return .badRequest("The field '\(field)' is invalid: \(context.debugDescription)", errors: [.init(field: field, message: context.debugDescription)])
+        @unknown default:
+            return .badRequest("The body could not be read.")
+        }
+    }
+
+    private static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Int.Type, is Int64.Type: "an integer"
+        case is Bool.Type: "true or false"
+        case is Double.Type: "a number"
+        default:
+            String(describing: type).hasPrefix("Array") ? "an array" : "an object"
+        }
+    }
+}

@@ -1,0 +1,273 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import VarselCore
+import VarselStore
+
+/// The notification routes: list, count, create, read/unread, mark all read, delete, bulk actions.
+struct NotificationsController {
+    let services: VarselServices
+
+    func addRoutes(to router: some RouterMethods<VarselContext>) {
+        router.get("notifications", use: list)
+        router.get("notifications/unread-count", use: unreadCount)
+        router.post("notifications", use: create)
+        router.post("notifications/read-all", use: readAll)
+        router.post("notifications/bulk", use: bulk)
+        router.get("notifications/:id", use: show)
+        router.post("notifications/:id/read", use: { try await setRead(true, $0, $1) })
+        router.post("notifications/:id/unread", use: { try await setRead(false, $0, $1) })
+        router.delete("notifications/:id", use: delete)
+    }
+
+    struct ListResponse: Encodable {
+        var items: [NotificationResource]
+        var nextCursor: String?
+        var unreadCount: Int
+        var filter: String
+    }
+
+    func list(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try context.requireUser()
+        let query = request.uri.queryParameters
+        let filterName = query["filter"].map(String.init) ?? "all"
+        guard let filter = NotificationFilter(wireName: filterName) else {
+            let names = NotificationFilter.allCases.map(\.wireName).joined(separator: ", ")
+            throw Problem.badRequest("Unknown filter '\(filterName)'. Use one of: \(names).", errors: [.init(field: "filter", message: "unknown")])
+        }
+        let limit = try Self.limit(query["limit"].map(String.init))
+        let cursor = try query["cursor"].map { try Cursor.decode(String($0)) }
+        let page = try await services.repository.notifications(for: identity.user.id, filter: filter, after: cursor, limit: limit)
+        let preferences = try await services.repository.preferences(for: identity.user.id)
+        let describer = services.describer(identity.user.language)
+        let now = services.now()
+        return try JSONCoding.response(ListResponse(
+            items: page.items.map { NotificationResource($0, describer: describer, preferences: preferences, now: now) },
+            nextCursor: page.nextCursor.map(Cursor.encode),
+            unreadCount: try await services.repository.unreadCount(for: identity.user.id),
+            filter: filter.wireName))
+    }
+
+    static func limit(_ raw: String?) throws -> Int {
+        guard let raw else { return Limits.defaultPageSize }
+        guard let limit = Int(raw), (1...Limits.maxPageSize).contains(limit) else {
+            throw Problem.badRequest("limit must be an integer from 1 to \(Limits.maxPageSize).", errors: [.init(field: "limit", message: "out of range")])
+        }
+        return limit
+    }
+
+    func unreadCount(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try context.requireUser()
+        let count = try await services.repository.unreadCount(for: identity.user.id)
+        return try JSONCoding.response(UnreadCountResource(count: count, describer: services.describer(identity.user.language)))
+    }
+
+    func show(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try context.requireUser()
+        let id = try Self.id(context)
+        guard let item = try await services.repository.notification(id: id), item.recipientID == identity.user.id else {
+            throw Problem.notFound("You have no notification with id \(id).")
+        }
+        return try JSONCoding.response(try await resource(item, for: identity.user))
+    }
+
+    func resource(_ item: NotificationItem, for user: User) async throws -> NotificationResource {
+        let preferences = try await services.repository.preferences(for: user.id)
+        return NotificationResource(item, describer: services.describer(user.language), preferences: preferences, now: services.now())
+    }
+
+    static func id(_ context: VarselContext, name: String = "id") throws -> Int64 {
+        guard let raw = context.parameters.get(name), let id = Int64(raw), id > 0 else {
+            throw Problem.badRequest("The \(name) in the path must be a positive integer.")
+        }
+        return id
+    }
+
+    // MARK: Create
+
+    struct CreateRequest: Decodable {
+        var recipients: [Recipient]
+        var kind: String
+        var title: String
+        var body: String
+        var urgency: String?
+        var personalDetails: [String]?
+    }
+
+    /// A recipient given by user id or by username.
+    enum Recipient: Decodable, Hashable {
+        case id(Int64)
+        case username(String)
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let id = try? container.decode(Int64.self) {
+                self = .id(id)
+            } else if let name = try? container.decode(String.self) {
+                self = .username(name)
+            } else {
+                throw DecodingError.typeMismatch(String.self, .init(codingPath: decoder.codingPath, debugDescription: "a user id or username"))
+            }
+        }
+    }
+
+    struct CreateResponse: Encodable {
+        var items: [CreatedItem]
+    }
+
+    /// What the sender sees of a created notification: ids and recipients, not the recipient's accessibility block.
+    struct CreatedItem: Encodable {
+        var id: Int64
+        var recipientId: Int64
+        var kind: NotificationKind
+        var title: String
+        var urgency: Urgency
+        var createdAt: Date
+    }
+
+    func create(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try context.require(.coordinator, .admin)
+        let key = try Self.idempotencyKey(request)
+        var request = request
+        let raw = try await request.collectBody(upTo: Limits.maxBodyBytes)
+        let body = try await JSONCoding.decode(CreateRequest.self, from: Request(head: request.head, body: .init(buffer: raw)))
+        let validated = try Validation.notification(kind: body.kind, title: body.title, body: body.body, urgency: body.urgency,
+                                                    personalDetails: body.personalDetails ?? [], allowAssignment: false)
+        let recipients = try await resolve(body.recipients)
+        let news = recipients.map { recipient in
+            NewNotification(recipientID: recipient.id, senderID: identity.user.id, kind: validated.kind, title: validated.title,
+                            body: validated.body, urgency: validated.urgency, deepLink: Validation.deepLink(for: validated.kind),
+                            personalDetails: validated.personalDetails)
+        }
+        let idempotency = key.map {
+            IdempotencyKey(senderID: identity.user.id, key: $0, fingerprint: SHA256.hash(data: Data(buffer: raw)).map { String(format: "%02x", $0) }.joined())
+        }
+        let created = try await services.repository.createNotifications(news, idempotencyKey: idempotency, at: services.now())
+        services.pump.wake()
+        context.logger.info("notifications created", metadata: [
+            "notification.count": "\(created.items.count)", "notification.replay": "\(created.isReplay)",
+        ])
+        let items = created.items.map {
+            CreatedItem(id: $0.id, recipientId: $0.recipientID, kind: $0.kind, title: $0.title, urgency: $0.urgency, createdAt: $0.createdAt)
+        }
+        var headers: HTTPFields = [:]
+        if created.isReplay { headers[.init("Idempotent-Replayed")!] = "true" }
+        return try JSONCoding.response(CreateResponse(items: items), status: created.isReplay ? .ok : .created, headers: headers)
+    }
+
+    static func idempotencyKey(_ request: Request) throws -> String? {
+        guard let key = request.headers[.idempotencyKey] else { return nil }
+        guard !key.isEmpty, key.count <= Limits.maxIdempotencyKeyLength else {
+            throw Problem.badRequest("Idempotency-Key must be 1 to \(Limits.maxIdempotencyKeyLength) characters.")
+        }
+        return key
+    }
+
+    /// Resolves ids and usernames to users, refusing unknown ones and non-mentors... all roles may receive.
+    func resolve(_ recipients: [Recipient]) async throws -> [User] {
+        guard !recipients.isEmpty else {
+            throw Problem.unprocessable("recipients must name at least one user.", errors: [.init(field: "recipients", message: "empty")])
+        }
+        guard recipients.count <= Limits.maxRecipients else {
+            throw Problem.unprocessable("At most \(Limits.maxRecipients) recipients per request.", errors: [.init(field: "recipients", message: "too many")])
+        }
+        var users: [User] = []
+        var seen = Set<Int64>()
+        for (index, recipient) in recipients.enumerated() {
+            let user: User? = switch recipient {
+            case let .id(id): try await services.repository.user(id: id)
+            case let .username(name): try await services.repository.user(username: name)
+            }
+            guard let user else {
+                throw Problem.unprocessable("recipients[\(index)] is not a known user.", errors: [.init(field: "recipients[\(index)]", message: "unknown user")])
+            }
+            if seen.insert(user.id).inserted { users.append(user) }
+        }
+        return users
+    }
+
+    // MARK: Read state and deletion
+
+    func setRead(_ isRead: Bool, _ request: Request, _ context: VarselContext) async throws -> Response {
+        let identity = try context.requireUser()
+        let id = try Self.id(context)
+        guard let item = try await services.repository.setRead(isRead, notificationID: id, userID: identity.user.id, at: services.now()) else {
+            throw Problem.notFound("You have no notification with id \(id).")
+        }
+        services.pump.wake()
+        return try JSONCoding.response(try await resource(item, for: identity.user))
+    }
+
+    /// The outcome of a bulk action: how many changed and what to announce (002: nothing-to-do is distinct).
+    struct OutcomeResponse: Encodable {
+        var count: Int
+        var outcome: String
+        var announcement: AnnouncementResource
+    }
+
+    func readAll(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try context.requireUser()
+        let count = try await services.repository.markAllRead(userID: identity.user.id, at: services.now())
+        services.pump.wake()
+        return try JSONCoding.response(outcome(.markedAllRead(count: count), count: count, language: identity.user.language))
+    }
+
+    func outcome(_ outcome: ActionOutcome, count: Int, language: Language) -> OutcomeResponse {
+        let text = services.describer(language).confirmation(of: outcome) ?? ""
+        return OutcomeResponse(count: count, outcome: count == 0 ? "nothingToDo" : "done",
+                               announcement: AnnouncementResource(text: text, politeness: .polite))
+    }
+
+    struct BulkRequest: Decodable {
+        var action: String
+        var ids: [Int64]
+    }
+
+    func bulk(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try context.requireUser()
+        let body = try await JSONCoding.decode(BulkRequest.self, from: request)
+        guard body.ids.count <= Limits.maxPageSize * 10 else { throw Problem.unprocessable("At most \(Limits.maxPageSize * 10) ids at once.") }
+        let now = services.now()
+        let result: OutcomeResponse
+        switch body.action {
+        case "read":
+            let count = try await services.repository.markRead(ids: body.ids, userID: identity.user.id, at: now)
+            result = outcome(.markedAllRead(count: count), count: count, language: identity.user.language)
+        case "delete":
+            let count = try await services.repository.delete(ids: body.ids, userID: identity.user.id, at: now)
+            result = outcome(.deleted(count: count), count: count, language: identity.user.language)
+        default:
+            throw Problem.badRequest("action must be 'read' or 'delete'.", errors: [.init(field: "action", message: "unknown")])
+        }
+        services.pump.wake()
+        return try JSONCoding.response(result)
+    }
+
+    func delete(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try context.requireUser()
+        let id = try Self.id(context)
+        guard try await services.repository.delete(ids: [id], userID: identity.user.id, at: services.now()) == 1 else {
+            throw Problem.notFound("You have no notification with id \(id).")
+        }
+        services.pump.wake()
+        return Response(status: .noContent)
+    }
+}
+
+/// Opaque pagination cursors: the last id seen, so clients cannot depend on what is inside.
+enum Cursor {
+    static func encode(_ id: Int64) -> String {
+        Data("n:\(id)".utf8).base64EncodedString().replacingOccurrences(of: "=", with: "")
+    }
+
+    static func decode(_ raw: String) throws -> Int64 {
+        let padded = raw + String(repeating: "=", count: (4 - raw.count % 4) % 4)
+        guard let data = Data(base64Encoded: padded), let text = String(data: data, encoding: .utf8), text.hasPrefix("n:"),
+              let id = Int64(text.dropFirst(2)), id > 0 else {
+            throw Problem.badRequest("The cursor is not one this API gave out. Use nextCursor from the previous page.",
+                                     errors: [.init(field: "cursor", message: "invalid")])
+        }
+        return id
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import VarselStore
+
+/// An API error as `application/problem+json` (RFC 9457): a status, a short title, and a detail a developer
+/// can act on. Details never carry personal data.
+public struct Problem: HTTPResponseError, Sendable, Equatable {
+    public var status: HTTPResponse.Status
+    public var title: String
+    public var detail: String
+    /// Field-level errors, for forms and validation.
+    public var errors: [FieldError]
+    /// Extra response headers, such as `Retry-After` or `WWW-Authenticate`.
+    public var headers: HTTPFields
+
+    /// One invalid field and what is wrong with it.
+    public struct FieldError: Codable, Sendable, Equatable {
+        public var field: String
+        public var message: String
+
+        public init(field: String, message: String) {
+            self.field = field
+            self.message = message
+        }
+    }
+
+    public init(_ status: HTTPResponse.Status, _ detail: String, errors: [FieldError] = [], headers: HTTPFields = [:]) {
+        self.status = status
+        self.title = status.reasonPhrase
+        self.detail = detail
+        self.errors = errors
+        self.headers = headers
+    }
+
+    public static func badRequest(_ detail: String, errors: [FieldError] = []) -> Problem { Problem(.badRequest, detail, errors: errors) }
+    public static func unprocessable(_ detail: String, errors: [FieldError] = []) -> Problem {
+        Problem(.unprocessableContent, detail, errors: errors)
+    }
+    public static func notFound(_ detail: String) -> Problem { Problem(.notFound, detail) }
+    public static func forbidden(_ detail: String) -> Problem { Problem(.forbidden, detail) }
+    public static func conflict(_ detail: String) -> Problem { Problem(.conflict, detail) }
+    public static func unauthorized(_ detail: String) -> Problem {
+        Problem(.unauthorized, detail, headers: [.wwwAuthenticate: "Bearer realm=\"varsel\""])
+    }
+
+    private struct Body: Encodable {
+        var type: String
+        var title: String
+        var status: Int
+        var detail: String
+        var errors: [FieldError]?
+    }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        let body = Body(type: "about:blank", title: title, status: status.code, detail: detail, errors: errors.isEmpty ? nil : errors)
+        let data = try JSONCoding.encoder.encode(body)
+        var fields = headers
+        fields[.contentType] = "application/problem+json"
+        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// The problem that describes `error`; unknown errors become a 500 that reveals nothing.
+    public static func from(_ error: any Error) -> Problem {
+        switch error {
+        case let problem as Problem:
+            return problem
+        case let store as StoreError:
+            switch store {
+            case let .conflict(what): return .conflict("Conflict: \(what).")
+            case let .notFound(what): return .notFound("No such \(what).")
+            case .idempotencyKeyReused:
+                return .unprocessable("This Idempotency-Key was already used with a different request body. Use a new key for a new request.")
+            case let .alreadyResponded(status): return .conflict("The assignment was already \(status.rawValue).")
+            }
+        case let http as HTTPError:
+            let detail = http.body ?? defaultDetail(for: http.status)
+            return Problem(http.status, detail, headers: http.headers)
+        case let response as any HTTPResponseError:
+            return Problem(response.status, defaultDetail(for: response.status))
+        default:
+            return Problem(.internalServerError, "The server failed to handle the request. It has been logged; please try again.")
+        }
+    }
+
+    static func defaultDetail(for status: HTTPResponse.Status) -> String {
+        switch status {
+        case .notFound: "No such resource. See /api/v1/openapi.yaml for the routes."
+        case .methodNotAllowed: "This method is not allowed on this resource."
+        case .contentTooLarge: "The request body is larger than \(Limits.maxBodyBytes) bytes."
+        default: status.reasonPhrase
+        }
+    }
+}
+
+/// Turns every error, including the router's own 404 and 405, into a problem+json response.
+public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
+    public init() {}
+
+    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch {
+            let problem = Problem.from(error)
+            if problem.status.code >= 500 {
+                // The error's description may hold request data; log only its type.
+                context.logger.error("request failed", metadata: ["error.type": "\(type(of: error))"])
+            }
+            return try problem.response(from: request, context: context)
+        }
+    }
+}

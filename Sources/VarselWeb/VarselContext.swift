@@ -1,0 +1,44 @@
+import Hummingbird
+import VarselStore
+
+/// The request context: Hummingbird's core storage plus who is signed in.
+public struct VarselContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// The signed-in user, set by ``AuthenticationMiddleware``; nil for anonymous requests.
+    public var identity: Identity?
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        identity = nil
+    }
+
+    /// JSON bodies larger than this are refused with 413 before they are decoded.
+    public var maxUploadSize: Int { Limits.maxBodyBytes }
+}
+
+/// A signed-in user and how they proved it.
+public struct Identity: Sendable {
+    public var user: User
+    public var session: Session
+    public var method: Method
+
+    /// How the request was authenticated.
+    public enum Method: Sendable {
+        /// `Authorization: Bearer …`: API clients. No CSRF check needed: browsers never send it on their own.
+        case bearer
+        /// The session cookie: the web client. Unsafe requests must echo the session's CSRF token.
+        case cookie
+    }
+}
+
+/// The documented size limits of the API.
+public enum Limits {
+    public static let maxBodyBytes = 64 * 1024
+    public static let maxTitleLength = 200
+    public static let maxBodyLength = 4000
+    public static let maxRecipients = 1000
+    public static let maxPageSize = 100
+    public static let defaultPageSize = 25
+    public static let maxContactFieldLength = 2000
+    public static let maxIdempotencyKeyLength = 200
+}

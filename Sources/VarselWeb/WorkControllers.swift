@@ -1,0 +1,204 @@
+import Foundation
+import Hummingbird
+import VarselCore
+import VarselStore
+
+/// The Oslo time zone, in which calendar days (pauses, expiry dates) are counted.
+public let osloTimeZone = TimeZone(identifier: "Europe/Oslo") ?? .gmt
+
+/// Assignments: a coordinator creates one (contact + notification), the assigned mentor acknowledges or declines.
+struct AssignmentsController {
+    let services: VarselServices
+
+    func addRoutes(to router: some RouterMethods<VarselContext>) {
+        router.post("assignments", use: create)
+        router.get("assignments/:id", use: show)
+        router.post("assignments/:id/acknowledge", use: { try await respond(.acknowledged, $0, $1) })
+        router.post("assignments/:id/decline", use: { try await respond(.declined, $0, $1) })
+        router.get("contacts/:id", use: contact)
+    }
+
+    struct CreateRequest: Decodable {
+        var mentor: NotificationsController.Recipient
+        var contact: NewContact
+        var urgency: String?
+    }
+
+    struct CreateResponse: Encodable {
+        var assignment: AssignmentResource
+        var notificationId: Int64
+    }
+
+    func create(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try context.require(.coordinator, .admin)
+        let body = try await JSONCoding.decode(CreateRequest.self, from: request)
+        var errors: [Problem.FieldError] = []
+        let contact = NewContact(
+            name: body.contact.name.trimmingCharacters(in: .whitespacesAndNewlines),
+            phone: body.contact.phone.trimmingCharacters(in: .whitespacesAndNewlines),
+            address: body.contact.address.trimmingCharacters(in: .whitespacesAndNewlines),
+            notes: body.contact.notes.trimmingCharacters(in: .whitespacesAndNewlines))
+        errors += Validation.text(contact.name, field: "contact.name", max: 200)
+        errors += Validation.text(contact.address, field: "contact.address", max: 300)
+        errors += Validation.text(contact.phone, field: "contact.phone", max: 50, allowEmpty: true)
+        if contact.notes.count > Limits.maxContactFieldLength {
+            errors.append(.init(field: "contact.notes", message: "at most \(Limits.maxContactFieldLength) characters"))
+        }
+        let urgency = body.urgency.map { Urgency(rawValue: $0) } ?? .normal
+        if urgency == nil { errors.append(.init(field: "urgency", message: "must be 'normal' or 'urgent'")) }
+        guard errors.isEmpty, let urgency else { throw Problem.unprocessable(Validation.summary(errors), errors: errors) }
+        guard let mentor = try await NotificationsController(services: services).resolve([body.mentor]).first, mentor.role == .mentor else {
+            throw Problem.unprocessable("mentor must name a user with the mentor role.", errors: [.init(field: "mentor", message: "not a mentor")])
+        }
+        let strings = Strings(mentor.language)
+        let senderID = identity.user.id
+        let (assignment, stored, item) = try await services.repository.createAssignment(
+            mentorID: mentor.id, coordinatorID: senderID, contact: contact, at: services.now()
+        ) { contactID, assignmentID in
+            NewNotification(recipientID: mentor.id, senderID: senderID, kind: .assignment, title: strings.newAssignmentTitle,
+                            body: strings.assignmentBody(name: contact.name, address: contact.address), urgency: urgency,
+                            deepLink: .contact(contactID: contactID, assignmentID: assignmentID),
+                            personalDetails: [contact.name, contact.address, contact.phone].filter { !$0.isEmpty })
+        }
+        services.pump.wake()
+        context.logger.info("assignment created", metadata: ["assignment.id": "\(assignment.id)", "notification.id": "\(item.id)"])
+        return try JSONCoding.response(CreateResponse(assignment: AssignmentResource(assignment, contact: stored), notificationId: item.id),
+                                       status: .created)
+    }
+
+    /// The assignment, if the signed-in user may see it: its mentor, or a coordinator or admin.
+    func visibleAssignment(_ context: VarselContext) async throws -> (Identity, Assignment) {
+        let identity = try context.requireUser()
+        let id = try NotificationsController.id(context)
+        guard let assignment = try await services.repository.assignment(id: id),
+              assignment.mentorID == identity.user.id || identity.user.role != .mentor else {
+            throw Problem.notFound("You have no assignment with id \(id).")
+        }
+        return (identity, assignment)
+    }
+
+    func show(_ request: Request, context: VarselContext) async throws -> Response {
+        let (_, assignment) = try await visibleAssignment(context)
+        let contact = try await services.repository.contact(id: assignment.contactID)
+        return try JSONCoding.response(AssignmentResource(assignment, contact: contact))
+    }
+
+    func respond(_ status: AssignmentStatus, _ request: Request, _ context: VarselContext) async throws -> Response {
+        let (identity, assignment) = try await visibleAssignment(context)
+        guard assignment.mentorID == identity.user.id else {
+            throw Problem.forbidden("Only the assigned mentor can acknowledge or decline this assignment.")
+        }
+        let answered = try await services.repository.respond(to: assignment.id, status: status, at: services.now())
+        context.logger.info("assignment answered", metadata: ["assignment.id": "\(assignment.id)", "assignment.status": "\(status.rawValue)"])
+        return try JSONCoding.response(AssignmentResource(answered, contact: nil))
+    }
+
+    func contact(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try context.requireUser()
+        let id = try NotificationsController.id(context)
+        guard let contact = try await services.repository.contact(id: id),
+              try await ContactAccess(repository: services.repository).canSee(contactID: id, user: identity.user) else {
+            throw Problem.notFound("You have no contact with id \(id).")
+        }
+        return try JSONCoding.response(ContactResource(contact))
+    }
+}
+
+/// Who may see a contact's personal details: mentors assigned to them, coordinators and admins.
+struct ContactAccess {
+    let repository: any VarselRepository
+
+    func canSee(contactID: Int64, user: User) async throws -> Bool {
+        if user.role != .mentor { return true }
+        return try await repository.assignments(forMentor: user.id).contains { $0.contactID == contactID }
+    }
+}
+
+/// `POST /api/v1/pause`: a mentor pauses new assignments until a date, and is told it took effect.
+struct PauseController {
+    let services: VarselServices
+
+    func addRoutes(to router: some RouterMethods<VarselContext>) {
+        router.post("pause", use: pause)
+    }
+
+    struct PauseRequest: Decodable { var until: String }
+
+    struct PauseResponse: Encodable {
+        var pausedUntil: Date
+        var notificationId: Int64
+    }
+
+    func pause(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try context.require(.mentor)
+        let body = try await JSONCoding.decode(PauseRequest.self, from: request)
+        let until = try Validation.day(body.until, field: "until")
+        let now = services.now()
+        guard until > now else {
+            throw Problem.unprocessable("until must be a date in the future.", errors: [.init(field: "until", message: "in the past")])
+        }
+        let strings = Strings(identity.user.language)
+        try await services.repository.setPausedUntil(until, userID: identity.user.id)
+        let created = try await services.repository.createNotifications([
+            NewNotification(recipientID: identity.user.id, senderID: nil, kind: .pauseConfirmation, title: strings.pauseStartedTitle,
+                            body: strings.pauseBody(until: until, timeZone: osloTimeZone), deepLink: .pause),
+        ], idempotencyKey: nil, at: now)
+        services.pump.wake()
+        return try JSONCoding.response(PauseResponse(pausedUntil: until, notificationId: created.items[0].id), status: .created)
+    }
+}
+
+/// `GET`/`PUT /api/v1/mentors/{id}/certifications`: coordinators record mentors' certifications.
+struct CertificationsController {
+    let services: VarselServices
+
+    func addRoutes(to router: some RouterMethods<VarselContext>) {
+        router.get("mentors/:id/certifications", use: list)
+        router.put("mentors/:id/certifications", use: replace)
+    }
+
+    struct CertificationBody: Codable {
+        var name: String
+        var expiresOn: String
+    }
+
+    struct CertificationResource: Encodable {
+        var id: Int64
+        var name: String
+        var expiresAt: Date
+    }
+
+    func mentor(_ context: VarselContext) async throws -> User {
+        let identity = try context.requireUser()
+        let id = try NotificationsController.id(context)
+        if identity.user.role == .mentor, identity.user.id != id {
+            throw Problem.notFound("You have no access to mentor \(id).")
+        }
+        guard let mentor = try await services.repository.user(id: id), mentor.role == .mentor else {
+            throw Problem.notFound("There is no mentor with id \(id).")
+        }
+        return mentor
+    }
+
+    func list(_ request: Request, context: VarselContext) async throws -> Response {
+        let mentor = try await mentor(context)
+        let certifications = try await services.repository.certifications(mentorID: mentor.id)
+        return try JSONCoding.response(certifications.map { CertificationResource(id: $0.id, name: $0.name, expiresAt: $0.expiresAt) })
+    }
+
+    func replace(_ request: Request, context: VarselContext) async throws -> Response {
+        _ = try context.require(.coordinator, .admin)
+        let mentor = try await mentor(context)
+        let body = try await JSONCoding.decode([CertificationBody].self, from: request)
+        guard body.count <= 50 else { throw Problem.unprocessable("At most 50 certifications per mentor.") }
+        var news: [NewCertification] = []
+        for (index, entry) in body.enumerated() {
+            let name = entry.name.trimmingCharacters(in: .whitespaces)
+            let errors = Validation.text(name, field: "[\(index)].name", max: 200)
+            guard errors.isEmpty else { throw Problem.unprocessable(Validation.summary(errors), errors: errors) }
+            news.append(NewCertification(name: name, expiresAt: try Validation.day(entry.expiresOn, field: "[\(index)].expiresOn")))
+        }
+        let stored = try await services.repository.setCertifications(news, mentorID: mentor.id)
+        return try JSONCoding.response(stored.map { CertificationResource(id: $0.id, name: $0.name, expiresAt: $0.expiresAt) })
+    }
+}
