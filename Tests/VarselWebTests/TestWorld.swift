@@ -1,0 +1,99 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Synchronization
+import Testing
+import VarselCore
+import VarselStore
+import VarselWeb
+
+/// A clock the tests move by hand.
+final class TestClock: Sendable {
+    private let current = Mutex(DemoData.now)
+    var now: Date { current.withLock { $0 } }
+    func advance(by seconds: TimeInterval) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
+    func set(_ date: Date) { current.withLock { $0 = date } }
+}
+
+/// An application over an in-memory store with four users: mentors Kari and Ola, a coordinator and an admin.
+struct TestWorld {
+    static let password = "correct horse battery"
+    let repository = InMemoryRepository()
+    let clock = TestClock()
+    let services: VarselServices
+    var kari: User!
+    var ola: User!
+    var coordinator: User!
+    var admin: User!
+
+    init() async throws {
+        let clock = clock
+        services = VarselServices(repository: repository, now: { clock.now }, passwords: PasswordHasher(cost: 4), logger: Logger(label: "test"))
+        let users = UserAdministration(repository: repository, passwords: services.passwords)
+        kari = try await users.add(username: "kari", password: Self.password, role: "mentor", displayName: "Kari", locale: "en", at: clock.now)
+        ola = try await users.add(username: "ola", password: Self.password, role: "mentor", displayName: "Ola", locale: "nb", at: clock.now)
+        coordinator = try await users.add(username: "coord", password: Self.password, role: "coordinator", displayName: "Coord", locale: "en", at: clock.now)
+        admin = try await users.add(username: "admin", password: Self.password, role: "admin", displayName: "Admin", locale: "en", at: clock.now)
+    }
+
+    func app() throws -> some ApplicationProtocol {
+        Application(router: try VarselRouter.build(services: services))
+    }
+
+    /// Runs `body` against the router with a client.
+    func test(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        try await app().test(.router) { client in try await body(client) }
+    }
+}
+
+extension TestClientProtocol {
+    /// Signs in and returns the bearer token.
+    func token(_ username: String, password: String = TestWorld.password) async throws -> String {
+        let response = try await execute(uri: "/api/v1/session", method: .post, body: ByteBuffer(string: #"{"username":"\#(username)","password":"\#(password)"}"#))
+        #expect(response.status == .created)
+        return try JSONDecoder().decode(SignInBody.self, from: Data(buffer: response.body)).token
+    }
+
+    /// A JSON request with a bearer token.
+    func call(_ method: HTTPRequest.Method, _ uri: String, token: String?, json: String? = nil, headers: HTTPFields = [:]) async throws -> TestResponse {
+        var fields = headers
+        if let token { fields[.authorization] = "Bearer \(token)" }
+        if json != nil { fields[.contentType] = "application/json" }
+        return try await execute(uri: uri, method: method, headers: fields, body: json.map { ByteBuffer(string: $0) })
+    }
+}
+
+struct SignInBody: Decodable { var token: String; var csrfToken: String }
+
+extension TestResponse {
+    /// The body decoded as `T`.
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try decoder.decode(T.self, from: Data(buffer: body))
+    }
+
+    var text: String { String(buffer: body) }
+
+    /// Checks that this is a problem+json with `status` and a detail, and returns the detail.
+    @discardableResult
+    func expectProblem(_ status: HTTPResponse.Status, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        #expect(self.status == status, "\(text)", sourceLocation: sourceLocation)
+        #expect(headers[.contentType] == "application/problem+json", sourceLocation: sourceLocation)
+        let problem = try decode(ProblemBody.self)
+        #expect(problem.status == Int(status.code), sourceLocation: sourceLocation)
+        #expect(problem.detail.count > 10, sourceLocation: sourceLocation)
+        return problem.detail
+    }
+}
+
+struct ProblemBody: Decodable {
+    var type: String
+    var title: String
+    var status: Int
+    var detail: String
+    var errors: [Field]?
+    struct Field: Decodable { var field: String; var message: String }
+}
