@@ -48,6 +48,12 @@ public final class EventBroker: Sendable {
         return (id, stream)
     }
 
+    /// Ends one stream, as graceful shutdown does for every stream still open.
+    public func end(userID: Int64, id: UInt64) {
+        let continuation = state.withLock { $0.subscribers[userID]?[id] }
+        continuation?.finish()
+    }
+
     private func remove(userID: Int64, id: UInt64) {
         state.withLock { state in
             state.subscribers[userID]?[id] = nil

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import ServiceLifecycle
 import VarselCore
 import VarselStore
 
@@ -68,15 +69,20 @@ struct EventsController {
                     if batch.count < 500 { break }
                 }
             }
-            for await message in subscription.messages {
-                switch message {
-                case .heartbeat:
-                    try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
-                case let .event(event):
-                    guard event.id > lastSent else { continue }
-                    try await writer.write(try frame(for: event, describer: describer, live: true))
-                    lastSent = event.id
+            // The server waits for open responses when it shuts down, so each stream ends itself then.
+            try await withGracefulShutdownHandler {
+                for await message in subscription.messages {
+                    switch message {
+                    case .heartbeat:
+                        try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
+                    case let .event(event):
+                        guard event.id > lastSent else { continue }
+                        try await writer.write(try frame(for: event, describer: describer, live: true))
+                        lastSent = event.id
+                    }
                 }
+            } onGracefulShutdown: {
+                services.broker.end(userID: userID, id: subscription.id)
             }
             try await writer.finish(nil)
         }

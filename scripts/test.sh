@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Runs every Varsel test on a fresh machine: installs what is missing (Debian packages, PyPI packages),
+# builds once, runs the Swift tests, then the end-to-end tests against a real `varsel serve`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+apt_packages=(libsqlite3-dev)
+missing=()
+for package in "${apt_packages[@]}"; do
+  dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
+done
+if ((${#missing[@]})); then
+  echo "Installing Debian packages: ${missing[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
+fi
+
+python3 -m pip install --quiet --disable-pip-version-check -r tests/requirements.txt
+
+# Build once (with tests), then run without rebuilding.
+swift build --build-tests
+swift test --skip-build
+
+python3 -m pytest -q tests/e2e

@@ -1,0 +1,107 @@
+"""The live event stream over a real socket: every notification arrives exactly once, in order, across a
+dropped connection and across a server restart on the same SQLite file (issue: service, section 6)."""
+from sse_client import EventStream
+from varsel_server import wait_until
+
+
+def open_stream(server, token, last_event_id=None):
+    stream = EventStream("127.0.0.1", server.port, token, last_event_id)
+    assert wait_until(lambda: stream.status is not None and stream.retry is not None)
+    assert stream.status == 200
+    return stream
+
+
+def last_id(stream):
+    return stream.snapshot()[-1].id
+
+
+def test_every_notification_arrives_exactly_once_in_order_across_a_dropped_connection(server):
+    mentor = server.token("demo-mentor")
+    coordinator = server.token("demo-coordinator")
+
+    first = open_stream(server, mentor)
+    for n in range(1, 4):
+        server.create(coordinator, f"Live {n}", ["demo-mentor"])
+    assert wait_until(lambda: len(first.created_titles()) == 3)
+    resume_from = last_id(first)
+    first.close()
+
+    # Created while nobody is listening.
+    for n in range(4, 7):
+        server.create(coordinator, f"Live {n}", ["demo-mentor"])
+
+    second = open_stream(server, mentor, last_event_id=resume_from)
+    for n in range(7, 9):
+        server.create(coordinator, f"Live {n}", ["demo-mentor"])
+    assert wait_until(lambda: len(second.created_titles()) == 5)
+    second.close()
+
+    titles = first.created_titles() + second.created_titles()
+    assert titles == [f"Live {n}" for n in range(1, 9)]
+    ids = [int(e.id) for e in first.snapshot() + second.snapshot()]
+    assert ids == sorted(ids) and len(ids) == len(set(ids)), "event ids must be increasing without duplicates"
+    # Each arrival carries 003's announcement, polite.
+    created = [e.json["notification"] for e in second.snapshot() if e.name == "notification.created"]
+    assert created[0]["accessibility"]["announcement"] == {"text": "New notification: Live 4", "politeness": "polite"}
+    counts = [e.json for e in second.snapshot() if e.name == "unread-count"]
+    assert counts[-1]["count"] == 3 + 8
+    assert counts[-1]["badge"]["phrase"] == "Notifications, 11 unread, tab, 5 of 5"
+
+
+def test_resume_across_a_server_restart_on_the_same_sqlite_file(server):
+    mentor = server.token("demo-mentor")
+    coordinator = server.token("demo-coordinator")
+    stream = open_stream(server, mentor)
+    server.create(coordinator, "Before restart", ["demo-mentor"])
+    assert wait_until(lambda: stream.created_titles() == ["Before restart"])
+    resume_from = last_id(stream)
+    stream.close()
+
+    server.restart()
+    coordinator = server.token("demo-coordinator")
+    server.create(coordinator, "While restarted 1", ["demo-mentor"])
+    server.create(coordinator, "While restarted 2", ["demo-mentor"])
+    mentor = server.token("demo-mentor")
+    resumed = open_stream(server, mentor, last_event_id=resume_from)
+    server.create(coordinator, "After reconnect", ["demo-mentor"])
+    assert wait_until(lambda: len(resumed.created_titles()) == 3)
+    resumed.close()
+    assert resumed.created_titles() == ["While restarted 1", "While restarted 2", "After reconnect"]
+
+
+def test_a_resume_point_the_server_never_gave_out_gets_a_reset_event(server):
+    mentor = server.token("demo-mentor")
+    stream = open_stream(server, mentor, last_event_id="999999")
+    assert wait_until(lambda: len(stream.snapshot()) >= 1)
+    stream.close()
+    reset = stream.snapshot()[0]
+    assert reset.name == "reset"
+    assert reset.json["reason"] == "unknown-event-id"
+
+
+def test_another_mentor_never_sees_the_notification(server):
+    coordinator = server.token("demo-coordinator")
+    status, _, _ = server.request("POST", "/api/v1/users", server.token("demo-coordinator"), {"username": "x"})
+    assert status == 403
+    mentor = server.token("demo-mentor")
+    stream = open_stream(server, mentor)
+    # A notification to the coordinator itself must not reach the mentor's stream.
+    server.create(coordinator, "For the coordinator", ["demo-coordinator"])
+    server.create(coordinator, "For the mentor", ["demo-mentor"])
+    assert wait_until(lambda: stream.created_titles() == ["For the mentor"])
+    stream.close()
+    assert stream.created_titles() == ["For the mentor"]
+
+
+def test_graceful_shutdown_ends_open_streams_cleanly_and_loses_nothing(server):
+    mentor = server.token("demo-mentor")
+    coordinator = server.token("demo-coordinator")
+    stream = open_stream(server, mentor)
+    note_id = server.create(coordinator, "Accepted before shutdown", ["demo-mentor"])
+    assert wait_until(lambda: stream.created_titles() == ["Accepted before shutdown"])
+    server.stop()
+    stream.thread.join(10)
+    assert not stream.thread.is_alive(), "the stream should end when the server shuts down"
+    server.start()
+    status, _, body = server.request("GET", f"/api/v1/notifications/{note_id}", server.token("demo-mentor"))
+    assert status == 200 and body["title"] == "Accepted before shutdown"
