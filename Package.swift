@@ -66,6 +66,17 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The event-stream benchmark: run in release with scripts/bench.sh; prints its figures.
+        .executableTarget(
+            name: "varsel-bench",
+            dependencies: [
+                "VarselStore", "VarselSQLite", "VarselWeb", "VarselCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         .testTarget(name: "VarselCoreTests", dependencies: ["VarselCore"]),
         .testTarget(name: "VarselStoreTests", dependencies: ["VarselStore", "VarselSQLite", "VarselCore"]),
         .testTarget(

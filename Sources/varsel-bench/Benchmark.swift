@@ -1,0 +1,320 @@
+import ArgumentParser
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+import VarselCore
+import VarselSQLite
+import VarselStore
+import VarselWeb
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Measures the live event stream: N subscribers, each a different mentor, while a coordinator creates
+/// notifications at a steady rate against a real `varsel serve` process on a fresh SQLite file.
+@main
+struct Benchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "varsel-bench", abstract: "Benchmark the live event stream.")
+
+    @Option(help: "Event-stream subscribers, each a different mentor.") var subscribers = 1000
+    @Option(help: "Notifications created per second.") var rate = 1000
+    @Option(help: "Seconds of steady creation.") var duration = 10
+    @Option(help: "Parallel connections the coordinator creates on.") var creators = 8
+    @Option(help: "The varsel executable (default: next to this one).") var varsel: String?
+
+    func run() async throws {
+        raiseOpenFileLimit()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("varsel-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let database = directory.appendingPathComponent("bench.sqlite").path
+
+        print("Seeding \(subscribers) mentors and a coordinator…")
+        let seeded = try await seed(database: database)
+
+        let executable = varsel ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("varsel").path
+        let server = try ServerProcess(executable: executable, database: database)
+        defer { server.stop() }
+        let port = try server.waitForPort()
+        let group = MultiThreadedEventLoopGroup.singleton
+        try await Task.sleep(for: .seconds(1))
+        let rssBefore = server.residentKiB()
+
+        print("Connecting \(subscribers) event streams…")
+        let received = ReceiveLog()
+        var channels: [any Channel] = []
+        let connectStart = ContinuousClock.now
+        for (index, token) in seeded.mentorTokens.enumerated() {
+            channels.append(try await openStream(group: group, port: port, token: token, log: received))
+            if index % 1000 == 999 { print("  \(index + 1) connected") }
+        }
+        while received.connectedCount < subscribers { try await Task.sleep(for: .milliseconds(50)) }
+        let connectSeconds = (ContinuousClock.now - connectStart).seconds
+        try await Task.sleep(for: .seconds(2))
+        let rssAfter = server.residentKiB()
+
+        print("Creating \(rate) notifications/s for \(duration) s…")
+        let total = rate * duration
+        let sent = SendLog(capacity: total)
+        let start = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            for creator in 0..<creators {
+                tasks.addTask {
+                    let client = try await PostClient.connect(group: group, port: port, token: seeded.coordinatorToken)
+                    var sequence = creator
+                    while sequence < total {
+                        let due = start.advanced(by: .seconds(Double(sequence) / Double(rate)))
+                        if due > .now { try await Task.sleep(until: due, clock: .continuous) }
+                        let recipient = seeded.mentorIDs[sequence % seeded.mentorIDs.count]
+                        sent.record(sequence)
+                        try await client.post(json: #"{"recipients":[\#(recipient)],"kind":"scenarioPrompt","title":"bench-\#(sequence)","body":"b"}"#)
+                        sequence += creators
+                    }
+                    try await client.close()
+                }
+            }
+            try await tasks.waitForAll()
+        }
+        let createSeconds = (ContinuousClock.now - start).seconds
+        let drainDeadline = ContinuousClock.now.advanced(by: .seconds(30))
+        while received.count < total, ContinuousClock.now < drainDeadline { try await Task.sleep(for: .milliseconds(100)) }
+        let deliverSeconds = (received.lastArrival.map { ($0 - start).seconds }) ?? createSeconds
+
+        var latencies = (0..<total).compactMap { sequence -> Double? in
+            guard let arrival = received.arrival(of: sequence), let sentAt = sent.time(of: sequence) else { return nil }
+            return (arrival - sentAt).seconds * 1000
+        }
+        latencies.sort()
+        func percentile(_ p: Double) -> Double { latencies.isEmpty ? .nan : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
+        for channel in channels { channel.close(promise: nil) }
+
+        print("")
+        print("Varsel event-stream benchmark (release, \(ProcessInfo.processInfo.activeProcessorCount) cores, SQLite)")
+        print("  subscribers held:          \(received.connectedCount) of \(subscribers) (connected in \(format(connectSeconds)) s)")
+        print("  notifications created:     \(total) at a target of \(rate)/s over \(format(createSeconds)) s (achieved \(format(Double(total) / createSeconds))/s)")
+        print("  notifications delivered:   \(latencies.count) of \(total), duplicates: \(received.duplicates)")
+        print("  delivery throughput:       \(format(Double(latencies.count) / deliverSeconds)) events/s")
+        print("  create→delivered latency:  p50 \(format(percentile(0.5))) ms, p99 \(format(percentile(0.99))) ms, max \(format(latencies.last ?? .nan)) ms")
+        print("  server memory (RSS):       \(rssBefore / 1024) MiB before, \(rssAfter / 1024) MiB with \(subscribers) idle streams")
+        print("  memory per idle stream:    \(format(Double(rssAfter - rssBefore) / Double(max(1, subscribers)))) KiB")
+    }
+
+    func format(_ value: Double) -> String { String(format: "%.1f", value) }
+
+    struct Seeded: Sendable {
+        var mentorIDs: [Int64]
+        var mentorTokens: [String]
+        var coordinatorToken: String
+    }
+
+    /// Users and sessions written straight into the store (no bcrypt: the benchmark measures streaming).
+    func seed(database: String) async throws -> Seeded {
+        let store = try SQLiteRepository(path: database)
+        let now = Date()
+        func session(for user: User) async throws -> String {
+            let token = Tokens.random()
+            try await store.createSession(Session(tokenHash: Tokens.hash(token), userID: user.id, csrfToken: "x", createdAt: now,
+                                                  expiresAt: now.addingTimeInterval(86400)))
+            return token
+        }
+        let coordinator = try await store.createUser(NewUser(username: "bench-coordinator", displayName: "C", role: .coordinator, passwordHash: "x", language: .english), at: now)
+        var ids: [Int64] = [], tokens: [String] = []
+        for index in 0..<subscribers {
+            let mentor = try await store.createUser(NewUser(username: "mentor-\(index)", displayName: "M", role: .mentor, passwordHash: "x", language: .english), at: now)
+            ids.append(mentor.id)
+            tokens.append(try await session(for: mentor))
+        }
+        return Seeded(mentorIDs: ids, mentorTokens: tokens, coordinatorToken: try await session(for: coordinator))
+    }
+
+    func openStream(group: any EventLoopGroup, port: Int, token: String, log: ReceiveLog) async throws -> any Channel {
+        let channel = try await ClientBootstrap(group: group)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(StreamHandler(log: log)) }
+            }
+            .connect(host: "127.0.0.1", port: port).get()
+        let request = "GET /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\nAccept: text/event-stream\r\n\r\n"
+        try await channel.writeAndFlush(ByteBuffer(string: request)).get()
+        return channel
+    }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
+
+/// When each benchmark notification arrived, and how many streams are connected.
+final class ReceiveLog: Sendable {
+    private struct State {
+        var arrivals: [Int: ContinuousClock.Instant] = [:]
+        var duplicates = 0
+        var connected = 0
+        var last: ContinuousClock.Instant?
+    }
+    private let state = Mutex(State())
+
+    func connected() { state.withLock { $0.connected += 1 } }
+    var connectedCount: Int { state.withLock { $0.connected } }
+    var count: Int { state.withLock { $0.arrivals.count } }
+    var duplicates: Int { state.withLock { $0.duplicates } }
+    var lastArrival: ContinuousClock.Instant? { state.withLock { $0.last } }
+    func arrival(of sequence: Int) -> ContinuousClock.Instant? { state.withLock { $0.arrivals[sequence] } }
+
+    func arrived(_ sequence: Int, at instant: ContinuousClock.Instant) {
+        state.withLock { state in
+            if state.arrivals[sequence] != nil { state.duplicates += 1 } else { state.arrivals[sequence] = instant }
+            state.last = instant
+        }
+    }
+}
+
+/// When each benchmark notification was sent.
+final class SendLog: Sendable {
+    private let times: Mutex<[ContinuousClock.Instant?]>
+    init(capacity: Int) { times = Mutex(Array(repeating: nil, count: capacity)) }
+    func record(_ sequence: Int) { let now = ContinuousClock.now; times.withLock { $0[sequence] = now } }
+    func time(of sequence: Int) -> ContinuousClock.Instant? { times.withLock { $0[sequence] } }
+}
+
+/// Reads an event stream's raw bytes and notes each `bench-N` title as it arrives.
+final class StreamHandler: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = ByteBuffer
+    let log: ReceiveLog
+    var pending = ""
+    var isConnected = false
+
+    init(log: ReceiveLog) { self.log = log }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let now = ContinuousClock.now
+        var buffer = unwrapInboundIn(data)
+        pending += buffer.readString(length: buffer.readableBytes) ?? ""
+        if !isConnected, pending.contains(": connected") {
+            isConnected = true
+            log.connected()
+        }
+        while let range = pending.range(of: "\"title\":\"bench-") {
+            let digits = pending[range.upperBound...].prefix { $0.isNumber }
+            guard pending[range.upperBound...].dropFirst(digits.count).first == "\"" else { break }
+            if let sequence = Int(digits) { log.arrived(sequence, at: now) }
+            pending = String(pending[range.upperBound...].dropFirst(digits.count))
+        }
+        if pending.count > 4096, !pending.contains("\"title\":\"bench-") { pending = String(pending.suffix(64)) }
+    }
+}
+
+/// One keep-alive HTTP/1.1 connection that POSTs notifications one after another.
+final class PostClient: Sendable {
+    let channel: any Channel
+    let handler: ResponseWaiter
+    let token: String
+
+    init(channel: any Channel, handler: ResponseWaiter, token: String) {
+        self.channel = channel
+        self.handler = handler
+        self.token = token
+    }
+
+    static func connect(group: any EventLoopGroup, port: Int, token: String) async throws -> PostClient {
+        let handler = ResponseWaiter()
+        let channel = try await ClientBootstrap(group: group)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    try channel.pipeline.syncOperations.addHandler(handler)
+                }
+            }
+            .connect(host: "127.0.0.1", port: port).get()
+        return PostClient(channel: channel, handler: handler, token: token)
+    }
+
+    func post(json: String) async throws {
+        let body = ByteBuffer(string: json)
+        var head = HTTPRequestHead(version: .http1_1, method: .POST, uri: "/api/v1/notifications")
+        head.headers.add(name: "Host", value: "127.0.0.1")
+        head.headers.add(name: "Authorization", value: "Bearer \(token)")
+        head.headers.add(name: "Content-Type", value: "application/json")
+        head.headers.add(name: "Content-Length", value: String(body.readableBytes))
+        let promise = channel.eventLoop.makePromise(of: HTTPResponseStatus.self)
+        handler.expect(promise)
+        channel.write(HTTPClientRequestPart.head(head), promise: nil)
+        channel.write(HTTPClientRequestPart.body(.byteBuffer(body)), promise: nil)
+        channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
+        let status = try await promise.futureResult.get()
+        guard status == .created else { throw BenchmarkError.unexpectedStatus(Int(status.code)) }
+    }
+
+    func close() async throws { try await channel.close() }
+}
+
+enum BenchmarkError: Error { case unexpectedStatus(Int), serverDidNotStart }
+
+/// Completes the waiting promise with each response's status.
+final class ResponseWaiter: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = HTTPClientResponsePart
+    private let waiting = Mutex<[EventLoopPromise<HTTPResponseStatus>]>([])
+    private var status: HTTPResponseStatus = .ok
+
+    func expect(_ promise: EventLoopPromise<HTTPResponseStatus>) { waiting.withLock { $0.append(promise) } }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case let .head(head): status = head.status
+        case .body: break
+        case .end:
+            let promise = waiting.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+            promise?.succeed(status)
+        }
+    }
+}
+
+/// The server under test, as a child process.
+final class ServerProcess: @unchecked Sendable {
+    let process = Process()
+    let output = Pipe()
+
+    init(executable: String, database: String) throws {
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["serve", "--port", "0", "--database", database]
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+    }
+
+    func waitForPort() throws -> Int {
+        var text = ""
+        let handle = output.fileHandleForReading
+        while !text.contains("\n") || !text.contains("listening on") {
+            let data = handle.availableData
+            if data.isEmpty { throw BenchmarkError.serverDidNotStart }
+            text += String(decoding: data, as: UTF8.self)
+        }
+        guard let range = text.range(of: #"listening on http://[0-9.]+:(\d+)"#, options: .regularExpression),
+              let port = Int(text[range].split(separator: ":").last ?? "") else { throw BenchmarkError.serverDidNotStart }
+        return port
+    }
+
+    /// The server's resident memory in KiB, from /proc.
+    func residentKiB() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return 0 }
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+    }
+
+    func stop() {
+        if process.isRunning {
+            process.interrupt()
+            process.waitUntilExit()
+        }
+    }
+}
+
+/// Raises this process's open-file limit (and so the server's, which inherits it) to the hard limit.
+func raiseOpenFileLimit() {
+    var limit = rlimit()
+    if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 {
+        limit.rlim_cur = limit.rlim_max
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    }
+}
