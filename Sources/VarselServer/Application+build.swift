@@ -40,7 +40,7 @@ public func buildApplication(
     if configuration.loadsDemo {
         try await DemoSeeder(services: services, logger: logger).seed()
     }
-    let router = try VarselRouter.build(services: services)
+    let router = try await VarselRouter.build(services: services)
     var app = Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Varsel"),

@@ -65,6 +65,8 @@ public struct AnnouncementResource: Codable, Sendable, Equatable {
 /// The unread count and the Notifications tab as a screen reader hears it.
 public struct UnreadCountResource: Codable, Sendable, Equatable {
     public var count: Int
+    /// The count as a sentence: `3 unread notifications`, `No unread notifications`.
+    public var summary: String
     public var badge: Badge
 
     /// The tab's parts and its spoken phrase: `Notifications, 3 unread, tab, 5 of 5` (003).
@@ -78,6 +80,7 @@ public struct UnreadCountResource: Codable, Sendable, Equatable {
 
     public init(count: Int, describer: Describer) {
         self.count = count
+        summary = describer.strings.unreadSummary(count)
         let element = describer.tab(.notifications, unreadCount: count, selected: nil)
         badge = Badge(label: element.label, value: element.value,
                       phrase: SpeechComposer(reader: .web, language: describer.language).speak(element).text,

@@ -100,6 +100,8 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
+        } catch let redirect as RedirectError {
+            return try redirect.response(from: request, context: context)
         } catch {
             let problem = Problem.from(error)
             if problem.status.code >= 500 {

@@ -12,8 +12,9 @@ public enum VarselRouter {
         return try String(contentsOf: url, encoding: .utf8)
     }
 
-    public static func build(services: VarselServices) throws -> Router<VarselContext> {
+    public static func build(services: VarselServices) async throws -> Router<VarselContext> {
         let openAPI = try openAPIDocument()
+        let renderer = try await PageRenderer.load()
         let router = Router(context: VarselContext.self)
         router.add(middleware: RequestMetricsMiddleware(metrics: services.metrics))
         router.add(middleware: ProblemMiddleware())
@@ -39,6 +40,7 @@ public enum VarselRouter {
         CertificationsController(services: services).addRoutes(to: api)
         UsersController(services: services).addRoutes(to: api)
         EventsController(services: services).addRoutes(to: api)
+        PagesController(services: services, renderer: renderer).addRoutes(to: router)
         return router
     }
 }

@@ -27,7 +27,7 @@ struct OpenAPITests {
     @Test("every API route the router serves is documented, and nothing undocumented is served")
     func everyRouteDocumented() async throws {
         let world = try await TestWorld()
-        let router = try VarselRouter.build(services: world.services)
+        let router = try await VarselRouter.build(services: world.services)
         let served = Set(router.routes.map { "\($0.method.rawValue) \($0.path.description.hasPrefix("/") ? "" : "/")\($0.path)" }
             .filter { $0.contains(" /api/") || $0.hasSuffix(" /healthz") || $0.hasSuffix(" /metrics") })
         let documented = Self.documentedOperations(try VarselRouter.openAPIDocument())

@@ -38,8 +38,8 @@ struct TestWorld {
         admin = try await users.add(username: "admin", password: Self.password, role: "admin", displayName: "Admin", locale: "en", at: clock.now)
     }
 
-    func app() throws -> some ApplicationProtocol {
-        Application(router: try VarselRouter.build(services: services))
+    func app() async throws -> some ApplicationProtocol {
+        Application(router: try await VarselRouter.build(services: services))
     }
 
     /// Runs `body` against the router with a client.

@@ -1,0 +1,57 @@
+/// The visible words of the screens, beyond what is spoken for notifications.
+extension Strings {
+    private var en: Bool { language == .english }
+
+    public var skipToContent: String { en ? "Skip to content" : "Hopp til innholdet" }
+    public var signOut: String { en ? "Sign out" : "Logg ut" }
+    public var signIn: String { en ? "Sign in" : "Logg inn" }
+    public var username: String { en ? "Username" : "Brukernavn" }
+    public var password: String { en ? "Password" : "Passord" }
+    public var signInFailed: String { en ? "The username or password is wrong." : "Brukernavnet eller passordet er feil." }
+    public var mainNavigation: String { en ? "Main" : "Hovedmeny" }
+    public var notificationList: String { en ? "Notification list" : "Varselliste" }
+    public var noNotifications: String { en ? "No notifications here." : "Ingen varsler her." }
+    public var coordinatorTools: String { en ? "Send notifications" : "Send varsler" }
+    public var save: String { en ? "Save settings" : "Lagre innstillingene" }
+    public var settingsKindsLegend: String { en ? "Notify me about" : "Gi meg beskjed om" }
+    public var settingsChannelsLegend: String { en ? "How I am told" : "Hvordan jeg får beskjed" }
+    public var settingsPrivacyLegend: String { en ? "Privacy" : "Personvern" }
+    public var phone: String { en ? "Phone" : "Telefon" }
+    public var address: String { en ? "Address" : "Adresse" }
+    public var notes: String { en ? "Notes" : "Notater" }
+    public var acknowledgeDialogText: String {
+        en ? "You confirm that you will visit and that the coordinator may count on you."
+            : "Du bekrefter at du skal på besøk, og at koordinatoren kan regne med deg."
+    }
+    public func assignmentStatus(_ status: String) -> String {
+        switch (status, en) {
+        case ("acknowledged", true): "You have acknowledged this assignment."
+        case ("acknowledged", false): "Du har bekreftet dette oppdraget."
+        case ("declined", true): "You have declined this assignment."
+        case ("declined", false): "Du har avslått dette oppdraget."
+        case (_, true): "This assignment waits for your answer."
+        case (_, false): "Dette oppdraget venter på svaret ditt."
+        }
+    }
+    public var homeText: String {
+        en ? "Welcome. New assignments and other notifications are under Notifications."
+            : "Velkommen. Nye oppdrag og andre varsler finner du under Varsler."
+    }
+    public var sendNotification: String { en ? "Send a notification" : "Send et varsel" }
+    public var createAssignment: String { en ? "Create an assignment" : "Opprett et oppdrag" }
+    public var recipient: String { en ? "Recipient" : "Mottaker" }
+    public var kind: String { en ? "Kind" : "Type" }
+    public var titleField: String { en ? "Title" : "Tittel" }
+    public var bodyField: String { en ? "Message" : "Melding" }
+    public var urgentField: String { en ? "Urgent" : "Haster" }
+    public var send: String { en ? "Send" : "Send" }
+    public var mentor: String { en ? "Mentor" : "Likeperson" }
+    public var contactName: String { en ? "Name of the person to visit" : "Navnet til den som skal besøkes" }
+    public var create: String { en ? "Create assignment" : "Opprett oppdrag" }
+    public var errorSummary: String { en ? "Please correct the following:" : "Rett opp dette:" }
+    public var required: String { en ? "This field is required." : "Feltet må fylles ut." }
+    public func tooLong(_ max: Int) -> String { en ? "At most \(max) characters." : "Høyst \(max) tegn." }
+    public var chooseRecipient: String { en ? "Choose a recipient." : "Velg en mottaker." }
+    public var sent: String { en ? "Notification sent" : "Varselet er sendt" }
+    public var assignmentCreated: String { en ? "Assignment created" : "Oppdraget er opprettet" }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import Hummingbird
+import Mustache
+
+/// Renders the Mustache templates and serves the static assets, all loaded at start-up.
+public struct PageRenderer: Sendable {
+    let library: MustacheLibrary
+    let assets: [String: (contentType: String, body: ByteBuffer)]
+
+    /// The templates every page needs; start-up fails if one is missing.
+    static let templateNames = ["notifications", "settings", "detail", "signin", "coordinator", "header", "footer", "switch"]
+    static let assetNames = ["varsel.js": "text/javascript; charset=utf-8", "varsel.css": "text/css; charset=utf-8"]
+
+    public static func load() async throws -> PageRenderer {
+        guard let templates = Bundle.module.url(forResource: "templates", withExtension: nil, subdirectory: "Resources"),
+              let statics = Bundle.module.url(forResource: "static", withExtension: nil, subdirectory: "Resources") else {
+            throw StartupError.missingResource("templates or static")
+        }
+        let library = try await MustacheLibrary(directory: templates.path)
+        for name in templateNames where library.getTemplate(named: name) == nil {
+            throw StartupError.missingResource("templates/\(name).mustache")
+        }
+        var assets: [String: (String, ByteBuffer)] = [:]
+        for (name, type) in assetNames {
+            let data = try Data(contentsOf: statics.appendingPathComponent(name))
+            assets[name] = (type, ByteBuffer(bytes: data))
+        }
+        return PageRenderer(library: library, assets: assets)
+    }
+
+    /// An HTML response from `template` with `model`.
+    func page(_ template: String, _ model: Any, status: HTTPResponse.Status = .ok) -> Response {
+        let html = library.render(model, withTemplate: template) ?? ""
+        return Response(status: status, headers: [
+            .contentType: "text/html; charset=utf-8",
+            .cacheControl: "no-store",
+            .contentSecurityPolicy: "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'",
+            .init("X-Content-Type-Options")!: "nosniff",
+            .init("Referrer-Policy")!: "no-referrer",
+        ], body: .init(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    func asset(_ name: String) -> Response? {
+        guard let asset = assets[name] else { return nil }
+        return Response(status: .ok, headers: [.contentType: asset.contentType, .cacheControl: "no-cache"], body: .init(byteBuffer: asset.body))
+    }
+}

@@ -1,0 +1,441 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import VarselCore
+import VarselStore
+
+/// The server-rendered web client: semantic HTML that works with a screen reader, a keyboard, and without
+/// JavaScript (plain form posts and redirects). Every phrase comes from the core.
+struct PagesController {
+    let services: VarselServices
+    let renderer: PageRenderer
+
+    func addRoutes(to router: Router<VarselContext>) {
+        router.get("static/:name") { _, context in
+            guard let name = context.parameters.get("name"), let asset = renderer.asset(name) else { throw Problem.notFound("No such file.") }
+            return asset
+        }
+        router.get("signin", use: signInPage)
+        router.post("signin", use: signIn)
+        router.post("signout", use: signOut)
+        router.get("/", use: { try await simplePage(.home, tab: .home, $0, $1) })
+        router.get("assignments", use: { try await simplePage(.assignments, tab: .assignments, $0, $1) })
+        router.get("contacts", use: { try await simplePage(.contacts, tab: .contacts, $0, $1) })
+        router.get("profile", use: { try await simplePage(.profile, tab: .profile, $0, $1) })
+        router.get("notifications", use: centre)
+        router.get("notifications/:id/open", use: open)
+        router.post("notifications/read-all", use: readAll)
+        router.post("notifications/bulk", use: bulk)
+        router.get("settings", use: settings)
+        router.post("settings", use: saveSettings)
+        router.get("contacts/:id", use: contact)
+        router.post("assignments/:id/acknowledge", use: { try await answer(.acknowledged, $0, $1) })
+        router.post("assignments/:id/decline", use: { try await answer(.declined, $0, $1) })
+        router.get("certifications", use: { try await simplePage(.certification, tab: nil, $0, $1) })
+        router.get("certifications/:id", use: { try await simplePage(.certification, tab: nil, $0, $1) })
+        router.get("pause", use: { try await simplePage(.pause, tab: nil, $0, $1) })
+        router.get("scenarios", use: { try await simplePage(.scenario, tab: nil, $0, $1) })
+        router.get("scenarios/:id", use: { try await simplePage(.scenario, tab: nil, $0, $1) })
+        router.get("coordinator", use: { try await coordinatorPage($0, $1, errors: [], values: nil) })
+        router.post("coordinator/notifications", use: sendNotification)
+        router.post("coordinator/assignments", use: createAssignment)
+    }
+
+    // MARK: Sign-in
+
+    /// The signed-in user, or a redirect to the sign-in page that comes back here.
+    func signedIn(_ request: Request, _ context: VarselContext) throws -> Identity {
+        guard let identity = context.identity else {
+            let next = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
+            throw RedirectError(location: "/signin?next=" + (next.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "/"))
+        }
+        return identity
+    }
+
+    /// Checks a form post's CSRF field against the session.
+    func checkCSRF(_ form: FormBody, _ identity: Identity) throws {
+        guard Tokens.constantTimeEquals(form["_csrf"] ?? "", identity.session.csrfToken) else {
+            throw Problem.forbidden("The form has expired. Reload the page and try again.")
+        }
+    }
+
+    func signInModel(_ request: Request, error: String?, username: String, next: String) -> SignInPage {
+        let strings = Strings(Language.preferred(fromAcceptLanguage: request.headers[.acceptLanguage]))
+        return SignInPage(lang: strings.language.tag, title: strings.signIn, usernameLabel: strings.username, passwordLabel: strings.password,
+                          submit: strings.signIn, error: error, username: username, next: next)
+    }
+
+    func signInPage(_ request: Request, context: VarselContext) async throws -> Response {
+        let next = request.uri.queryParameters["next"].map(String.init) ?? "/notifications"
+        return renderer.page("signin", signInModel(request, error: nil, username: "", next: Self.safeNext(next)))
+    }
+
+    /// Only local paths are followed after sign-in.
+    static func safeNext(_ next: String) -> String {
+        next.hasPrefix("/") && !next.hasPrefix("//") ? next : "/notifications"
+    }
+
+    func signIn(_ request: Request, context: VarselContext) async throws -> Response {
+        let form = try await FormBody.read(request)
+        let username = form["username"] ?? ""
+        let next = Self.safeNext(form["next"] ?? "/notifications")
+        do {
+            let started = try await SessionController(services: services).startSession(username: username, password: form["password"] ?? "", request: request)
+            var response = Response.redirect(to: next, type: .normal)
+            response.setCookie(Cookie(name: sessionCookieName, value: started.token, maxAge: Int(services.configuration.sessionLifetime),
+                                      path: "/", secure: services.configuration.isCookieSecure, httpOnly: true, sameSite: .lax))
+            return response
+        } catch let problem as Problem {
+            let strings = Strings(Language.preferred(fromAcceptLanguage: request.headers[.acceptLanguage]))
+            let message = problem.status == .tooManyRequests ? problem.detail : strings.signInFailed
+            return renderer.page("signin", signInModel(request, error: message, username: username, next: next), status: problem.status)
+        }
+    }
+
+    func signOut(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try signedIn(request, context)
+        try checkCSRF(try await FormBody.read(request), identity)
+        try await services.repository.deleteSession(tokenHash: identity.session.tokenHash)
+        var response = Response.redirect(to: "/signin", type: .normal)
+        response.setCookie(Cookie(name: sessionCookieName, value: "", maxAge: 0, path: "/", httpOnly: true, sameSite: .lax))
+        return response
+    }
+
+    // MARK: The frame
+
+    func chrome(_ identity: Identity, title: String, tab: AppTab?, flash: String?) async throws -> PageChrome {
+        let user = identity.user
+        let describer = services.describer(user.language)
+        let unread = try await services.repository.unreadCount(for: user.id)
+        let tabs = describer.tabBar(unreadCount: unread, selected: tab).map { element -> TabView in
+            let appTab = AppTab.allCases.first { "tab-\($0.rawValue)" == element.id } ?? .home
+            let web = WebAccessibility(element, language: user.language)
+            return TabView(id: element.id, href: appTab.path, label: web.name, ariaSelected: web[attribute: "aria-selected"] ?? "false",
+                           isSelected: element.state.isSelected, posinset: web[attribute: "aria-posinset"] ?? "",
+                           setsize: web[attribute: "aria-setsize"] ?? "", badge: element.value)
+        }
+        let strings = describer.strings
+        let configuration = Announcer.Configuration()
+        return PageChrome(
+            lang: user.language.tag, title: title, csrfToken: identity.session.csrfToken, userName: user.displayName,
+            isCoordinator: user.role != .mentor, tabs: tabs, flash: flash, lastEventId: try await services.repository.latestEventID(),
+            strings: ChromeStrings(skipToContent: strings.skipToContent, signOut: strings.signOut, mainNavigation: strings.mainNavigation,
+                                   settings: strings.screenTitle(.notificationSettings), coordinator: strings.coordinatorTools),
+            announcer: AnnouncerSettings(coalescingWindowMs: Int(configuration.coalescingWindow * 1000),
+                                         userActionDelayMs: Int(configuration.userActionDelay * 1000),
+                                         burstTemplate: strings.newNotifications(count: 7).replacingOccurrences(of: "7", with: "{count}")))
+    }
+
+    /// The confirmation for a finished form action, carried across the redirect as `?done=`.
+    func flash(_ request: Request, language: Language) -> String? {
+        guard let done = request.uri.queryParameters["done"].map(String.init) else { return nil }
+        let describer = services.describer(language)
+        let parts = done.split(separator: "-")
+        let count = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
+        switch parts.first {
+        case "readall": return describer.confirmation(of: .markedAllRead(count: count))
+        case "deleted": return describer.confirmation(of: .deleted(count: count))
+        case "settings": return describer.confirmation(of: .settingsSaved)
+        case "acknowledged": return describer.confirmation(of: .assignmentAcknowledged)
+        case "declined": return describer.confirmation(of: .assignmentDeclined)
+        case "sent": return describer.strings.sent
+        case "assignment": return describer.strings.assignmentCreated
+        default: return nil
+        }
+    }
+
+    // MARK: Simple screens
+
+    func simplePage(_ screen: Screen, tab: AppTab?, _ request: Request, _ context: VarselContext) async throws -> Response {
+        let identity = try signedIn(request, context)
+        let strings = Strings(identity.user.language)
+        let title = strings.screenTitle(screen)
+        var paragraphs: [String] = []
+        switch screen {
+        case .home: paragraphs = [strings.homeText]
+        case .pause:
+            if let until = identity.user.pausedUntil {
+                paragraphs = [strings.pauseBody(until: until, timeZone: osloTimeZone)]
+            }
+        case .certification:
+            paragraphs = try await services.repository.certifications(mentorID: identity.user.id).map {
+                strings.certificationExpiryBody(name: $0.name, expiresAt: $0.expiresAt, timeZone: osloTimeZone)
+            }
+        default: break
+        }
+        let model = DetailPage(chrome: try await chrome(identity, title: title, tab: tab, flash: flash(request, language: identity.user.language)),
+                               heading: title, headingId: screen.headingElementID,
+                               focusHeading: request.uri.queryParameters["from"] == "notification", paragraphs: paragraphs, contact: nil)
+        return renderer.page("detail", model)
+    }
+
+    // MARK: The notification centre
+
+    func centre(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try signedIn(request, context)
+        let user = identity.user
+        let filter = request.uri.queryParameters["filter"].flatMap { NotificationFilter(wireName: String($0)) } ?? .all
+        let describer = services.describer(user.language)
+        let now = services.now()
+        let page = try await services.repository.notifications(for: user.id, filter: filter, after: nil, limit: Limits.maxPageSize)
+        let composer = SpeechComposer(reader: .web, language: user.language)
+        let rows = page.items.map { item in
+            NotificationRow(
+                id: item.id, elementId: "notification-\(item.id)", href: "/notifications/\(item.id)/open",
+                label: composer.speak(describer.listItem(item, now: now)).text, kindName: describer.strings.kindName(item.kind),
+                title: item.title, body: item.body, timeAgo: describer.relativeTime.phrase(for: item.createdAt, now: now),
+                readState: describer.strings.readState(isUnread: item.isUnread), isUnread: item.isUnread,
+                checkboxId: "select-\(item.id)", checkboxLabel: describer.selectionCheckbox(for: item, isChecked: false).label,
+                isUrgent: item.urgency == .urgent)
+        }
+        let bar = WebAccessibility(describer.filterBar(filter), language: user.language)
+        let options = describer.filterOptions(filter).enumerated().map { index, element in
+            let option = NotificationFilter.allCases[index]
+            return FilterOption(href: option == .all ? "/notifications" : "/notifications?filter=\(option.wireName)",
+                                label: element.label, isCurrent: element.state.isSelected)
+        }
+        let strings = describer.strings
+        let unread = try await services.repository.unreadCount(for: user.id)
+        let model = NotificationCentrePage(
+            chrome: try await chrome(identity, title: strings.screenTitle(.notificationCentre), tab: .notifications, flash: flash(request, language: user.language)),
+            heading: strings.screenTitle(.notificationCentre), headingId: Screen.notificationCentre.headingElementID,
+            filterBar: FilterBarView(name: bar.name, description: describer.filterBar(filter).value, options: options),
+            rows: rows, isEmpty: rows.isEmpty, emptyText: strings.noNotifications, currentFilter: filter.wireName,
+            unreadSummary: strings.unreadSummary(unread), markAllAsRead: strings.markAllAsRead,
+            markSelectedAsRead: strings.markSelectedAsRead, deleteSelected: strings.deleteSelected,
+            listLabel: strings.notificationList, settingsLink: strings.screenTitle(.notificationSettings))
+        return renderer.page("notifications", model)
+    }
+
+    /// Following a notification: mark it read, then go to its screen, whose heading takes focus.
+    func open(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try signedIn(request, context)
+        let id = try NotificationsController.id(context)
+        guard let item = try await services.repository.setRead(true, notificationID: id, userID: identity.user.id, at: services.now()) else {
+            throw Problem.notFound("You have no notification with id \(id).")
+        }
+        services.pump.wake()
+        let path = item.deepLink.path
+        return .redirect(to: path + (path.contains("?") ? "&" : "?") + "from=notification", type: .normal)
+    }
+
+    func readAll(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try signedIn(request, context)
+        let form = try await FormBody.read(request)
+        try checkCSRF(form, identity)
+        let count = try await services.repository.markAllRead(userID: identity.user.id, at: services.now())
+        services.pump.wake()
+        return .redirect(to: "/notifications?\(Self.filterQuery(form))done=readall-\(count)", type: .normal)
+    }
+
+    static func filterQuery(_ form: FormBody) -> String {
+        guard let filter = form["filter"], let parsed = NotificationFilter(wireName: filter), parsed != .all else { return "" }
+        return "filter=\(parsed.wireName)&"
+    }
+
+    func bulk(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try signedIn(request, context)
+        let form = try await FormBody.read(request)
+        try checkCSRF(form, identity)
+        let ids = form.all("ids").compactMap { Int64($0) }
+        let now = services.now()
+        let done: String
+        if form["action"] == "delete" {
+            done = "deleted-\(try await services.repository.delete(ids: ids, userID: identity.user.id, at: now))"
+        } else {
+            done = "readall-\(try await services.repository.markRead(ids: ids, userID: identity.user.id, at: now))"
+        }
+        services.pump.wake()
+        return .redirect(to: "/notifications?\(Self.filterQuery(form))done=\(done)", type: .normal)
+    }
+
+    // MARK: Settings
+
+    func settings(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try signedIn(request, context)
+        let user = identity.user
+        let describer = services.describer(user.language)
+        let preferences = try await services.repository.preferences(for: user.id)
+        func view(_ setting: NotificationPreferences.Setting) -> SwitchView {
+            let element = describer.settingSwitch(setting, preferences: preferences)
+            let web = WebAccessibility(element, language: user.language)
+            return SwitchView(id: element.id, name: setting.identifier, label: web.name, isOn: element.state.isChecked == true,
+                              ariaChecked: web[attribute: "aria-checked"] ?? "false", hintId: element.id + "-hint", hint: web.description ?? "")
+        }
+        let strings = describer.strings
+        let title = strings.screenTitle(.notificationSettings)
+        let model = SettingsPage(
+            chrome: try await chrome(identity, title: title, tab: .notifications, flash: flash(request, language: user.language)),
+            heading: title, headingId: Screen.notificationSettings.headingElementID,
+            kindSwitches: NotificationKind.allCases.map { view(.kind($0)) },
+            channelSwitches: [view(.sound), view(.vibration), view(.systemNotifications)],
+            privacySwitches: [view(.speakPersonalDetails)],
+            strings: SettingsStrings(kindsLegend: strings.settingsKindsLegend, channelsLegend: strings.settingsChannelsLegend,
+                                     privacyLegend: strings.settingsPrivacyLegend, save: strings.save))
+        return renderer.page("settings", model)
+    }
+
+    func saveSettings(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try signedIn(request, context)
+        let form = try await FormBody.read(request)
+        try checkCSRF(form, identity)
+        var preferences = NotificationPreferences.standard
+        for setting in NotificationPreferences.Setting.allCases {
+            preferences[setting] = form[setting.identifier] == "on"
+        }
+        try await services.repository.setPreferences(preferences, for: identity.user.id)
+        return .redirect(to: "/settings?done=settings", type: .normal)
+    }
+
+    // MARK: Contact detail and the assignment dialog
+
+    func contact(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try signedIn(request, context)
+        let id = try NotificationsController.id(context)
+        guard let contact = try await services.repository.contact(id: id),
+              try await ContactAccess(repository: services.repository).canSee(contactID: id, user: identity.user) else {
+            throw Problem.notFound("You have no contact with id \(id).")
+        }
+        let strings = Strings(identity.user.language)
+        var assignmentView: AssignmentView?
+        let assignmentID = request.uri.queryParameters["assignment"].flatMap { Int64(String($0)) }
+        if let assignmentID, let assignment = try await services.repository.assignment(id: assignmentID),
+           assignment.contactID == id, assignment.mentorID == identity.user.id {
+            assignmentView = AssignmentView(
+                id: assignment.id, statusText: strings.assignmentStatus(assignment.status.rawValue), isPending: assignment.status == .pending,
+                acknowledge: strings.acknowledgeAssignment, decline: strings.declineAssignment, cancel: strings.cancel,
+                dialogTitle: strings.acknowledgeDialogTitle, dialogText: strings.acknowledgeDialogText,
+                confirmHref: "/contacts/\(id)?assignment=\(assignment.id)&confirm=acknowledge",
+                showInlineConfirmation: request.uri.queryParameters["confirm"] == "acknowledge")
+        }
+        let model = DetailPage(
+            chrome: try await chrome(identity, title: strings.screenTitle(.contactDetail), tab: .contacts, flash: flash(request, language: identity.user.language)),
+            heading: contact.name, headingId: Screen.contactDetail.headingElementID,
+            focusHeading: request.uri.queryParameters["from"] == "notification", paragraphs: [],
+            contact: ContactView(phoneLabel: strings.phone, phone: contact.phone, addressLabel: strings.address, address: contact.address,
+                                 notesLabel: strings.notes, notes: contact.notes, assignment: assignmentView))
+        return renderer.page("detail", model)
+    }
+
+    func answer(_ status: AssignmentStatus, _ request: Request, _ context: VarselContext) async throws -> Response {
+        let identity = try signedIn(request, context)
+        let form = try await FormBody.read(request)
+        try checkCSRF(form, identity)
+        let id = try NotificationsController.id(context)
+        guard let assignment = try await services.repository.assignment(id: id), assignment.mentorID == identity.user.id else {
+            throw Problem.notFound("You have no assignment with id \(id).")
+        }
+        do {
+            _ = try await services.repository.respond(to: id, status: status, at: services.now())
+        } catch StoreError.alreadyResponded {
+            // Answering twice changes nothing; the page shows the standing answer.
+        }
+        return .redirect(to: "/contacts/\(assignment.contactID)?assignment=\(id)&done=\(status.rawValue)", type: .normal)
+    }
+
+    // MARK: Coordinator
+
+    func coordinatorPage(_ request: Request, _ context: VarselContext, errors: [FormError], values: CoordinatorValues?, status: HTTPResponse.Status = .ok) async throws -> Response {
+        let identity = try signedIn(request, context)
+        guard identity.user.role != .mentor else { throw Problem.forbidden("Only coordinators send notifications.") }
+        let strings = Strings(identity.user.language)
+        let mentors = try await services.repository.users().filter { $0.role == .mentor }
+        let model = CoordinatorPage(
+            chrome: try await chrome(identity, title: strings.coordinatorTools, tab: nil, flash: flash(request, language: identity.user.language)),
+            heading: strings.coordinatorTools, headingId: "coordinator-heading",
+            mentors: mentors.map { MentorOption(id: $0.id, name: $0.displayName, isSelected: false) },
+            kinds: [NotificationKind.certificationExpiry, .pauseConfirmation, .scenarioPrompt].map {
+                KindOption(value: $0.rawValue, label: strings.kindName($0), isSelected: false)
+            },
+            errors: errors, hasErrors: !errors.isEmpty,
+            values: values ?? CoordinatorValues(title: "", body: "", contactName: "", contactAddress: "", contactPhone: "", contactNotes: ""),
+            strings: CoordinatorStrings(
+                sendHeading: strings.sendNotification, assignmentHeading: strings.createAssignment, recipient: strings.recipient,
+                kind: strings.kind, title: strings.titleField, body: strings.bodyField, urgent: strings.urgentField, send: strings.send,
+                mentor: strings.mentor, contactName: strings.contactName, contactAddress: strings.address, contactPhone: strings.phone,
+                contactNotes: strings.notes, create: strings.create, errorSummary: strings.errorSummary))
+        return renderer.page("coordinator", model, status: status)
+    }
+
+    func sendNotification(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try signedIn(request, context)
+        let form = try await FormBody.read(request)
+        try checkCSRF(form, identity)
+        guard identity.user.role != .mentor else { throw Problem.forbidden("Only coordinators send notifications.") }
+        let strings = Strings(identity.user.language)
+        var values = CoordinatorValues(title: form["title"] ?? "", body: form["body"] ?? "", contactName: "", contactAddress: "", contactPhone: "", contactNotes: "")
+        var errors: [FormError] = []
+        let recipient = form["recipient"].flatMap { Int64($0) }
+        if recipient == nil {
+            values.recipientError = strings.chooseRecipient
+            errors.append(FormError(field: strings.recipient, fieldId: "send-recipient", message: strings.chooseRecipient))
+        }
+        let title = values.title.trimmingCharacters(in: .whitespacesAndNewlines)
+        if title.isEmpty || title.count > Limits.maxTitleLength {
+            let message = title.isEmpty ? strings.required : strings.tooLong(Limits.maxTitleLength)
+            values.titleError = message
+            errors.append(FormError(field: strings.titleField, fieldId: "send-title", message: message))
+        }
+        if values.body.count > Limits.maxBodyLength {
+            values.bodyError = strings.tooLong(Limits.maxBodyLength)
+            errors.append(FormError(field: strings.bodyField, fieldId: "send-body", message: strings.tooLong(Limits.maxBodyLength)))
+        }
+        let kind = form["kind"].flatMap(NotificationKind.init(rawValue:)) ?? .scenarioPrompt
+        guard errors.isEmpty, let recipient, kind != .assignment else {
+            return try await coordinatorPage(request, context, errors: errors, values: values, status: .unprocessableContent)
+        }
+        guard try await services.repository.user(id: recipient) != nil else { throw Problem.unprocessable("The recipient does not exist.") }
+        _ = try await services.repository.createNotifications([
+            NewNotification(recipientID: recipient, senderID: identity.user.id, kind: kind, title: title,
+                            body: values.body.trimmingCharacters(in: .whitespacesAndNewlines), urgency: form["urgent"] == "on" ? .urgent : .normal,
+                            deepLink: Validation.deepLink(for: kind)),
+        ], idempotencyKey: nil, at: services.now())
+        services.pump.wake()
+        return .redirect(to: "/coordinator?done=sent", type: .normal)
+    }
+
+    func createAssignment(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try signedIn(request, context)
+        let form = try await FormBody.read(request)
+        try checkCSRF(form, identity)
+        guard identity.user.role != .mentor else { throw Problem.forbidden("Only coordinators create assignments.") }
+        let strings = Strings(identity.user.language)
+        var values = CoordinatorValues(title: "", body: "", contactName: form["contactName"] ?? "", contactAddress: form["contactAddress"] ?? "",
+                                       contactPhone: form["contactPhone"] ?? "", contactNotes: form["contactNotes"] ?? "")
+        var errors: [FormError] = []
+        let mentorID = form["mentor"].flatMap { Int64($0) }
+        if values.contactName.trimmingCharacters(in: .whitespaces).isEmpty {
+            values.contactNameError = strings.required
+            errors.append(FormError(field: strings.contactName, fieldId: "assignment-name", message: strings.required))
+        }
+        if values.contactAddress.trimmingCharacters(in: .whitespaces).isEmpty {
+            values.contactAddressError = strings.required
+            errors.append(FormError(field: strings.address, fieldId: "assignment-address", message: strings.required))
+        }
+        guard errors.isEmpty, let mentorID, let mentor = try await services.repository.user(id: mentorID), mentor.role == .mentor else {
+            return try await coordinatorPage(request, context, errors: errors, values: values, status: .unprocessableContent)
+        }
+        let mentorStrings = Strings(mentor.language)
+        let contact = NewContact(name: values.contactName.trimmingCharacters(in: .whitespaces), phone: values.contactPhone,
+                                 address: values.contactAddress.trimmingCharacters(in: .whitespaces), notes: values.contactNotes)
+        let senderID = identity.user.id
+        _ = try await services.repository.createAssignment(mentorID: mentor.id, coordinatorID: senderID, contact: contact, at: services.now()) { contactID, assignmentID in
+            NewNotification(recipientID: mentor.id, senderID: senderID, kind: .assignment, title: mentorStrings.newAssignmentTitle,
+                            body: mentorStrings.assignmentBody(name: contact.name, address: contact.address),
+                            deepLink: .contact(contactID: contactID, assignmentID: assignmentID),
+                            personalDetails: [contact.name, contact.address, contact.phone].filter { !$0.isEmpty })
+        }
+        services.pump.wake()
+        return .redirect(to: "/coordinator?done=assignment", type: .normal)
+    }
+}
+
+/// Sends an anonymous page request to the sign-in page.
+struct RedirectError: HTTPResponseError {
+    let location: String
+    var status: HTTPResponse.Status { .seeOther }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        .redirect(to: location, type: .normal)
+    }
+}

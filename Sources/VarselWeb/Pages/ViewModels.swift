@@ -1,0 +1,219 @@
+import Foundation
+import VarselCore
+import VarselStore
+
+/// What every page shares: language, title, the signed-in user, the bottom navigation, live-region settings.
+struct PageChrome {
+    var lang: String
+    var title: String
+    var csrfToken: String
+    var userName: String
+    var isCoordinator: Bool
+    var tabs: [TabView]
+    /// A message from the last action, shown in a status region (and so announced) on load.
+    var flash: String?
+    var lastEventId: Int64
+    var strings: ChromeStrings
+    /// The announcer's timings and phrases, for the page script (the core decides them).
+    var announcer: AnnouncerSettings
+}
+
+/// Fixed words of the page frame in the page's language.
+struct ChromeStrings {
+    var skipToContent: String
+    var signOut: String
+    var mainNavigation: String
+    var settings: String
+    var coordinator: String
+}
+
+/// The core's announcer settings handed to the page script as data attributes.
+struct AnnouncerSettings {
+    var coalescingWindowMs: Int
+    var userActionDelayMs: Int
+    /// The burst sentence with `{count}` for the number: `{count} new notifications`.
+    var burstTemplate: String
+}
+
+/// One tab of the bottom navigation, rendered from the core's description of it.
+struct TabView {
+    var id: String
+    var href: String
+    var label: String
+    var ariaSelected: String
+    var isSelected: Bool
+    var posinset: String
+    var setsize: String
+    /// The badge: `3 unread`; nil when there is nothing unread.
+    var badge: String?
+}
+
+/// A notification in the list.
+struct NotificationRow {
+    var id: Int64
+    var elementId: String
+    var href: String
+    /// The accessible name the core composes (003 criterion 1).
+    var label: String
+    var kindName: String
+    var title: String
+    var body: String
+    var timeAgo: String
+    var readState: String
+    var isUnread: Bool
+    var checkboxId: String
+    var checkboxLabel: String
+    var isUrgent: Bool
+}
+
+/// A filter option on the filter bar.
+struct FilterOption {
+    var href: String
+    var label: String
+    var isCurrent: Bool
+}
+
+struct NotificationCentrePage {
+    var chrome: PageChrome
+    var heading: String
+    var headingId: String
+    var filterBar: FilterBarView
+    var rows: [NotificationRow]
+    var isEmpty: Bool
+    var emptyText: String
+    var currentFilter: String
+    var unreadSummary: String
+    var markAllAsRead: String
+    var markSelectedAsRead: String
+    var deleteSelected: String
+    var listLabel: String
+    var settingsLink: String
+}
+
+struct FilterBarView {
+    /// `Filter: Assignments` (003 criterion 3), the group's accessible name.
+    var name: String
+    /// `active` while a filter narrows the list, the group's description.
+    var description: String?
+    var options: [FilterOption]
+}
+
+/// A settings switch (003 criterion 5).
+struct SwitchView {
+    var id: String
+    var name: String
+    var label: String
+    var isOn: Bool
+    var ariaChecked: String
+    var hintId: String
+    var hint: String
+}
+
+struct SettingsPage {
+    var chrome: PageChrome
+    var heading: String
+    var headingId: String
+    var kindSwitches: [SwitchView]
+    var channelSwitches: [SwitchView]
+    var privacySwitches: [SwitchView]
+    var strings: SettingsStrings
+}
+
+struct SettingsStrings {
+    var kindsLegend: String
+    var channelsLegend: String
+    var privacyLegend: String
+    var save: String
+}
+
+/// A screen opened from a notification: its heading receives focus when arrived at from a link.
+struct DetailPage {
+    var chrome: PageChrome
+    var heading: String
+    var headingId: String
+    var focusHeading: Bool
+    var paragraphs: [String]
+    var contact: ContactView?
+}
+
+struct ContactView {
+    var phoneLabel: String
+    var phone: String
+    var addressLabel: String
+    var address: String
+    var notesLabel: String
+    var notes: String
+    var assignment: AssignmentView?
+}
+
+struct AssignmentView {
+    var id: Int64
+    var statusText: String
+    var isPending: Bool
+    var acknowledge: String
+    var decline: String
+    var cancel: String
+    var dialogTitle: String
+    var dialogText: String
+    var confirmHref: String
+    var showInlineConfirmation: Bool
+}
+
+struct SignInPage {
+    var lang: String
+    var title: String
+    var usernameLabel: String
+    var passwordLabel: String
+    var submit: String
+    var error: String?
+    var username: String
+    var next: String
+}
+
+struct CoordinatorPage {
+    var chrome: PageChrome
+    var heading: String
+    var headingId: String
+    var mentors: [MentorOption]
+    var kinds: [KindOption]
+    var errors: [FormError]
+    var hasErrors: Bool
+    var values: CoordinatorValues
+    var strings: CoordinatorStrings
+}
+
+struct MentorOption { var id: Int64; var name: String; var isSelected: Bool }
+struct KindOption { var value: String; var label: String; var isSelected: Bool }
+struct FormError { var field: String; var fieldId: String; var message: String }
+
+struct CoordinatorValues {
+    var title: String
+    var body: String
+    var contactName: String
+    var contactAddress: String
+    var contactPhone: String
+    var contactNotes: String
+    var titleError: String?
+    var bodyError: String?
+    var recipientError: String?
+    var contactNameError: String?
+    var contactAddressError: String?
+}
+
+struct CoordinatorStrings {
+    var sendHeading: String
+    var assignmentHeading: String
+    var recipient: String
+    var kind: String
+    var title: String
+    var body: String
+    var urgent: String
+    var send: String
+    var mentor: String
+    var contactName: String
+    var contactAddress: String
+    var contactPhone: String
+    var contactNotes: String
+    var create: String
+    var errorSummary: String
+}
