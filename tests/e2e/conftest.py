@@ -14,3 +14,47 @@ def server(tmp_path):
     instance = VarselServer(database=tmp_path / "varsel.sqlite").start()
     yield instance
     instance.stop()
+
+
+import os  # noqa: E402
+import shutil  # noqa: E402
+
+from varsel_server import DEMO_PASSWORD  # noqa: E402
+
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+
+
+def chromium_path() -> str:
+    for candidate in (os.environ.get("CHROMIUM"), shutil.which("chromium"), "/usr/bin/chromium"):
+        if candidate and Path(candidate).exists():
+            return candidate
+    raise RuntimeError("Debian's chromium is not installed (apt-get install chromium)")
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=chromium_path(), headless=True,
+                                              args=["--no-sandbox", "--disable-dev-shm-usage"])
+        yield instance
+        instance.close()
+
+
+def sign_in(page, server, username="demo-mentor"):
+    page.goto(server.base_url + "/signin")
+    page.fill("#username", username)
+    page.fill("#password", DEMO_PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url("**/notifications")
+
+
+@pytest.fixture
+def page(browser, server):
+    """A Chromium page signed in as the demo mentor, on the notification centre."""
+    context = browser.new_context(bypass_csp=True, viewport={"width": 1024, "height": 900})
+    tab = context.new_page()
+    sign_in(tab, server)
+    yield tab
+    context.close()
