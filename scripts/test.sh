@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-apt_packages=(libsqlite3-dev)
+apt_packages=(libsqlite3-dev chromium fonts-dejavu-core)
 missing=()
 for package in "${apt_packages[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
@@ -21,4 +21,5 @@ python3 -m pip install --quiet --disable-pip-version-check -r tests/requirements
 swift build --build-tests
 swift test --skip-build
 
+# End-to-end: a real server on a temporary SQLite file, driven over sockets and by Debian's Chromium.
 python3 -m pytest -q tests/e2e

@@ -311,7 +311,23 @@
       dialog.showModal();
     });
   });
+  const focusable = "a[href], button:not([disabled]), input:not([disabled]):not([type=hidden]), select, textarea, [tabindex]:not([tabindex='-1'])";
   document.querySelectorAll("dialog").forEach((dialog) => {
+    // Tab and Shift+Tab wrap inside the open modal (seed 001: focus is confined within the dialog).
+    dialog.addEventListener("keydown", (event) => {
+      if (event.key !== "Tab" || !dialog.matches(":modal")) return;
+      const items = Array.from(dialog.querySelectorAll(focusable));
+      if (!items.length) return;
+      const first = items[0];
+      const last = items[items.length - 1];
+      if (event.shiftKey && document.activeElement === first) {
+        event.preventDefault();
+        last.focus();
+      } else if (!event.shiftKey && document.activeElement === last) {
+        event.preventDefault();
+        first.focus();
+      }
+    });
     dialog.addEventListener("close", () => {
       const launcher = dialog.launcher && document.contains(dialog.launcher)
         ? dialog.launcher

@@ -1,0 +1,199 @@
+"""Live behaviour, dialogs, check boxes, keyboard and the seeds' test procedures, in a real Chromium."""
+import re
+
+from ax_tree import find, focused, full_tree
+from conftest import SCREENSHOTS, sign_in
+from varsel_server import wait_until
+
+
+def live_texts(page, selector="#live-polite"):
+    return page.locator(selector + " p").all_inner_texts()
+
+
+def test_a_burst_of_arrivals_is_one_sentence(page, server):
+    coordinator = server.token("demo-coordinator")
+    for n in range(3):
+        server.create(coordinator, f"Burst {n}", ["demo-mentor"])
+    assert wait_until(lambda: "3 new notifications" in live_texts(page))
+    assert not any(text.startswith("New notification: Burst") for text in live_texts(page))
+    assert page.locator("#notification-list li").count() == 8
+
+
+def test_while_the_dialog_is_open_announcements_go_to_a_region_inside_it(page, server):
+    page.get_by_role("link", name=re.compile("^Assignment: New assignment, Visit Kari")).click()
+    page.wait_for_url(re.compile(r"/contacts/\d+"))
+    page.click("#acknowledge-button")
+    assert page.evaluate("document.getElementById('acknowledge-dialog').matches(':modal')")
+    server.create(server.token("demo-coordinator"), "While the dialog is open", ["demo-mentor"])
+    assert wait_until(lambda: "New notification: While the dialog is open" in live_texts(page, "#live-dialog"))
+    assert live_texts(page) == []
+
+
+def test_mark_all_as_read_twice_announces_the_count_then_that_there_was_nothing_to_do(page):
+    # 002: the Clear contacts example's two outcomes: something changed, nothing to change.
+    page.click("#mark-all-read")
+    assert wait_until(lambda: "3 notifications marked as read" in live_texts(page))
+    page.click("#mark-all-read")
+    assert wait_until(lambda: "No unread notifications, nothing to mark as read" in live_texts(page))
+    assert wait_until(lambda: find(page, "tab", "Notifications")[0].description == "")
+
+
+def test_feedback_for_the_users_own_action_waits_a_second(page):
+    page.click("#mark-all-read")
+    page.wait_for_timeout(400)
+    assert live_texts(page) == [], "the confirmation must not cut off the button's own echo"
+    assert wait_until(lambda: live_texts(page) == ["3 notifications marked as read"], timeout=3)
+
+
+def test_an_urgent_notification_is_assertive(page, server):
+    coordinator = server.token("demo-coordinator")
+    status, _, _ = server.request("POST", "/api/v1/notifications", coordinator, {
+        "recipients": ["demo-mentor"], "kind": "certificationExpiry", "title": "Certification expires today", "body": "Renew now",
+        "urgency": "urgent"})
+    assert status == 201
+    assert wait_until(lambda: "New urgent notification: Certification expires today" in live_texts(page, "#live-assertive"))
+    [assertive] = [n for n in full_tree(page) if n.prop("live") == "assertive"]
+    assert assertive
+
+
+def test_personal_details_are_not_announced_unless_allowed(page, server):
+    coordinator = server.token("demo-coordinator")
+    status, _, _ = server.request("POST", "/api/v1/assignments", coordinator, {
+        "mentor": "demo-mentor", "contact": {"name": "Per Olsen", "phone": "", "address": "Torggata 3", "notes": ""}})
+    assert status == 201
+    assert wait_until(lambda: "New notification: New assignment" in live_texts(page))
+    assert not any("Per Olsen" in text for text in live_texts(page) + live_texts(page, "#live-assertive"))
+
+
+def test_001_keyboard_focus_confined_escape_closes_and_returns_focus_background_inert(page):
+    page.get_by_role("link", name=re.compile("^Assignment: New assignment, Visit Kari")).click()
+    page.wait_for_url(re.compile(r"/contacts/\d+"))
+    page.focus("#acknowledge-button")
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.getElementById('acknowledge-dialog').matches(':modal')")
+    # 001 name: the dialog is named by its visible title.
+    [dialog] = find(page, "dialog")
+    assert dialog.name == page.inner_text("#acknowledge-dialog-title") == "Acknowledge this assignment?"
+    assert dialog.prop("modal") is True
+    # 001 tab: focus moves, confined within the dialog.
+    for _ in range(6):
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.getElementById('acknowledge-dialog').contains(document.activeElement)")
+    # 001 state: other content is inert.
+    assert not any(n.name == "Kari Nordmann" for n in find(page, "heading"))
+    # 001 escape: closes and returns focus to the button that launched it.
+    page.keyboard.press("Escape")
+    assert not page.evaluate("document.getElementById('acknowledge-dialog').open")
+    assert page.evaluate("document.activeElement.id") == "acknowledge-button"
+    # Enter and Space activate buttons: confirm with the keyboard.
+    page.keyboard.press("Enter")
+    page.focus("#confirm-acknowledge")
+    page.keyboard.press("Space")
+    page.wait_for_url(re.compile(r"done=acknowledged"))
+    assert page.inner_text("#assignment-status") == "You have acknowledged this assignment."
+
+
+def test_004_check_boxes_name_role_grouping_state_and_keyboard(page):
+    box = page.locator("#notification-list input[type=checkbox]").first
+    label = page.locator("#notification-list label").first.inner_text()
+    checkboxes = find(page, "checkbox")
+    assert len(checkboxes) == 5
+    # Name matches the visible label; the label is tied to the box (a click on it toggles it).
+    assert checkboxes[0].name == label == "Select New assignment"
+    assert checkboxes[0].prop("checked") == "false"
+    box.focus()
+    page.keyboard.press("Space")
+    assert find(page, "checkbox", label)[0].prop("checked") == "true"
+    page.click("#notification-list label >> nth=0")
+    assert find(page, "checkbox", label)[0].prop("checked") == "false"
+
+
+def test_000_procedure_cues_and_state_changes(browser, server):
+    # 000 steps 1-4: trigger an error; it is shown as text (not colour alone) and announced (role alert).
+    context = browser.new_context(bypass_csp=True)
+    page = context.new_page()
+    sign_in(page, server, "demo-coordinator")
+    page.goto(server.base_url + "/coordinator")
+    page.click("section[aria-labelledby=send-heading] button[type=submit]")
+    alerts = find(page, "alert")
+    assert alerts and "Please correct the following" in page.inner_text("#error-summary")
+    [title] = find(page, "textbox", "Title")
+    assert title.prop("invalid") == "true" and title.description == "This field is required."
+    # 000 steps 5-9: labels match the text on screen; state is exposed and changes are reflected.
+    page.goto(server.base_url + "/settings")
+    for switch in find(page, "switch"):
+        visible = page.locator(f"label:text-is('{switch.name}')")
+        assert visible.count() == 1
+    page.click("label:text-is('Vibration')")
+    assert wait_until(lambda: find(page, "switch", "Vibration")[0].prop("checked") == "false")
+    context.close()
+
+
+def test_without_javascript_everything_works_by_forms_and_redirects(browser, server):
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    sign_in(page, server)
+    assert page.locator("#notification-list li").count() == 5
+    page.click("#filter-bar a:text-is('Assignments')")
+    assert page.locator("#notification-list li").count() == 2
+    page.click("#mark-all-read")
+    page.wait_for_url(re.compile("done=readall-3"))
+    assert page.inner_text("#flash") == "3 notifications marked as read"
+    assert "filter=assignment" in page.url
+    page.goto(server.base_url + "/settings")
+    page.uncheck("#setting-sound")
+    page.click("#save-settings")
+    page.wait_for_url(re.compile("done=settings"))
+    assert not page.is_checked("#setting-sound")
+    # The dialog without script: the launcher leads to an inline confirmation.
+    page.goto(server.base_url + "/notifications")
+    page.click("a[aria-label^='Assignment: New assignment, Visit Kari']")
+    page.click("#acknowledge-button")
+    page.click("#confirm-acknowledge")
+    page.wait_for_url(re.compile("done=acknowledged"))
+    assert page.inner_text("#flash") == "Assignment acknowledged"
+    context.close()
+
+
+def no_horizontal_overflow(page):
+    return page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth + 1")
+
+
+def test_reflow_at_320_css_pixels_and_text_at_200_percent(browser, server):
+    context = browser.new_context(bypass_csp=True, viewport={"width": 320, "height": 640})
+    page = context.new_page()
+    sign_in(page, server)
+    for path in ["/notifications", "/settings", "/contacts/2?assignment=2"]:
+        page.goto(server.base_url + path)
+        assert no_horizontal_overflow(page), f"{path} scrolls sideways at 320 px"
+    context.close()
+    context = browser.new_context(bypass_csp=True, viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    sign_in(page, server)
+    for path in ["/notifications", "/settings"]:
+        page.goto(server.base_url + path)
+        page.evaluate("document.documentElement.style.fontSize = '200%'")
+        assert no_horizontal_overflow(page), f"{path} overflows at 200 % text"
+        # Nothing is clipped: every list item's text is fully inside its box.
+        clipped = page.evaluate("""Array.from(document.querySelectorAll('li, label, button, a'))
+            .filter(e => e.offsetParent && (e.scrollWidth > e.clientWidth + 1)).map(e => e.outerHTML.slice(0, 80))""")
+        assert clipped == []
+    context.close()
+
+
+def test_targets_are_at_least_24_pixels(page, server):
+    for path in ["/notifications", "/settings"]:
+        page.goto(server.base_url + path)
+        small = page.evaluate("""Array.from(document.querySelectorAll('a, button, input, select, textarea'))
+            .filter(e => e.offsetParent && !e.closest('.skip-link') && !e.classList.contains('skip-link'))
+            .map(e => [e.outerHTML.slice(0, 60), e.getBoundingClientRect()])
+            .filter(([, r]) => r.width < 24 || r.height < 24)""")
+        assert small == [], small
+
+
+def test_screenshots_for_the_readme(page, server):
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "notification-centre.png"), full_page=True)
+    page.goto(server.base_url + "/settings")
+    page.screenshot(path=str(SCREENSHOTS / "settings.png"), full_page=True)
+    assert (SCREENSHOTS / "settings.png").stat().st_size > 10_000
