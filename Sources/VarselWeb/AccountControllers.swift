@@ -21,6 +21,7 @@ struct PreferencesController {
         let identity = try context.requireUser()
         let body = try await JSONCoding.decode(PreferencesResource.self, from: request)
         try await services.repository.setPreferences(body.preferences, for: identity.user.id)
+        services.broker.preferencesChanged(userID: identity.user.id)
         return try JSONCoding.response(PreferencesResource(body.preferences))
     }
 }

@@ -6,6 +6,8 @@ import VarselStore
 public enum StreamMessage: Sendable {
     case event(StoredEvent)
     case heartbeat
+    /// The user changed their preferences: streams re-read them before the next announcement text.
+    case preferencesChanged
 }
 
 /// Fans events out to the live streams of the user they belong to.
@@ -65,6 +67,12 @@ public final class EventBroker: Sendable {
     public func publish(_ event: StoredEvent) {
         let targets = state.withLock { Array(($0.subscribers[event.userID] ?? [:]).values) }
         for continuation in targets { deliver(.event(event), to: continuation) }
+    }
+
+    /// Tells `userID`'s streams that their preferences changed.
+    public func preferencesChanged(userID: Int64) {
+        let targets = state.withLock { Array(($0.subscribers[userID] ?? [:]).values) }
+        for continuation in targets { deliver(.preferencesChanged, to: continuation) }
     }
 
     /// Sends a heartbeat to every stream.

@@ -44,7 +44,11 @@ struct EventsController {
         let latest = try await services.repository.latestEventID()
         let prunedThrough = try await services.repository.prunedThroughEventID()
 
+        let initialPreferences = try await services.repository.preferences(for: userID)
+
         let body = ResponseBody { writer in
+            // Read once, and again whenever the user changes them (privacy: the announcement text depends on them).
+            var preferences = initialPreferences
             services.metrics.streamOpened()
             defer { services.metrics.streamClosed() }
             var lastSent: Int64
@@ -63,7 +67,7 @@ struct EventsController {
                 while true {
                     let batch = try await services.repository.events(for: userID, after: lastSent, limit: 500)
                     for event in batch {
-                        try await writer.write(try frame(for: event, describer: describer, live: false))
+                        try await writer.write(try frame(for: event, describer: describer, preferences: preferences, live: false))
                         lastSent = event.id
                     }
                     if batch.count < 500 { break }
@@ -75,9 +79,11 @@ struct EventsController {
                     switch message {
                     case .heartbeat:
                         try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
+                    case .preferencesChanged:
+                        preferences = try await services.repository.preferences(for: userID)
                     case let .event(event):
                         guard event.id > lastSent else { continue }
-                        try await writer.write(try frame(for: event, describer: describer, live: true))
+                        try await writer.write(try frame(for: event, describer: describer, preferences: preferences, live: true))
                         lastSent = event.id
                     }
                 }
@@ -103,13 +109,11 @@ struct EventsController {
         return id
     }
 
-    private func frame(for event: StoredEvent, describer: Describer, live: Bool) async throws -> ByteBuffer {
+    private func frame(for event: StoredEvent, describer: Describer, preferences: NotificationPreferences, live: Bool) throws -> ByteBuffer {
         let json: Data
         switch event.type {
         case .notificationCreated, .notificationUpdated:
             guard let item = event.notification else { return ByteBuffer() }
-            // Preferences are read per event, so turning personal details off takes effect at once.
-            let preferences = try await services.repository.preferences(for: event.userID)
             let now = services.now()
             json = try JSONCoding.encoder.encode(CreatedPayload(notification: NotificationResource(item, describer: describer, preferences: preferences, now: now)))
             if live, event.type == .notificationCreated {

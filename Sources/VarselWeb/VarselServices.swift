@@ -43,6 +43,9 @@ public struct VarselServices: Sendable {
         self.configuration = configuration
     }
 
-    /// The describer for `language`.
-    func describer(_ language: Language) -> Describer { Describer(language: language) }
+    /// The describer for `language`; one per language, shared, so a request or stream does not build its own
+    /// calendar and formatters.
+    func describer(_ language: Language) -> Describer { Self.describers[language] ?? Describer(language: language) }
+
+    private static let describers = Dictionary(uniqueKeysWithValues: Language.allCases.map { ($0, Describer(language: $0)) })
 }

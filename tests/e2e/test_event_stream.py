@@ -105,3 +105,36 @@ def test_graceful_shutdown_ends_open_streams_cleanly_and_loses_nothing(server):
     server.start()
     status, _, body = server.request("GET", f"/api/v1/notifications/{note_id}", server.token("demo-mentor"))
     assert status == 200 and body["title"] == "Accepted before shutdown"
+
+
+def test_changing_the_privacy_preference_takes_effect_on_an_open_stream(server):
+    mentor = server.token("demo-mentor")
+    coordinator = server.token("demo-coordinator")
+    stream = open_stream(server, mentor)
+
+    def send():
+        status, _, body = server.request("POST", "/api/v1/notifications", coordinator, {
+            "recipients": ["demo-mentor"], "kind": "scenarioPrompt", "title": "Call Per Olsen", "body": "Today",
+            "personalDetails": ["Per Olsen"]})
+        assert status == 201, body
+
+    def announcements():
+        return [e.json["notification"]["accessibility"]["announcement"]["text"]
+                for e in stream.snapshot() if e.name == "notification.created"]
+
+    def set_speaking(on):
+        _, _, prefs = server.request("GET", "/api/v1/preferences", mentor)
+        prefs["speakPersonalDetails"] = on
+        assert server.request("PUT", "/api/v1/preferences", mentor, prefs)[0] == 200
+
+    send()
+    assert wait_until(lambda: len(announcements()) == 1)
+    set_speaking(True)
+    send()
+    assert wait_until(lambda: len(announcements()) == 2)
+    set_speaking(False)
+    send()
+    assert wait_until(lambda: len(announcements()) == 3)
+    stream.close()
+    assert announcements() == ["New notification: Scenario prompt", "New notification: Call Per Olsen",
+                               "New notification: Scenario prompt"]

@@ -284,6 +284,7 @@ struct PagesController {
             preferences[setting] = form[setting.identifier] == "on"
         }
         try await services.repository.setPreferences(preferences, for: identity.user.id)
+        services.broker.preferencesChanged(userID: identity.user.id)
         return .redirect(to: "/settings?done=settings", type: .normal)
     }
 
