@@ -115,6 +115,7 @@ def test_000_procedure_cues_and_state_changes(browser, server):
     sign_in(page, server, "demo-coordinator")
     page.goto(server.base_url + "/coordinator")
     page.click("section[aria-labelledby=send-heading] button[type=submit]")
+    page.wait_for_selector("#error-summary")
     alerts = find(page, "alert")
     assert alerts and "Please correct the following" in page.inner_text("#error-summary")
     [title] = find(page, "textbox", "Title")
@@ -135,6 +136,7 @@ def test_without_javascript_everything_works_by_forms_and_redirects(browser, ser
     sign_in(page, server)
     assert page.locator("#notification-list li").count() == 5
     page.click("#filter-bar a:text-is('Assignments')")
+    page.wait_for_url(re.compile("filter=assignment"))
     assert page.locator("#notification-list li").count() == 2
     page.click("#mark-all-read")
     page.wait_for_url(re.compile("done=readall-3"))
@@ -148,7 +150,9 @@ def test_without_javascript_everything_works_by_forms_and_redirects(browser, ser
     # The dialog without script: the launcher leads to an inline confirmation.
     page.goto(server.base_url + "/notifications")
     page.click("a[aria-label^='Assignment: New assignment, Visit Kari']")
+    page.wait_for_url(re.compile(r"/contacts/\d+"))
     page.click("#acknowledge-button")
+    page.wait_for_url(re.compile("confirm=acknowledge"))
     page.click("#confirm-acknowledge")
     page.wait_for_url(re.compile("done=acknowledged"))
     assert page.inner_text("#flash") == "Assignment acknowledged"
