@@ -71,6 +71,12 @@ public struct SpeechComposer: Sendable {
         return SpokenPhrase(parts: parts.filter { !$0.isEmpty }, hint: hint)
     }
 
+    /// The words this reader uses for the element's states, in its language: `checked`, `not checked`,
+    /// `on`, `dimmed`… (an iOS bridge uses them as a check box's `accessibilityValue`, seed 004).
+    public func stateWords(for element: AccessibilityElement) -> [String] {
+        RoleVocabulary(reader: reader, language: strings.language).stateWords(element.state, role: element.role)
+    }
+
     private func combinedHint(_ element: AccessibilityElement, vocabulary: RoleVocabulary) -> String? {
         let pieces = [element.hint, vocabulary.interactionHint(element.role, isDisabled: element.state.isDisabled)]
             .compactMap { $0 }

@@ -50,17 +50,7 @@ struct AssignmentsController {
         guard let mentor = try await NotificationsController(services: services).resolve([body.mentor]).first, mentor.role == .mentor else {
             throw Problem.unprocessable("mentor must name a user with the mentor role.", errors: [.init(field: "mentor", message: "not a mentor")])
         }
-        let strings = Strings(mentor.language)
-        let senderID = identity.user.id
-        let (assignment, stored, item) = try await services.repository.createAssignment(
-            mentorID: mentor.id, coordinatorID: senderID, contact: contact, at: services.now()
-        ) { contactID, assignmentID in
-            NewNotification(recipientID: mentor.id, senderID: senderID, kind: .assignment, title: strings.newAssignmentTitle,
-                            body: strings.assignmentBody(name: contact.name, address: contact.address), urgency: urgency,
-                            deepLink: .contact(contactID: contactID, assignmentID: assignmentID),
-                            personalDetails: [contact.name, contact.address, contact.phone].filter { !$0.isEmpty })
-        }
-        services.pump.wake()
+        let (assignment, stored, item) = try await services.assign(mentor: mentor, coordinatorID: identity.user.id, contact: contact, urgency: urgency)
         context.logger.info("assignment created", metadata: ["assignment.id": "\(assignment.id)", "notification.id": "\(item.id)"])
         return try JSONCoding.response(CreateResponse(assignment: AssignmentResource(assignment, contact: stored), notificationId: item.id),
                                        status: .created)
@@ -101,6 +91,23 @@ struct AssignmentsController {
             throw Problem.notFound("You have no contact with id \(id).")
         }
         return try JSONCoding.response(ContactResource(contact))
+    }
+}
+
+extension VarselServices {
+    /// Creates an assignment for `mentor`: the contact, the assignment, and the notification (in the mentor's
+    /// language, deep-linking to the contact, its personal details marked) that tells them. Used by the API and
+    /// the coordinator's page.
+    func assign(mentor: User, coordinatorID: Int64, contact: NewContact, urgency: Urgency) async throws -> (Assignment, Contact, NotificationItem) {
+        let strings = Strings(mentor.language)
+        let created = try await repository.createAssignment(mentorID: mentor.id, coordinatorID: coordinatorID, contact: contact, at: now()) { contactID, assignmentID in
+            NewNotification(recipientID: mentor.id, senderID: coordinatorID, kind: .assignment, title: strings.newAssignmentTitle,
+                            body: strings.assignmentBody(name: contact.name, address: contact.address), urgency: urgency,
+                            deepLink: .contact(contactID: contactID, assignmentID: assignmentID),
+                            personalDetails: [contact.name, contact.address, contact.phone].filter { !$0.isEmpty })
+        }
+        pump.wake()
+        return created
     }
 }
 

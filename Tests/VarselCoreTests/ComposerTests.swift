@@ -98,3 +98,17 @@ struct ComposerTests {
         #expect(Set([element, element]).count == 1)
     }
 }
+
+@Suite("State words for platform bridges")
+struct StateWordTests {
+    @Test("the composer gives a check box's state words in the reader's language (004: checked, not checked, dimmed)")
+    func stateWords() {
+        let item = DemoData.notifications(.norwegianBokmal)[0]
+        let describer = Describer(language: .norwegianBokmal)
+        let composer = SpeechComposer(reader: .voiceOver, language: .norwegianBokmal)
+        #expect(composer.stateWords(for: describer.selectionCheckbox(for: item, isChecked: true)) == ["avmerket"])
+        #expect(composer.stateWords(for: describer.selectionCheckbox(for: item, isChecked: false, isDisabled: true)) == ["ikke avmerket", "nedtonet"])
+        #expect(SpeechComposer(reader: .talkBack, language: .english).stateWords(for: Describer(language: .english).selectionCheckbox(for: item, isChecked: false, isDisabled: true))
+            == ["not checked", "disabled"])
+    }
+}

@@ -416,17 +416,9 @@ struct PagesController {
         guard errors.isEmpty, let mentorID, let mentor = try await services.repository.user(id: mentorID), mentor.role == .mentor else {
             return try await coordinatorPage(request, context, errors: errors, values: values, status: .unprocessableContent)
         }
-        let mentorStrings = Strings(mentor.language)
         let contact = NewContact(name: values.contactName.trimmingCharacters(in: .whitespaces), phone: values.contactPhone,
                                  address: values.contactAddress.trimmingCharacters(in: .whitespaces), notes: values.contactNotes)
-        let senderID = identity.user.id
-        _ = try await services.repository.createAssignment(mentorID: mentor.id, coordinatorID: senderID, contact: contact, at: services.now()) { contactID, assignmentID in
-            NewNotification(recipientID: mentor.id, senderID: senderID, kind: .assignment, title: mentorStrings.newAssignmentTitle,
-                            body: mentorStrings.assignmentBody(name: contact.name, address: contact.address),
-                            deepLink: .contact(contactID: contactID, assignmentID: assignmentID),
-                            personalDetails: [contact.name, contact.address, contact.phone].filter { !$0.isEmpty })
-        }
-        services.pump.wake()
+        _ = try await services.assign(mentor: mentor, coordinatorID: identity.user.id, contact: contact, urgency: .normal)
         return .redirect(to: "/coordinator?done=assignment", type: .normal)
     }
 }
