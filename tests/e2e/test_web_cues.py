@@ -1,0 +1,76 @@
+"""Seed 000: every notification is visible and audible, and felt where the device can — per preferences."""
+from conftest import sign_in
+from varsel_server import wait_until
+
+# Records earcons (Web Audio oscillators started), vibrations and system notifications instead of playing them.
+RECORDER = """
+window.__cues = { tones: [], vibrations: [], notices: [] };
+const RealContext = window.AudioContext;
+window.AudioContext = class extends RealContext {
+  createOscillator() {
+    const oscillator = super.createOscillator();
+    const start = oscillator.start.bind(oscillator);
+    oscillator.start = (when) => { window.__cues.tones.push(oscillator.frequency.value); start(when); };
+    return oscillator;
+  }
+};
+navigator.vibrate = (pattern) => { window.__cues.vibrations.push(pattern); return true; };
+window.Notification = class { constructor(title, options) { window.__cues.notices.push(options.body); } };
+window.Notification.permission = "granted";
+"""
+
+
+def cues(page):
+    return page.evaluate("window.__cues")
+
+
+def open_centre(browser, server, hidden=False):
+    context = browser.new_context(bypass_csp=True)
+    context.add_init_script(RECORDER)
+    if hidden:
+        context.add_init_script("Object.defineProperty(document, 'hidden', { get: () => true });")
+    page = context.new_page()
+    sign_in(page, server)
+    page.wait_for_timeout(300)  # the page script has read the preferences
+    return context, page
+
+
+def test_an_arrival_is_seen_heard_and_felt(browser, server):
+    context, page = open_centre(browser, server)
+    server.create(server.token("demo-coordinator"), "Audible", ["demo-mentor"])
+    assert wait_until(lambda: len(cues(page)["tones"]) == 1 and cues(page)["vibrations"] == [[120]])
+    assert page.locator("#notification-list li").first.locator(".title").inner_text() == "Audible"
+    assert cues(page)["notices"] == [], "no system notification while the page is visible"
+    context.close()
+
+
+def test_urgent_arrivals_sound_and_vibrate_differently(browser, server):
+    context, page = open_centre(browser, server)
+    status, _, _ = server.request("POST", "/api/v1/notifications", server.token("demo-coordinator"), {
+        "recipients": ["demo-mentor"], "kind": "certificationExpiry", "title": "Expires today", "body": "", "urgency": "urgent"})
+    assert status == 201
+    assert wait_until(lambda: len(cues(page)["tones"]) == 3)
+    assert cues(page)["vibrations"] == [[200, 100, 200, 100, 200]]
+    context.close()
+
+
+def test_with_sound_and_vibration_off_it_is_still_shown_and_announced(browser, server):
+    mentor = server.token("demo-mentor")
+    _, _, prefs = server.request("GET", "/api/v1/preferences", mentor)
+    prefs.update(sound=False, vibration=False)
+    assert server.request("PUT", "/api/v1/preferences", mentor, prefs)[0] == 200
+    context, page = open_centre(browser, server)
+    server.create(server.token("demo-coordinator"), "Quiet", ["demo-mentor"])
+    assert wait_until(lambda: "New notification: Quiet" in page.locator("#live-polite").inner_text())
+    assert cues(page)["tones"] == [] and cues(page)["vibrations"] == []
+    assert page.locator("#notification-list li").first.locator(".title").inner_text() == "Quiet"
+    context.close()
+
+
+def test_a_hidden_page_shows_a_system_notification_without_personal_details(browser, server):
+    context, page = open_centre(browser, server, hidden=True)
+    status, _, _ = server.request("POST", "/api/v1/notifications", server.token("demo-coordinator"), {
+        "recipients": ["demo-mentor"], "kind": "scenarioPrompt", "title": "Call Per Olsen", "body": "", "personalDetails": ["Per Olsen"]})
+    assert status == 201
+    assert wait_until(lambda: cues(page)["notices"] == ["New notification: Scenario prompt"])
+    context.close()
