@@ -164,7 +164,7 @@ struct NotificationsController {
         return key
     }
 
-    /// Resolves ids and usernames to users, refusing unknown ones and non-mentors... all roles may receive.
+    /// Resolves ids and usernames to users (any role may receive), refusing unknown ones; duplicates count once.
     func resolve(_ recipients: [Recipient]) async throws -> [User] {
         guard !recipients.isEmpty else {
             throw Problem.unprocessable("recipients must name at least one user.", errors: [.init(field: "recipients", message: "empty")])

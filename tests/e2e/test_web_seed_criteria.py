@@ -78,4 +78,6 @@ def test_6_a_new_notification_is_announced_politely_as_new_notification_title(pa
     assert page.evaluate("document.activeElement === document.body || document.activeElement.id === 'main'")
     first = page.locator("#notification-list li").first.locator("a").get_attribute("aria-label")
     assert first.startswith("Scenario prompt: Scenario: guiding on stairs")
+    # 004: the added row's check box is named by its visible label, as server-rendered rows are.
+    assert find(page, "checkbox", "Select Scenario: guiding on stairs")
     assert wait_until(lambda: find(page, "tab", "Notifications")[0].description == "4 unread")

@@ -203,7 +203,8 @@ struct PagesController {
             rows: rows, isEmpty: rows.isEmpty, emptyText: strings.noNotifications, currentFilter: filter.wireName,
             unreadSummary: strings.unreadSummary(unread), markAllAsRead: strings.markAllAsRead,
             markSelectedAsRead: strings.markSelectedAsRead, deleteSelected: strings.deleteSelected,
-            listLabel: strings.notificationList, settingsLink: strings.screenTitle(.notificationSettings))
+            listLabel: strings.notificationList, settingsLink: strings.screenTitle(.notificationSettings),
+            selectLabelTemplate: strings.selectItemLabel(title: "{title}"))
         return renderer.page("notifications", model)
     }
 

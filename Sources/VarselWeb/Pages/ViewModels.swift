@@ -88,6 +88,8 @@ struct NotificationCentrePage {
     var deleteSelected: String
     var listLabel: String
     var settingsLink: String
+    /// The check box label with `{title}` in place of the title, for rows the script adds.
+    var selectLabelTemplate: String
 }
 
 struct FilterBarView {

@@ -142,7 +142,7 @@
     box.id = "select-" + notification.id;
     const label = document.createElement("label");
     label.htmlFor = box.id;
-    label.textContent = (document.documentElement.lang === "nb" ? "Velg " : "Select ") + notification.title;
+    label.textContent = (list.dataset.selectLabel || "{title}").replace("{title}", notification.title);
     select.append(box, " ", label);
     item.append(link, select);
     update(item, notification);
