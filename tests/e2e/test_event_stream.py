@@ -34,6 +34,8 @@ def test_every_notification_arrives_exactly_once_in_order_across_a_dropped_conne
     for n in range(7, 9):
         server.create(coordinator, f"Live {n}", ["demo-mentor"])
     assert wait_until(lambda: len(second.created_titles()) == 5)
+    # The unread count follows each creation in the same transaction; wait for the last one before hanging up.
+    assert wait_until(lambda: [e.json["count"] for e in second.snapshot() if e.name == "unread-count"][-1:] == [11])
     second.close()
 
     titles = first.created_titles() + second.created_titles()

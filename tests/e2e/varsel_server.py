@@ -109,7 +109,7 @@ class VarselServer:
         return body["items"][0]["id"]
 
 
-def wait_until(predicate, timeout: float = 10.0, interval: float = 0.05) -> bool:
+def wait_until(predicate, timeout: float = 20.0, interval: float = 0.05) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if predicate():

@@ -103,10 +103,12 @@ struct PagesController {
 
     // MARK: The frame
 
-    func chrome(_ identity: Identity, title: String, tab: AppTab?, flash: String?) async throws -> PageChrome {
+    /// The page frame; pass `unread` when the page has counted already, so it is read once.
+    func chrome(_ identity: Identity, title: String, tab: AppTab?, flash: String?, unread counted: Int? = nil) async throws -> PageChrome {
         let user = identity.user
         let describer = services.describer(user.language)
-        let unread = try await services.repository.unreadCount(for: user.id)
+        let unread: Int
+        if let counted { unread = counted } else { unread = try await services.repository.unreadCount(for: user.id) }
         let tabs = describer.tabBar(unreadCount: unread, selected: tab).map { element -> TabView in
             let appTab = AppTab.allCases.first { "tab-\($0.rawValue)" == element.id } ?? .home
             let web = WebAccessibility(element, language: user.language)
@@ -197,7 +199,8 @@ struct PagesController {
         let strings = describer.strings
         let unread = try await services.repository.unreadCount(for: user.id)
         let model = NotificationCentrePage(
-            chrome: try await chrome(identity, title: strings.screenTitle(.notificationCentre), tab: .notifications, flash: flash(request, language: user.language)),
+            chrome: try await chrome(identity, title: strings.screenTitle(.notificationCentre), tab: .notifications,
+                                     flash: flash(request, language: user.language), unread: unread),
             heading: strings.screenTitle(.notificationCentre), headingId: Screen.notificationCentre.headingElementID,
             filterBar: FilterBarView(name: bar.name, description: describer.filterBar(filter).value, options: options),
             rows: rows, isEmpty: rows.isEmpty, emptyText: strings.noNotifications, currentFilter: filter.wireName,
