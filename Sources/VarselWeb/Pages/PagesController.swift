@@ -180,17 +180,14 @@ struct PagesController {
         let describer = services.describer(user.language)
         let now = services.now()
         let page = try await services.repository.notifications(for: user.id, filter: filter, after: nil, limit: Limits.maxPageSize)
-        let composer = SpeechComposer(reader: .web, language: user.language)
+        // The rows are the API's resources: one place composes each item's accessible name and times.
+        let preferences = try await services.repository.preferences(for: user.id)
         let rows = page.items.map { item in
-            NotificationRow(
-                id: item.id, elementId: "notification-\(item.id)", href: "/notifications/\(item.id)/open",
-                label: composer.speak(describer.listItem(item, now: now)).text, kindName: describer.strings.kindName(item.kind),
-                title: item.title, body: item.body, timeAgo: describer.relativeTime.phrase(for: item.createdAt, now: now),
-                readState: describer.strings.readState(isUnread: item.isUnread), isUnread: item.isUnread,
-                checkboxId: "select-\(item.id)", checkboxLabel: describer.selectionCheckbox(for: item, isChecked: false).label,
-                isUrgent: item.urgency == .urgent)
+            NotificationRow(NotificationResource(item, describer: describer, preferences: preferences, now: now),
+                            checkboxLabel: describer.selectionCheckbox(for: item, isChecked: false).label)
         }
-        let bar = WebAccessibility(describer.filterBar(filter), language: user.language)
+        let barElement = describer.filterBar(filter)
+        let bar = WebAccessibility(barElement, language: user.language)
         let options = describer.filterOptions(filter).enumerated().map { index, element in
             let option = NotificationFilter.allCases[index]
             return FilterOption(href: option == .all ? "/notifications" : "/notifications?filter=\(option.wireName)",
@@ -202,7 +199,7 @@ struct PagesController {
             chrome: try await chrome(identity, title: strings.screenTitle(.notificationCentre), tab: .notifications,
                                      flash: flash(request, language: user.language), unread: unread),
             heading: strings.screenTitle(.notificationCentre), headingId: Screen.notificationCentre.headingElementID,
-            filterBar: FilterBarView(name: bar.name, description: describer.filterBar(filter).value, options: options),
+            filterBar: FilterBarView(name: bar.name, description: barElement.value, options: options),
             rows: rows, isEmpty: rows.isEmpty, emptyText: strings.noNotifications, currentFilter: filter.wireName,
             unreadSummary: strings.unreadSummary(unread), markAllAsRead: strings.markAllAsRead,
             markSelectedAsRead: strings.markSelectedAsRead, deleteSelected: strings.deleteSelected,

@@ -64,6 +64,23 @@ struct NotificationRow {
     var checkboxId: String
     var checkboxLabel: String
     var isUrgent: Bool
+
+    /// The row for `resource`, as the API describes it to the same user.
+    init(_ resource: NotificationResource, checkboxLabel: String) {
+        id = resource.id
+        elementId = "notification-\(resource.id)"
+        href = "/notifications/\(resource.id)/open"
+        label = resource.accessibility.label
+        kindName = resource.accessibility.kindName
+        title = resource.title
+        body = resource.body
+        timeAgo = resource.accessibility.timeAgo
+        readState = resource.accessibility.readState
+        isUnread = resource.isUnread
+        checkboxId = "select-\(resource.id)"
+        self.checkboxLabel = checkboxLabel
+        isUrgent = resource.urgency == .urgent
+    }
 }
 
 /// A filter option on the filter bar.
