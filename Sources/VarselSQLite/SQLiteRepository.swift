@@ -12,16 +12,31 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     private static let encoder = JSONEncoder()
     private static let decoder = JSONDecoder()
 
+    /// How much a committed write survives.
+    public enum Durability: String, Sendable, CaseIterable {
+        /// `synchronous = FULL`: a commit is on disk before it returns, so an accepted notification survives a
+        /// power loss. The default.
+        case full
+        /// `synchronous = NORMAL`: survives a crash of the process, maybe not of the machine. For benchmarks.
+        case normal
+    }
+
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
-    public init(path: String) throws {
+    public init(path: String, durability: Durability = .full) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
-        }
         let pool = try DatabasePool(path: path, configuration: configuration)
+        // Set on the writer connection after GRDB's WAL set-up, which chooses NORMAL itself; readers never commit.
+        try pool.writeWithoutTransaction { db in
+            try db.execute(sql: durability == .full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
+        }
         try Migrations.migrator.migrate(pool)
         writer = pool
+    }
+
+    /// The `synchronous` setting in force (2 is FULL, 1 NORMAL), for tests.
+    public func synchronousSetting() async throws -> Int {
+        try await writer.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
     }
 
     // MARK: Users

@@ -23,6 +23,7 @@ struct Benchmark: AsyncParsableCommand {
     @Option(help: "Seconds of steady creation.") var duration = 10
     @Option(help: "Parallel connections the coordinator creates on.") var creators = 8
     @Option(help: "The varsel executable (default: next to this one).") var varsel: String?
+    @Option(help: "The server's SQLite durability: full (the default) or normal.") var durability = "full"
 
     func run() async throws {
         raiseOpenFileLimit()
@@ -34,7 +35,7 @@ struct Benchmark: AsyncParsableCommand {
         let seeded = try await seed(database: database)
 
         let executable = varsel ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("varsel").path
-        let server = try ServerProcess(executable: executable, database: database)
+        let server = try ServerProcess(executable: executable, database: database, extraArguments: ["--durability", durability])
         defer { server.stop() }
         let port = try server.waitForPort()
         let group = MultiThreadedEventLoopGroup.singleton
@@ -90,7 +91,7 @@ struct Benchmark: AsyncParsableCommand {
         for channel in channels { channel.close(promise: nil) }
 
         print("")
-        print("Varsel event-stream benchmark (release, \(ProcessInfo.processInfo.activeProcessorCount) cores, SQLite)")
+        print("Varsel event-stream benchmark (release, \(ProcessInfo.processInfo.activeProcessorCount) cores, SQLite synchronous=\(durability.uppercased()))")
         print("  subscribers held:          \(received.connectedCount) of \(subscribers) (connected in \(format(connectSeconds)) s)")
         print("  notifications created:     \(total) at a target of \(rate)/s over \(format(createSeconds)) s (achieved \(format(Double(total) / createSeconds))/s)")
         print("  notifications delivered:   \(latencies.count) of \(total), duplicates: \(received.duplicates)")
@@ -274,9 +275,9 @@ final class ServerProcess: @unchecked Sendable {
     let process = Process()
     let output = Pipe()
 
-    init(executable: String, database: String) throws {
+    init(executable: String, database: String, extraArguments: [String] = []) throws {
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["serve", "--port", "0", "--database", database]
+        process.arguments = ["serve", "--port", "0", "--database", database] + extraArguments
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
