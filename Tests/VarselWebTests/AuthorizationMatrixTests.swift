@@ -1,0 +1,181 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+import VarselCore
+import VarselStore
+@testable import VarselWeb
+
+/// Every route the router serves × who asks: anonymous, the owner (mentor Ola, whose notification, assignment,
+/// contact and certifications the ids name), another mentor (Kari), a coordinator, an admin.
+///
+/// The routes come from the router itself, so adding a route without adding its row here fails
+/// ``everyRouteHasARow()``. API routes are called with a bearer token, pages with the session cookie and the
+/// form's CSRF field.
+@Suite("Authorization matrix: every route × role × owner")
+struct AuthorizationMatrixTests {
+    /// Expected statuses for anonymous, owner, other mentor, coordinator, admin.
+    struct Row {
+        var anonymous: Int
+        var owner: Int
+        var otherMentor: Int
+        var coordinator: Int
+        var admin: Int
+        /// The body to send (JSON for the API, a form for pages; `{csrf}` is replaced by the caller's token).
+        var body: String?
+        var headers: HTTPFields = [:]
+
+        init(_ anonymous: Int, _ owner: Int, _ otherMentor: Int, _ coordinator: Int, _ admin: Int, body: String? = nil, headers: HTTPFields = [:]) {
+            self.anonymous = anonymous
+            self.owner = owner
+            self.otherMentor = otherMentor
+            self.coordinator = coordinator
+            self.admin = admin
+            self.body = body
+            self.headers = headers
+        }
+
+        /// The same answer for everyone signed in; `anonymous` for the rest.
+        static func signedIn(_ anonymous: Int, _ status: Int, body: String? = nil, headers: HTTPFields = [:]) -> Row {
+            Row(anonymous, status, status, status, status, body: body, headers: headers)
+        }
+    }
+
+    static let signIn = #"{"username":"kari","password":"\#(TestWorld.password)"}"#
+    static let form = "_csrf={csrf}"
+    static let preferences = #"{"enabledKinds":["assignment"],"sound":true,"vibration":true,"systemNotifications":false,"speakPersonalDetails":false}"#
+    static let signInForm = "username=kari&password=\(TestWorld.password.replacingOccurrences(of: " ", with: "+"))"
+
+    /// One row per route, keyed `METHOD /path` as the router spells it.
+    static let matrix: [String: Row] = [
+        "GET /healthz": .signedIn(200, 200),
+        "GET /metrics": .signedIn(401, 401),
+        "GET /api/v1/openapi.yaml": .signedIn(200, 200),
+        "POST /api/v1/session": .signedIn(201, 201, body: signIn),
+        "DELETE /api/v1/session": .signedIn(401, 204),
+        "GET /api/v1/me": .signedIn(401, 200),
+        "GET /api/v1/notifications": .signedIn(401, 200),
+        "GET /api/v1/notifications/unread-count": .signedIn(401, 200),
+        "POST /api/v1/notifications": Row(401, 403, 403, 201, 201, body: #"{"recipients":["kari"],"kind":"scenarioPrompt","title":"t","body":"b"}"#),
+        "POST /api/v1/notifications/read-all": .signedIn(401, 200),
+        "POST /api/v1/notifications/bulk": .signedIn(401, 200, body: #"{"action":"read","ids":[1]}"#),
+        "GET /api/v1/notifications/{id}": Row(401, 200, 404, 404, 404),
+        "POST /api/v1/notifications/{id}/read": Row(401, 200, 404, 404, 404),
+        "POST /api/v1/notifications/{id}/unread": Row(401, 200, 404, 404, 404),
+        "DELETE /api/v1/notifications/{id}": Row(401, 204, 404, 404, 404),
+        "GET /api/v1/preferences": .signedIn(401, 200),
+        "PUT /api/v1/preferences": .signedIn(401, 200, body: preferences),
+        "POST /api/v1/assignments": Row(401, 403, 403, 201, 201, body: #"{"mentor":"ola","contact":{"name":"N","phone":"","address":"A","notes":""}}"#),
+        "GET /api/v1/assignments/{id}": Row(401, 200, 404, 200, 200),
+        "POST /api/v1/assignments/{id}/acknowledge": Row(401, 200, 404, 403, 403),
+        "POST /api/v1/assignments/{id}/decline": Row(401, 200, 404, 403, 403),
+        "GET /api/v1/contacts/{id}": Row(401, 200, 404, 200, 200),
+        "POST /api/v1/pause": Row(401, 201, 201, 403, 403, body: #"{"until":"2031-06-01"}"#),
+        "GET /api/v1/mentors/{id}/certifications": Row(401, 200, 404, 200, 200),
+        "PUT /api/v1/mentors/{id}/certifications": Row(401, 403, 403, 200, 200, body: #"[{"name":"First aid","expiresOn":"2031-06-01"}]"#),
+        "GET /api/v1/users": Row(401, 403, 403, 200, 200),
+        "POST /api/v1/users": Row(401, 403, 403, 403, 201, body: #"{"username":"newcomer","password":"long enough pw","role":"mentor"}"#),
+        // A stream never ends, so signed-in callers send a bad Last-Event-ID: 400 shows they got past authorization.
+        "GET /api/v1/events": .signedIn(401, 400, headers: [.init("Last-Event-ID")!: "x"]),
+        "GET /static/{name}": .signedIn(200, 200),
+        "GET /signin": .signedIn(200, 200),
+        "POST /signin": .signedIn(303, 303, body: signInForm),
+        "POST /signout": .signedIn(303, 303, body: form),
+        "GET /": .signedIn(303, 200),
+        "GET /assignments": .signedIn(303, 200),
+        "GET /contacts": .signedIn(303, 200),
+        "GET /profile": .signedIn(303, 200),
+        "GET /notifications": .signedIn(303, 200),
+        "GET /notifications/{id}/open": Row(303, 303, 404, 404, 404),
+        "POST /notifications/read-all": .signedIn(303, 303, body: form),
+        "POST /notifications/bulk": .signedIn(303, 303, body: form + "&ids=1&action=read"),
+        "GET /settings": .signedIn(303, 200),
+        "POST /settings": .signedIn(303, 303, body: form + "&sound=on"),
+        "GET /contacts/{id}": Row(303, 200, 404, 200, 200),
+        "POST /assignments/{id}/acknowledge": Row(303, 303, 404, 404, 404, body: form),
+        "POST /assignments/{id}/decline": Row(303, 303, 404, 404, 404, body: form),
+        "GET /certifications": .signedIn(303, 200),
+        "GET /certifications/{id}": .signedIn(303, 200),
+        "GET /pause": .signedIn(303, 200),
+        "GET /scenarios": .signedIn(303, 200),
+        "GET /scenarios/{id}": .signedIn(303, 200),
+        "GET /coordinator": Row(303, 403, 403, 200, 200),
+        "POST /coordinator/notifications": Row(303, 403, 403, 303, 303, body: form + "&recipient={kari}&kind=scenarioPrompt&title=Hi&body=b"),
+        "POST /coordinator/assignments": Row(303, 403, 403, 303, 303, body: form + "&mentor={ola}&contactName=N&contactAddress=A"),
+    ]
+
+    /// The routes the router serves, spelled `METHOD /path`, without the HEAD twins of GET routes.
+    static func servedRoutes() async throws -> Set<String> {
+        let world = try await TestWorld()
+        let router = try await VarselRouter.build(services: world.services)
+        return Set(router.routes.filter { $0.method != .head }.map { route in
+            let path = route.path.description
+            return "\(route.method.rawValue) \(path.hasPrefix("/") ? path : "/" + path)"
+        })
+    }
+
+    @Test("every route the router serves has a row, and every row is a served route")
+    func everyRouteHasARow() async throws {
+        let served = try await Self.servedRoutes()
+        let rows = Set(Self.matrix.keys)
+        #expect(served.count > 40)
+        #expect(served.subtracting(rows).isEmpty, "routes without a row: \(served.subtracting(rows).sorted())")
+        #expect(rows.subtracting(served).isEmpty, "rows for no route: \(rows.subtracting(served).sorted())")
+    }
+
+    @Test("each route answers each caller as its row says", arguments: Self.matrix.keys.sorted())
+    func routeAnswersEachCaller(_ route: String) async throws {
+        let row = try #require(Self.matrix[route])
+        let parts = route.split(separator: " ", maxSplits: 1)
+        let method = HTTPRequest.Method(String(parts[0]))!
+        let pattern = String(parts[1])
+        // A fresh world per route: one caller's change (a deletion, a sign-out) cannot decide another's answer.
+        var configuration = VarselServices.Configuration()
+        configuration.metricsToken = "scrape-secret"
+        let world = try await TestWorld(configuration: configuration)
+        let (assignment, contact, item) = try await world.repository.createAssignment(
+            mentorID: world.ola.id, coordinatorID: world.coordinator.id,
+            contact: NewContact(name: "Per Olsen", phone: "1", address: "Torggata 3", notes: ""), at: world.clock.now
+        ) { contactID, assignmentID in
+            NewNotification(recipientID: world.ola.id, senderID: world.coordinator.id, kind: .assignment, title: "New assignment", body: "b",
+                            deepLink: .contact(contactID: contactID, assignmentID: assignmentID), personalDetails: ["Per Olsen"])
+        }
+        let id: String = switch true {
+        case pattern.contains("/notifications/{id}"): "\(item.id)"
+        case pattern.contains("/assignments/{id}"): "\(assignment.id)"
+        case pattern.contains("/contacts/{id}"): "\(contact.id)"
+        case pattern.contains("/mentors/{id}"): "\(world.ola.id)"
+        default: "1"
+        }
+        let path = pattern.replacingOccurrences(of: "{id}", with: id).replacingOccurrences(of: "{name}", with: "varsel.css")
+        let isAPI = path.hasPrefix("/api/") || path == "/metrics"
+        try await world.test { client in
+            let callers: [(String, String?, Int)] = [("anonymous", nil, row.anonymous), ("other mentor", "kari", row.otherMentor),
+                                                     ("coordinator", "coord", row.coordinator), ("admin", "admin", row.admin),
+                                                     ("owner", "ola", row.owner)]
+            for (name, username, expected) in callers {
+                var headers = row.headers
+                var body = row.body?.replacingOccurrences(of: "{kari}", with: "\(world.kari.id)")
+                    .replacingOccurrences(of: "{ola}", with: "\(world.ola.id)")
+                if let username {
+                    let (cookie, csrf) = try await client.cookieAndCSRF(username)
+                    if isAPI {
+                        headers[.authorization] = "Bearer \(cookie.split(separator: "=", maxSplits: 1)[1])"
+                    } else {
+                        headers[.cookie] = cookie
+                        body = body?.replacingOccurrences(of: "{csrf}", with: csrf)
+                    }
+                }
+                if body != nil {
+                    headers[.contentType] = isAPI ? "application/json" : "application/x-www-form-urlencoded"
+                }
+                let response = try await client.execute(uri: path, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
+                #expect(Int(response.status.code) == expected, "\(route) as \(name): \(response.status) \(response.text.prefix(200))")
+                if response.status.code >= 400 {
+                    #expect(!response.text.contains("Per Olsen") && !response.text.contains("Torggata"), "\(route) as \(name) leaked the contact")
+                }
+            }
+        }
+    }
+}
