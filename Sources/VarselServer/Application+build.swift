@@ -12,6 +12,8 @@ public struct ServerConfiguration: Sendable {
     public var port = 8080
     /// The SQLite file; the embedded default store.
     public var databasePath = "./varsel.sqlite"
+    /// How much a commit survives; `.full` unless a benchmark asks otherwise.
+    public var durability: SQLiteRepository.Durability = .full
     /// Load the demo users and notifications (once).
     public var loadsDemo = false
     /// The bcrypt cost for new passwords.
@@ -20,6 +22,10 @@ public struct ServerConfiguration: Sendable {
     public var http = VarselServices.Configuration()
     /// How often maintenance (expiry warnings, pruning) runs.
     public var maintenanceInterval: Duration = .seconds(3600)
+    /// How long a connection may sit idle, or take to send a request, before it is closed. Live streams are
+    /// responses in progress and are not idle; their writes have their own timeout
+    /// (``VarselServices/Configuration/streamWriteTimeout``).
+    public var idleTimeout: Duration = .seconds(30)
 
     public init() {}
 }
@@ -34,7 +40,7 @@ public func buildApplication(
 ) async throws -> some ApplicationProtocol {
     var logger = Logger(label: "varsel")
     logger.logLevel = configuration.logLevel
-    let store: any VarselRepository = try repository ?? SQLiteRepository(path: configuration.databasePath)
+    let store: any VarselRepository = try repository ?? SQLiteRepository(path: configuration.databasePath, durability: configuration.durability)
     let services = VarselServices(repository: store, now: now, passwords: PasswordHasher(cost: configuration.bcryptCost),
                                   configuration: configuration.http, logger: logger)
     if configuration.loadsDemo {
@@ -43,6 +49,8 @@ public func buildApplication(
     let router = try await VarselRouter.build(services: services)
     var app = Application(
         router: router,
+        server: .http1(configuration: .init(idleTimeout: .nanoseconds(configuration.idleTimeout.components.seconds * 1_000_000_000
+                + configuration.idleTimeout.components.attoseconds / 1_000_000_000))),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Varsel"),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
         logger: logger

@@ -20,9 +20,10 @@ struct PreferencesController {
     func update(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
         let body = try await JSONCoding.decode(PreferencesResource.self, from: request)
-        try await services.repository.setPreferences(body.preferences, for: identity.user.id)
+        let preferences = try Validation.preferences(body)
+        try await services.repository.setPreferences(preferences, for: identity.user.id)
         services.broker.preferencesChanged(userID: identity.user.id)
-        return try JSONCoding.response(PreferencesResource(body.preferences))
+        return try JSONCoding.response(PreferencesResource(preferences))
     }
 }
 
@@ -83,7 +84,7 @@ public struct UserAdministration: Sendable {
         let language = locale.map { Language(tag: $0) } ?? .english
         if language == nil { errors.append(.init(field: "locale", message: "must be en or nb")) }
         let display = (displayName ?? name).trimmingCharacters(in: .whitespaces)
-        errors += Validation.text(display, field: "displayName", max: 100)
+        errors += Validation.text(display, field: "displayName", max: Limits.maxDisplayNameLength).map(\.fieldError)
         guard errors.isEmpty, let parsedRole, let language else { throw Problem.unprocessable(Validation.summary(errors), errors: errors) }
         let hash = try await passwords.hash(password)
         return try await repository.createUser(

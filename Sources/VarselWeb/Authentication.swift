@@ -24,11 +24,14 @@ public struct AuthenticationMiddleware: RouterMiddleware {
 
     public func handle(_ request: Request, context: VarselContext, next: (Request, VarselContext) async throws -> Response) async throws -> Response {
         var context = context
+        var request = request
         if let identity = try await identify(request) {
-            if identity.method == .cookie, Self.isUnsafe(request.method), request.uri.path.hasPrefix("/api/") {
-                let echoed = request.headers[.csrfToken] ?? ""
-                guard Tokens.constantTimeEquals(echoed, identity.session.csrfToken) else {
-                    throw Problem.forbidden("Requests signed in by cookie must send the session's CSRF token in the X-CSRF-Token header.")
+            if identity.method == .cookie, Self.isUnsafe(request.method) {
+                // One rule for every path: a browser request that changes something proves it came from our own
+                // page by echoing the session's CSRF token, in the header (scripts) or the form (plain forms).
+                guard Tokens.constantTimeEquals(try await Self.echoedCSRFToken(&request), identity.session.csrfToken) else {
+                    throw Problem.forbidden(
+                        "Requests signed in by cookie must send the session's CSRF token (the X-CSRF-Token header, or the _csrf form field).")
                 }
             }
             context.identity = identity
@@ -37,12 +40,22 @@ public struct AuthenticationMiddleware: RouterMiddleware {
         return try await next(request, context)
     }
 
+    /// The CSRF token a request echoes: the `X-CSRF-Token` header, else the `_csrf` field of a form body.
+    /// Reading the form keeps the body for the handler.
+    static func echoedCSRFToken(_ request: inout Request) async throws -> String {
+        if let header = request.headers[.csrfToken] { return header }
+        guard FormBody.isForm(request) else { return "" }
+        let buffer = try await request.collectBody(upTo: Limits.maxBodyBytes)
+        return FormBody(encoded: String(buffer: buffer))["_csrf"] ?? ""
+    }
+
     static func isUnsafe(_ method: HTTPRequest.Method) -> Bool {
         ![.get, .head, .options].contains(method)
     }
 
     func identify(_ request: Request) async throws -> Identity? {
-        if let header = request.headers[.authorization] {
+        // `/metrics` carries its own bearer token (``MetricsAccess``), not a session's.
+        if let header = request.headers[.authorization], request.uri.path != "/metrics" {
             let parts = header.split(separator: " ", maxSplits: 1)
             guard parts.count == 2, parts[0].lowercased() == "bearer" else {
                 throw Problem.unauthorized("The Authorization header must be 'Bearer <token>'.")
@@ -52,7 +65,9 @@ public struct AuthenticationMiddleware: RouterMiddleware {
             }
             return identity
         }
-        if let token = request.cookies[sessionCookieName]?.value, !token.isEmpty {
+        // Signing in never acts with the session the browser may already hold (and the form has no token for
+        // it): the sign-in post is anonymous, guarded by the same-origin check instead.
+        if let token = request.cookies[sessionCookieName]?.value, !token.isEmpty, request.uri.path != "/signin" {
             return try await lookUp(token: token, method: .cookie)
         }
         return nil

@@ -7,9 +7,13 @@ import NIOPosix
 public struct PasswordHasher: Sendable {
     /// The bcrypt cost; 12 in production, lower only in tests.
     public var cost: UInt8
+    /// A hash of a random password at `cost`, checked against when the username is unknown, so that a sign-in
+    /// takes as long whether or not the account exists.
+    let decoyHash: String
 
     public init(cost: UInt8 = 12) {
         self.cost = cost
+        decoyHash = Bcrypt.hash(Tokens.random(), cost: cost)
     }
 
     public func hash(_ password: String) async throws -> String {
@@ -19,6 +23,13 @@ public struct PasswordHasher: Sendable {
 
     public func verify(_ password: String, hash: String) async throws -> Bool {
         try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash) }
+    }
+
+    /// Checks `password` against `hash`, or, when there is no account, against the decoy at the same cost and
+    /// answers false: the time taken does not tell whether the account exists.
+    public func verify(_ password: String, hashIfAccountExists hash: String?) async throws -> Bool {
+        let matches = try await verify(password, hash: hash ?? decoyHash)
+        return hash != nil && matches
     }
 }
 
@@ -47,47 +58,127 @@ public enum Tokens {
     }
 }
 
-/// Slows down repeated failed sign-ins: after a few failures for a username (or from an address), further
-/// attempts are refused until a delay that doubles with each failure has passed.
+/// Limits sign-in attempts so that passwords cannot be guessed quickly, without letting anyone lock a mentor out.
+///
+/// Three budgets, each checked and reserved in one step *before* the password is checked, so parallel attempts
+/// cannot all slip through while bcrypt runs:
+/// - per account and client (`kari` from 203.0.113.9): a few free failures, then a delay that doubles with
+///   each failure. Someone else's failures, from another address, never delay the mentor's own sign-in.
+/// - per client across accounts: stops one address from trying one password on many accounts (spraying).
+/// - a global ceiling on checks in progress, so a flood cannot take every bcrypt thread.
+/// An attempt in progress counts as a failure until it ends; a success clears its account-and-client budget.
 public actor LoginThrottle {
-    /// How many failures are free before the delay starts.
-    public let freeFailures: Int
-    /// The first delay; each further failure doubles it, up to `maximumDelay`.
-    public let baseDelay: TimeInterval
-    public let maximumDelay: TimeInterval
-    private let now: @Sendable () -> Date
-    private var failures: [String: (count: Int, last: Date)] = [:]
+    /// The limits.
+    public struct Configuration: Sendable {
+        /// Free failures for one account from one client before the delay starts.
+        public var accountFailures = 5
+        /// Free failures from one client, across all accounts, before the delay starts.
+        public var clientFailures = 20
+        /// Password checks allowed to run at once across the whole server.
+        public var concurrentChecks = 16
+        /// The first delay; each further failure doubles it, up to `maximumDelay`.
+        public var baseDelay: TimeInterval = 1
+        public var maximumDelay: TimeInterval = 300
+        /// Failures older than this are forgotten.
+        public var memory: TimeInterval = 900
 
-    public init(freeFailures: Int = 5, baseDelay: TimeInterval = 1, maximumDelay: TimeInterval = 300, now: @escaping @Sendable () -> Date) {
-        self.freeFailures = freeFailures
-        self.baseDelay = baseDelay
-        self.maximumDelay = maximumDelay
+        public init() {}
+    }
+
+    /// A reserved attempt: pass it back to ``succeeded(_:)`` or ``failed(_:)``.
+    public struct Attempt: Sendable {
+        let keys: [String]
+    }
+
+    /// What ``reserve(account:client:)`` decided.
+    public enum Decision: Sendable {
+        case proceed(Attempt)
+        /// Refused; the client may try again after this many seconds.
+        case retry(after: TimeInterval)
+    }
+
+    private struct Entry {
+        var failures = 0
+        var pending = 0
+        var last: Date
+    }
+
+    public let configuration: Configuration
+    private let now: @Sendable () -> Date
+    private var entries: [String: Entry] = [:]
+    private var checksInProgress = 0
+
+    public init(configuration: Configuration = .init(), now: @escaping @Sendable () -> Date) {
+        self.configuration = configuration
         self.now = now
     }
 
-    /// Seconds to wait before `keys` may try again; 0 when they may try now.
-    public func retryAfter(_ keys: [String]) -> TimeInterval {
+    /// Reserves an attempt for `account` from `client`, or says how long to wait.
+    public func reserve(account: String, client: String) -> Decision {
         let current = now()
-        return keys.map { key -> TimeInterval in
-            guard let entry = failures[key], entry.count >= freeFailures else { return 0 }
-            let delay = min(maximumDelay, baseDelay * pow(2, Double(entry.count - freeFailures)))
-            return max(0, entry.last.addingTimeInterval(delay).timeIntervalSince(current))
-        }.max() ?? 0
+        let keys = [("account:" + account.lowercased() + "|client:" + client, configuration.accountFailures),
+                    ("client:" + client, configuration.clientFailures)]
+        guard checksInProgress < configuration.concurrentChecks else { return .retry(after: 1) }
+        let wait = keys.map { key, free in delay(for: key, free: free, at: current) }.max() ?? 0
+        guard wait <= 0 else { return .retry(after: wait) }
+        for (key, _) in keys {
+            var entry = fresh(key, at: current)
+            entry.pending += 1
+            entries[key] = entry
+        }
+        checksInProgress += 1
+        return .proceed(Attempt(keys: keys.map(\.0)))
     }
 
-    public func recordFailure(_ keys: [String]) {
+    /// The attempt's password was right: its account-and-client failures are forgotten.
+    public func succeeded(_ attempt: Attempt) {
+        end(attempt, failed: false)
+    }
+
+    /// The attempt's password was wrong (or the account does not exist).
+    public func failed(_ attempt: Attempt) {
+        end(attempt, failed: true)
+    }
+
+    /// How many password checks are running now.
+    public var inProgress: Int { checksInProgress }
+
+    private func end(_ attempt: Attempt, failed: Bool) {
         let current = now()
-        for key in keys {
-            let count = (failures[key]?.count ?? 0) + 1
-            failures[key] = (count, current)
+        checksInProgress = max(0, checksInProgress - 1)
+        for (index, key) in attempt.keys.enumerated() {
+            guard var entry = entries[key] else { continue }
+            entry.pending = max(0, entry.pending - 1)
+            if failed {
+                entry.failures += 1
+                entry.last = current
+            } else if index == 0 {
+                entry.failures = 0
+            }
+            entries[key] = entry.failures == 0 && entry.pending == 0 ? nil : entry
         }
-        // Forget entries idle for longer than the longest delay, so the table cannot grow without bound.
-        if failures.count > 10_000 {
-            failures = failures.filter { current.timeIntervalSince($0.value.last) < maximumDelay }
+        // Forget idle entries, so the table cannot grow without bound.
+        if entries.count > 10_000 {
+            entries = entries.filter { $0.value.pending > 0 || current.timeIntervalSince($0.value.last) < configuration.memory }
         }
     }
 
-    public func recordSuccess(_ keys: [String]) {
-        keys.forEach { failures[$0] = nil }
+    /// The entry for `key`, its failures forgotten when they are old.
+    private func fresh(_ key: String, at current: Date) -> Entry {
+        guard var entry = entries[key] else { return Entry(last: current) }
+        if entry.pending == 0, current.timeIntervalSince(entry.last) >= configuration.memory { entry.failures = 0 }
+        return entry
+    }
+
+    /// Seconds `key` must wait: attempts in progress count as failures, so the budget cannot be overdrawn.
+    private func delay(for key: String, free: Int, at current: Date) -> TimeInterval {
+        let entry = fresh(key, at: current)
+        let used = entry.failures + entry.pending
+        guard used >= free else { return 0 }
+        // Over budget with checks still running: wait for them to finish.
+        if entry.failures < free { return 1 }
+        let delay = min(configuration.maximumDelay, configuration.baseDelay * pow(2, Double(entry.failures - free)))
+        let remaining = entry.last.addingTimeInterval(delay).timeIntervalSince(current)
+        return entry.pending > 0 ? max(1, remaining) : remaining
     }
 }

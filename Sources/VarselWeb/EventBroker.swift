@@ -8,6 +8,17 @@ public enum StreamMessage: Sendable {
     case heartbeat
     /// The user changed their preferences: streams re-read them before the next announcement text.
     case preferencesChanged
+    /// The server is ending this stream; the client is told why (a `reset` event) and should not simply reconnect
+    /// when the reason is that it signed out.
+    case closing(StreamCloseReason)
+}
+
+/// Why the server ended a live stream, as sent to the client in the last `reset` event.
+public enum StreamCloseReason: String, Sendable {
+    /// The user opened more streams than allowed; this was their oldest.
+    case tooManyStreams = "too-many-streams"
+    /// The session the stream was opened with signed out or changed its password.
+    case signedOut = "signed-out"
 }
 
 /// Fans events out to the live streams of the user they belong to.
@@ -18,42 +29,83 @@ public enum StreamMessage: Sendable {
 public final class EventBroker: Sendable {
     public typealias Subscription = (id: UInt64, messages: AsyncStream<StreamMessage>)
 
+    /// One attached stream: where to send, and which session opened it.
+    private struct Subscriber {
+        var continuation: AsyncStream<StreamMessage>.Continuation
+        var session: String
+    }
+
     private struct State {
         var nextID: UInt64 = 0
-        var subscribers: [Int64: [UInt64: AsyncStream<StreamMessage>.Continuation]] = [:]
+        /// Per user, by subscription id; ids grow, so the smallest is the oldest.
+        var subscribers: [Int64: [UInt64: Subscriber]] = [:]
         var isShutDown = false
     }
 
     private let state = Mutex(State())
     private let bufferLimit: Int
+    private let streamsPerUser: Int
     private let metrics: ServiceMetrics
 
-    public init(bufferLimit: Int, metrics: ServiceMetrics) {
+    public init(bufferLimit: Int, streamsPerUser: Int = 8, metrics: ServiceMetrics) {
         self.bufferLimit = bufferLimit
+        self.streamsPerUser = max(1, streamsPerUser)
         self.metrics = metrics
     }
 
-    /// Attaches a stream for `userID`. Attach before replaying from the store, so nothing falls in between.
-    public func subscribe(userID: Int64) -> Subscription {
+    /// Attaches a stream for `userID`, opened by the session whose token hash is `session`. Attach before
+    /// replaying from the store, so nothing falls in between. When the user already holds the most streams
+    /// allowed, their oldest is told why and closed.
+    public func subscribe(userID: Int64, session: String = "") -> Subscription {
         let (stream, continuation) = AsyncStream<StreamMessage>.makeStream(bufferingPolicy: .bufferingOldest(bufferLimit))
-        let id: UInt64? = state.withLock { state in
+        let attached: (id: UInt64, evicted: [AsyncStream<StreamMessage>.Continuation])? = state.withLock { state in
             guard !state.isShutDown else { return nil }
             state.nextID += 1
-            state.subscribers[userID, default: [:]][state.nextID] = continuation
-            return state.nextID
+            var mine = state.subscribers[userID, default: [:]]
+            var evicted: [AsyncStream<StreamMessage>.Continuation] = []
+            while mine.count >= streamsPerUser, let oldest = mine.keys.min() {
+                evicted.append(mine.removeValue(forKey: oldest)!.continuation)
+            }
+            mine[state.nextID] = Subscriber(continuation: continuation, session: session)
+            state.subscribers[userID] = mine
+            return (state.nextID, evicted)
         }
-        guard let id else {
+        guard let attached else {
             continuation.finish()
             return (0, stream)
         }
+        for old in attached.evicted { close(old, reason: .tooManyStreams) }
+        let id = attached.id
         continuation.onTermination = { [weak self] _ in self?.remove(userID: userID, id: id) }
         return (id, stream)
     }
 
     /// Ends one stream, as graceful shutdown does for every stream still open.
     public func end(userID: Int64, id: UInt64) {
-        let continuation = state.withLock { $0.subscribers[userID]?[id] }
+        let continuation = state.withLock { $0.subscribers[userID]?[id]?.continuation }
         continuation?.finish()
+    }
+
+    /// Ends every stream opened by the session whose token hash is `session` (sign-out), telling each why.
+    public func endStreams(ofSession session: String) {
+        let targets = state.withLock { state in
+            state.subscribers.values.flatMap { $0.values.filter { $0.session == session }.map(\.continuation) }
+        }
+        for continuation in targets { close(continuation, reason: .signedOut) }
+    }
+
+    /// Ends every stream of `userID`, whatever session opened it (a password change), telling each why.
+    public func endStreams(ofUser userID: Int64) {
+        let targets = state.withLock { ($0.subscribers[userID] ?? [:]).values.map(\.continuation) }
+        for continuation in targets { close(continuation, reason: .signedOut) }
+    }
+
+    /// How many streams `userID` holds.
+    public func streamCount(userID: Int64) -> Int { state.withLock { $0.subscribers[userID]?.count ?? 0 } }
+
+    private func close(_ continuation: AsyncStream<StreamMessage>.Continuation, reason: StreamCloseReason) {
+        continuation.yield(.closing(reason))
+        continuation.finish()
     }
 
     private func remove(userID: Int64, id: UInt64) {
@@ -65,19 +117,19 @@ public final class EventBroker: Sendable {
 
     /// Delivers `event` to every stream of its user.
     public func publish(_ event: StoredEvent) {
-        let targets = state.withLock { Array(($0.subscribers[event.userID] ?? [:]).values) }
+        let targets = state.withLock { ($0.subscribers[event.userID] ?? [:]).values.map(\.continuation) }
         for continuation in targets { deliver(.event(event), to: continuation) }
     }
 
     /// Tells `userID`'s streams that their preferences changed.
     public func preferencesChanged(userID: Int64) {
-        let targets = state.withLock { Array(($0.subscribers[userID] ?? [:]).values) }
+        let targets = state.withLock { ($0.subscribers[userID] ?? [:]).values.map(\.continuation) }
         for continuation in targets { deliver(.preferencesChanged, to: continuation) }
     }
 
     /// Sends a heartbeat to every stream.
     public func heartbeat() {
-        let targets = state.withLock { $0.subscribers.values.flatMap(\.values) }
+        let targets = state.withLock { $0.subscribers.values.flatMap { $0.values.map(\.continuation) } }
         for continuation in targets { deliver(.heartbeat, to: continuation) }
     }
 
@@ -95,7 +147,7 @@ public final class EventBroker: Sendable {
     public func shutDown() {
         let all = state.withLock { state in
             state.isShutDown = true
-            return state.subscribers.values.flatMap(\.values)
+            return state.subscribers.values.flatMap { $0.values.map(\.continuation) }
         }
         all.forEach { $0.finish() }
     }

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import ServiceLifecycle
+import Synchronization
 import VarselCore
 import VarselStore
 
@@ -40,19 +41,40 @@ struct EventsController {
         let describer = services.describer(identity.user.language)
 
         // Attach first, then find where to start: nothing committed in between can be missed.
-        let subscription = services.broker.subscribe(userID: userID)
+        let subscription = services.broker.subscribe(userID: userID, session: identity.session.tokenHash)
         let latest = try await services.repository.latestEventID()
         let prunedThrough = try await services.repository.prunedThroughEventID()
 
         let initialPreferences = try await services.repository.preferences(for: userID)
 
+        let channel = context.channel
+        let writeTimeout = services.configuration.streamWriteTimeout
         let body = ResponseBody { writer in
+            // A client that stops reading would hold its socket for ever once its buffers fill: a watchdog closes
+            // the connection when one write has waited longer than the write timeout.
+            let progress = WriteProgress()
+            let watchdog = Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: writeTimeout / 4)
+                    if progress.hasWaited(longerThan: writeTimeout) {
+                        services.metrics.streamDroppedAsSlow()
+                        channel?.close(promise: nil)
+                        return
+                    }
+                }
+            }
+            defer { watchdog.cancel() }
+            func write(_ buffer: ByteBuffer) async throws {
+                progress.begin()
+                defer { progress.end() }
+                try await writer.write(buffer)
+            }
             // Read once, and again whenever the user changes them (privacy: the announcement text depends on them).
             var preferences = initialPreferences
             services.metrics.streamOpened()
             defer { services.metrics.streamClosed() }
             var lastSent: Int64
-            try await writer.write(ByteBuffer(string: "retry: \(services.configuration.streamRetryMilliseconds)\n: connected\n\n"))
+            try await write(ByteBuffer(string: "retry: \(services.configuration.streamRetryMilliseconds)\n: connected\n\n"))
             switch resumeFrom {
             case nil:
                 lastSent = latest
@@ -60,14 +82,14 @@ struct EventsController {
                 // Too old to replay (or not an id this server gave out): the client must reload its list.
                 let reason = point > latest ? "unknown-event-id" : "too-old"
                 let json = try JSONCoding.encoder.encode(ResetPayload(reason: reason, lastEventId: latest))
-                try await writer.write(Frame.event(id: latest, name: "reset", json: json))
+                try await write(Frame.event(id: latest, name: "reset", json: json))
                 lastSent = latest
             case let .some(point):
                 lastSent = point
                 while true {
                     let batch = try await services.repository.events(for: userID, after: lastSent, limit: 500)
                     for event in batch {
-                        try await writer.write(try frame(for: event, describer: describer, preferences: preferences, live: false))
+                        try await write(try frame(for: event, describer: describer, preferences: preferences, live: false))
                         lastSent = event.id
                     }
                     if batch.count < 500 { break }
@@ -78,12 +100,16 @@ struct EventsController {
                 for await message in subscription.messages {
                     switch message {
                     case .heartbeat:
-                        try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
+                        try await write(ByteBuffer(string: ": heartbeat\n\n"))
                     case .preferencesChanged:
                         preferences = try await services.repository.preferences(for: userID)
+                    case let .closing(reason):
+                        // The last word: why the server ends this stream (sign-out, too many streams).
+                        let json = try JSONCoding.encoder.encode(ResetPayload(reason: reason.rawValue, lastEventId: lastSent))
+                        try await write(Frame.event(id: lastSent, name: "reset", json: json))
                     case let .event(event):
                         guard event.id > lastSent else { continue }
-                        try await writer.write(try frame(for: event, describer: describer, preferences: preferences, live: true))
+                        try await write(try frame(for: event, describer: describer, preferences: preferences, live: true))
                         lastSent = event.id
                     }
                 }
@@ -94,9 +120,21 @@ struct EventsController {
         }
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream; charset=utf-8"
-        headers[.cacheControl] = "no-cache"
+        headers[.cacheControl] = "no-store"
         headers[HTTPField.Name("X-Accel-Buffering")!] = "no"
         return Response(status: .ok, headers: headers, body: body)
+    }
+
+    /// When the stream's current write started, if one is waiting; shared with the watchdog.
+    final class WriteProgress: Sendable {
+        private let started = Mutex<ContinuousClock.Instant?>(nil)
+
+        func begin() { started.withLock { $0 = .now } }
+        func end() { started.withLock { $0 = nil } }
+
+        func hasWaited(longerThan limit: Duration) -> Bool {
+            started.withLock { $0.map { ContinuousClock.now - $0 > limit } ?? false }
+        }
     }
 
     /// The event to resume after, from `Last-Event-ID` or `?since=`; nil for a fresh stream.

@@ -19,6 +19,9 @@ public enum JSONCoding {
 
     /// Decodes the request body as `T`, or throws a 4xx ``Problem`` that says what was wrong.
     public static func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
+        guard mediaType(of: request) == "application/json" else {
+            throw Problem(.unsupportedMediaType, "Send the body as JSON with 'Content-Type: application/json'.")
+        }
         var request = request
         let buffer: ByteBuffer
         do {
@@ -34,6 +37,12 @@ public enum JSONCoding {
         } catch {
             throw Problem.badRequest("The body is not valid JSON.")
         }
+    }
+
+    /// The request's media type, lower-cased, without parameters (`application/json`), or "" without one.
+    static func mediaType(of request: Request) -> String {
+        guard let value = request.headers[.contentType] else { return "" }
+        return value.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
     }
 
     /// A JSON response with `status`.
@@ -60,8 +69,10 @@ public enum JSONCoding {
             return .badRequest("The field '\(field)' must be \(describe(expected)), not null.", errors: [.init(field: field, message: "must not be null")])
         case let .dataCorrupted(context):
             if context.codingPath.isEmpty { return .badRequest("The body is not valid JSON.") }
+            // The decoder's description quotes the value; the answer names the field only.
             let field = path(context)
-            return .badRequest("The field '\(field)' is invalid: \(context.debugDescription)", errors: [.init(field: field, message: context.debugDescription)])
+            return .badRequest("The field '\(field)' has a value that is not allowed; see the schema in /api/v1/openapi.yaml.",
+                               errors: [.init(field: field, message: "not an allowed value")])
         @unknown default:
             return .badRequest("The body could not be read.")
         }

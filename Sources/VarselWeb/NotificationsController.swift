@@ -34,7 +34,7 @@ struct NotificationsController {
         let filterName = query["filter"].map(String.init) ?? "all"
         guard let filter = NotificationFilter(wireName: filterName) else {
             let names = NotificationFilter.allCases.map(\.wireName).joined(separator: ", ")
-            throw Problem.badRequest("Unknown filter '\(filterName)'. Use one of: \(names).", errors: [.init(field: "filter", message: "unknown")])
+            throw Problem.badRequest("Unknown filter. Use one of: \(names).", errors: [.init(field: "filter", message: "unknown")])
         }
         let limit = try Self.limit(query["limit"].map(String.init))
         let cursor = try query["cursor"].map { try Cursor.decode(String($0)) }

@@ -36,7 +36,7 @@ struct SessionController {
 
     func signIn(_ request: Request, context: VarselContext) async throws -> Response {
         let body = try await JSONCoding.decode(SignInRequest.self, from: request)
-        let started = try await startSession(username: body.username, password: body.password, request: request)
+        let started = try await startSession(username: body.username, password: body.password, request: request, context: context)
         return try JSONCoding.response(
             SignInResponse(token: started.token, expiresAt: started.session.expiresAt, csrfToken: started.session.csrfToken,
                            user: UserResource(started.user)),
@@ -45,27 +45,38 @@ struct SessionController {
 
     /// Checks the password, slowing down repeated failures, and stores a new session.
     /// Shared by the API and the web sign-in form.
-    func startSession(username: String, password: String, request: Request) async throws -> NewSession {
+    func startSession(username: String, password: String, request: Request, context: VarselContext) async throws -> NewSession {
         let trimmed = username.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty, !password.isEmpty else {
             throw Problem.badRequest("Both username and password are required.", errors: [
                 .init(field: trimmed.isEmpty ? "username" : "password", message: "required"),
             ])
         }
-        let keys = ["user:" + trimmed.lowercased()] + (request.headers[.init("X-Forwarded-For")!].map { ["address:" + $0] } ?? [])
-        let wait = await services.throttle.retryAfter(keys)
-        if wait > 0 {
-            let seconds = Int(wait.rounded(.up))
-            throw Problem(.tooManyRequests, "Too many failed sign-ins. Try again in \(seconds) seconds.",
+        let client = ClientAddress.resolve(peer: context.peerAddress, forwardedFor: request.headers[.forwardedFor],
+                                           trustedProxies: services.configuration.trustedProxies)
+        let attempt: LoginThrottle.Attempt
+        switch await services.throttle.reserve(account: trimmed, client: client) {
+        case let .proceed(reserved):
+            attempt = reserved
+        case let .retry(after: wait):
+            let seconds = max(1, Int(wait.rounded(.up)))
+            throw Problem(.tooManyRequests, "Too many sign-in attempts. Try again in \(seconds) seconds.",
                           headers: [.retryAfter: String(seconds)])
         }
-        let user = try await services.repository.user(username: trimmed)
-        let matches = try await services.passwords.verify(password, hash: user?.passwordHash ?? "")
+        let user: User?
+        let matches: Bool
+        do {
+            user = try await services.repository.user(username: trimmed)
+            matches = try await services.passwords.verify(password, hashIfAccountExists: user?.passwordHash)
+        } catch {
+            await services.throttle.failed(attempt)
+            throw error
+        }
         guard let user, matches else {
-            await services.throttle.recordFailure(keys)
+            await services.throttle.failed(attempt)
             throw Problem.unauthorized("The username or password is wrong.")
         }
-        await services.throttle.recordSuccess(keys)
+        await services.throttle.succeeded(attempt)
         let token = Tokens.random()
         let now = services.now()
         let session = Session(tokenHash: Tokens.hash(token), userID: user.id, csrfToken: Tokens.random(), createdAt: now,
@@ -77,6 +88,7 @@ struct SessionController {
     func signOut(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
         try await services.repository.deleteSession(tokenHash: identity.session.tokenHash)
+        services.broker.endStreams(ofSession: identity.session.tokenHash)
         return Response(status: .noContent)
     }
 

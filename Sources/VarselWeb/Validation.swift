@@ -1,8 +1,44 @@
 import Foundation
 import VarselCore
+import VarselStore
 
-/// Checks user input against the documented limits, collecting every problem in one answer.
+/// Checks user input against the documented limits, for the JSON API and the page forms alike, collecting every
+/// problem in one answer.
+///
+/// Lengths are counted in Unicode scalars, as the OpenAPI document says: a grapheme count would let one letter
+/// carry thousands of combining marks. Messages name the field and the rule, never the value.
 enum Validation {
+    /// One broken rule of one field.
+    struct Issue: Equatable {
+        var field: String
+        var rule: Rule
+
+        enum Rule: Equatable {
+            case required
+            case tooLong(Int)
+            case controlCharacters
+            /// Any other rule, described in English.
+            case other(String)
+        }
+
+        var message: String {
+            switch rule {
+            case .required: "required"
+            case let .tooLong(max): "at most \(max) characters (Unicode scalars)"
+            case .controlCharacters: "must not contain control characters"
+            case let .other(message): message
+            }
+        }
+
+        var fieldError: Problem.FieldError { .init(field: field, message: message) }
+    }
+
+    /// The problem for `issues`: 422 naming every invalid field.
+    static func problem(_ issues: [Issue]) -> Problem {
+        let errors = issues.map(\.fieldError)
+        return Problem.unprocessable(summary(errors), errors: errors)
+    }
+
     struct ValidNotification {
         var kind: NotificationKind
         var title: String
@@ -12,40 +48,78 @@ enum Validation {
     }
 
     /// Validates the fields of a notification; `allowAssignment` is false where assignments have their own route.
+    ///
+    /// Privacy by structure: a coordinator's free-text title and body may name anyone, and no list of phrases can
+    /// be trusted to catch every name, so the whole title and body are marked as personal details. Announcements
+    /// then say the kind's name instead of the text (unless the mentor chose to hear personal details). Details of
+    /// a person to visit travel only as an assignment's contact, whose structured fields the core composes into
+    /// the text and marks.
     static func notification(kind: String, title: String, body: String, urgency: String?, personalDetails: [String],
                              allowAssignment: Bool) throws -> ValidNotification {
-        var errors: [Problem.FieldError] = []
+        var issues: [Issue] = []
         let kinds = NotificationKind.allCases.map(\.rawValue).joined(separator: ", ")
         let parsedKind = NotificationKind(rawValue: kind)
         if parsedKind == nil {
-            errors.append(.init(field: "kind", message: "unknown kind '\(kind)'; use one of: \(kinds)"))
+            issues.append(.init(field: "kind", rule: .other("is not a known kind; use one of: \(kinds)")))
         } else if parsedKind == .assignment, !allowAssignment {
-            errors.append(.init(field: "kind", message: "assignments are created with POST /api/v1/assignments, which also records the contact"))
+            issues.append(.init(field: "kind", rule: .other("assignments are created with POST /api/v1/assignments, which also records the contact")))
         }
         let cleanTitle = title.trimmingCharacters(in: .whitespacesAndNewlines)
         let cleanBody = body.trimmingCharacters(in: .whitespacesAndNewlines)
-        errors += text(cleanTitle, field: "title", max: Limits.maxTitleLength)
-        errors += text(cleanBody, field: "body", max: Limits.maxBodyLength, allowEmpty: true)
+        issues += text(cleanTitle, field: "title", max: Limits.maxTitleLength)
+        issues += text(cleanBody, field: "body", max: Limits.maxBodyLength, allowEmpty: true, allowsNewlines: true)
         let parsedUrgency = urgency.map { Urgency(rawValue: $0) } ?? .normal
-        if parsedUrgency == nil { errors.append(.init(field: "urgency", message: "must be 'normal' or 'urgent'")) }
-        if personalDetails.count > 20 || personalDetails.contains(where: { $0.count > Limits.maxTitleLength }) {
-            errors.append(.init(field: "personalDetails", message: "at most 20 phrases of at most \(Limits.maxTitleLength) characters"))
+        if parsedUrgency == nil { issues.append(.init(field: "urgency", rule: .other("must be 'normal' or 'urgent'"))) }
+        if personalDetails.count > Limits.maxPersonalDetails
+            || personalDetails.contains(where: { $0.unicodeScalars.count > Limits.maxTitleLength || hasControlCharacters($0, allowsNewlines: false) }) {
+            issues.append(.init(field: "personalDetails",
+                                rule: .other("at most \(Limits.maxPersonalDetails) phrases of at most \(Limits.maxTitleLength) characters, without control characters")))
         }
-        guard errors.isEmpty, let parsedKind, let parsedUrgency else {
-            throw Problem.unprocessable(summary(errors), errors: errors)
-        }
+        guard issues.isEmpty, let parsedKind, let parsedUrgency else { throw problem(issues) }
+        let freeText = [cleanTitle, cleanBody].filter { !$0.isEmpty }
         return ValidNotification(kind: parsedKind, title: cleanTitle, body: cleanBody, urgency: parsedUrgency,
-                                 personalDetails: personalDetails.filter { !$0.isEmpty })
+                                 personalDetails: freeText + personalDetails.filter { !$0.isEmpty })
     }
 
-    /// Problems with a text field: required, length, control characters.
-    static func text(_ value: String, field: String, max: Int, allowEmpty: Bool = false) -> [Problem.FieldError] {
-        if value.isEmpty { return allowEmpty ? [] : [.init(field: field, message: "required")] }
-        if value.count > max { return [.init(field: field, message: "at most \(max) characters (got \(value.count))")] }
-        if value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\n" }) {
-            return [.init(field: field, message: "must not contain control characters")]
+    /// Validates and trims a contact (a person a mentor visits); `prefix` names the fields (`contact.`).
+    static func contact(_ contact: NewContact, prefix: String = "contact.") throws -> NewContact {
+        let clean = NewContact(
+            name: contact.name.trimmingCharacters(in: .whitespacesAndNewlines),
+            phone: contact.phone.trimmingCharacters(in: .whitespacesAndNewlines),
+            address: contact.address.trimmingCharacters(in: .whitespacesAndNewlines),
+            notes: contact.notes.trimmingCharacters(in: .whitespacesAndNewlines))
+        var issues = text(clean.name, field: prefix + "name", max: Limits.maxContactNameLength)
+        issues += text(clean.address, field: prefix + "address", max: Limits.maxContactAddressLength)
+        issues += text(clean.phone, field: prefix + "phone", max: Limits.maxContactPhoneLength, allowEmpty: true)
+        issues += text(clean.notes, field: prefix + "notes", max: Limits.maxContactFieldLength, allowEmpty: true, allowsNewlines: true)
+        guard issues.isEmpty else { throw problem(issues) }
+        return clean
+    }
+
+    /// Validates notification preferences: `enabledKinds` holds each kind at most once (`uniqueItems`).
+    static func preferences(_ resource: PreferencesResource) throws -> NotificationPreferences {
+        guard Set(resource.enabledKinds).count == resource.enabledKinds.count else {
+            throw problem([.init(field: "enabledKinds", rule: .other("must not list a kind twice"))])
         }
+        return resource.preferences
+    }
+
+    /// Problems with a text field: required, length in Unicode scalars, control characters.
+    static func text(_ value: String, field: String, max: Int, allowEmpty: Bool = false, allowsNewlines: Bool = false) -> [Issue] {
+        if value.isEmpty { return allowEmpty ? [] : [.init(field: field, rule: .required)] }
+        if value.unicodeScalars.count > max { return [.init(field: field, rule: .tooLong(max))] }
+        if hasControlCharacters(value, allowsNewlines: allowsNewlines) { return [.init(field: field, rule: .controlCharacters)] }
         return []
+    }
+
+    /// Whether `value` holds control characters (NUL, BEL, ESC, …) or invisible format characters (bidi overrides);
+    /// line breaks are allowed where `allowsNewlines`.
+    static func hasControlCharacters(_ value: String, allowsNewlines: Bool) -> Bool {
+        value.unicodeScalars.contains { scalar in
+            if allowsNewlines, scalar == "\n" || scalar == "\r" { return false }
+            let category = scalar.properties.generalCategory
+            return category == .control || (category == .format && scalar != "\u{200D}")
+        }
     }
 
     /// One sentence naming every invalid field.
@@ -63,16 +137,20 @@ enum Validation {
         }
     }
 
-    /// Parses a calendar date `YYYY-MM-DD` as the start of that day in Oslo.
+    /// Parses a real calendar date `YYYY-MM-DD` (no 2031-13-01, no 2031-02-30) as the start of that day in Oslo.
     static func day(_ raw: String, field: String) throws -> Date {
+        let invalid = Problem.unprocessable("\(field) must be a real calendar date written YYYY-MM-DD.",
+                                            errors: [.init(field: field, message: "not a YYYY-MM-DD calendar date")])
+        let scalars = Array(raw.unicodeScalars)
+        guard scalars.count == 10, scalars[4] == "-", scalars[7] == "-",
+              scalars.enumerated().allSatisfy({ $0.offset == 4 || $0.offset == 7 || ("0"..."9").contains($0.element) }) else { throw invalid }
         let parts = raw.split(separator: "-").compactMap { Int($0) }
+        guard parts.count == 3, (1...9999).contains(parts[0]), (1...12).contains(parts[1]), (1...31).contains(parts[2]) else { throw invalid }
         var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "Europe/Oslo") ?? .gmt
-        guard raw.count == 10, parts.count == 3,
-              let date = calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2])),
-              calendar.component(.day, from: date) == parts[2] else {
-            throw Problem.unprocessable("\(field) must be a date written YYYY-MM-DD.", errors: [.init(field: field, message: "not a YYYY-MM-DD date")])
-        }
+        calendar.timeZone = osloTimeZone
+        guard let date = calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2])) else { throw invalid }
+        let back = calendar.dateComponents([.year, .month, .day], from: date)
+        guard back.year == parts[0], back.month == parts[1], back.day == parts[2] else { throw invalid }
         return date
     }
 }

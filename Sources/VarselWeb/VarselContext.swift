@@ -1,4 +1,5 @@
 import Hummingbird
+import NIOCore
 import VarselStore
 
 /// The request context: Hummingbird's core storage plus who is signed in.
@@ -6,10 +7,16 @@ public struct VarselContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The signed-in user, set by ``AuthenticationMiddleware``; nil for anonymous requests.
     public var identity: Identity?
+    /// The socket peer's IP address; nil in router tests. See ``ClientAddress`` for the address used to throttle.
+    public var peerAddress: String?
+    /// The connection, so a stream whose client stopped reading can be closed for real.
+    public var channel: (any Channel)?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         identity = nil
+        peerAddress = source.channel.remoteAddress?.ipAddress
+        channel = source.channel
     }
 
     /// JSON bodies larger than this are refused with 413 before they are decoded.
@@ -41,4 +48,10 @@ public enum Limits {
     public static let defaultPageSize = 25
     public static let maxContactFieldLength = 2000
     public static let maxIdempotencyKeyLength = 200
+    public static let maxContactNameLength = 200
+    public static let maxContactAddressLength = 300
+    public static let maxContactPhoneLength = 50
+    public static let maxDisplayNameLength = 100
+    public static let maxPersonalDetails = 20
+    public static let maxCertifications = 50
 }

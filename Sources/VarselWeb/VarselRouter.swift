@@ -1,5 +1,7 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
+import Synchronization
 import VarselCore
 
 /// Builds the router: the JSON API under `/api/v1`, health and metrics, and the web pages.
@@ -16,16 +18,22 @@ public enum VarselRouter {
         let openAPI = try openAPIDocument()
         let renderer = try await PageRenderer.load()
         let router = Router(context: VarselContext.self)
+        let routeTable = RouteTable()
         router.add(middleware: RequestMetricsMiddleware(metrics: services.metrics))
+        router.add(middleware: ResponseHeadersMiddleware())
         router.add(middleware: ProblemMiddleware())
+        router.add(middleware: CanonicalPathMiddleware())
+        router.add(middleware: MethodNotAllowedMiddleware(routes: routeTable))
+        router.add(middleware: SameOriginMiddleware(publicOrigin: services.configuration.publicOrigin))
         router.add(middleware: AuthenticationMiddleware(services: services))
 
         router.get("healthz") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: "ok\n")))
         }
-        router.get("metrics") { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                     body: .init(byteBuffer: ByteBuffer(string: services.metrics.render())))
+        router.get("metrics") { request, _ in
+            try MetricsAccess(token: services.configuration.metricsToken).check(request)
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                            body: .init(byteBuffer: ByteBuffer(string: services.metrics.render())))
         }
 
         let api = router.group("api/v1")
@@ -41,6 +49,7 @@ public enum VarselRouter {
         UsersController(services: services).addRoutes(to: api)
         EventsController(services: services).addRoutes(to: api)
         PagesController(services: services, renderer: renderer).addRoutes(to: router)
+        routeTable.set(router.routes.map { RouteTable.Route(method: $0.method, pattern: $0.path.description) })
         return router
     }
 }
@@ -64,5 +73,63 @@ struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
         let response = try await next(request, context)
         metrics.recordRequest(status: response.status.code)
         return response
+    }
+}
+
+/// `/metrics` is for the operator's scraper: it needs its own bearer token (`--metrics-token` or
+/// `VARSEL_METRICS_TOKEN`), and without one configured it is not served at all.
+struct MetricsAccess {
+    let token: String?
+
+    func check(_ request: Request) throws {
+        guard let token, !token.isEmpty else {
+            throw Problem.notFound("Metrics are off. Start the server with --metrics-token (or VARSEL_METRICS_TOKEN) to serve them.")
+        }
+        let presented = request.headers[.authorization].flatMap { header -> String? in
+            let parts = header.split(separator: " ", maxSplits: 1)
+            return parts.count == 2 && parts[0].lowercased() == "bearer" ? String(parts[1]) : nil
+        }
+        guard let presented, Tokens.constantTimeEquals(presented, token) else {
+            throw Problem.unauthorized("Metrics need 'Authorization: Bearer <metrics token>'.")
+        }
+    }
+}
+
+/// The router's routes, as method and pattern (`/api/v1/notifications/:id`), for answering 405 with `Allow`.
+final class RouteTable: Sendable {
+    struct Route: Sendable {
+        var method: HTTPRequest.Method
+        var pattern: String
+    }
+
+    private let routes = Mutex<[Route]>([])
+
+    func set(_ routes: [Route]) { self.routes.withLock { $0 = routes } }
+
+    /// The methods served at `path`, sorted; empty when no route matches it.
+    func methods(for path: String) -> [String] {
+        let segments = path.split(separator: "/")
+        let matching = routes.withLock { $0 }.filter { route in
+            let pattern = route.pattern.split(separator: "/")
+            return pattern.count == segments.count && zip(pattern, segments).allSatisfy { $0.hasPrefix("{") || $0.hasPrefix(":") || $0 == $1 }
+        }
+        return Set(matching.map(\.method.rawValue)).sorted()
+    }
+}
+
+/// Turns the router's 404 for a known path with another method into 405 with an `Allow` header.
+struct MethodNotAllowedMiddleware: RouterMiddleware {
+    let routes: RouteTable
+
+    func handle(_ request: Request, context: VarselContext, next: (Request, VarselContext) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as HTTPError where error.status == .notFound {
+            var allowed = routes.methods(for: request.uri.path)
+            guard !allowed.isEmpty, !allowed.contains(request.method.rawValue) else { throw error }
+            if allowed.contains("GET"), !allowed.contains("HEAD") { allowed = (allowed + ["HEAD"]).sorted() }
+            throw Problem(.methodNotAllowed, "This resource does not answer \(request.method.rawValue); it answers \(allowed.joined(separator: ", ")).",
+                          headers: [.allow: allowed.joined(separator: ", ")])
+        }
     }
 }

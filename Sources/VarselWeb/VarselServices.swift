@@ -19,8 +19,21 @@ public struct VarselServices: Sendable {
     public struct Configuration: Sendable {
         /// How long a session lasts.
         public var sessionLifetime: TimeInterval = 14 * 24 * 3600
-        /// Mark the session cookie `Secure` (behind TLS).
+        /// Mark the session cookie `Secure` even when ``publicURL`` is not https.
         public var isCookieSecure = false
+        /// Where users reach the service (`https://varsel.example`); its origin is accepted in `Origin` headers,
+        /// and an https URL makes the session cookie `Secure`.
+        public var publicURL: URL?
+        /// Proxies whose `X-Forwarded-For` is believed when finding the client's address (`--trusted-proxy`).
+        public var trustedProxies: [CIDR] = []
+        /// The bearer token `/metrics` requires; without one, `/metrics` is not served.
+        public var metricsToken: String?
+        /// How many live streams one user may hold; opening one more closes their oldest.
+        public var streamsPerUser = 8
+        /// How long writing to a stream may wait for a client that does not read before its connection is closed.
+        public var streamWriteTimeout: Duration = .seconds(30)
+        /// The sign-in limits.
+        public var throttle = LoginThrottle.Configuration()
         /// The `retry:` hint sent to event-stream clients, in milliseconds.
         public var streamRetryMilliseconds = 3000
         /// How often an idle stream gets a heartbeat comment.
@@ -29,6 +42,15 @@ public struct VarselServices: Sendable {
         public var streamBufferLimit = 512
 
         public init() {}
+
+        /// Whether the session cookie is marked `Secure`: when asked to, or when the public URL is https.
+        public var usesSecureCookies: Bool { isCookieSecure || publicURL?.scheme?.lowercased() == "https" }
+
+        /// The public URL's origin (`https://varsel.example:8443`), lower-cased, as browsers send it in `Origin`.
+        public var publicOrigin: String? {
+            guard let publicURL, let scheme = publicURL.scheme, let host = publicURL.host else { return nil }
+            return "\(scheme)://\(host)\(publicURL.port.map { ":\($0)" } ?? "")".lowercased()
+        }
     }
 
     public init(repository: any VarselRepository, now: @escaping @Sendable () -> Date, passwords: PasswordHasher,
@@ -36,9 +58,9 @@ public struct VarselServices: Sendable {
         self.repository = repository
         self.now = now
         self.metrics = ServiceMetrics()
-        self.broker = EventBroker(bufferLimit: configuration.streamBufferLimit, metrics: metrics)
+        self.broker = EventBroker(bufferLimit: configuration.streamBufferLimit, streamsPerUser: configuration.streamsPerUser, metrics: metrics)
         self.pump = EventPump(repository: repository, broker: broker, logger: logger)
-        self.throttle = LoginThrottle(now: now)
+        self.throttle = LoginThrottle(configuration: configuration.throttle, now: now)
         self.passwords = passwords
         self.configuration = configuration
     }

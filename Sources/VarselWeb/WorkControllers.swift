@@ -32,21 +32,16 @@ struct AssignmentsController {
     func create(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.require(.coordinator, .admin)
         let body = try await JSONCoding.decode(CreateRequest.self, from: request)
-        var errors: [Problem.FieldError] = []
-        let contact = NewContact(
-            name: body.contact.name.trimmingCharacters(in: .whitespacesAndNewlines),
-            phone: body.contact.phone.trimmingCharacters(in: .whitespacesAndNewlines),
-            address: body.contact.address.trimmingCharacters(in: .whitespacesAndNewlines),
-            notes: body.contact.notes.trimmingCharacters(in: .whitespacesAndNewlines))
-        errors += Validation.text(contact.name, field: "contact.name", max: 200)
-        errors += Validation.text(contact.address, field: "contact.address", max: 300)
-        errors += Validation.text(contact.phone, field: "contact.phone", max: 50, allowEmpty: true)
-        if contact.notes.count > Limits.maxContactFieldLength {
-            errors.append(.init(field: "contact.notes", message: "at most \(Limits.maxContactFieldLength) characters"))
-        }
         let urgency = body.urgency.map { Urgency(rawValue: $0) } ?? .normal
-        if urgency == nil { errors.append(.init(field: "urgency", message: "must be 'normal' or 'urgent'")) }
-        guard errors.isEmpty, let urgency else { throw Problem.unprocessable(Validation.summary(errors), errors: errors) }
+        var issues: [Validation.Issue] = []
+        var contact = body.contact
+        do {
+            contact = try Validation.contact(body.contact)
+        } catch let problem as Problem {
+            issues += problem.errors.map { .init(field: $0.field, rule: .other($0.message)) }
+        }
+        if urgency == nil { issues.append(.init(field: "urgency", rule: .other("must be 'normal' or 'urgent'"))) }
+        guard issues.isEmpty, let urgency else { throw Validation.problem(issues) }
         guard let mentor = try await NotificationsController(services: services).resolve([body.mentor]).first, mentor.role == .mentor else {
             throw Problem.unprocessable("mentor must name a user with the mentor role.", errors: [.init(field: "mentor", message: "not a mentor")])
         }
@@ -197,12 +192,14 @@ struct CertificationsController {
         _ = try context.require(.coordinator, .admin)
         let mentor = try await mentor(context)
         let body = try await JSONCoding.decode([CertificationBody].self, from: request)
-        guard body.count <= 50 else { throw Problem.unprocessable("At most 50 certifications per mentor.") }
+        guard body.count <= Limits.maxCertifications else {
+            throw Problem.unprocessable("At most \(Limits.maxCertifications) certifications per mentor.")
+        }
         var news: [NewCertification] = []
         for (index, entry) in body.enumerated() {
-            let name = entry.name.trimmingCharacters(in: .whitespaces)
-            let errors = Validation.text(name, field: "[\(index)].name", max: 200)
-            guard errors.isEmpty else { throw Problem.unprocessable(Validation.summary(errors), errors: errors) }
+            let name = entry.name.trimmingCharacters(in: .whitespacesAndNewlines)
+            let issues = Validation.text(name, field: "[\(index)].name", max: 200)
+            guard issues.isEmpty else { throw Validation.problem(issues) }
             news.append(NewCertification(name: name, expiresAt: try Validation.day(entry.expiresOn, field: "[\(index)].expiresOn")))
         }
         let stored = try await services.repository.setCertifications(news, mentorID: mentor.id)

@@ -20,6 +20,7 @@ struct Varsel: AsyncParsableCommand {
 
 extension Language: ExpressibleByArgument {}
 extension ScreenReader: ExpressibleByArgument {}
+extension SQLiteRepository.Durability: ExpressibleByArgument {}
 
 /// Runs the server.
 struct ServeCommand: AsyncParsableCommand {
@@ -29,17 +30,36 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The port to listen on (0 picks a free one).") var port = 8080
     @Option(help: "The SQLite database file.") var database = "./varsel.sqlite"
     @Flag(help: "Create the demo users and notifications (once).") var demo = false
-    @Flag(help: "Mark the session cookie Secure (when served behind TLS).") var secureCookies = false
+    @Flag(help: "Mark the session cookie Secure even when --public-url is not https.") var secureCookies = false
+    @Option(help: "The URL users reach the service at (https://varsel.example); an https URL makes cookies Secure.")
+    var publicURL: String?
+    @Option(help: "A proxy (CIDR) whose X-Forwarded-For is believed; repeat for several.") var trustedProxy: [String] = []
+    @Option(help: "The bearer token /metrics requires (or VARSEL_METRICS_TOKEN); without one /metrics is off.")
+    var metricsToken: String?
     @Option(help: "The bcrypt cost for new passwords.") var bcryptCost: UInt8 = 12
+    @Option(help: "SQLite durability: full (a commit survives power loss) or normal (only a process crash).")
+    var durability: SQLiteRepository.Durability = .full
 
     func run() async throws {
         var configuration = ServerConfiguration()
+        configuration.durability = durability
         configuration.host = host
         configuration.port = port
         configuration.databasePath = database
         configuration.loadsDemo = demo
         configuration.bcryptCost = bcryptCost
         configuration.http.isCookieSecure = secureCookies
+        if let publicURL {
+            guard let url = URL(string: publicURL), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+                throw ValidationError("--public-url must be an http or https URL, such as https://varsel.example.")
+            }
+            configuration.http.publicURL = url
+        }
+        configuration.http.trustedProxies = try trustedProxy.map { text in
+            guard let network = CIDR(text) else { throw ValidationError("--trusted-proxy must be an address or CIDR, such as 10.0.0.0/8.") }
+            return network
+        }
+        configuration.http.metricsToken = metricsToken ?? ProcessInfo.processInfo.environment["VARSEL_METRICS_TOKEN"]
         let host = host
         let app = try await buildApplication(configuration, onServerRunning: { port in
             // Tests and scripts wait for this line to learn the port.

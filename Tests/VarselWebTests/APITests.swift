@@ -100,7 +100,8 @@ struct APITests {
             let ola = try await client.token("ola")
             let list = try await client.call(.get, "/api/v1/notifications", token: ola).decode(ListBody.self)
             #expect(list.items[0].accessibility.label == "Scenariooppgave: Ny øvelse, Les den, akkurat nå, ulest")
-            #expect(list.items[0].accessibility.announcement == AnnouncementResource(text: "Nytt varsel: Ny øvelse", politeness: .polite))
+            // A coordinator's free text is never spoken unasked (issue 8, privacy by structure): the kind's name is.
+            #expect(list.items[0].accessibility.announcement == AnnouncementResource(text: "Nytt varsel: Scenariooppgave", politeness: .polite))
         }
     }
 
@@ -279,12 +280,14 @@ struct APITests {
         }
     }
 
-    @Test("health, metrics and the OpenAPI document are served")
+    @Test("health, metrics (with the metrics token) and the OpenAPI document are served")
     func operationalRoutes() async throws {
-        let world = try await TestWorld()
+        var configuration = VarselServices.Configuration()
+        configuration.metricsToken = "scrape-secret"
+        let world = try await TestWorld(configuration: configuration)
         try await world.test { client in
             let health = try await client.call(.get, "/healthz", token: nil)
-            let metrics = try await client.call(.get, "/metrics", token: nil)
+            let metrics = try await client.call(.get, "/metrics", token: "scrape-secret")
             let openAPI = try await client.call(.get, "/api/v1/openapi.yaml", token: nil)
             #expect(health.text == "ok\n")
             #expect(metrics.text.contains("varsel_notification_delivery_seconds_bucket"))

@@ -116,7 +116,7 @@ struct BadInputTests {
                 ("{not json", .badRequest, "not valid JSON"),
                 (#"{"recipients":"kari","kind":"scenarioPrompt","title":"t","body":"b"}"#, .badRequest, "'recipients' must be an array"),
                 (#"{"recipients":["kari"],"title":"t","body":"b"}"#, .badRequest, "'kind' is required"),
-                (#"{"recipients":["kari"],"kind":"party","title":"t","body":"b"}"#, .unprocessableContent, "unknown kind 'party'"),
+                (#"{"recipients":["kari"],"kind":"party","title":"t","body":"b"}"#, .unprocessableContent, "kind is not a known kind"),
                 (#"{"recipients":["kari"],"kind":"assignment","title":"t","body":"b"}"#, .unprocessableContent, "POST /api/v1/assignments"),
                 (#"{"recipients":["kari"],"kind":"scenarioPrompt","title":"\#(String(repeating: "x", count: 201))","body":"b"}"#, .unprocessableContent, "title at most 200"),
                 (#"{"recipients":["kari"],"kind":"scenarioPrompt","title":"t","body":"\#(String(repeating: "x", count: 4001))"}"#, .unprocessableContent, "body at most 4000"),
@@ -149,7 +149,7 @@ struct BadInputTests {
                 #expect(try await client.call(verb, path, token: kari).expectProblem(.badRequest).contains("positive integer"))
             }
             #expect(try await client.call(.get, "/api/v1/notifications?cursor=zzz", token: kari).expectProblem(.badRequest).contains("cursor"))
-            #expect(try await client.call(.get, "/api/v1/notifications?filter=spam", token: kari).expectProblem(.badRequest).contains("Unknown filter 'spam'"))
+            #expect(try await client.call(.get, "/api/v1/notifications?filter=spam", token: kari).expectProblem(.badRequest).contains("Unknown filter"))
             #expect(try await client.call(.get, "/api/v1/notifications?limit=0", token: kari).expectProblem(.badRequest).contains("limit"))
             #expect(try await client.call(.get, "/api/v1/notifications?limit=500", token: kari).expectProblem(.badRequest).contains("limit"))
             #expect(try await client.call(.get, "/api/v1/events", token: kari, headers: [.init("Last-Event-ID")!: "yesterday"])

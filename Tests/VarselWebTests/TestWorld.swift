@@ -28,9 +28,10 @@ struct TestWorld {
     var coordinator: User!
     var admin: User!
 
-    init() async throws {
+    init(configuration: VarselServices.Configuration = .init(), bcryptCost: UInt8 = 4) async throws {
         let clock = clock
-        services = VarselServices(repository: repository, now: { clock.now }, passwords: PasswordHasher(cost: 4), logger: Logger(label: "test"))
+        services = VarselServices(repository: repository, now: { clock.now }, passwords: PasswordHasher(cost: bcryptCost),
+                                  configuration: configuration, logger: Logger(label: "test"))
         let users = UserAdministration(repository: repository, passwords: services.passwords)
         kari = try await users.add(username: "kari", password: Self.password, role: "mentor", displayName: "Kari", locale: "en", at: clock.now)
         ola = try await users.add(username: "ola", password: Self.password, role: "mentor", displayName: "Ola", locale: "nb", at: clock.now)
@@ -51,7 +52,7 @@ struct TestWorld {
 extension TestClientProtocol {
     /// Signs in and returns the bearer token.
     func token(_ username: String, password: String = TestWorld.password) async throws -> String {
-        let response = try await execute(uri: "/api/v1/session", method: .post, body: ByteBuffer(string: #"{"username":"\#(username)","password":"\#(password)"}"#))
+        let response = try await execute(uri: "/api/v1/session", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: #"{"username":"\#(username)","password":"\#(password)"}"#))
         #expect(response.status == .created)
         return try JSONDecoder().decode(SignInBody.self, from: Data(buffer: response.body)).token
     }

@@ -5,6 +5,11 @@ import Hummingbird
 struct FormBody {
     private var fields: [(String, String)]
 
+    /// Whether the request says its body is `application/x-www-form-urlencoded`.
+    static func isForm(_ request: Request) -> Bool {
+        JSONCoding.mediaType(of: request) == "application/x-www-form-urlencoded"
+    }
+
     static func read(_ request: Request) async throws -> FormBody {
         var request = request
         let buffer = try await request.collectBody(upTo: Limits.maxBodyBytes)

@@ -70,9 +70,9 @@ struct PagesController {
         return renderer.page("signin", signInModel(request, error: nil, username: "", next: Self.safeNext(next)))
     }
 
-    /// Only local paths are followed after sign-in.
+    /// Only same-site relative paths are followed after sign-in (``LocalRedirect``).
     static func safeNext(_ next: String) -> String {
-        next.hasPrefix("/") && !next.hasPrefix("//") ? next : "/notifications"
+        LocalRedirect.target(next)
     }
 
     func signIn(_ request: Request, context: VarselContext) async throws -> Response {
@@ -80,10 +80,10 @@ struct PagesController {
         let username = form["username"] ?? ""
         let next = Self.safeNext(form["next"] ?? "/notifications")
         do {
-            let started = try await SessionController(services: services).startSession(username: username, password: form["password"] ?? "", request: request)
+            let started = try await SessionController(services: services).startSession(username: username, password: form["password"] ?? "", request: request, context: context)
             var response = Response.redirect(to: next, type: .normal)
             response.setCookie(Cookie(name: sessionCookieName, value: started.token, maxAge: Int(services.configuration.sessionLifetime),
-                                      path: "/", secure: services.configuration.isCookieSecure, httpOnly: true, sameSite: .lax))
+                                      path: "/", secure: services.configuration.usesSecureCookies, httpOnly: true, sameSite: .lax))
             return response
         } catch let problem as Problem {
             let strings = Strings(Language.preferred(fromAcceptLanguage: request.headers[.acceptLanguage]))
@@ -96,8 +96,10 @@ struct PagesController {
         let identity = try signedIn(request, context)
         try checkCSRF(try await FormBody.read(request), identity)
         try await services.repository.deleteSession(tokenHash: identity.session.tokenHash)
+        services.broker.endStreams(ofSession: identity.session.tokenHash)
         var response = Response.redirect(to: "/signin", type: .normal)
-        response.setCookie(Cookie(name: sessionCookieName, value: "", maxAge: 0, path: "/", httpOnly: true, sameSite: .lax))
+        response.setCookie(Cookie(name: sessionCookieName, value: "", maxAge: 0, path: "/", secure: services.configuration.usesSecureCookies,
+                                  httpOnly: true, sameSite: .lax))
         return response
     }
 
@@ -150,6 +152,7 @@ struct PagesController {
 
     func simplePage(_ screen: Screen, tab: AppTab?, _ request: Request, _ context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context)
+        try await markFollowedNotificationRead(request, identity)
         let strings = Strings(identity.user.language)
         let title = strings.screenTitle(screen)
         var paragraphs: [String] = []
@@ -208,16 +211,27 @@ struct PagesController {
         return renderer.page("notifications", model)
     }
 
-    /// Following a notification: mark it read, then go to its screen, whose heading takes focus.
+    /// Following a notification: go to its screen, whose heading takes focus. A GET changes nothing: the target
+    /// screen marks the notification read when it is shown to its owner (``markFollowedNotificationRead``).
     func open(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context)
         let id = try NotificationsController.id(context)
-        guard let item = try await services.repository.setRead(true, notificationID: id, userID: identity.user.id, at: services.now()) else {
+        guard let item = try await services.repository.notification(id: id), item.recipientID == identity.user.id else {
             throw Problem.notFound("You have no notification with id \(id).")
         }
-        services.pump.wake()
         let path = item.deepLink.path
-        return .redirect(to: path + (path.contains("?") ? "&" : "?") + "from=notification", type: .normal)
+        return .redirect(to: path + (path.contains("?") ? "&" : "?") + "from=notification&notification=\(id)", type: .normal)
+    }
+
+    /// Marks read the notification a screen was opened from (`?notification=`), when it is the viewer's own:
+    /// showing the notification's target to its owner is what reading it means.
+    func markFollowedNotificationRead(_ request: Request, _ identity: Identity) async throws {
+        guard request.uri.queryParameters["from"] == "notification",
+              let id = request.uri.queryParameters["notification"].flatMap({ Int64(String($0)) }), id > 0,
+              let item = try await services.repository.notification(id: id), item.recipientID == identity.user.id, item.isUnread else { return }
+        if try await services.repository.setRead(true, notificationID: id, userID: identity.user.id, at: services.now()) != nil {
+            services.pump.wake()
+        }
     }
 
     func readAll(_ request: Request, context: VarselContext) async throws -> Response {
@@ -298,6 +312,7 @@ struct PagesController {
               try await ContactAccess(repository: services.repository).canSee(contactID: id, user: identity.user) else {
             throw Problem.notFound("You have no contact with id \(id).")
         }
+        try await markFollowedNotificationRead(request, identity)
         let strings = Strings(identity.user.language)
         var assignmentView: AssignmentView?
         let assignmentID = request.uri.queryParameters["assignment"].flatMap { Int64(String($0)) }
@@ -372,25 +387,35 @@ struct PagesController {
             values.recipientError = strings.chooseRecipient
             errors.append(FormError(field: strings.recipient, fieldId: "send-recipient", message: strings.chooseRecipient))
         }
-        let title = values.title.trimmingCharacters(in: .whitespacesAndNewlines)
-        if title.isEmpty || title.count > Limits.maxTitleLength {
-            let message = title.isEmpty ? strings.required : strings.tooLong(Limits.maxTitleLength)
-            values.titleError = message
-            errors.append(FormError(field: strings.titleField, fieldId: "send-title", message: message))
-        }
-        if values.body.count > Limits.maxBodyLength {
-            values.bodyError = strings.tooLong(Limits.maxBodyLength)
-            errors.append(FormError(field: strings.bodyField, fieldId: "send-body", message: strings.tooLong(Limits.maxBodyLength)))
-        }
+        // The same rules as the API (``Validation``), shown next to the fields.
+        var validated: Validation.ValidNotification?
         let kind = form["kind"].flatMap(NotificationKind.init(rawValue:)) ?? .scenarioPrompt
-        guard errors.isEmpty, let recipient, kind != .assignment else {
+        do {
+            validated = try Validation.notification(kind: kind.rawValue, title: values.title, body: values.body, urgency: nil,
+                                                    personalDetails: [], allowAssignment: false)
+        } catch let problem as Problem {
+            for error in problem.errors {
+                let message = Self.formMessage(error, strings: strings)
+                switch error.field {
+                case "title":
+                    values.titleError = message
+                    errors.append(FormError(field: strings.titleField, fieldId: "send-title", message: message))
+                case "body":
+                    values.bodyError = message
+                    errors.append(FormError(field: strings.bodyField, fieldId: "send-body", message: message))
+                default:
+                    errors.append(FormError(field: strings.kind, fieldId: "send-kind", message: message))
+                }
+            }
+        }
+        guard errors.isEmpty, let recipient, let validated else {
             return try await coordinatorPage(request, context, errors: errors, values: values, status: .unprocessableContent)
         }
         guard try await services.repository.user(id: recipient) != nil else { throw Problem.unprocessable("The recipient does not exist.") }
         _ = try await services.repository.createNotifications([
-            NewNotification(recipientID: recipient, senderID: identity.user.id, kind: kind, title: title,
-                            body: values.body.trimmingCharacters(in: .whitespacesAndNewlines), urgency: form["urgent"] == "on" ? .urgent : .normal,
-                            deepLink: Validation.deepLink(for: kind)),
+            NewNotification(recipientID: recipient, senderID: identity.user.id, kind: validated.kind, title: validated.title,
+                            body: validated.body, urgency: form["urgent"] == "on" ? .urgent : .normal,
+                            deepLink: Validation.deepLink(for: validated.kind), personalDetails: validated.personalDetails),
         ], idempotencyKey: nil, at: services.now())
         services.pump.wake()
         return .redirect(to: "/coordinator?done=sent", type: .normal)
@@ -406,21 +431,42 @@ struct PagesController {
                                        contactPhone: form["contactPhone"] ?? "", contactNotes: form["contactNotes"] ?? "")
         var errors: [FormError] = []
         let mentorID = form["mentor"].flatMap { Int64($0) }
-        if values.contactName.trimmingCharacters(in: .whitespaces).isEmpty {
-            values.contactNameError = strings.required
-            errors.append(FormError(field: strings.contactName, fieldId: "assignment-name", message: strings.required))
+        // The same rules as the API (``Validation``), shown next to the fields.
+        var contact: NewContact?
+        do {
+            contact = try Validation.contact(NewContact(name: values.contactName, phone: values.contactPhone, address: values.contactAddress,
+                                                        notes: values.contactNotes), prefix: "")
+        } catch let problem as Problem {
+            for error in problem.errors {
+                let message = Self.formMessage(error, strings: strings)
+                switch error.field {
+                case "name":
+                    values.contactNameError = message
+                    errors.append(FormError(field: strings.contactName, fieldId: "assignment-name", message: message))
+                case "address":
+                    values.contactAddressError = message
+                    errors.append(FormError(field: strings.address, fieldId: "assignment-address", message: message))
+                case "phone":
+                    errors.append(FormError(field: strings.phone, fieldId: "assignment-phone", message: message))
+                default:
+                    errors.append(FormError(field: strings.notes, fieldId: "assignment-notes", message: message))
+                }
+            }
         }
-        if values.contactAddress.trimmingCharacters(in: .whitespaces).isEmpty {
-            values.contactAddressError = strings.required
-            errors.append(FormError(field: strings.address, fieldId: "assignment-address", message: strings.required))
-        }
-        guard errors.isEmpty, let mentorID, let mentor = try await services.repository.user(id: mentorID), mentor.role == .mentor else {
+        guard errors.isEmpty, let contact, let mentorID, let mentor = try await services.repository.user(id: mentorID), mentor.role == .mentor else {
             return try await coordinatorPage(request, context, errors: errors, values: values, status: .unprocessableContent)
         }
-        let contact = NewContact(name: values.contactName.trimmingCharacters(in: .whitespaces), phone: values.contactPhone,
-                                 address: values.contactAddress.trimmingCharacters(in: .whitespaces), notes: values.contactNotes)
         _ = try await services.assign(mentor: mentor, coordinatorID: identity.user.id, contact: contact, urgency: .normal)
         return .redirect(to: "/coordinator?done=assignment", type: .normal)
+    }
+}
+
+extension PagesController {
+    /// A validation message for a form, in the user's language where the core has the words for it.
+    static func formMessage(_ error: Problem.FieldError, strings: Strings) -> String {
+        if error.message == "required" { return strings.required }
+        if error.message.hasPrefix("at most "), let max = Int(error.message.dropFirst(8).prefix { $0.isNumber }) { return strings.tooLong(max) }
+        return error.message
     }
 }
 

@@ -1,0 +1,500 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+import VarselCore
+import VarselStore
+@testable import VarselWeb
+
+/// Regression tests for the findings of issue 8 ("Harden the service"); each names the finding it covers.
+@Suite("Hardening: CSRF and path spelling")
+struct CSRFHardeningTests {
+    @Test("issue 8: POST //api/v1/users with an admin's cookie, text/plain and no CSRF header creates nobody")
+    func doubleSlashDoesNotBypassCSRF() async throws {
+        let world = try await TestWorld()
+        try await world.test { client in
+            let cookie = try await client.cookie("admin")
+            let body = #"{"username":"mallory","password":"long enough pw","role":"admin"}"#
+            for path in ["//api/v1/users", "/api//v1/users", "/./api/v1/users", "/api/v1/../v1/users", "/api%2Fv1/users", "/api/v1/%75sers",
+                         "/api/v1/users/"] {
+                let response = try await client.execute(uri: path, method: .post, headers: [.cookie: cookie, .contentType: "text/plain"],
+                                                        body: ByteBuffer(string: body))
+                #expect(response.status.code >= 400 && response.status.code < 500, "\(path) gave \(response.status)")
+                #expect(response.headers[.contentType] == "application/problem+json", "\(path)")
+            }
+            // The canonical spelling without the CSRF header is refused too, whatever the content type.
+            try await client.execute(uri: "/api/v1/users", method: .post, headers: [.cookie: cookie, .contentType: "application/json"],
+                                     body: ByteBuffer(string: body)).expectProblem(.forbidden)
+            #expect(try await world.repository.user(username: "mallory") == nil)
+        }
+    }
+
+    @Test("issue 8: a page form post signed in by cookie needs the CSRF field, checked before any handler runs")
+    func pageFormsNeedTheToken() async throws {
+        let world = try await TestWorld()
+        try await world.test { client in
+            let cookie = try await client.cookie("coord")
+            let form = "recipient=\(world.kari.id)&kind=scenarioPrompt&title=Hello&body=x"
+            try await client.execute(uri: "/coordinator/notifications", method: .post,
+                                     headers: [.cookie: cookie, .contentType: "application/x-www-form-urlencoded"],
+                                     body: ByteBuffer(string: form)).expectProblem(.forbidden)
+            #expect(try await world.repository.unreadCount(for: world.kari.id) == 0)
+        }
+    }
+
+    @Test("issue 8: JSON endpoints take application/json only; anything else is 415 problem+json")
+    func jsonOnly() async throws {
+        let world = try await TestWorld()
+        try await world.test { client in
+            let coordinator = try await client.token("coord")
+            let body = #"{"recipients":["kari"],"kind":"scenarioPrompt","title":"t","body":"b"}"#
+            for type in ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"] {
+                try await client.execute(uri: "/api/v1/notifications", method: .post,
+                                         headers: [.authorization: "Bearer \(coordinator)", .contentType: type],
+                                         body: ByteBuffer(string: body)).expectProblem(.unsupportedMediaType)
+            }
+            try await client.execute(uri: "/api/v1/session", method: .post, headers: [.contentType: "text/plain"],
+                                     body: ByteBuffer(string: #"{"username":"kari","password":"\#(TestWorld.password)"}"#))
+                .expectProblem(.unsupportedMediaType)
+            #expect(try await world.repository.unreadCount(for: world.kari.id) == 0)
+            let ok = try await client.call(.post, "/api/v1/notifications", token: coordinator, json: body,
+                                           headers: [.contentType: "application/json; charset=utf-8"])
+            #expect(ok.status == .created)
+        }
+    }
+
+    @Test("issue 8: the sign-in form refuses cross-site posts (login CSRF) and accepts same-origin ones")
+    func signInFormIsSameOriginOnly() async throws {
+        let world = try await TestWorld()
+        try await world.test { client in
+            let form = "username=kari&password=\(TestWorld.password.replacingOccurrences(of: " ", with: "+"))&next=%2Fnotifications"
+            for headers: HTTPFields in [[.origin: "https://evil.example"], [.secFetchSite: "cross-site"], [.origin: "null"],
+                                        [.secFetchSite: "same-site"]] {
+                var fields = headers
+                fields[.contentType] = "application/x-www-form-urlencoded"
+                let response = try await client.execute(uri: "/signin", method: .post, headers: fields, body: ByteBuffer(string: form))
+                try response.expectProblem(.forbidden)
+                #expect(response.headers[.setCookie] == nil)
+            }
+            let same = try await client.execute(uri: "/signin", method: .post,
+                                                headers: [.origin: "http://localhost", .secFetchSite: "same-origin",
+                                                          .contentType: "application/x-www-form-urlencoded"],
+                                                body: ByteBuffer(string: form))
+            #expect(same.status == .seeOther)
+            #expect(same.headers[.setCookie]?.contains(sessionCookieName) == true)
+        }
+    }
+}
+
+@Suite("Hardening: sign-in throttle")
+struct ThrottleHardeningTests {
+    @Test("issue 8: 40 parallel wrong sign-ins for one account get at most 5 password checks; the rest are 429")
+    func parallelAttemptsAreReservedBeforeBcrypt() async throws {
+        let world = try await TestWorld()
+        try await world.test { client in
+            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for _ in 0..<40 {
+                    group.addTask {
+                        try await client.call(.post, "/api/v1/session", token: nil, json: #"{"username":"kari","password":"wrong password"}"#).status
+                    }
+                }
+                return try await group.reduce(into: [HTTPResponse.Status]()) { $0.append($1) }
+            }
+            let checked = statuses.filter { $0 == .unauthorized }.count
+            #expect(checked <= 5, "\(checked) attempts reached the password check")
+            #expect(statuses.filter { $0 == .tooManyRequests }.count == 40 - checked)
+        }
+    }
+
+    @Test("issue 8: one client trying many usernames (password spraying) is slowed down")
+    func sprayingFromOneClientIsThrottled() async throws {
+        let world = try await TestWorld()
+        try await world.test { client in
+            var limited = 0
+            for index in 0..<30 {
+                let response = try await client.call(.post, "/api/v1/session", token: nil, json: #"{"username":"user\#(index)","password":"Spring2026!"}"#)
+                if response.status == .tooManyRequests {
+                    limited += 1
+                    #expect(response.headers[.retryAfter] != nil)
+                }
+            }
+            #expect(limited >= 5)
+        }
+    }
+
+    @Test("issue 8: failures from another client cannot lock a mentor out; X-Forwarded-For counts only from a trusted proxy")
+    func attackerCannotLockMentorOut() async throws {
+        var configuration = VarselServices.Configuration()
+        configuration.trustedProxies = [CIDR("127.0.0.0/8")!, CIDR("::1")!]
+        let world = try await TestWorld(configuration: configuration)
+        try await world.app().test(.live) { client in
+            for _ in 0..<8 {
+                let response = try await client.call(.post, "/api/v1/session", token: nil, json: #"{"username":"kari","password":"wrong password"}"#,
+                                                     headers: [.forwardedFor: "203.0.113.9"])
+                #expect(response.status == .unauthorized || response.status == .tooManyRequests)
+            }
+            let attacker = try await client.call(.post, "/api/v1/session", token: nil, json: #"{"username":"kari","password":"\#(TestWorld.password)"}"#,
+                                                 headers: [.forwardedFor: "203.0.113.9"])
+            #expect(attacker.status == .tooManyRequests)
+            let mentor = try await client.call(.post, "/api/v1/session", token: nil, json: #"{"username":"kari","password":"\#(TestWorld.password)"}"#,
+                                               headers: [.forwardedFor: "198.51.100.7"])
+            #expect(mentor.status == .created)
+        }
+    }
+
+    @Test("issue 8: without a trusted proxy, a client cannot escape the throttle by changing X-Forwarded-For")
+    func forwardedForIgnoredWithoutTrustedProxy() async throws {
+        let world = try await TestWorld()
+        try await world.app().test(.live) { client in
+            var limited = 0
+            for index in 0..<10 {
+                let response = try await client.call(.post, "/api/v1/session", token: nil, json: #"{"username":"kari","password":"wrong password"}"#,
+                                                     headers: [.forwardedFor: "198.51.100.\(index)"])
+                if response.status == .tooManyRequests { limited += 1 }
+            }
+            #expect(limited >= 4)
+        }
+    }
+
+    @Test("the client address: the peer, unless the peer is a trusted proxy; then the last untrusted X-Forwarded-For hop")
+    func clientAddress() {
+        let proxies = [CIDR("10.0.0.0/8")!, CIDR("fd00::/8")!]
+        #expect(ClientAddress.resolve(peer: "198.51.100.1", forwardedFor: "1.2.3.4", trustedProxies: proxies) == "198.51.100.1")
+        #expect(ClientAddress.resolve(peer: "10.1.2.3", forwardedFor: "1.2.3.4, 203.0.113.5", trustedProxies: proxies) == "203.0.113.5")
+        #expect(ClientAddress.resolve(peer: "10.1.2.3", forwardedFor: "1.2.3.4, 10.9.9.9", trustedProxies: proxies) == "1.2.3.4")
+        #expect(ClientAddress.resolve(peer: "10.1.2.3", forwardedFor: "not an address", trustedProxies: proxies) == "10.1.2.3")
+        #expect(ClientAddress.resolve(peer: "fd00::1", forwardedFor: "2001:db8::7", trustedProxies: proxies) == "2001:db8::7")
+        #expect(ClientAddress.resolve(peer: nil, forwardedFor: "1.2.3.4", trustedProxies: proxies) == "unknown")
+        #expect(CIDR("10.0.0.0/33") == nil && CIDR("nonsense") == nil)
+    }
+
+    @Test("issue 8: signing in as an unknown user takes as long as a wrong password (a decoy bcrypt)")
+    func unknownUserTakesAsLong() async throws {
+        let world = try await TestWorld(bcryptCost: 10)
+        try await world.test { client in
+            func seconds(_ username: String) async throws -> Double {
+                var best = Double.infinity
+                for _ in 0..<3 {
+                    let start = ContinuousClock.now
+                    let response = try await client.call(.post, "/api/v1/session", token: nil, json: #"{"username":"\#(username)","password":"wrong password"}"#)
+                    #expect(response.status == .unauthorized)
+                    let elapsed = ContinuousClock.now - start
+                    best = min(best, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                }
+                return best
+            }
+            let known = try await seconds("coord")
+            let unknown = try await seconds("nobody-by-this-name")
+            #expect(unknown >= known * 0.5, "unknown \(unknown) s, known \(known) s")
+        }
+    }
+}
+
+@Suite("Hardening: redirects after sign-in")
+struct RedirectHardeningTests {
+    @Test("issue 8: only same-site relative paths are followed after sign-in", arguments: [
+        "/\\evil.example/", "/\t/evil.example", "/\\/evil.example", "//evil.example", "/%5Cevil.example", "/%2F%2Fevil.example",
+        "/%252F%252Fevil.example", "https://evil.example", "javascript:alert(1)", "/\u{0}x", "/ /evil", "\\\\evil.example",
+        "/%09/evil.example", "", "notifications",
+    ])
+    func unsafeTargetsFallBack(_ next: String) {
+        #expect(PagesController.safeNext(next) == "/notifications")
+    }
+
+    @Test("local paths, with their query, are kept")
+    func localTargetsKept() {
+        for next in ["/notifications", "/contacts/3?assignment=4", "/notifications?filter=unread", "/"] {
+            #expect(PagesController.safeNext(next) == next)
+        }
+    }
+
+    @Test("issue 8: next=/%5Cevil.example/ on the sign-in form redirects to the notification centre")
+    func signInRedirect() async throws {
+        let world = try await TestWorld()
+        try await world.test { client in
+            let form = "username=kari&password=\(TestWorld.password.replacingOccurrences(of: " ", with: "+"))&next=%2F%5Cevil.example%2F"
+            let response = try await client.execute(uri: "/signin", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                                                    body: ByteBuffer(string: form))
+            #expect(response.status == .seeOther)
+            #expect(response.headers[.location] == "/notifications")
+        }
+    }
+}
+
+@Suite("Hardening: live streams")
+struct StreamHardeningTests {
+    @Test("issue 8: a user's streams are capped; the oldest is told why (too-many-streams) and closed")
+    func perUserCap() async throws {
+        let broker = EventBroker(bufferLimit: 16, streamsPerUser: 2, metrics: ServiceMetrics())
+        let first = broker.subscribe(userID: 1, session: "a")
+        let second = broker.subscribe(userID: 1, session: "a")
+        let otherUser = broker.subscribe(userID: 2, session: "b")
+        #expect(broker.streamCount(userID: 1) == 2)
+        let third = broker.subscribe(userID: 1, session: "a")
+        #expect(broker.streamCount(userID: 1) == 2)
+        #expect(broker.streamCount(userID: 2) == 1)
+        var messages: [String] = []
+        for await message in first.messages { messages.append("\(message)") }
+        #expect(messages == ["closing(VarselWeb.StreamCloseReason.tooManyStreams)"])
+        withExtendedLifetime((second, third, otherUser)) {}
+    }
+
+    @Test("issue 8: signing out ends that session's streams (and only that session's), saying why")
+    func signOutEndsStreams() async throws {
+        let world = try await TestWorld()
+        try await world.test { client in
+            let token = try await client.token("kari")
+            let other = try await client.token("kari")
+            let stream = world.services.broker.subscribe(userID: world.kari.id, session: Tokens.hash(token))
+            let kept = world.services.broker.subscribe(userID: world.kari.id, session: Tokens.hash(other))
+            #expect(try await client.call(.delete, "/api/v1/session", token: token).status == .noContent)
+            var messages: [String] = []
+            for await message in stream.messages { messages.append("\(message)") }
+            #expect(messages == ["closing(VarselWeb.StreamCloseReason.signedOut)"])
+            #expect(world.services.broker.streamCount(userID: world.kari.id) == 1)
+            world.services.broker.end(userID: world.kari.id, id: kept.id)
+        }
+    }
+
+    @Test("issue 8: a stream write that waits longer than the write timeout is detected")
+    func writeTimeoutDetection() async throws {
+        let progress = EventsController.WriteProgress()
+        #expect(!progress.hasWaited(longerThan: .zero))
+        progress.begin()
+        try await Task.sleep(for: .milliseconds(20))
+        #expect(progress.hasWaited(longerThan: .milliseconds(5)))
+        progress.end()
+        #expect(!progress.hasWaited(longerThan: .zero))
+    }
+}
+
+@Suite("Hardening: validation")
+struct ValidationHardeningTests {
+    @Test("issue 8: impossible calendar dates are refused", arguments: ["2031-13-01", "2031-02-30", "2031-00-10", "2031-1-01", "+031-01-01", "2031-01-1x"])
+    func impossibleDates(_ date: String) async throws {
+        let world = try await TestWorld()
+        try await world.test { client in
+            let kari = try await client.token("kari")
+            try await client.call(.post, "/api/v1/pause", token: kari, json: #"{"until":"\#(date)"}"#).expectProblem(.unprocessableContent)
+            #expect(try await world.repository.user(id: world.kari.id)?.pausedUntil == nil)
+        }
+    }
+
+    @Test("issue 8: lengths count Unicode scalars: one letter with 300 combining marks is longer than 200")
+    func scalarLengths() async throws {
+        let world = try await TestWorld()
+        try await world.test { client in
+            let coordinator = try await client.token("coord")
+            let title = "a" + String(repeating: "\u{0301}", count: 300)
+            let detail = try await client.call(.post, "/api/v1/notifications", token: coordinator,
+                                               json: #"{"recipients":["kari"],"kind":"scenarioPrompt","title":"\#(title)","body":"b"}"#)
+                .expectProblem(.unprocessableContent)
+            #expect(detail.contains("title at most 200"))
+        }
+    }
+
+    @Test("issue 8: the coordinator's page forms apply the API's rules (control characters, lengths)")
+    func pageFormsValidate() async throws {
+        let world = try await TestWorld()
+        try await world.test { client in
+            let (cookie, csrf) = try await client.cookieAndCSRF("coord")
+            let headers: HTTPFields = [.cookie: cookie, .contentType: "application/x-www-form-urlencoded"]
+            for title in ["Bell%07here", "Esc%1Bhere", "Nul%00here", String(repeating: "x", count: 201)] {
+                let response = try await client.execute(uri: "/coordinator/notifications", method: .post, headers: headers,
+                                                        body: ByteBuffer(string: "_csrf=\(csrf)&recipient=\(world.kari.id)&kind=scenarioPrompt&title=\(title)&body=b"))
+                #expect(response.status == .unprocessableContent, "\(title)")
+            }
+            #expect(try await world.repository.unreadCount(for: world.kari.id) == 0)
+            let long = String(repeating: "n", count: 5000)
+            let response = try await client.execute(uri: "/coordinator/assignments", method: .post, headers: headers,
+                                                    body: ByteBuffer(string: "_csrf=\(csrf)&mentor=\(world.kari.id)&contactName=\(long)&contactAddress=Street+1"))
+            #expect(response.status == .unprocessableContent)
+            #expect(try await world.repository.assignments(forMentor: world.kari.id).isEmpty)
+        }
+    }
+
+    @Test("issue 8: enabledKinds may not repeat a kind (uniqueItems)")
+    func uniqueKinds() async throws {
+        let world = try await TestWorld()
+        try await world.test { client in
+            let kari = try await client.token("kari")
+            try await client.call(.put, "/api/v1/preferences", token: kari, json: """
+                {"enabledKinds":["assignment","assignment"],"sound":true,"vibration":true,"systemNotifications":false,"speakPersonalDetails":false}
+                """).expectProblem(.unprocessableContent)
+        }
+    }
+
+    @Test("issue 8: an unknown method on a known path is 405 with Allow; an unknown path stays 404")
+    func methodNotAllowed() async throws {
+        let world = try await TestWorld()
+        try await world.test { client in
+            let kari = try await client.token("kari")
+            let response = try await client.call(.patch, "/api/v1/preferences", token: kari, json: "{}")
+            try response.expectProblem(.methodNotAllowed)
+            #expect(response.headers[.allow] == "GET, HEAD, PUT")
+            let byID = try await client.call(.put, "/api/v1/notifications/3", token: kari, json: "{}")
+            try byID.expectProblem(.methodNotAllowed)
+            #expect(byID.headers[.allow] == "DELETE, GET, HEAD")
+            try await client.call(.get, "/api/v1/nowhere", token: kari).expectProblem(.notFound)
+        }
+    }
+
+    @Test("issue 8: error messages name the field and never echo the value")
+    func noEcho() async throws {
+        let world = try await TestWorld()
+        try await world.test { client in
+            let coordinator = try await client.token("coord")
+            let kari = try await client.token("kari")
+            let responses = [
+                try await client.call(.post, "/api/v1/notifications", token: coordinator,
+                                      json: #"{"recipients":["kari"],"kind":"Kari Secretname","title":"t","body":"b"}"#),
+                try await client.call(.put, "/api/v1/preferences", token: kari, json: """
+                    {"enabledKinds":["Kari Secretname"],"sound":true,"vibration":true,"systemNotifications":false,"speakPersonalDetails":false}
+                    """),
+                try await client.call(.get, "/api/v1/notifications?filter=Kari%20Secretname", token: kari),
+                try await client.call(.post, "/api/v1/notifications", token: coordinator,
+                                      json: #"{"recipients":["kari"],"kind":"scenarioPrompt","title":"t","body":"b","urgency":"Kari Secretname"}"#),
+            ]
+            for response in responses {
+                #expect(response.status.code >= 400)
+                #expect(!response.text.contains("Secretname"), "\(response.text)")
+            }
+        }
+    }
+}
+
+@Suite("Hardening: headers, cookies, metrics")
+struct HeaderHardeningTests {
+    @Test("issue 8: every response says nosniff; personal and authenticated responses say no-store")
+    func headersEverywhere() async throws {
+        let world = try await TestWorld()
+        let contact = try await world.repository.createAssignment(mentorID: world.kari.id, coordinatorID: world.coordinator.id,
+                                                                  contact: NewContact(name: "Per", phone: "", address: "Gate 1", notes: ""),
+                                                                  at: world.clock.now) { _, _ in
+            NewNotification(recipientID: world.kari.id, senderID: nil, kind: .assignment, title: "t", body: "b", deepLink: .pause)
+        }.1
+        try await world.test { client in
+            let kari = try await client.token("kari")
+            let responses = [
+                try await client.call(.get, "/api/v1/contacts/\(contact.id)", token: kari),
+                try await client.call(.get, "/api/v1/notifications", token: kari),
+                try await client.call(.get, "/api/v1/nowhere", token: kari),
+                try await client.call(.get, "/api/v1/me", token: nil),
+                try await client.call(.get, "/static/varsel.css", token: nil),
+                try await client.call(.get, "/healthz", token: nil),
+            ]
+            for response in responses {
+                #expect(response.headers[.contentTypeOptions] == "nosniff")
+            }
+            for response in responses.prefix(4) {
+                #expect(response.headers[.cacheControl] == "no-store")
+            }
+        }
+    }
+
+    @Test("issue 8: the session cookie is Secure by default when the public URL is https")
+    func secureCookieFromPublicURL() async throws {
+        var configuration = VarselServices.Configuration()
+        configuration.publicURL = URL(string: "https://varsel.example")
+        let world = try await TestWorld(configuration: configuration)
+        try await world.test { client in
+            let form = "username=kari&password=\(TestWorld.password.replacingOccurrences(of: " ", with: "+"))"
+            let response = try await client.execute(uri: "/signin", method: .post,
+                                                    headers: [.contentType: "application/x-www-form-urlencoded", .origin: "https://varsel.example"],
+                                                    body: ByteBuffer(string: form))
+            #expect(response.status == .seeOther)
+            #expect(response.headers[.setCookie]?.contains("Secure") == true)
+        }
+    }
+
+    @Test("issue 8: /metrics needs the metrics bearer token, and is off without one")
+    func metricsNeedToken() async throws {
+        let closed = try await TestWorld()
+        try await closed.test { client in
+            try await client.call(.get, "/metrics", token: nil).expectProblem(.notFound)
+        }
+        var configuration = VarselServices.Configuration()
+        configuration.metricsToken = "scrape-secret"
+        let world = try await TestWorld(configuration: configuration)
+        try await world.test { client in
+            try await client.call(.get, "/metrics", token: nil).expectProblem(.unauthorized)
+            try await client.call(.get, "/metrics", token: "wrong").expectProblem(.unauthorized)
+            try await client.call(.get, "/metrics", token: try await client.token("admin")).expectProblem(.unauthorized)
+            #expect(try await client.call(.get, "/metrics", token: "scrape-secret").status == .ok)
+        }
+    }
+}
+
+@Suite("Hardening: following a notification")
+struct OpenHardeningTests {
+    @Test("issue 8: GET /notifications/{id}/open changes nothing; the target screen shown to its owner marks it read")
+    func openHasNoSideEffect() async throws {
+        let world = try await TestWorld()
+        let created = try await world.repository.createNotifications([
+            NewNotification(recipientID: world.kari.id, senderID: world.coordinator.id, kind: .pauseConfirmation, title: "Paused",
+                            body: "b", deepLink: .pause),
+        ], idempotencyKey: nil, at: world.clock.now)
+        let id = created.items[0].id
+        try await world.test { client in
+            let kari = try await client.cookie("kari")
+            let ola = try await client.cookie("ola")
+            let open = try await client.execute(uri: "/notifications/\(id)/open", method: .get, headers: [.cookie: kari])
+            #expect(open.status == .seeOther)
+            let location = try #require(open.headers[.location])
+            #expect(location == "/pause?from=notification&notification=\(id)")
+            #expect(try await world.repository.notification(id: id)?.isUnread == true)
+            // Someone else following the same link neither reads it nor learns anything.
+            try await client.execute(uri: "/notifications/\(id)/open", method: .get, headers: [.cookie: ola]).expectProblem(.notFound)
+            _ = try await client.execute(uri: location, method: .get, headers: [.cookie: ola])
+            #expect(try await world.repository.notification(id: id)?.isUnread == true)
+            // The owner lands on the screen, heading focused, and the notification is read.
+            let page = try await client.execute(uri: location, method: .get, headers: [.cookie: kari])
+            #expect(page.status == .ok)
+            #expect(page.text.contains("data-focus-on-load"))
+            #expect(try await world.repository.notification(id: id)?.isUnread == false)
+        }
+    }
+}
+
+@Suite("Hardening: privacy by structure")
+struct PrivacyHardeningTests {
+    @Test("issue 8: a name typed into a coordinator's free text, unlisted, is never announced (API and page form)")
+    func unlistedNameNeverSpoken() async throws {
+        let world = try await TestWorld()
+        try await world.test { client in
+            let coordinator = try await client.token("coord")
+            #expect(try await client.call(.post, "/api/v1/notifications", token: coordinator,
+                                          json: #"{"recipients":["kari"],"kind":"scenarioPrompt","title":"Visit Ola Privatnavn today","body":"Ola Privatnavn waits"}"#).status == .created)
+            let (cookie, csrf) = try await client.cookieAndCSRF("coord")
+            let form = "_csrf=\(csrf)&recipient=\(world.kari.id)&kind=scenarioPrompt&title=Call+Ola+Privatnavn&body=x"
+            let sent = try await client.execute(uri: "/coordinator/notifications", method: .post,
+                                                headers: [.cookie: cookie, .contentType: "application/x-www-form-urlencoded"], body: ByteBuffer(string: form))
+            #expect(sent.status == .seeOther)
+            let kari = try await client.token("kari")
+            let list = try await client.call(.get, "/api/v1/notifications", token: kari).decode(ListBody.self)
+            #expect(list.items.count == 2)
+            let describer = Describer(language: .english)
+            for stored in try await world.repository.notifications(for: world.kari.id, filter: .all, after: nil, limit: 10).items {
+                let spoken = describer.arrivalAnnouncement(for: stored, preferences: .standard).text
+                #expect(!spoken.contains("Privatnavn"), "\(spoken)")
+                #expect(spoken.contains(describer.strings.kindName(.scenarioPrompt)))
+            }
+        }
+    }
+}
+
+extension TestClientProtocol {
+    /// Signs in through the web form and returns the `Cookie` header value.
+    func cookie(_ username: String) async throws -> String {
+        try await cookieAndCSRF(username).cookie
+    }
+
+    /// Signs in through the API and returns the `Cookie` header value and the session's CSRF token.
+    func cookieAndCSRF(_ username: String) async throws -> (cookie: String, csrf: String) {
+        let response = try await execute(uri: "/api/v1/session", method: .post, headers: [.contentType: "application/json"],
+                                         body: ByteBuffer(string: #"{"username":"\#(username)","password":"\#(TestWorld.password)"}"#))
+        let session = try response.decode(SignInBody.self)
+        return ("\(sessionCookieName)=\(session.token)", session.csrfToken)
+    }
+}
