@@ -75,14 +75,19 @@ struct SameOriginMiddleware: RouterMiddleware {
         return try await next(request, context)
     }
 
+    /// `Sec-Fetch-Site`, when the browser sends it, decides; else a real `Origin` must name this site. Pages
+    /// are served with `Referrer-Policy: no-referrer`, under which browsers send `Origin: null` even for their
+    /// own forms, so `null` is accepted only together with `Sec-Fetch-Site: same-origin`.
     func check(_ request: Request) throws {
-        if let site = request.headers[.secFetchSite]?.lowercased(), site != "same-origin", site != "none" {
-            throw Problem.forbidden("Cross-site requests may not change anything here (Sec-Fetch-Site is not same-origin).")
+        if let site = request.headers[.secFetchSite]?.lowercased() {
+            guard site == "same-origin" || site == "none" else {
+                throw Problem.forbidden("Cross-site requests may not change anything here (Sec-Fetch-Site is not same-origin).")
+            }
+            return
         }
         guard let origin = request.headers[.origin] else { return }
-        let host = request.head.authority
-        guard Self.origin(origin, matchesHost: host) || origin.lowercased() == publicOrigin else {
-            throw Problem.forbidden("Cross-site requests may not change anything here (the Origin header names another site).")
+        guard Self.origin(origin, matchesHost: request.head.authority) || origin.lowercased() == publicOrigin else {
+            throw Problem.forbidden("Cross-site requests may not change anything here (the Origin header does not name this site).")
         }
     }
 

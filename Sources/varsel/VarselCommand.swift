@@ -39,10 +39,20 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The bcrypt cost for new passwords.") var bcryptCost: UInt8 = 12
     @Option(help: "SQLite durability: full (a commit survives power loss) or normal (only a process crash).")
     var durability: SQLiteRepository.Durability = .full
+    @Option(help: "Seconds a connection may sit idle, or take to send its request, before it is closed.") var idleTimeout = 30.0
+    @Option(help: "Seconds one write to a live stream may wait for a client that does not read before it is disconnected.")
+    var streamWriteTimeout = 30.0
+    @Option(help: "Live streams one user may hold; opening one more closes their oldest.") var streamsPerUser = 8
 
     func run() async throws {
         var configuration = ServerConfiguration()
         configuration.durability = durability
+        guard idleTimeout > 0, streamWriteTimeout > 0, streamsPerUser > 0 else {
+            throw ValidationError("--idle-timeout, --stream-write-timeout and --streams-per-user must be positive.")
+        }
+        configuration.idleTimeout = .milliseconds(Int64(idleTimeout * 1000))
+        configuration.http.streamWriteTimeout = .milliseconds(Int64(streamWriteTimeout * 1000))
+        configuration.http.streamsPerUser = streamsPerUser
         configuration.host = host
         configuration.port = port
         configuration.databasePath = database

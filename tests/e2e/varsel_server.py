@@ -32,6 +32,7 @@ class VarselServer:
     database: Path
     demo: bool = True
     port: int = 0
+    extra_args: list[str] = field(default_factory=list)
     process: subprocess.Popen | None = None
     output: list[str] = field(default_factory=list)
 
@@ -43,6 +44,7 @@ class VarselServer:
         args = [str(varsel_binary()), "serve", "--port", str(self.port), "--database", str(self.database), "--bcrypt-cost", "4"]
         if self.demo:
             args.append("--demo")
+        args += self.extra_args
         env = dict(os.environ, VARSEL_DEMO_PASSWORD=DEMO_PASSWORD)
         self.process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=ROOT)
         ready = threading.Event()

@@ -1,0 +1,157 @@
+"""Issue 8 ("Harden the service") against a real `varsel serve`: what only real sockets and a real browser show."""
+from __future__ import annotations
+
+import http.client
+import re
+import socket
+import time
+
+import pytest
+
+from sse_client import EventStream
+from varsel_server import DEMO_PASSWORD, VarselServer, wait_until
+
+
+@pytest.fixture
+def tuned(tmp_path):
+    """A server with short timeouts, a low stream cap and a metrics token, for the tests that wait on them."""
+    instance = VarselServer(database=tmp_path / "varsel.sqlite",
+                            extra_args=["--idle-timeout", "1", "--stream-write-timeout", "1", "--streams-per-user", "2",
+                                        "--metrics-token", "scrape"]).start()
+    yield instance
+    instance.stop()
+
+
+def raw(server: VarselServer, method: str, path: str, headers: dict[str, str], body: bytes = b"") -> tuple[int, bytes]:
+    """One request with the path sent exactly as written (no client-side normalization)."""
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    connection.putrequest(method, path, skip_accept_encoding=True)
+    for key, value in headers.items():
+        connection.putheader(key, value)
+    connection.putheader("Content-Length", str(len(body)))
+    connection.endheaders(body)
+    response = connection.getresponse()
+    data = response.read()
+    connection.close()
+    return response.status, data
+
+
+def test_no_spelling_of_a_path_bypasses_csrf_on_a_real_socket(server):
+    """Issue 8: `POST //api/v1/users` with an admin's cookie, text/plain and no CSRF header created an admin.
+
+    The same attack on the route a coordinator may use: with the coordinator's cookie, no spelling of
+    `/api/v1/notifications` creates a notification without the CSRF token."""
+    coordinator = server.token("demo-coordinator")
+    mentor = server.token("demo-mentor")
+    before = server.request("GET", "/api/v1/notifications/unread-count", mentor)[2]["count"]
+    body = b'{"recipients":["demo-mentor"],"kind":"scenarioPrompt","title":"Forged","body":"b"}'
+    for path in ["//api/v1/notifications", "/api//v1/notifications", "/./api/v1/notifications", "/api/v1/../v1/notifications",
+                 "/api%2Fv1/notifications", "/api/v1/notifications/", "/api/v1/notifications"]:
+        for content_type in ["text/plain", "application/json"]:
+            status, data = raw(server, "POST", path, {"Cookie": f"varsel_session={coordinator}", "Content-Type": content_type,
+                                                      "Host": f"127.0.0.1:{server.port}"}, body)
+            assert 400 <= status < 500, (path, status, data)
+    assert server.request("GET", "/api/v1/notifications/unread-count", mentor)[2]["count"] == before
+
+
+def test_signing_out_ends_the_live_stream_with_a_reason(server):
+    """Issue 8: a notification created after sign-out still arrived on the stream."""
+    mentor = server.token("demo-mentor")
+    stream = EventStream("127.0.0.1", server.port, mentor)
+    assert wait_until(lambda: "connected" in stream.comments)
+    assert server.request("DELETE", "/api/v1/session", mentor)[0] == 204
+    stream.thread.join(10)
+    assert not stream.thread.is_alive(), "the stream must end when its session signs out"
+    resets = [event.json for event in stream.snapshot() if event.name == "reset"]
+    assert resets and resets[-1]["reason"] == "signed-out"
+    server.create(server.token("demo-coordinator"), "After sign-out", ["demo-mentor"])
+    time.sleep(0.5)
+    assert "After sign-out" not in stream.created_titles()
+    stream.close()
+
+
+def test_opening_more_streams_than_allowed_closes_the_oldest_saying_why(tuned):
+    """Issue 8: one mentor opened 2,000 streams; now a third stream (cap 2) closes the first."""
+    mentor = tuned.token("demo-mentor")
+    streams = [EventStream("127.0.0.1", tuned.port, mentor) for _ in range(2)]
+    assert wait_until(lambda: all("connected" in s.comments for s in streams))
+    streams.append(EventStream("127.0.0.1", tuned.port, mentor))
+    streams[0].thread.join(10)
+    assert not streams[0].thread.is_alive()
+    assert [event.json["reason"] for event in streams[0].snapshot() if event.name == "reset"] == ["too-many-streams"]
+    tuned.create(tuned.token("demo-coordinator"), "Still live", ["demo-mentor"])
+    assert wait_until(lambda: "Still live" in streams[1].created_titles() and "Still live" in streams[2].created_titles())
+    for stream in streams:
+        stream.close()
+
+
+def test_a_half_sent_request_is_closed_by_the_idle_timeout(tuned):
+    """Issue 8: 300 half-sent requests stayed open."""
+    sock = socket.create_connection(("127.0.0.1", tuned.port), timeout=10)
+    sock.sendall(b"GET /api/v1/me HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+    started = time.monotonic()
+    assert sock.recv(1024) == b""
+    assert time.monotonic() - started < 8
+    sock.close()
+
+
+def open_streams(server: VarselServer) -> int:
+    _, data = raw(server, "GET", "/metrics", {"Authorization": "Bearer scrape"})
+    return int(re.search(rb"^varsel_event_streams_open (\d+)$", data, re.M).group(1))
+
+
+def test_a_client_that_stops_reading_has_its_socket_closed(tuned):
+    """Issue 8: slow stream clients were counted as closed but their sockets stayed open."""
+    mentor = tuned.token("demo-mentor")
+    coordinator = tuned.token("demo-coordinator")
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.connect(("127.0.0.1", tuned.port))
+    sock.sendall(f"GET /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {mentor}\r\n\r\n".encode())
+    assert wait_until(lambda: open_streams(tuned) == 1)
+    # The client reads nothing while large notifications pile up, until the server gives up on it.
+    body = "x" * 3900
+    sent = 0
+    while open_streams(tuned) == 1 and sent < 3000:
+        for _ in range(25):
+            status, _, _ = tuned.request("POST", "/api/v1/notifications", coordinator,
+                                         {"recipients": ["demo-mentor"], "kind": "scenarioPrompt", "title": f"Flood {sent}", "body": body})
+            assert status == 201
+            sent += 1
+    assert wait_until(lambda: open_streams(tuned) == 0, timeout=10), f"still open after {sent} notifications"
+    # The socket is really closed: once the client drains what was sent, it reads the end of the stream.
+    sock.settimeout(10)
+    try:
+        while sock.recv(1 << 20):
+            pass
+    except ConnectionResetError:
+        pass
+    sock.close()
+
+
+def test_an_unlisted_name_in_a_coordinators_title_is_not_announced(page, server):
+    """Issue 8: "New notification: Visit Ola Privatnavn today" was announced aloud."""
+    server.create(server.token("demo-coordinator"), "Visit Ola Privatnavn today", ["demo-mentor"])
+    assert wait_until(lambda: "New notification: Scenario prompt" in page.inner_text("#live-polite"))
+    assert wait_until(lambda: "Visit Ola Privatnavn today" in page.locator("#notification-list li").first.inner_text())
+    assert "Privatnavn" not in page.inner_text("#live-polite")
+
+
+def test_following_a_notification_without_javascript_lands_on_the_heading_and_reads_it(browser, server):
+    """Issue 8: GET …/open no longer marks read; showing the target screen to its owner does."""
+    mentor = server.token("demo-mentor")
+    status, _, listing = server.request("GET", "/api/v1/notifications?filter=unread", mentor)
+    item = next(entry for entry in listing["items"] if entry["kind"] == "assignment")
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(server.base_url + "/signin")
+    page.fill("#username", "demo-mentor")
+    page.fill("#password", DEMO_PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url("**/notifications")
+    page.click(f'a[href="/notifications/{item["id"]}/open"]')
+    page.wait_for_url(re.compile(r".*/contacts/\d+\?.*from=notification.*"))
+    assert page.evaluate("document.activeElement.tagName") == "H1"
+    status, _, after = server.request("GET", f"/api/v1/notifications/{item['id']}", mentor)
+    assert status == 200 and after["isUnread"] is False
+    context.close()
