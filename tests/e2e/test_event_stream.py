@@ -42,9 +42,10 @@ def test_every_notification_arrives_exactly_once_in_order_across_a_dropped_conne
     assert titles == [f"Live {n}" for n in range(1, 9)]
     ids = [int(e.id) for e in first.snapshot() + second.snapshot()]
     assert ids == sorted(ids) and len(ids) == len(set(ids)), "event ids must be increasing without duplicates"
-    # Each arrival carries 003's announcement, polite.
+    # Each arrival carries 003's announcement, polite. A coordinator's free text is never spoken unasked
+    # (issue 8, privacy by structure): the announcement names the kind.
     created = [e.json["notification"] for e in second.snapshot() if e.name == "notification.created"]
-    assert created[0]["accessibility"]["announcement"] == {"text": "New notification: Live 4", "politeness": "polite"}
+    assert created[0]["accessibility"]["announcement"] == {"text": "New notification: Scenario prompt", "politeness": "polite"}
     counts = [e.json for e in second.snapshot() if e.name == "unread-count"]
     assert counts[-1]["count"] == 3 + 8
     assert counts[-1]["badge"]["phrase"] == "Notifications, 11 unread, tab, 5 of 5"
