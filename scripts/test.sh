@@ -23,3 +23,7 @@ swift test --skip-build
 
 # End-to-end: a real server on a temporary SQLite file, driven over sockets and by Debian's Chromium.
 python3 -m pytest -q tests/e2e
+
+# Fuzzing: schemathesis against the served OpenAPI document, as a mentor and as a coordinator, on a small
+# budget (scripts/fuzz.sh runs longer): no 5xx, responses match the schema, errors are problem+json.
+FUZZ_SECONDS="${FUZZ_SECONDS:-30}" python3 tests/fuzz/run_schemathesis.py

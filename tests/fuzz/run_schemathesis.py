@@ -1,0 +1,64 @@
+"""Fuzz the served OpenAPI document with schemathesis, as a mentor and as a coordinator.
+
+Starts `varsel serve --demo` on a temporary database (the binary of `swift build`), signs in, and runs
+`schemathesis run` for each role within a time budget (FUZZ_SECONDS per role, default 30). Fails when
+schemathesis finds a 5xx, a response that does not match the schema, a wrong content type, or an error that
+is not problem+json. Prints the number of cases and failures per role.
+"""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "e2e"))
+
+from varsel_server import VarselServer  # noqa: E402
+
+CHECKS = "not_a_server_error,response_schema_conformance,content_type_conformance,errors_are_problem_json"
+# The stream never ends, and signing out would end the fuzzer's own session.
+EXCLUDE = ["--exclude-path", "/api/v1/events", "--exclude-operation-id", "signOut"]
+
+
+def fuzz(server: VarselServer, role: str, username: str, seconds: int) -> tuple[int, int, str]:
+    token = server.token(username)
+    command = [sys.executable, "-m", "schemathesis.cli", "run", server.base_url + "/api/v1/openapi.yaml",
+               "--url", server.base_url, "--header", f"Authorization: Bearer {token}", "--checks", CHECKS,
+               "--max-time", str(seconds), "--workers", "2", "--seed", os.environ.get("FUZZ_SEED", "8"),
+               "--no-color", "--suppress-health-check", "all", "--request-timeout", "10", *EXCLUDE]
+    env = dict(os.environ, SCHEMATHESIS_HOOKS="hooks", PYTHONPATH=str(Path(__file__).parent))
+    result = subprocess.run(command, capture_output=True, text=True, env=env, cwd=Path(__file__).parent)
+    output = result.stdout + result.stderr
+    cases = sum(int(n) for n in re.findall(r"(\d+) generated", output)) or sum(int(n) for n in re.findall(r"Test cases:\s*(\d+)", output))
+    print(f"--- schemathesis as {role} ({username}): exit {result.returncode}, {cases} cases")
+    return result.returncode, cases, output
+
+
+def main() -> int:
+    seconds = int(os.environ.get("FUZZ_SECONDS", "30"))
+    failed = False
+    with tempfile.TemporaryDirectory() as directory:
+        server = VarselServer(database=Path(directory) / "varsel.sqlite").start()
+        try:
+            for role, username in (("mentor", "demo-mentor"), ("coordinator", "demo-coordinator")):
+                code, _, output = fuzz(server, role, username, seconds)
+                if code != 0:
+                    failed = True
+                    print(output[-12000:])
+                else:
+                    print("\n".join(line for line in output.splitlines()[-12:]))
+            log = "".join(server.output)
+            if "request failed" in log:
+                failed = True
+                print("the server logged a failed request (a 5xx):\n" + log[-4000:])
+        finally:
+            server.stop()
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
