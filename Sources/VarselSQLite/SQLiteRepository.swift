@@ -108,6 +108,17 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         try await writer.write { db in try db.execute(sql: "DELETE FROM session WHERE token_hash = ?", arguments: [tokenHash]) }
     }
 
+    public func changePassword(userID: Int64, passwordHash: String, keeping keptSession: String?) async throws -> [String] {
+        try await writer.write { db in
+            try db.execute(sql: "UPDATE user SET password_hash = ? WHERE id = ?", arguments: [passwordHash, userID])
+            if db.changesCount == 0 { throw StoreError.notFound("user") }
+            let ended = try String.fetchAll(db, sql: "SELECT token_hash FROM session WHERE user_id = ? AND token_hash IS NOT ?",
+                                            arguments: [userID, keptSession])
+            try db.execute(sql: "DELETE FROM session WHERE user_id = ? AND token_hash IS NOT ?", arguments: [userID, keptSession])
+            return ended
+        }
+    }
+
     public func deleteExpiredSessions(at date: Date) async throws -> Int {
         try await writer.write { db in
             try db.execute(sql: "DELETE FROM session WHERE expires_at <= ?", arguments: [date.timeIntervalSince1970])

@@ -61,6 +61,15 @@ public actor InMemoryRepository: VarselRepository {
 
     public func deleteSession(tokenHash: String) { sessions[tokenHash] = nil }
 
+    public func changePassword(userID: Int64, passwordHash: String, keeping keptSession: String?) throws -> [String] {
+        guard var user = usersByID[userID] else { throw StoreError.notFound("user") }
+        user.passwordHash = passwordHash
+        usersByID[userID] = user
+        let ended = sessions.filter { $0.value.userID == userID && $0.key != keptSession }.map(\.key)
+        ended.forEach { sessions[$0] = nil }
+        return ended
+    }
+
     public func deleteExpiredSessions(at date: Date) -> Int {
         let expired = sessions.filter { $0.value.expiresAt <= date }.map(\.key)
         expired.forEach { sessions[$0] = nil }

@@ -21,6 +21,9 @@ public protocol VarselRepository: Sendable {
     func session(tokenHash: String, at date: Date) async throws -> Session?
     func deleteSession(tokenHash: String) async throws
     func deleteExpiredSessions(at date: Date) async throws -> Int
+    /// Replaces `userID`'s password hash and deletes every session of theirs except `keptSession` (a token hash),
+    /// in one transaction; returns the token hashes of the sessions deleted.
+    func changePassword(userID: Int64, passwordHash: String, keeping keptSession: String?) async throws -> [String]
 
     // MARK: Notifications
     /// Creates one notification per entry, or, when `idempotencyKey` was used before by the same sender with the

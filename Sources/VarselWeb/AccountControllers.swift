@@ -76,9 +76,7 @@ public struct UserAdministration: Sendable {
         if name.range(of: "^[A-Za-z0-9._-]{2,64}$", options: .regularExpression) == nil {
             errors.append(.init(field: "username", message: "2 to 64 letters, digits, '.', '_' or '-'"))
         }
-        if password.count < 8 || password.utf8.count > 72 {
-            errors.append(.init(field: "password", message: "8 to 72 bytes"))
-        }
+        errors += Validation.password(password, field: "password").map(\.fieldError)
         let parsedRole = Role(rawValue: role)
         if parsedRole == nil { errors.append(.init(field: "role", message: "must be mentor, coordinator or admin")) }
         let language = locale.map { Language(tag: $0) } ?? .english

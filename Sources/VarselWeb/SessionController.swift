@@ -12,6 +12,7 @@ struct SessionController {
         router.post("session", use: signIn)
         router.delete("session", use: signOut)
         router.get("me", use: me)
+        router.put("me/password", use: changePassword)
     }
 
     struct SignInRequest: Decodable {
@@ -89,6 +90,35 @@ struct SessionController {
         let identity = try context.requireUser()
         try await services.repository.deleteSession(tokenHash: identity.session.tokenHash)
         services.broker.endStreams(ofSession: identity.session.tokenHash)
+        return Response(status: .noContent)
+    }
+
+    struct PasswordChangeRequest: Decodable {
+        var currentPassword: String
+        var newPassword: String
+    }
+
+    /// Changes the signed-in user's password: every other session of theirs is signed out and its live streams
+    /// end; this session stays. A wrong current password counts against the sign-in throttle.
+    func changePassword(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try context.requireUser()
+        let body = try await JSONCoding.decode(PasswordChangeRequest.self, from: request)
+        let issues = Validation.password(body.newPassword, field: "newPassword")
+        guard issues.isEmpty else { throw Validation.problem(issues) }
+        let client = ClientAddress.resolve(peer: context.peerAddress, forwardedFor: request.headers[.forwardedFor],
+                                           trustedProxies: services.configuration.trustedProxies)
+        guard case let .proceed(attempt) = await services.throttle.reserve(account: identity.user.username, client: client) else {
+            throw Problem(.tooManyRequests, "Too many wrong passwords. Try again later.", headers: [.retryAfter: "60"])
+        }
+        guard try await services.passwords.verify(body.currentPassword, hash: identity.user.passwordHash) else {
+            await services.throttle.failed(attempt)
+            throw Validation.problem([.init(field: "currentPassword", rule: .other("is not the current password"))])
+        }
+        await services.throttle.succeeded(attempt)
+        let hash = try await services.passwords.hash(body.newPassword)
+        let ended = try await services.repository.changePassword(userID: identity.user.id, passwordHash: hash, keeping: identity.session.tokenHash)
+        ended.forEach(services.broker.endStreams(ofSession:))
+        context.logger.info("password changed", metadata: ["sessions.ended": "\(ended.count)"])
         return Response(status: .noContent)
     }
 

@@ -104,6 +104,11 @@ enum Validation {
         return resource.preferences
     }
 
+    /// Problems with a new password: 8 characters at least, at most 72 bytes (all bcrypt reads).
+    static func password(_ password: String, field: String) -> [Issue] {
+        password.count < 8 || password.utf8.count > 72 ? [.init(field: field, rule: .other("8 to 72 bytes"))] : []
+    }
+
     /// Problems with a text field: required, length in Unicode scalars, control characters.
     static func text(_ value: String, field: String, max: Int, allowEmpty: Bool = false, allowsNewlines: Bool = false) -> [Issue] {
         if value.isEmpty { return allowEmpty ? [] : [.init(field: field, rule: .required)] }

@@ -59,6 +59,21 @@ struct StoreContractTests {
         #expect(try await store.session(tokenHash: "h", at: now) == nil)
     }
 
+    @Test("changing a password replaces the hash and ends every other session of that user", arguments: StoreKind.allCases)
+    func passwordChange(kind: StoreKind) async throws {
+        let store = try kind.make()
+        let user = try await mentor(store)
+        let other = try await store.createUser(NewUser(username: "other", displayName: "O", role: .mentor, passwordHash: "x", language: .english), at: now)
+        for (hash, owner) in [("kept", user.id), ("ended", user.id), ("theirs", other.id)] {
+            try await store.createSession(Session(tokenHash: hash, userID: owner, csrfToken: "c", createdAt: now, expiresAt: now.addingTimeInterval(60)))
+        }
+        #expect(try await store.changePassword(userID: user.id, passwordHash: "new-hash", keeping: "kept") == ["ended"])
+        #expect(try await store.user(id: user.id)?.passwordHash == "new-hash")
+        #expect(try await store.session(tokenHash: "kept", at: now) != nil)
+        #expect(try await store.session(tokenHash: "ended", at: now) == nil)
+        #expect(try await store.session(tokenHash: "theirs", at: now) != nil)
+    }
+
     @Test("created notifications are listed newest first, filtered, and paged by cursor", arguments: StoreKind.allCases)
     func listing(kind: StoreKind) async throws {
         let store = try kind.make()

@@ -55,6 +55,7 @@ struct AuthorizationMatrixTests {
         "POST /api/v1/session": .signedIn(201, 201, body: signIn),
         "DELETE /api/v1/session": .signedIn(401, 204),
         "GET /api/v1/me": .signedIn(401, 200),
+        "PUT /api/v1/me/password": .signedIn(401, 204, body: #"{"currentPassword":"\#(TestWorld.password)","newPassword":"another long one"}"#),
         "GET /api/v1/notifications": .signedIn(401, 200),
         "GET /api/v1/notifications/unread-count": .signedIn(401, 200),
         "POST /api/v1/notifications": Row(401, 403, 403, 201, 201, body: #"{"recipients":["kari"],"kind":"scenarioPrompt","title":"t","body":"b"}"#),

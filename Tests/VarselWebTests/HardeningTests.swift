@@ -260,6 +260,29 @@ struct StreamHardeningTests {
         }
     }
 
+    @Test("issue 8: changing the password signs out the user's other sessions and ends their streams; this session stays")
+    func passwordChangeEndsOtherSessions() async throws {
+        let world = try await TestWorld()
+        try await world.test { client in
+            let current = try await client.token("kari")
+            let other = try await client.token("kari")
+            let elsewhere = world.services.broker.subscribe(userID: world.kari.id, session: Tokens.hash(other))
+            let here = world.services.broker.subscribe(userID: world.kari.id, session: Tokens.hash(current))
+            try await client.call(.put, "/api/v1/me/password", token: current, json: #"{"currentPassword":"wrong one","newPassword":"a new long password"}"#)
+                .expectProblem(.unprocessableContent)
+            #expect(try await client.call(.put, "/api/v1/me/password", token: current,
+                                          json: #"{"currentPassword":"\#(TestWorld.password)","newPassword":"a new long password"}"#).status == .noContent)
+            var messages: [String] = []
+            for await message in elsewhere.messages { messages.append("\(message)") }
+            #expect(messages == ["closing(VarselWeb.StreamCloseReason.signedOut)"])
+            try await client.call(.get, "/api/v1/me", token: other).expectProblem(.unauthorized)
+            #expect(try await client.call(.get, "/api/v1/me", token: current).status == .ok)
+            #expect(world.services.broker.streamCount(userID: world.kari.id) == 1)
+            #expect(try await client.call(.post, "/api/v1/session", token: nil, json: #"{"username":"kari","password":"a new long password"}"#).status == .created)
+            world.services.broker.end(userID: world.kari.id, id: here.id)
+        }
+    }
+
     @Test("issue 8: a stream write that waits longer than the write timeout is detected")
     func writeTimeoutDetection() async throws {
         let progress = EventsController.WriteProgress()
