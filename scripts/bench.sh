@@ -8,5 +8,6 @@ swift build -c release --product varsel
 swift build -c release --product varsel-bench
 bin="$(swift build -c release --show-bin-path)"
 for subscribers in ${BENCH_SUBSCRIBERS:-1000 10000}; do
-  "$bin/varsel-bench" --subscribers "$subscribers" --rate "${BENCH_RATE:-1000}" --duration "${BENCH_DURATION:-10}" --creators "${BENCH_CREATORS:-32}"
+  "$bin/varsel-bench" --subscribers "$subscribers" --rate "${BENCH_RATE:-1000}" --duration "${BENCH_DURATION:-10}" --creators "${BENCH_CREATORS:-32}" \
+    --durability "${BENCH_DURABILITY:-full}"
 done
