@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-apt_packages=(libsqlite3-dev chromium fonts-dejavu-core)
+# Chromium for the browser tests; Orca, Xvfb, the AT-SPI bus, D-Bus, openbox and xdotool for the screen-reader suite.
+apt_packages=(libsqlite3-dev chromium fonts-dejavu-core orca at-spi2-core dbus-x11 xvfb openbox xdotool)
 missing=()
 for package in "${apt_packages[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
@@ -23,3 +24,6 @@ swift test --skip-build
 
 # End-to-end: a real server on a temporary SQLite file, driven over sockets and by Debian's Chromium.
 python3 -m pytest -q tests/e2e
+
+# What a real screen reader says: Orca reading Chromium on a headless desktop, speech from Orca's own log.
+python3 -m pytest -q tests/screenreader

@@ -78,7 +78,7 @@ public struct SpeechComposer: Sendable {
         let vocabulary = RoleVocabulary(reader: .web, language: strings.language)
         let web = WebAccessibility(element)
         let parts = [web.name] + [vocabulary.roleName(element.role, level: element.state.headingLevel)].compactMap { $0 }
-            + vocabulary.stateWords(element.state, role: element.role) + [element.position.map(strings.position)].compactMap { $0 }
+            + vocabulary.stateWords(element.state, role: element.role) + [web.position.map(strings.position)].compactMap { $0 }
         return SpokenPhrase(parts: parts.filter { !$0.isEmpty }, hint: web.description)
     }
 

@@ -17,6 +17,8 @@ public struct WebAccessibility: Sendable, Codable, Hashable {
     public var description: String?
     /// The `aria-*` attributes, in a stable order.
     public var attributes: [Attribute]
+    /// The position the page exposes (`aria-posinset`/`aria-setsize`), where ARIA allows one.
+    public var position: SetPosition?
 
     /// One HTML attribute.
     public struct Attribute: Sendable, Codable, Hashable {
@@ -50,12 +52,16 @@ public struct WebAccessibility: Sendable, Codable, Hashable {
         if state.isDisabled { attributes.append(.init("aria-disabled", "true")) }
         if let level = state.headingLevel { attributes.append(.init("aria-level", String(level))) }
         if state.isModal { attributes.append(.init("aria-modal", "true")) }
-        if let position = element.position {
+        // ARIA allows a position only on some roles (a tab, not a button): the page exposes it only there.
+        if let position = element.position, Self.rolesWithPosition.contains(element.role) {
             attributes.append(.init("aria-posinset", String(position.index)))
             attributes.append(.init("aria-setsize", String(position.count)))
+            self.position = position
         }
         self.attributes = attributes
     }
+
+    static let rolesWithPosition: Set<AccessibilityRole> = [.tab, .listItem]
 
     static func ariaRole(_ role: AccessibilityRole) -> String? {
         switch role {

@@ -78,6 +78,8 @@ public struct UnreadCountResource: Codable, Sendable, Equatable {
     /// The tab's parts and its spoken phrase: `Notifications, 3 unread, tab, 5 of 5` (003).
     public struct Badge: Codable, Sendable, Equatable {
         public var label: String
+        /// The tab's accessible name on the web, count included: `Notifications, 3 unread`.
+        public var name: String
         public var value: String?
         public var phrase: String
         public var position: Int
@@ -88,7 +90,7 @@ public struct UnreadCountResource: Codable, Sendable, Equatable {
         self.count = count
         summary = describer.strings.unreadSummary(count)
         let element = describer.tab(.notifications, unreadCount: count, selected: nil)
-        badge = Badge(label: element.label, value: element.value,
+        badge = Badge(label: element.label, name: WebAccessibility(element).name, value: element.value,
                       phrase: SpeechComposer(reader: .web, language: describer.language).speak(element).text,
                       position: element.position?.index ?? 5, setSize: element.position?.count ?? 5)
     }

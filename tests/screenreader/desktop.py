@@ -33,6 +33,10 @@ orca.settings.speechFactoryModules = []
 # The mentor's Orca speaks an object's position ("5 of 5"): Preferences > Speech > Speak object position.
 orca.settings.enablePositionSpeaking = True
 orca.settings.enableTutorialMessages = False
+# Keys are not echoed, so what Orca says after a key is what the page made it say.
+orca.settings.enableKeyEcho = False
+orca.settings.enableEchoByCharacter = False
+orca.settings.enableEchoByWord = False
 orca.settings.enableSound = False
 """
 

@@ -112,7 +112,7 @@ struct PagesController {
         let tabs = describer.tabBar(unreadCount: unread, selected: tab).map { element -> TabView in
             let appTab = AppTab.allCases.first { "tab-\($0.rawValue)" == element.id } ?? .home
             let web = WebAccessibility(element)
-            return TabView(id: element.id, href: appTab.path, label: element.label, ariaSelected: web[attribute: "aria-selected"] ?? "false",
+            return TabView(id: element.id, href: appTab.path, label: element.label, name: web.name, ariaSelected: web[attribute: "aria-selected"] ?? "false",
                            isSelected: element.state.isSelected, posinset: web[attribute: "aria-posinset"] ?? "",
                            setsize: web[attribute: "aria-setsize"] ?? "", badge: element.value)
         }

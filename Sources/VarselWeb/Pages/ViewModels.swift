@@ -40,6 +40,8 @@ struct TabView {
     var id: String
     var href: String
     var label: String
+    /// The accessible name, count included: `Notifications, 3 unread` (003 criterion 2).
+    var name: String
     var ariaSelected: String
     var isSelected: Bool
     var posinset: String

@@ -195,27 +195,26 @@
   setInterval(refreshTimes, 60000);
 
   // ---- The badge -----------------------------------------------------------------------------
-  // The tab's name comes from its content, "Notifications, 3 unread": screen readers read a description after the
-  // role or (Orca in browse mode) not at all, so the count is part of the name, as the server renders it.
+  // The count is part of the tab's name, "Notifications, 3 unread", as the server renders it: screen readers read a
+  // description after the role or (Orca in browse mode) not at all. The visible badge is hidden from them, so
+  // reading the page does not say the count twice.
   function updateBadge(count) {
     const tab = document.getElementById("tab-notifications");
     if (!tab) return;
     let badge = document.getElementById("tab-notifications-badge");
-    let separator = tab.querySelector(".badge-separator");
     if (!count.badge.value) {
       if (badge) badge.remove();
-      if (separator) separator.remove();
+      tab.removeAttribute("aria-label");
     } else {
       if (!badge) {
-        separator = document.createElement("span");
-        separator.className = "badge-separator";
-        separator.textContent = ", ";
         badge = document.createElement("span");
         badge.className = "badge";
         badge.id = "tab-notifications-badge";
-        tab.append(separator, badge);
+        badge.setAttribute("aria-hidden", "true");
+        tab.append(badge);
       }
       badge.textContent = count.badge.value;
+      tab.setAttribute("aria-label", count.badge.name);
     }
     const summary = document.getElementById("unread-summary");
     if (summary && count.summary) summary.textContent = count.summary;
