@@ -37,10 +37,15 @@ class ScreenReader:
     page: object
     server: VarselServer
 
-    def press(self, *keys: str, quiet: float = 0.6) -> list[str]:
-        """Presses keys, waits until Orca has finished reacting, and returns what it said (key echo left out)."""
+    def press(self, *keys: str, quiet: float = 0.6, expect_speech: bool = True) -> list[str]:
+        """Presses keys, waits for Orca's first words and then until it has finished reacting; returns what it said.
+
+        Waiting for the first words (not only for quiet) keeps a slow Orca's speech from landing on the next key.
+        """
         mark = self.desktop.mark()
         self.desktop.key(*keys)
+        if expect_speech:
+            self.desktop.wait_for_speech(lambda u: bool(normalize(u.text)), 8, f"Orca said nothing after {keys}", since=mark)
         self.desktop.wait_for_quiet(quiet)
         return self.spoken_since(mark)
 

@@ -430,7 +430,12 @@
   window.addEventListener("load", () => {
     const heading = document.querySelector("[data-focus-on-load]");
     if (heading) requestAnimationFrame(() => heading.focus());
+    // The confirmation of the last form post is spoken once, through the live region; the visible copy is hidden
+    // from screen readers, or reading the page would say it a second time. Without script it is plain text.
     const flash = document.getElementById("flash");
-    if (flash) setTimeout(() => speak(flash.textContent, "polite"), 500);
+    if (flash) {
+      flash.setAttribute("aria-hidden", "true");
+      setTimeout(() => speak(flash.textContent, "polite"), 500);
+    }
   });
 })();
