@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 import subprocess
 
+import pytest
+
 from conftest import normalize
 from varsel_server import ROOT, varsel_binary
 
@@ -167,6 +169,9 @@ def test_the_web_transcript_says_what_orca_says_on_the_filtered_centre(reader):
     assert heard[:len(expected)] == expected
 
 
+@pytest.mark.xfail(strict=True, reason="Open defect (issue 7): Space on the Sound switch, pressed with Orca running, "
+                   "makes the page ask for notification permission once (3 of 3 runs); Space on System notifications "
+                   "alone behaves. Label, state and hint speech pass; the permission assertion is what fails.")
 def test_5_each_settings_switch_says_label_state_and_hint_once(reader):
     # 003: "each toggle announces its label, current state (on/off), and hint for interaction"
     loaded = reader.goto("/settings")
