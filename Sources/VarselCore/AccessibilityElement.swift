@@ -38,6 +38,8 @@ public struct AccessibilityElement: Sendable, Codable, Hashable {
 /// What kind of element something is, independent of platform.
 public enum AccessibilityRole: String, Sendable, Codable, Hashable, CaseIterable {
     case button
+    /// A button that stays pressed or not, such as a filter option; `isSelected` is its pressed state.
+    case toggleButton
     case link
     case tab
     case tabList

@@ -14,7 +14,8 @@ public struct Describer: Sendable {
 
     public var language: Language { strings.language }
 
-    /// A list item: `[type]: [title], [body], [time ago]`, valued `read` or `unread` (003, criterion 1).
+    /// A list item: `[type]: [title], [body], [time ago]`, valued `read` or `unread` (003, criterion 1), and
+    /// `unread, urgent` for an urgent one, so urgency is heard and not only shown in colour.
     public func listItem(_ item: NotificationItem, now: Date) -> AccessibilityElement {
         let label = [
             "\(strings.kindName(item.kind)): \(item.title)",
@@ -24,7 +25,8 @@ public struct Describer: Sendable {
         return AccessibilityElement(
             id: "notification-\(item.id)",
             label: label,
-            value: strings.readState(isUnread: item.isUnread),
+            value: [strings.readState(isUnread: item.isUnread), item.urgency == .urgent ? strings.urgentState : nil]
+                .compactMap { $0 }.joined(separator: ", "),
             role: .listItem
         )
     }
@@ -63,14 +65,14 @@ public struct Describer: Sendable {
         )
     }
 
-    /// The options inside the filter bar, the current one selected.
+    /// The options inside the filter bar: toggle buttons, the current one pressed.
     public func filterOptions(_ current: NotificationFilter) -> [AccessibilityElement] {
         let all = NotificationFilter.allCases
         return all.enumerated().map { index, filter in
             AccessibilityElement(
                 id: "filter-\(filter.wireName)",
                 label: strings.filterName(filter),
-                role: .button,
+                role: .toggleButton,
                 state: AccessibilityState(isSelected: filter == current),
                 position: SetPosition(index + 1, of: all.count)
             )
@@ -94,10 +96,13 @@ public struct Describer: Sendable {
     }
 
     /// A list item's check box for selecting several (004: name is the visible label; checked, not checked, disabled).
-    public func selectionCheckbox(for item: NotificationItem, isChecked: Bool, isDisabled: Bool = false) -> AccessibilityElement {
+    ///
+    /// The label carries the item's age as well as its title, so two items with the same title ("New assignment")
+    /// do not give two check boxes the same name.
+    public func selectionCheckbox(for item: NotificationItem, now: Date, isChecked: Bool, isDisabled: Bool = false) -> AccessibilityElement {
         AccessibilityElement(
             id: "select-\(item.id)",
-            label: strings.selectItemLabel(title: item.title),
+            label: strings.selectItemLabel(title: item.title, timeAgo: relativeTime.phrase(for: item.createdAt, now: now)),
             role: .checkbox,
             state: AccessibilityState(isChecked: isChecked, isDisabled: isDisabled)
         )

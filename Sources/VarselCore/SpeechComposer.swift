@@ -4,7 +4,8 @@ public enum ScreenReader: String, Sendable, Codable, Hashable, CaseIterable {
     case voiceOver = "voiceover"
     /// Android TalkBack: state, name, role, joined with commas, case-insensitive repeats dropped.
     case talkBack = "talkback"
-    /// A web screen reader reading Chromium's accessibility tree: name, description, role, states, position.
+    /// A web screen reader reading what the page exposes (``WebAccessibility``): name, role, states, position,
+    /// then the description after a pause.
     case web = "web"
 }
 
@@ -66,9 +67,19 @@ public struct SpeechComposer: Sendable {
             parts = states + [label] + [value].compactMap { $0 } + [role].compactMap { $0 } + [position].compactMap { $0 }
             parts = Self.droppingCaseInsensitiveRepeats(parts)
         case .web:
-            parts = [label] + [value].compactMap { $0 } + [role].compactMap { $0 } + states + [position].compactMap { $0 }
+            return speakWeb(element)
         }
         return SpokenPhrase(parts: parts.filter { !$0.isEmpty }, hint: hint)
+    }
+
+    /// What a web screen reader says for the page's rendering of `element`: the exposed name (label and value),
+    /// role, states and position, then the description. No key hints: the page exposes none.
+    private func speakWeb(_ element: AccessibilityElement) -> SpokenPhrase {
+        let vocabulary = RoleVocabulary(reader: .web, language: strings.language)
+        let web = WebAccessibility(element)
+        let parts = [web.name] + [vocabulary.roleName(element.role, level: element.state.headingLevel)].compactMap { $0 }
+            + vocabulary.stateWords(element.state, role: element.role) + [web.position.map(strings.position)].compactMap { $0 }
+        return SpokenPhrase(parts: parts.filter { !$0.isEmpty }, hint: web.description)
     }
 
     /// The words this reader uses for the element's states, in its language: `checked`, `not checked`,
@@ -101,7 +112,8 @@ struct RoleVocabulary: Sendable {
     /// The spoken role; nil for roles the reader does not name (list items, groups and text on iOS).
     func roleName(_ role: AccessibilityRole, level: Int?) -> String? {
         switch (role, reader) {
-        case (.button, _): return isEnglish ? "button" : "knapp"
+        case (.button, _), (.toggleButton, .voiceOver), (.toggleButton, .talkBack): return isEnglish ? "button" : "knapp"
+        case (.toggleButton, .web): return isEnglish ? "toggle button" : "veksleknapp"
         case (.link, _): return isEnglish ? "link" : "lenke"
         case (.tab, _): return isEnglish ? "tab" : "fane"
         case (.tabList, .voiceOver): return nil
@@ -118,8 +130,10 @@ struct RoleVocabulary: Sendable {
         case (.heading, _): return isEnglish ? "heading" : "overskrift"
         case (.list, .voiceOver): return nil
         case (.list, _): return isEnglish ? "list" : "liste"
-        case (.listItem, _), (.group, .voiceOver), (.staticText, _): return nil
-        case (.group, _): return nil
+        // On the web a list item is its link; a group is exposed as one (Orca calls it a panel).
+        case (.listItem, .web): return isEnglish ? "link" : "lenke"
+        case (.group, .web): return isEnglish ? "group" : "gruppe"
+        case (.listItem, _), (.group, _), (.staticText, _): return nil
         case (.dialog, _): return "dialog"
         case (.alertDialog, .web): return isEnglish ? "alert dialog" : "varseldialog"
         case (.alertDialog, _): return isEnglish ? "alert" : "varsel"
@@ -129,7 +143,11 @@ struct RoleVocabulary: Sendable {
     /// The spoken states, in the reader's order.
     func stateWords(_ state: AccessibilityState, role: AccessibilityRole) -> [String] {
         var words: [String] = []
-        if state.isSelected { words.append(selectedWord) }
+        if role == .toggleButton, reader == .web {
+            words.append(state.isSelected ? (isEnglish ? "pressed" : "trykket") : (isEnglish ? "not pressed" : "ikke trykket"))
+        } else if state.isSelected {
+            words.append(selectedWord)
+        }
         if let checked = state.isChecked {
             if role == .toggleSwitch {
                 words.append(checked ? (isEnglish ? "on" : "på") : (isEnglish ? "off" : "av"))
@@ -159,15 +177,12 @@ struct RoleVocabulary: Sendable {
             return isEnglish ? "Double tap to toggle setting" : "Dobbelttrykk for å endre innstillingen"
         case (.toggleSwitch, .talkBack), (.checkbox, .talkBack):
             return isEnglish ? "Double-tap to toggle" : "Dobbelttrykk for å slå av eller på"
-        case (.toggleSwitch, .web), (.checkbox, .web):
-            return isEnglish ? "Press Space to toggle" : "Trykk mellomrom for å slå av eller på"
         case (.listItem, .voiceOver):
             return isEnglish ? "Double tap to open" : "Dobbelttrykk for å åpne"
         case (.listItem, .talkBack):
             return isEnglish ? "Double-tap to activate" : "Dobbelttrykk for å aktivere"
-        case (.listItem, .web):
-            return isEnglish ? "Press Enter to open" : "Trykk Enter for å åpne"
         default:
+            // The web page exposes no key hints: the screen reader knows how to operate a switch or a link.
             return nil
         }
     }

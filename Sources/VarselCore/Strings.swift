@@ -154,10 +154,13 @@ public struct Strings: Sendable, Hashable {
     public var cancel: String { isEnglish ? "Cancel" : "Avbryt" }
     public var acknowledgeDialogTitle: String { isEnglish ? "Acknowledge this assignment?" : "Bekrefte dette oppdraget?" }
 
-    /// A list item's check box label, matching its visible text (004): `Select New assignment`.
-    public func selectItemLabel(title: String) -> String {
-        isEnglish ? "Select \(title)" : "Velg \(title)"
+    /// A list item's check box label, matching its visible text (004): `Select New assignment, 5 minutes ago`.
+    public func selectItemLabel(title: String, timeAgo: String) -> String {
+        isEnglish ? "Select \(title), \(timeAgo)" : "Velg \(title), \(timeAgo)"
     }
+
+    /// Said after an urgent item's read state, and shown on it: `urgent`, `haster`.
+    public var urgentState: String { isEnglish ? "urgent" : "haster" }
 
     // MARK: Announcements
 

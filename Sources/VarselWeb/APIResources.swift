@@ -26,6 +26,10 @@ public struct NotificationResource: Codable, Sendable, Equatable {
     public struct AccessibilityBlock: Codable, Sendable, Equatable {
         /// The list item's full accessible name: `[type]: [title], [body], [time ago], [read/unread]` (003).
         public var label: String
+        /// The item's check box label, unique in the list: `Select New assignment, 5 minutes ago` (004).
+        public var selectLabel: String
+        /// `urgent` for an urgent item, shown as text beside it (urgency is never colour alone); nil otherwise.
+        public var urgencyText: String?
         public var kindName: String
         public var timeAgo: String
         public var readState: String
@@ -47,7 +51,9 @@ public struct NotificationResource: Codable, Sendable, Equatable {
         let element = describer.listItem(item, now: now)
         let arrival = describer.arrivalAnnouncement(for: item, preferences: preferences)
         accessibility = AccessibilityBlock(
-            label: SpeechComposer(reader: .web, language: describer.language).speak(element).text,
+            label: WebAccessibility(element).name,
+            selectLabel: describer.selectionCheckbox(for: item, now: now, isChecked: false).label,
+            urgencyText: item.urgency == .urgent ? describer.strings.urgentState : nil,
             kindName: describer.strings.kindName(item.kind),
             timeAgo: describer.relativeTime.phrase(for: item.createdAt, now: now),
             readState: describer.strings.readState(isUnread: item.isUnread),
@@ -72,6 +78,8 @@ public struct UnreadCountResource: Codable, Sendable, Equatable {
     /// The tab's parts and its spoken phrase: `Notifications, 3 unread, tab, 5 of 5` (003).
     public struct Badge: Codable, Sendable, Equatable {
         public var label: String
+        /// The tab's accessible name on the web, count included: `Notifications, 3 unread`.
+        public var name: String
         public var value: String?
         public var phrase: String
         public var position: Int
@@ -82,7 +90,7 @@ public struct UnreadCountResource: Codable, Sendable, Equatable {
         self.count = count
         summary = describer.strings.unreadSummary(count)
         let element = describer.tab(.notifications, unreadCount: count, selected: nil)
-        badge = Badge(label: element.label, value: element.value,
+        badge = Badge(label: element.label, name: WebAccessibility(element).name, value: element.value,
                       phrase: SpeechComposer(reader: .web, language: describer.language).speak(element).text,
                       position: element.position?.index ?? 5, setSize: element.position?.count ?? 5)
     }

@@ -113,8 +113,8 @@ struct PagesController {
         if let counted { unread = counted } else { unread = try await services.repository.unreadCount(for: user.id) }
         let tabs = describer.tabBar(unreadCount: unread, selected: tab).map { element -> TabView in
             let appTab = AppTab.allCases.first { "tab-\($0.rawValue)" == element.id } ?? .home
-            let web = WebAccessibility(element, language: user.language)
-            return TabView(id: element.id, href: appTab.path, label: web.name, ariaSelected: web[attribute: "aria-selected"] ?? "false",
+            let web = WebAccessibility(element)
+            return TabView(id: element.id, href: appTab.path, label: element.label, name: web.name, ariaSelected: web[attribute: "aria-selected"] ?? "false",
                            isSelected: element.state.isSelected, posinset: web[attribute: "aria-posinset"] ?? "",
                            setsize: web[attribute: "aria-setsize"] ?? "", badge: element.value)
         }
@@ -186,15 +186,12 @@ struct PagesController {
         // The rows are the API's resources: one place composes each item's accessible name and times.
         let preferences = try await services.repository.preferences(for: user.id)
         let rows = page.items.map { item in
-            NotificationRow(NotificationResource(item, describer: describer, preferences: preferences, now: now),
-                            checkboxLabel: describer.selectionCheckbox(for: item, isChecked: false).label)
+            NotificationRow(NotificationResource(item, describer: describer, preferences: preferences, now: now))
         }
         let barElement = describer.filterBar(filter)
-        let bar = WebAccessibility(barElement, language: user.language)
-        let options = describer.filterOptions(filter).enumerated().map { index, element in
-            let option = NotificationFilter.allCases[index]
-            return FilterOption(href: option == .all ? "/notifications" : "/notifications?filter=\(option.wireName)",
-                                label: element.label, isCurrent: element.state.isSelected)
+        let options = zip(NotificationFilter.allCases, describer.filterOptions(filter)).map { option, element in
+            FilterOption(value: option.wireName, label: element.label,
+                         ariaPressed: WebAccessibility(element)[attribute: "aria-pressed"] ?? "false", isCurrent: element.state.isSelected)
         }
         let strings = describer.strings
         let unread = try await services.repository.unreadCount(for: user.id)
@@ -202,12 +199,11 @@ struct PagesController {
             chrome: try await chrome(identity, title: strings.screenTitle(.notificationCentre), tab: .notifications,
                                      flash: flash(request, language: user.language), unread: unread),
             heading: strings.screenTitle(.notificationCentre), headingId: Screen.notificationCentre.headingElementID,
-            filterBar: FilterBarView(name: bar.name, description: barElement.value, options: options),
+            filterBar: FilterBarView(name: WebAccessibility(barElement).name, label: barElement.label, state: barElement.value, options: options),
             rows: rows, isEmpty: rows.isEmpty, emptyText: strings.noNotifications, currentFilter: filter.wireName,
             unreadSummary: strings.unreadSummary(unread), markAllAsRead: strings.markAllAsRead,
             markSelectedAsRead: strings.markSelectedAsRead, deleteSelected: strings.deleteSelected,
-            listLabel: strings.notificationList, settingsLink: strings.screenTitle(.notificationSettings),
-            selectLabelTemplate: strings.selectItemLabel(title: "{title}"))
+            listLabel: strings.notificationList, settingsLink: strings.screenTitle(.notificationSettings))
         return renderer.page("notifications", model)
     }
 
@@ -273,7 +269,7 @@ struct PagesController {
         let preferences = try await services.repository.preferences(for: user.id)
         func view(_ setting: NotificationPreferences.Setting) -> SwitchView {
             let element = describer.settingSwitch(setting, preferences: preferences)
-            let web = WebAccessibility(element, language: user.language)
+            let web = WebAccessibility(element)
             return SwitchView(id: element.id, name: setting.identifier, label: web.name, isOn: element.state.isChecked == true,
                               ariaChecked: web[attribute: "aria-checked"] ?? "false", hintId: element.id + "-hint", hint: web.description ?? "")
         }
@@ -322,7 +318,7 @@ struct PagesController {
                 id: assignment.id, statusText: strings.assignmentStatus(assignment.status.rawValue), isPending: assignment.status == .pending,
                 acknowledge: strings.acknowledgeAssignment, decline: strings.declineAssignment, cancel: strings.cancel,
                 dialogTitle: strings.acknowledgeDialogTitle, dialogText: strings.acknowledgeDialogText,
-                confirmHref: "/contacts/\(id)?assignment=\(assignment.id)&confirm=acknowledge",
+                contactId: id,
                 showInlineConfirmation: request.uri.queryParameters["confirm"] == "acknowledge")
         }
         let model = DetailPage(

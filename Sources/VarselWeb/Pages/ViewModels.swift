@@ -40,6 +40,8 @@ struct TabView {
     var id: String
     var href: String
     var label: String
+    /// The accessible name, count included: `Notifications, 3 unread` (003 criterion 2).
+    var name: String
     var ariaSelected: String
     var isSelected: Bool
     var posinset: String
@@ -62,11 +64,14 @@ struct NotificationRow {
     var readState: String
     var isUnread: Bool
     var checkboxId: String
+    /// Unique in the list (004): `Select New assignment, 5 minutes ago`.
     var checkboxLabel: String
     var isUrgent: Bool
+    /// `urgent`, shown as text on an urgent row; nil otherwise.
+    var urgencyText: String?
 
     /// The row for `resource`, as the API describes it to the same user.
-    init(_ resource: NotificationResource, checkboxLabel: String) {
+    init(_ resource: NotificationResource) {
         id = resource.id
         elementId = "notification-\(resource.id)"
         href = "/notifications/\(resource.id)/open"
@@ -78,15 +83,18 @@ struct NotificationRow {
         readState = resource.accessibility.readState
         isUnread = resource.isUnread
         checkboxId = "select-\(resource.id)"
-        self.checkboxLabel = checkboxLabel
+        checkboxLabel = resource.accessibility.selectLabel
         isUrgent = resource.urgency == .urgent
+        urgencyText = resource.accessibility.urgencyText
     }
 }
 
-/// A filter option on the filter bar.
+/// A filter option on the filter bar: a toggle button that submits the filter form.
 struct FilterOption {
-    var href: String
+    /// The `filter` query value it submits.
+    var value: String
     var label: String
+    var ariaPressed: String
     var isCurrent: Bool
 }
 
@@ -105,15 +113,14 @@ struct NotificationCentrePage {
     var deleteSelected: String
     var listLabel: String
     var settingsLink: String
-    /// The check box label with `{title}` in place of the title, for rows the script adds.
-    var selectLabelTemplate: String
 }
 
 struct FilterBarView {
-    /// `Filter: Assignments` (003 criterion 3), the group's accessible name.
+    /// The group's accessible name: `Filter: Assignments, active` (003 criterion 3); Orca speaks it on entry.
     var name: String
-    /// `active` while a filter narrows the list, the group's description.
-    var description: String?
+    /// The visible parts of the same phrase: `Filter: Assignments` and `active` while a filter narrows the list.
+    var label: String
+    var state: String?
     var options: [FilterOption]
 }
 
@@ -174,7 +181,8 @@ struct AssignmentView {
     var cancel: String
     var dialogTitle: String
     var dialogText: String
-    var confirmHref: String
+    /// The contact page the no-script launcher reloads with `confirm=acknowledge`, showing the dialog inline.
+    var contactId: Int64
     var showInlineConfirmation: Bool
 }
 

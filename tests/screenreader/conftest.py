@@ -1,0 +1,131 @@
+"""Fixtures for the screen-reader suite: one headless desktop with Orca, one Chromium, one `varsel serve --demo`."""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "e2e"))
+
+from desktop import Desktop, DesktopError, chromium_args, free_port, new_workdir, wait_for_devtools  # noqa: E402
+from varsel_server import DEMO_PASSWORD, VarselServer  # noqa: E402
+
+
+def normalize(text: str) -> str:
+    """One utterance without Orca's closing full stop, doubled spaces, or a space before a comma.
+
+    Orca joins a link's or tab's text pieces with spaces ("Notifications , 3 unread"); a speech synthesizer says that
+    exactly as "Notifications, 3 unread", so the space is dropped before comparing words.
+    """
+    text = re.sub(r"\s+", " ", text).strip()
+    text = re.sub(r" ([,.;:])", r"\1", text)
+    return text.removesuffix(".").strip()
+
+
+@dataclass
+class ScreenReader:
+    """Orca reading Chromium on a real `varsel serve`: keys go in through X, speech comes out of Orca's log."""
+
+    desktop: Desktop
+    page: object
+    server: VarselServer
+
+    def press(self, *keys: str, quiet: float = 0.6, expect_speech: bool = True) -> list[str]:
+        """Presses keys, waits for Orca's first words and then until it has finished reacting; returns what it said.
+
+        Waiting for the first words (not only for quiet) keeps a slow Orca's speech from landing on the next key.
+        """
+        mark = self.desktop.mark()
+        self.desktop.key(*keys)
+        if expect_speech:
+            self.desktop.wait_for_speech(lambda u: bool(normalize(u.text)), 8, f"Orca said nothing after {keys}", since=mark)
+        self.desktop.wait_for_quiet(quiet)
+        return self.spoken_since(mark)
+
+    def spoken_since(self, mark: int) -> list[str]:
+        return [normalize(text) for text in self.desktop.spoken_since(mark) if normalize(text)]
+
+    def goto(self, path: str) -> list[str]:
+        """Opens a page and returns what Orca said while it loaded (it reads the page from where focus lands)."""
+        mark = self.desktop.mark()
+        self.page.goto(self.server.base_url + path)
+        self.desktop.wait_for_speech(lambda u: u.text.startswith("Finished loading"), 20, f"Orca did not finish loading {path}",
+                                     since=mark)
+        self.desktop.wait_for_quiet(0.8, 20)
+        return self.spoken_since(mark)
+
+    def tab_until(self, predicate, limit: int = 40, key: str = "Tab") -> tuple[list[str], list[list[str]]]:
+        """Presses Tab until Orca says something that satisfies `predicate`; returns that step's speech and all steps'."""
+        steps = []
+        for _ in range(limit):
+            spoken = self.press(key)
+            steps.append(spoken)
+            if any(predicate(text) for text in spoken):
+                return spoken, steps
+        raise DesktopError(f"{limit} presses of {key} and Orca never said it; last: {steps[-3:]}")
+
+    def focused_id(self) -> str:
+        return self.page.evaluate("document.activeElement ? document.activeElement.id : ''")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    instance = VarselServer(database=tmp_path_factory.mktemp("orca") / "varsel.sqlite").start()
+    yield instance
+    instance.stop()
+
+
+@pytest.fixture(scope="module")
+def reader(server):
+    """Signs in as the demo mentor by keyboard, with Orca listening, and leaves Chromium on the centre."""
+    from playwright.sync_api import sync_playwright
+
+    workdir = new_workdir()
+    desktop = Desktop(workdir)
+    playwright = None
+    try:
+        desktop.start()
+        profile = workdir / "chromium-profile"
+        (profile / "Default").mkdir(parents=True)
+        # No password-saving bubble: it would take the keyboard after sign-in.
+        (profile / "Default" / "Preferences").write_text(json.dumps(
+            {"credentials_enable_service": False, "profile": {"password_manager_enabled": False}}))
+        port = free_port()
+        desktop._spawn(chromium_args(profile, port) + ["about:blank"], "chromium")
+        wait_for_devtools(port)
+        playwright = sync_playwright().start()
+        browser = playwright.chromium.connect_over_cdp(f"http://127.0.0.1:{port}")
+        page = browser.contexts[0].pages[0]
+        desktop.focus_window("Chromium")
+        session = ScreenReader(desktop, page, server)
+        session.goto("/signin")
+        # The sign-in form, by keyboard: Tab to the user name, type, Tab, type, Enter.
+        session.tab_until(lambda text: text.startswith("Username"), limit=5)
+        desktop.key("ctrl+a")
+        subprocess_type(desktop, "demo-mentor")
+        session.press("Tab")
+        subprocess_type(desktop, DEMO_PASSWORD)
+        mark = desktop.mark()
+        desktop.key("Return")
+        desktop.wait_for_speech(lambda u: u.text.startswith("Finished loading Notifications"), 20,
+                                "signing in did not open the notification centre", since=mark)
+        desktop.wait_for_quiet(0.8, 20)
+        yield session
+    finally:
+        if playwright:
+            playwright.stop()
+        desktop.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def subprocess_type(desktop: Desktop, text: str) -> None:
+    import subprocess
+
+    subprocess.run(["xdotool", "type", "--delay", "20", text], env=desktop.env, check=True, timeout=30)

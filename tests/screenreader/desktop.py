@@ -1,0 +1,315 @@
+"""A headless desktop with a real screen reader: Xvfb, a D-Bus session, the AT-SPI bus, openbox, Orca and Chromium.
+
+Orca speaks through no audio device here: its speech server is turned off in its preferences, and every utterance
+it would speak is still written to its debug log as `SPEECH OUTPUT: '…'`. `Desktop.speech` reads those lines, so a
+test asserts on what Orca says, not on what the browser's accessibility tree claims.
+
+Keys go through the X server with xdotool, so Orca sees them exactly as it would see a person's keyboard (browse
+mode, focus mode, Orca's own commands). Playwright is attached to the same Chromium over the DevTools protocol only to
+read the page's state (the focused element, a live region) and to sign in quickly; it never types for the test.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ORCA_CUSTOMIZATIONS = """\
+import orca.debug
+import orca.settings
+# Orca writes its debug log block-buffered; line buffering lets a test see each utterance as it is spoken.
+if orca.debug.debugFile:
+    orca.debug.debugFile.reconfigure(line_buffering=True)
+# No audio device: without a speech server Orca still logs every utterance as SPEECH OUTPUT.
+orca.settings.speechServerFactory = "none"
+orca.settings.speechFactoryModules = []
+# The mentor's Orca speaks an object's position ("5 of 5"): Preferences > Speech > Speak object position.
+orca.settings.enablePositionSpeaking = True
+orca.settings.enableTutorialMessages = False
+# Keys are not echoed, so what Orca says after a key is what the page made it say.
+orca.settings.enableKeyEcho = False
+orca.settings.enableEchoByCharacter = False
+orca.settings.enableEchoByWord = False
+orca.settings.enableSound = False
+"""
+
+# `SPEECH OUTPUT: 'text'` then, in the debug log, an optional voice name and the voice's settings as a dict.
+SPEECH_LINE = re.compile(r"SPEECH OUTPUT: '(.*?)'(?: voice=\w+)?\s*(?:\{.*\})?\s*$", re.MULTILINE)
+
+
+class DesktopError(RuntimeError):
+    """Something the desktop needs did not start or did not happen in time."""
+
+
+@dataclass
+class Utterance:
+    """One string Orca spoke, with its position in the log (for 'spoken after this point')."""
+
+    index: int
+    text: str
+
+
+@dataclass
+class Desktop:
+    """The whole desktop; `start()` brings it up, `stop()` ends every process it started, in reverse order."""
+
+    workdir: Path
+    display: str = ""
+    env: dict = field(default_factory=dict)
+    processes: list = field(default_factory=list)
+    orca_log: Path | None = None
+    _consumed: int = 0
+
+    # -- Life cycle -----------------------------------------------------------------------------------------
+
+    def start(self) -> "Desktop":
+        try:
+            self._start_x()
+            self._start_session_bus()
+            self._start_accessibility_bus()
+            self._spawn(["openbox", "--sm-disable"], "openbox")
+            self._start_orca()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def stop(self) -> None:
+        for name, process in reversed(self.processes):
+            if process.poll() is None:
+                try:
+                    os.killpg(process.pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    continue
+                try:
+                    process.wait(5)
+                except subprocess.TimeoutExpired:
+                    os.killpg(process.pid, signal.SIGKILL)
+                    process.wait()
+        self.processes.clear()
+        bus_pid = self.env.get("DBUS_SESSION_BUS_PID")
+        if bus_pid:
+            try:
+                os.kill(int(bus_pid), signal.SIGTERM)
+            except (ProcessLookupError, ValueError):
+                pass
+            self.env.pop("DBUS_SESSION_BUS_PID", None)
+
+    def _spawn(self, args: list[str], name: str, log: Path | None = None) -> subprocess.Popen:
+        output = open(log or self.workdir / f"{name}.log", "w")
+        process = subprocess.Popen(args, env=self.env, stdout=output, stderr=subprocess.STDOUT,
+                                   stdin=subprocess.DEVNULL, start_new_session=True)
+        self.processes.append((name, process))
+        return process
+
+    def _start_x(self) -> None:
+        read_end, write_end = os.pipe()
+        process = subprocess.Popen(["Xvfb", "-displayfd", str(write_end), "-screen", "0", "1280x1024x24", "-nolisten", "tcp"],
+                                   pass_fds=(write_end,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                   start_new_session=True)
+        os.close(write_end)
+        self.processes.append(("Xvfb", process))
+        with os.fdopen(read_end) as pipe:
+            number = pipe.readline().strip()
+        if not number:
+            raise DesktopError("Xvfb did not report a display number")
+        self.display = ":" + number
+        home = self.workdir / "home"
+        home.mkdir(exist_ok=True)
+        self.env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(home),
+            "DISPLAY": self.display,
+            "XDG_RUNTIME_DIR": str(self._runtime_dir()),
+            "XDG_CONFIG_HOME": str(home / ".config"),
+            "XDG_DATA_HOME": str(home / ".local" / "share"),
+            "XDG_CACHE_HOME": str(home / ".cache"),
+            "LANG": "en_US.UTF-8" if _has_locale("en_US.utf8") else "C.UTF-8",
+            "GTK_MODULES": "gail:atk-bridge",
+            "ACCESSIBILITY_ENABLED": "1",
+            "NO_AT_BRIDGE": "0",
+        }
+
+    def _runtime_dir(self) -> Path:
+        path = self.workdir / "runtime"
+        path.mkdir(mode=0o700, exist_ok=True)
+        return path
+
+    def _start_session_bus(self) -> None:
+        result = subprocess.run(["dbus-launch", "--sh-syntax"], env=self.env, capture_output=True, text=True, timeout=20)
+        if result.returncode != 0:
+            raise DesktopError("dbus-launch failed: " + result.stderr)
+        for key in ("DBUS_SESSION_BUS_ADDRESS", "DBUS_SESSION_BUS_PID"):
+            match = re.search(key + r"='?([^';\n]+)'?;", result.stdout)
+            if not match:
+                raise DesktopError("dbus-launch gave no " + key)
+            self.env[key] = match.group(1)
+
+    def _start_accessibility_bus(self) -> None:
+        launcher = next((p for p in ("/usr/libexec/at-spi-bus-launcher", "/usr/lib/at-spi2-core/at-spi-bus-launcher")
+                         if Path(p).exists()), None)
+        if not launcher:
+            raise DesktopError("at-spi-bus-launcher is not installed (apt-get install at-spi2-core)")
+        self._spawn([launcher, "--launch-immediately"], "at-spi-bus")
+        # The accessibility bus is ready when the session bus can tell its address.
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            probe = subprocess.run(["dbus-send", "--session", "--print-reply", "--dest=org.a11y.Bus", "/org/a11y/bus",
+                                    "org.a11y.Bus.GetAddress"], env=self.env, capture_output=True, text=True)
+            if probe.returncode == 0 and "unix:" in probe.stdout:
+                return
+            time.sleep(0.1)
+        raise DesktopError("the AT-SPI bus did not come up")
+
+    def _start_orca(self) -> None:
+        prefs = self.workdir / "orca-prefs"
+        prefs.mkdir(exist_ok=True)
+        (prefs / "orca-customizations.py").write_text(ORCA_CUSTOMIZATIONS)
+        self.orca_log = self.workdir / "orca-debug.out"
+        self._spawn(["orca", "--replace", "-u", str(prefs), "--debug-file", str(self.orca_log)], "orca")
+        self.wait_for_log(lambda text: "SPEECH: Initialized" in text or "ORCA: Loading scripts" in text, 60,
+                          "Orca did not start")
+        # Orca greets with "Screen reader on." once it listens for events.
+        self.wait_for_speech(lambda u: "Screen reader on" in u.text, 60, "Orca did not say it is on")
+
+    # -- Reading the log ------------------------------------------------------------------------------------
+
+    def log_text(self) -> str:
+        if not self.orca_log or not self.orca_log.exists():
+            return ""
+        return self.orca_log.read_text(errors="replace")
+
+    def wait_for_log(self, predicate, timeout: float, message: str) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if predicate(self.log_text()):
+                return
+            self._check_alive()
+            time.sleep(0.1)
+        raise DesktopError(message + self._tail())
+
+    def utterances(self) -> list[Utterance]:
+        """Everything Orca has spoken since it started, in order."""
+        texts = [match.group(1) for match in SPEECH_LINE.finditer(self.log_text())]
+        return [Utterance(index, text) for index, text in enumerate(texts)]
+
+    def mark(self) -> int:
+        """A point in the speech log: `spoken_since(mark)` returns what came after it."""
+        return len(self.utterances())
+
+    def spoken_since(self, mark: int) -> list[str]:
+        return [u.text for u in self.utterances()[mark:]]
+
+    def wait_for_speech(self, predicate, timeout: float = 10, message: str = "Orca did not say it",
+                        since: int = 0) -> Utterance:
+        """Waits until Orca speaks an utterance (after `since`) that satisfies `predicate`; returns it."""
+        deadline = time.monotonic() + timeout
+        while True:
+            for utterance in self.utterances()[since:]:
+                if predicate(utterance):
+                    return utterance
+            if time.monotonic() > deadline:
+                break
+            self._check_alive()
+            time.sleep(0.05)
+        spoken = "\n  ".join(self.spoken_since(since)[-30:])
+        raise DesktopError(f"{message}. Orca said, since the mark:\n  {spoken}")
+
+    def wait_for_quiet(self, quiet: float = 0.8, timeout: float = 10) -> None:
+        """Waits until Orca has said nothing new for `quiet` seconds (it finished reacting to the last event)."""
+        deadline = time.monotonic() + timeout
+        last_count = self.mark()
+        last_change = time.monotonic()
+        while time.monotonic() < deadline:
+            time.sleep(0.05)
+            count = self.mark()
+            if count != last_count:
+                last_count, last_change = count, time.monotonic()
+            elif time.monotonic() - last_change >= quiet:
+                return
+
+    def _check_alive(self) -> None:
+        for name, process in self.processes:
+            if process.poll() is not None and name in ("Xvfb", "orca"):
+                raise DesktopError(f"{name} exited with {process.returncode}" + self._tail())
+
+    def _tail(self) -> str:
+        logs = []
+        for name in ("orca", "at-spi-bus", "chromium"):
+            path = self.workdir / f"{name}.log"
+            if path.exists():
+                logs.append(f"\n--- {name}.log ---\n" + path.read_text(errors="replace")[-2000:])
+        return "".join(logs)
+
+    # -- The keyboard -----------------------------------------------------------------------------------------
+
+    def key(self, *keys: str, delay_ms: int = 60) -> None:
+        """Presses keys through the X server (xdotool names: Tab, shift+Tab, Down, Return, space, Escape, h)."""
+        subprocess.run(["xdotool", "key", "--delay", str(delay_ms), *keys], env=self.env, check=True, timeout=20)
+
+    def focus_window(self, name_pattern: str) -> None:
+        """Raises and focuses the first window whose title matches (so keys reach it)."""
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            found = subprocess.run(["xdotool", "search", "--onlyvisible", "--name", name_pattern], env=self.env,
+                                   capture_output=True, text=True)
+            ids = found.stdout.split()
+            if ids:
+                subprocess.run(["xdotool", "windowactivate", "--sync", ids[-1]], env=self.env, capture_output=True, timeout=10)
+                subprocess.run(["xdotool", "windowfocus", "--sync", ids[-1]], env=self.env, capture_output=True, timeout=10)
+                return
+            time.sleep(0.2)
+        raise DesktopError(f"no window named like {name_pattern!r}")
+
+
+def _has_locale(name: str) -> bool:
+    try:
+        result = subprocess.run(["locale", "-a"], capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return name in result.stdout.lower()
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def chromium_args(profile: Path, port: int) -> list[str]:
+    """Debian's Chromium in a real (Xvfb) window, exposing its accessibility tree to AT-SPI."""
+    binary = shutil.which("chromium") or "/usr/bin/chromium"
+    args = [binary, "--force-renderer-accessibility", f"--user-data-dir={profile}", f"--remote-debugging-port={port}",
+            "--remote-debugging-address=127.0.0.1", "--no-first-run", "--no-default-browser-check",
+            "--disable-dev-shm-usage", "--disable-gpu", "--password-store=basic", "--disable-features=Translate",
+            "--window-position=0,0", "--window-size=1280,1000", "--lang=en-US"]
+    if os.geteuid() == 0:
+        args.append("--no-sandbox")
+    return args
+
+
+def wait_for_devtools(port: int, timeout: float = 30) -> str:
+    """The browser's DevTools websocket URL, once Chromium listens."""
+    import urllib.request
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/version", timeout=2) as response:
+                return json.load(response)["webSocketDebuggerUrl"]
+        except OSError:
+            time.sleep(0.1)
+    raise DesktopError("Chromium's DevTools endpoint did not answer")
+
+
+def new_workdir() -> Path:
+    return Path(tempfile.mkdtemp(prefix="varsel-orca-"))

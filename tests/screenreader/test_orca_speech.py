@@ -1,0 +1,287 @@
+"""What Orca 43 speaks on Varsel's pages in Chromium: the test of seeds 003, 001, 002 and 004.
+
+Every assertion is on Orca's speech (its debug log), not on Chromium's accessibility tree. Orca's own words for
+roles stay as Orca says them: "page tab" for a tab, "panel" for a group, "push button", "toggle button pressed".
+Orca speaks an object's position ("5 of 5") because the mentor's Orca is set to (Speak object position).
+The tests run in file order on one signed-in session.
+"""
+from __future__ import annotations
+
+import re
+import subprocess
+
+import pytest
+
+from conftest import normalize
+from varsel_server import ROOT, varsel_binary
+
+SEED_003 = "../shared/seeds/003_6ff2725032226ce3.txt"
+SEED_001 = "../shared/seeds/001_1424c72d8a2f1338.txt"
+SEED_002 = "../shared/seeds/002_4869387932c07e6c.txt"
+
+
+def joined(spoken: list[str]) -> str:
+    return ". ".join(spoken)
+
+
+def test_1_each_list_item_is_spoken_type_title_body_time_ago_read_state(reader):
+    # 003: "each item is announced as '[type]: [title], [body], [time ago], [read/unread]'"
+    reader.goto("/notifications")
+    spoken, steps = reader.tab_until(lambda text: text.startswith("Assignment: New assignment, Visit Kari"))
+    [item] = [text for text in spoken if text.startswith("Assignment:")]
+    assert re.fullmatch(r"Assignment: New assignment, Visit Kari Nordmann at Storgata 1 on Tuesday, \d+ minutes ago, unread link",
+                        item), item
+    links = []
+    for _ in range(10):
+        links += [text for text in reader.press("Tab") if text.endswith(" link") and ": " in text]
+    pattern = re.compile(r"^(Assignment|Certification expiry|Scenario prompt|Pause confirmation): .+, .+, .+, (read|unread) link$")
+    assert len(links) == 4 and all(pattern.match(text) for text in links), links
+
+
+def test_004_check_boxes_have_unique_names_that_match_their_labels(reader):
+    # 004 (check box): "Name describes the purpose of the control and matches the visible label"
+    reader.goto("/notifications")
+    names = []
+    for _ in range(30):
+        names += [text for text in reader.press("Tab") if " check box " in text]
+        if len(names) == 5:
+            break
+    assert len(names) == 5 and len(set(names)) == 5, names
+    assert names[0] == "Select New assignment, 5 minutes ago check box not checked" or \
+        re.fullmatch(r"Select New assignment, \d+ minutes ago check box not checked", names[0]), names
+    labels = reader.page.eval_on_selector_all("#notification-list label", "ls => ls.map(l => l.textContent)")
+    assert [name.removesuffix(" check box not checked") for name in names] == labels
+
+
+def test_2_the_notifications_tab_says_notifications_3_unread_tab_5_of_5_and_is_one_tab_stop(reader):
+    # 003: "it announces 'Notifications, 3 unread, tab, 5 of 5'" (label, count, role, position)
+    reader.goto("/")
+    spoken, steps = reader.tab_until(lambda text: "page tab" in text)
+    assert spoken[:2] == ["Home page tab", "1 of 5"], spoken
+    # One Tab stop: the whole bar was reached once, on the selected tab; arrow keys move inside it.
+    assert sum("page tab" in text for step in steps for text in step) == 1
+    assert reader.press("End")[:2] == ["Notifications, 3 unread page tab", "5 of 5"]
+    assert reader.press("Left")[:2] == ["Profile page tab", "4 of 5"]
+    assert reader.press("Right")[:2] == ["Notifications, 3 unread page tab", "5 of 5"]
+    before = reader.press("shift+Tab")
+    assert not any("page tab" in text for text in before), before
+    # In browse mode, reading the page from the top, the count is spoken too (Orca reads no description there).
+    loaded = reader.goto("/")
+    index = loaded.index("Notifications, 3 unread")
+    assert loaded[index + 1:index + 3] == ["page tab", "5 of 5"], loaded[index - 2:index + 4]
+    # …and only once: the visible badge is not read again after the tab.
+    assert loaded[index + 3:] == [] and sum("3 unread" in text for text in loaded) == 1, loaded[index:]
+    # Space follows the tab, as Enter does.
+    reader.tab_until(lambda text: "page tab" in text)
+    reader.press("End")
+    mark = reader.desktop.mark()
+    reader.desktop.key("space")
+    reader.desktop.wait_for_speech(lambda u: u.text.startswith("Finished loading Notifications"), 15, since=mark)
+    reader.desktop.wait_for_quiet(0.8)
+
+
+def test_3_the_filter_bar_with_assignments_selected_says_filter_assignments_active(reader):
+    # 003: "it announces 'Filter: Assignments, active'"
+    reader.goto("/notifications")
+    reader.tab_until(lambda text: text == "Assignments toggle button not pressed")
+    mark = reader.desktop.mark()
+    reader.desktop.key("Return")
+    reader.page.wait_for_url("**/notifications?filter=assignment")
+    reader.desktop.wait_for_speech(lambda u: u.text.startswith("Finished loading"), 15, since=mark)
+    reader.desktop.wait_for_quiet(0.8)
+    spoken, _ = reader.tab_until(lambda text: "toggle button" in text)
+    assert spoken[spoken.index("Filter: Assignments, active panel"):][:2] == [
+        "Filter: Assignments, active panel", "All toggle button not pressed"], spoken
+    spoken, _ = reader.tab_until(lambda text: text.startswith("Assignments toggle button"))
+    assert "Assignments toggle button pressed" in spoken
+    # Without a filter the bar says so, and no "active".
+    reader.goto("/notifications")
+    spoken, steps = reader.tab_until(lambda text: text == "All toggle button pressed")
+    assert "Filter: All panel" in spoken, spoken
+
+
+# The transcript and Orca, element by element -------------------------------------------------------------------
+
+# Orca's own words for what the page exposes; nothing else may differ.
+ORCA_WORDS = [
+    (", toggle button, pressed", " toggle button pressed"),
+    (", toggle button, not pressed", " toggle button not pressed"),
+    (", check box, not checked", " check box not checked"),
+    (", switch, on", " switch on"),
+    (", switch, off", " switch off"),
+    (", heading, level 1", " heading level 1"),
+    (", group", " panel"),
+    (", link", " link"),
+    (", tab, ", " page tab. "),
+]
+
+
+def orca_form(transcript_line: str) -> str:
+    """A transcript line as Orca words it: its role words, and the hint as a separate utterance."""
+    phrase = transcript_line.strip()
+    for ours, orcas in ORCA_WORDS:
+        if ours in phrase:
+            phrase = phrase.replace(ours, orcas, 1)
+            break
+    return phrase
+
+
+def transcript_section(title: str) -> list[str]:
+    output = subprocess.run([str(varsel_binary()), "transcript", "--reader", "web"], capture_output=True, text=True,
+                            cwd=ROOT, check=True).stdout
+    lines = output.splitlines()
+    start = lines.index(title)
+    section = []
+    for line in lines[start + 1:]:
+        if not line.startswith("  "):
+            break
+        section.append(line.strip())
+    return section
+
+
+def test_the_web_transcript_says_what_orca_says_on_the_settings_screen(reader):
+    expected = [orca_form(line) for line in transcript_section("Notification settings:") if " switch, " in line]
+    reader.goto("/settings")
+    heard = []
+    for _ in range(20):
+        step = reader.press("Tab")
+        switch = [index for index, text in enumerate(step) if " switch " in text]
+        if switch:
+            heard.append(". ".join(step[switch[0]:]))
+        if len(heard) == len(expected):
+            break
+    assert heard == expected
+
+
+def test_the_web_transcript_says_what_orca_says_on_the_filtered_centre(reader):
+    # The group, its six buttons and the first assignment (the second's date differs: the demo clock is fixed).
+    expected = [orca_form(line) for line in transcript_section("Filter bar, Assignments selected:")][:8]
+    reader.goto("/notifications?filter=assignment")
+    heard = []
+    for _ in range(20):
+        heard += [text for text in reader.press("Tab")
+                  if text.startswith("Filter: ") or " toggle button " in text or text.startswith("Assignment: ")]
+        if len(heard) >= len(expected):
+            break
+    # The time ago is data, not wording: both sides are read with the server's clock.
+    heard = [re.sub(r"\d+ minutes ago", "N minutes ago", text) for text in heard]
+    expected = [re.sub(r"\d+ minutes ago", "N minutes ago", line) for line in expected]
+    assert heard[:len(expected)] == expected
+
+
+@pytest.mark.xfail(strict=True, reason="Open defect (issue 7): Space on the Sound switch, pressed with Orca running, "
+                   "makes the page ask for notification permission once (3 of 3 runs); Space on System notifications "
+                   "alone behaves. Label, state and hint speech pass; the permission assertion is what fails.")
+def test_5_each_settings_switch_says_label_state_and_hint_once(reader):
+    # 003: "each toggle announces its label, current state (on/off), and hint for interaction"
+    loaded = reader.goto("/settings")
+    # Browse mode reads the hint once, not twice (visible paragraph and description).
+    sound = loaded.index("Sound")
+    assert loaded[sound:sound + 4] == ["Sound", "switch", "on", "Plays a sound when a notification arrives"], loaded[sound:sound + 6]
+    assert loaded.count("Plays a sound when a notification arrives") == 1
+    reader.page.evaluate("window.__asks = 0; Notification.requestPermission = () => { window.__asks++; return Promise.resolve('default'); }")
+    spoken, _ = reader.tab_until(lambda text: text.startswith("Sound switch"))
+    assert spoken[-2:] == ["Sound switch on", "Plays a sound when a notification arrives"], spoken
+    assert reader.focused_id() == "setting-sound"
+    # Space toggles it; Orca speaks the new state itself, once; no permission prompt from this switch.
+    assert reader.press("space", quiet=1.0) == ["off"]
+    assert reader.press("space", quiet=1.0) == ["on"]
+    assert reader.page.evaluate("window.__asks") == 0
+    switches = [spoken[-2:]]
+    for _ in range(6):
+        step = reader.press("Tab")
+        if any(" switch " in text for text in step):
+            switches.append(step[-2:])
+    assert [pair[0] for pair in switches] == [
+        "Sound switch on", "Vibration switch on", "System notifications switch on", "Speak personal details in announcements switch off"]
+    assert all(len(pair) == 2 and not pair[1].startswith("Press") for pair in switches)
+    # Permission is asked only from the System notifications switch, when it is turned on.
+    reader.tab_until(lambda text: text.startswith("System notifications switch"), key="shift+Tab")
+    assert reader.focused_id() == "setting-system-notifications"
+    assert reader.press("space", quiet=1.0) == ["off"]
+    assert reader.page.evaluate("window.__asks") == 0
+    assert reader.press("space", quiet=1.0) == ["on"]
+    assert reader.page.evaluate("window.__asks") == 1
+
+
+def test_4_following_an_assignment_puts_focus_on_the_contact_name_heading(reader):
+    # 003: "focus is placed on the contact name heading"
+    reader.goto("/notifications")
+    reader.tab_until(lambda text: text.startswith("Assignment: New assignment, Visit Kari"))
+    mark = reader.desktop.mark()
+    reader.desktop.key("Return")
+    reader.desktop.wait_for_speech(lambda u: u.text.startswith("Finished loading Contact"), 15, since=mark)
+    reader.desktop.wait_for_speech(lambda u: normalize(u.text) == "Kari Nordmann", 10, since=mark)
+    reader.desktop.wait_for_quiet(0.8)
+    spoken = reader.spoken_since(mark)
+    assert spoken[spoken.index("Kari Nordmann") + 1] == "heading level 1"
+    assert reader.focused_id() == "contact-name-heading"
+    assert "Kari" not in reader.page.url
+
+
+def test_001_the_dialog_is_spoken_when_it_opens_and_focus_return_is_spoken_when_it_closes(reader):
+    # 001: the dialog's title and text are read when it opens; Escape closes it and focus returns to the launcher.
+    reader.goto("/notifications")
+    reader.tab_until(lambda text: text.startswith("Assignment: New assignment, Visit Kari"))
+    mark = reader.desktop.mark()
+    reader.desktop.key("Return")
+    reader.desktop.wait_for_speech(lambda u: u.text.startswith("Finished loading Contact"), 15, since=mark)
+    reader.desktop.wait_for_quiet(0.8)
+    assert reader.press("Tab")[-2:] == ["Acknowledge assignment push button", "opens dialog"] or \
+        "Acknowledge assignment push button" in reader.spoken_since(mark)
+    opened = "Acknowledge this assignment? You confirm that you will visit and that the coordinator may count on you"
+    returned = "Acknowledge assignment push button"
+    for attempt, (open_key, close_keys) in enumerate([("Return", ["Escape"]), ("space", ["Tab", "Escape"]),
+                                                      ("Return", ["Tab", "Tab", "Return"])]):
+        spoken = reader.press(open_key, quiet=1.0)
+        assert opened in spoken, (attempt, spoken)
+        assert spoken.count(opened) == 1 and "You confirm that you will visit and that the coordinator may count on you" not in spoken
+        assert reader.focused_id() == "acknowledge-dialog"
+        spoken = []
+        for key in close_keys:
+            spoken = reader.press(key, quiet=1.0)
+        assert returned in spoken, (attempt, close_keys, spoken)
+        assert reader.focused_id() == "acknowledge-button"
+
+
+def test_6_a_new_notification_and_a_burst_are_announced_politely(reader):
+    # 003: "a polite live region announces 'New notification: [title]'"; a burst is one sentence.
+    reader.goto("/notifications")
+    coordinator = reader.server.token("demo-coordinator")
+    mark = reader.desktop.mark()
+    reader.server.create(coordinator, "Scenario: guiding on stairs", ["demo-mentor"])
+    # A coordinator's free-text title is never spoken unasked (issue 8, privacy by structure): the kind's name is.
+    reader.desktop.wait_for_speech(lambda u: normalize(u.text) == "New notification: Scenario prompt", 10, since=mark)
+    reader.desktop.wait_for_quiet(1.5)
+    mark = reader.desktop.mark()
+    for title in ("First of three", "Second of three", "Third of three"):
+        reader.server.create(coordinator, title, ["demo-mentor"])
+    reader.desktop.wait_for_speech(lambda u: normalize(u.text) == "3 new notifications", 10, since=mark)
+    reader.desktop.wait_for_quiet(1.5)
+    assert not any(text.startswith("New notification: ") for text in reader.spoken_since(mark))
+
+
+def test_002_mark_all_as_read_twice_speaks_the_outcome_after_the_button(reader):
+    # 002: feedback for the user's own action follows the control's own speech, and says what happened.
+    reader.goto("/notifications")
+    unread = reader.page.evaluate("Number(document.getElementById('tab-notifications-badge').textContent.split(' ')[0])")
+    reader.tab_until(lambda text: text == "Mark all as read push button")
+    mark = reader.desktop.mark()
+    reader.desktop.key("Return")
+    reader.desktop.wait_for_speech(lambda u: normalize(u.text) == f"{unread} notifications marked as read", 10, since=mark)
+    mark = reader.desktop.mark()
+    reader.desktop.key("Return")
+    reader.desktop.wait_for_speech(lambda u: normalize(u.text) == "No unread notifications, nothing to mark as read", 10, since=mark)
+    reader.desktop.wait_for_quiet(1.0)
+    spoken, _ = reader.tab_until(lambda text: "page tab" in text)
+    assert spoken[:2] == ["Notifications page tab", "5 of 5"], spoken
+
+
+def test_a_confirmation_after_a_form_post_is_spoken_once(reader):
+    reader.goto("/settings")
+    reader.tab_until(lambda text: text == "Save settings push button")
+    mark = reader.desktop.mark()
+    reader.desktop.key("Return")
+    reader.desktop.wait_for_speech(lambda u: normalize(u.text) == "Settings saved", 10, since=mark)
+    reader.desktop.wait_for_quiet(1.5)
+    assert reader.spoken_since(mark).count("Settings saved") == 1
