@@ -67,6 +67,8 @@ class EventStream:
                         size_line, rest = buffer.split(b"\r\n", 1)
                         size = int(size_line.split(b";")[0], 16)
                         if size == 0:
+                            # The last events may share a read with the end of the stream.
+                            self._parse(body)
                             return
                         if len(rest) < size + 2:
                             break
