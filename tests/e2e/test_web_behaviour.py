@@ -145,6 +145,9 @@ def test_without_javascript_everything_works_by_forms_and_redirects(browser, ser
     page.click("#mark-all-read")
     page.wait_for_url(re.compile("done=readall-3"))
     assert page.inner_text("#flash") == "3 notifications marked as read"
+    # The confirmation is plain text, in Chromium's accessibility tree once (not also a live region or a focus).
+    spoken_texts = [node.name for node in find(page, "StaticText")]
+    assert spoken_texts.count("3 notifications marked as read") == 1, spoken_texts
     assert "filter=assignment" in page.url
     page.goto(server.base_url + "/settings")
     page.uncheck("#setting-sound")

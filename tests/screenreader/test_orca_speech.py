@@ -287,4 +287,5 @@ def test_a_confirmation_after_a_form_post_is_spoken_once(reader):
     reader.desktop.key("Return")
     reader.desktop.wait_for_speech(lambda u: normalize(u.text) == "Settings saved", 10, since=mark)
     reader.desktop.wait_for_quiet(1.5)
-    assert reader.spoken_since(mark).count("Settings saved") == 1
+    spoken = reader.spoken_since(mark)
+    assert spoken.count("Settings saved") == 1, "\n".join(spoken)

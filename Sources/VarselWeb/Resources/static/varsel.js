@@ -426,16 +426,10 @@
     }
   });
 
-  // ---- Focus and pending messages on load ------------------------------------------------------
+  // ---- Focus on load -----------------------------------------------------------------------------
+  // The confirmation of the last form post (#flash) is not announced from here: the page reads it (header.mustache).
   window.addEventListener("load", () => {
-    const heading = document.querySelector("[data-focus-on-load]");
-    if (heading) requestAnimationFrame(() => heading.focus());
-    // The confirmation of the last form post is spoken once, through the live region; the visible copy is hidden
-    // from screen readers, or reading the page would say it a second time. Without script it is plain text.
-    const flash = document.getElementById("flash");
-    if (flash) {
-      flash.setAttribute("aria-hidden", "true");
-      setTimeout(() => speak(flash.textContent, "polite"), 500);
-    }
+    const target = document.querySelector("[data-focus-on-load]");
+    if (target) requestAnimationFrame(() => target.focus());
   });
 })();
