@@ -20,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // Every accessibility decision: names, spoken phrases, announcements, focus. Foundation only.
@@ -31,11 +32,24 @@ let package = Package(
             name: "VarselSQLite",
             dependencies: ["VarselStore", "VarselCore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
+        // Web Push: VAPID, aes128gcm payload encryption, the endpoint policy, and the durable delivery worker.
+        .target(
+            name: "VarselPush",
+            dependencies: [
+                "VarselCore", "VarselStore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         // HTTP: routes, authentication, the event stream, pages.
         .target(
             name: "VarselWeb",
             dependencies: [
-                "VarselCore", "VarselStore",
+                "VarselCore", "VarselStore", "VarselPush",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -53,7 +67,7 @@ let package = Package(
         .target(
             name: "VarselServer",
             dependencies: [
-                "VarselCore", "VarselStore", "VarselSQLite", "VarselWeb",
+                "VarselCore", "VarselStore", "VarselSQLite", "VarselWeb", "VarselPush",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -61,7 +75,7 @@ let package = Package(
         .executableTarget(
             name: "varsel",
             dependencies: [
-                "VarselCore", "VarselServer", "VarselStore", "VarselSQLite", "VarselWeb",
+                "VarselCore", "VarselServer", "VarselStore", "VarselSQLite", "VarselWeb", "VarselPush",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -78,11 +92,15 @@ let package = Package(
             ]
         ),
         .testTarget(name: "VarselCoreTests", dependencies: ["VarselCore"]),
+        .testTarget(
+            name: "VarselPushTests",
+            dependencies: ["VarselPush", "VarselStore", "VarselCore", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         .testTarget(name: "VarselStoreTests", dependencies: ["VarselStore", "VarselSQLite", "VarselCore"]),
         .testTarget(
             name: "VarselWebTests",
             dependencies: [
-                "VarselWeb", "VarselServer", "VarselStore", "VarselCore",
+                "VarselWeb", "VarselServer", "VarselStore", "VarselCore", "VarselPush",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),

@@ -11,19 +11,40 @@ public struct NotificationPreferences: Sendable, Codable, Hashable {
     /// Speak personal details (a visited person's name, address) in announcements. Off by default:
     /// announcements are spoken aloud, often in public.
     public var isSpeakingPersonalDetails: Bool
+    /// Show a notification's full text on the lock screen, personal details included. Off by default: a lock
+    /// screen is seen by anyone near the phone.
+    public var isShowingDetailsOnLockScreen: Bool
 
     public init(
         enabledKinds: Set<NotificationKind> = Set(NotificationKind.allCases),
         isSoundEnabled: Bool = true,
         isVibrationEnabled: Bool = true,
         isSystemNotificationEnabled: Bool = true,
-        isSpeakingPersonalDetails: Bool = false
+        isSpeakingPersonalDetails: Bool = false,
+        isShowingDetailsOnLockScreen: Bool = false
     ) {
         self.enabledKinds = enabledKinds
         self.isSoundEnabled = isSoundEnabled
         self.isVibrationEnabled = isVibrationEnabled
         self.isSystemNotificationEnabled = isSystemNotificationEnabled
         self.isSpeakingPersonalDetails = isSpeakingPersonalDetails
+        self.isShowingDetailsOnLockScreen = isShowingDetailsOnLockScreen
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case enabledKinds, isSoundEnabled, isVibrationEnabled, isSystemNotificationEnabled, isSpeakingPersonalDetails
+        case isShowingDetailsOnLockScreen
+    }
+
+    /// Reads stored preferences; a setting added after they were stored takes its default.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        enabledKinds = try container.decode(Set<NotificationKind>.self, forKey: .enabledKinds)
+        isSoundEnabled = try container.decode(Bool.self, forKey: .isSoundEnabled)
+        isVibrationEnabled = try container.decode(Bool.self, forKey: .isVibrationEnabled)
+        isSystemNotificationEnabled = try container.decode(Bool.self, forKey: .isSystemNotificationEnabled)
+        isSpeakingPersonalDetails = try container.decode(Bool.self, forKey: .isSpeakingPersonalDetails)
+        isShowingDetailsOnLockScreen = try container.decodeIfPresent(Bool.self, forKey: .isShowingDetailsOnLockScreen) ?? false
     }
 
     /// The defaults every new mentor starts with.
@@ -41,6 +62,7 @@ public struct NotificationPreferences: Sendable, Codable, Hashable {
             case .vibration: isVibrationEnabled
             case .systemNotifications: isSystemNotificationEnabled
             case .speakPersonalDetails: isSpeakingPersonalDetails
+            case .lockScreenDetails: isShowingDetailsOnLockScreen
             }
         }
         set {
@@ -51,6 +73,7 @@ public struct NotificationPreferences: Sendable, Codable, Hashable {
             case .vibration: isVibrationEnabled = newValue
             case .systemNotifications: isSystemNotificationEnabled = newValue
             case .speakPersonalDetails: isSpeakingPersonalDetails = newValue
+            case .lockScreenDetails: isShowingDetailsOnLockScreen = newValue
             }
         }
     }
@@ -62,10 +85,11 @@ public struct NotificationPreferences: Sendable, Codable, Hashable {
         case vibration
         case systemNotifications
         case speakPersonalDetails
+        case lockScreenDetails
 
         /// Every setting, in the order the settings screen lists them.
         public static var allCases: [Setting] {
-            NotificationKind.allCases.map(Setting.kind) + [.sound, .vibration, .systemNotifications, .speakPersonalDetails]
+            NotificationKind.allCases.map(Setting.kind) + [.sound, .vibration, .systemNotifications, .speakPersonalDetails, .lockScreenDetails]
         }
 
         /// A stable identifier, usable as a form field name or element id.
@@ -76,6 +100,7 @@ public struct NotificationPreferences: Sendable, Codable, Hashable {
             case .vibration: "vibration"
             case .systemNotifications: "system-notifications"
             case .speakPersonalDetails: "speak-personal-details"
+            case .lockScreenDetails: "lock-screen-details"
             }
         }
 

@@ -10,7 +10,7 @@ public struct Strings: Sendable, Hashable {
         self.language = language
     }
 
-    private var isEnglish: Bool { language == .english }
+    var isEnglish: Bool { language == .english }
 
     // MARK: Domain names
 
@@ -121,6 +121,7 @@ public struct Strings: Sendable, Hashable {
         case .vibration: isEnglish ? "Vibration" : "Vibrasjon"
         case .systemNotifications: isEnglish ? "System notifications" : "Systemvarsler"
         case .speakPersonalDetails: isEnglish ? "Speak personal details in announcements" : "Les opp personopplysninger i kunngjøringer"
+        case .lockScreenDetails: isEnglish ? "Show details on the lock screen" : "Vis detaljer på låseskjermen"
         }
     }
 
@@ -141,6 +142,10 @@ public struct Strings: Sendable, Hashable {
             isEnglish
                 ? "Names and addresses of the people you visit are read aloud when a notification arrives"
                 : "Navn og adresser til dem du besøker, leses høyt når et varsel kommer"
+        case .lockScreenDetails:
+            isEnglish
+                ? "Names and addresses of the people you visit are shown in notifications on this phone's lock screen"
+                : "Navn og adresser til dem du besøker, vises i varsler på låseskjermen"
         }
     }
 

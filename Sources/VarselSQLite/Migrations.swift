@@ -96,6 +96,36 @@ enum Migrations {
                 );
                 """)
         }
+        migrator.registerMigration("v2: web push key, subscriptions, outbox") { db in
+            try db.execute(sql: """
+                CREATE TABLE vapid_key (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    private_key BLOB NOT NULL
+                );
+                CREATE TABLE push_subscription (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    user_id INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                    session_token_hash TEXT NOT NULL REFERENCES session(token_hash) ON DELETE CASCADE,
+                    endpoint TEXT NOT NULL UNIQUE,
+                    p256dh BLOB NOT NULL,
+                    auth BLOB NOT NULL,
+                    action_secret BLOB NOT NULL,
+                    created_at DOUBLE NOT NULL
+                );
+                CREATE INDEX push_subscription_by_user ON push_subscription(user_id, id);
+                CREATE INDEX push_subscription_by_session ON push_subscription(session_token_hash);
+                CREATE TABLE push_delivery (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    subscription_id INTEGER NOT NULL REFERENCES push_subscription(id) ON DELETE CASCADE,
+                    notification_id INTEGER NOT NULL,
+                    attempts INTEGER NOT NULL DEFAULT 0,
+                    enqueued_at DOUBLE NOT NULL,
+                    next_attempt_at DOUBLE NOT NULL
+                );
+                CREATE INDEX push_delivery_by_due ON push_delivery(next_attempt_at);
+                CREATE INDEX push_delivery_by_subscription ON push_delivery(subscription_id);
+                """)
+        }
         return migrator
     }
 }

@@ -8,7 +8,7 @@ import VarselStore
 /// Each public method is one transaction. Writes are serialized by SQLite, so event ids are assigned in commit
 /// order, which the live stream relies on to resume without gaps.
 public final class SQLiteRepository: VarselRepository, Sendable {
-    private let writer: any DatabaseWriter
+    let writer: any DatabaseWriter
     private static let encoder = JSONEncoder()
     private static let decoder = JSONDecoder()
 
@@ -473,7 +473,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
 
     // MARK: Encoding
 
-    private static func date(_ seconds: Double) -> Date { Date(timeIntervalSince1970: seconds) }
+    static func date(_ seconds: Double) -> Date { Date(timeIntervalSince1970: seconds) }
 
     private static func json<T: Encodable>(_ value: T) throws -> String {
         String(decoding: try encoder.encode(value), as: UTF8.self)

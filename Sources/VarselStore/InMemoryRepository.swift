@@ -16,6 +16,8 @@ public actor InMemoryRepository: VarselRepository {
     private var eventLog: [StoredEvent] = []
     private var prunedThrough: Int64 = 0
     private var nextIDs: [String: Int64] = [:]
+    /// Web Push's tables (InMemoryRepository+Push.swift).
+    var push = InMemoryPushTables()
 
     public init() {}
 
@@ -59,7 +61,10 @@ public actor InMemoryRepository: VarselRepository {
         return session
     }
 
-    public func deleteSession(tokenHash: String) { sessions[tokenHash] = nil }
+    public func deleteSession(tokenHash: String) {
+        sessions[tokenHash] = nil
+        push.sessionsEnded([tokenHash])
+    }
 
     public func changePassword(userID: Int64, passwordHash: String, keeping keptSession: String?) throws -> [String] {
         guard var user = usersByID[userID] else { throw StoreError.notFound("user") }
@@ -67,12 +72,14 @@ public actor InMemoryRepository: VarselRepository {
         usersByID[userID] = user
         let ended = sessions.filter { $0.value.userID == userID && $0.key != keptSession }.map(\.key)
         ended.forEach { sessions[$0] = nil }
+        push.sessionsEnded(ended)
         return ended
     }
 
     public func deleteExpiredSessions(at date: Date) -> Int {
         let expired = sessions.filter { $0.value.expiresAt <= date }.map(\.key)
         expired.forEach { sessions[$0] = nil }
+        push.sessionsEnded(expired)
         return expired.count
     }
 

@@ -8,7 +8,7 @@ import VarselCore
 /// matching events (created, updated, deleted, and the recipient's new unread count) in the same transaction,
 /// so the event log never disagrees with the notifications. Implementations: ``InMemoryRepository`` and the
 /// SQLite store; the contract tests hold them to the same behaviour.
-public protocol VarselRepository: Sendable {
+public protocol VarselRepository: PushStore, Sendable {
     // MARK: Users
     func createUser(_ user: NewUser, at date: Date) async throws -> User
     func user(id: Int64) async throws -> User?

@@ -122,6 +122,8 @@ public struct PreferencesResource: Codable, Sendable, Equatable {
     public var vibration: Bool
     public var systemNotifications: Bool
     public var speakPersonalDetails: Bool
+    /// Optional on the way in (it came later): absent means off.
+    public var lockScreenDetails: Bool?
 
     public init(_ preferences: NotificationPreferences) {
         enabledKinds = NotificationKind.allCases.filter(preferences.enabledKinds.contains)
@@ -129,11 +131,13 @@ public struct PreferencesResource: Codable, Sendable, Equatable {
         vibration = preferences.isVibrationEnabled
         systemNotifications = preferences.isSystemNotificationEnabled
         speakPersonalDetails = preferences.isSpeakingPersonalDetails
+        lockScreenDetails = preferences.isShowingDetailsOnLockScreen
     }
 
     public var preferences: NotificationPreferences {
         NotificationPreferences(enabledKinds: Set(enabledKinds), isSoundEnabled: sound, isVibrationEnabled: vibration,
-                                isSystemNotificationEnabled: systemNotifications, isSpeakingPersonalDetails: speakPersonalDetails)
+                                isSystemNotificationEnabled: systemNotifications, isSpeakingPersonalDetails: speakPersonalDetails,
+                                isShowingDetailsOnLockScreen: lockScreenDetails ?? false)
     }
 }
 

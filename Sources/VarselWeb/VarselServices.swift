@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import VarselCore
+import VarselPush
 import VarselStore
 
 /// Everything the routes need, injected once: the store, the clock, the live-event machinery, credentials.

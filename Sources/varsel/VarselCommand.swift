@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 import VarselCore
+import VarselPush
 import VarselSQLite
 import VarselServer
 import VarselStore

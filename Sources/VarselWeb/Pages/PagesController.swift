@@ -280,7 +280,7 @@ struct PagesController {
             heading: title, headingId: Screen.notificationSettings.headingElementID,
             kindSwitches: NotificationKind.allCases.map { view(.kind($0)) },
             channelSwitches: [view(.sound), view(.vibration), view(.systemNotifications)],
-            privacySwitches: [view(.speakPersonalDetails)],
+            privacySwitches: [view(.speakPersonalDetails), view(.lockScreenDetails)],
             strings: SettingsStrings(kindsLegend: strings.settingsKindsLegend, channelsLegend: strings.settingsChannelsLegend,
                                      privacyLegend: strings.settingsPrivacyLegend, save: strings.save))
         return renderer.page("settings", model)

@@ -1,0 +1,226 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import VarselCore
+import VarselStore
+
+/// Sends each new notification to each of its recipient's devices by Web Push, durably.
+///
+/// It reads created notifications from the event log after its cursor and queues one delivery per subscription
+/// in the push outbox (``PushStore``), then sends what is due: encrypted for the device (RFC 8291), signed with
+/// VAPID (RFC 8292), with `TTL`, `Urgency` and `Topic` (RFC 8030). 429 and 5xx are retried with backoff,
+/// honouring `Retry-After`; 404 and 410 remove the subscription. Everything it has not finished is in the
+/// store, so a restart resumes where it stopped.
+public final class PushDeliveryWorker: Service, Sendable {
+    /// How the worker paces and bounds its work.
+    public struct Configuration: Sendable {
+        /// The VAPID `sub` claim: a `mailto:` or https URL where the push service can reach the operator.
+        public var subject: String
+        public var endpointPolicy: PushEndpointPolicy
+        /// How often it looks for new notifications and due retries.
+        public var pollInterval: Duration = .milliseconds(500)
+        /// How long a push service should keep a push for a device that is offline, counted from the
+        /// notification's creation; a push not accepted by then is given up.
+        public var timeToLive: TimeInterval = 24 * 3600
+        /// Attempts before a push is given up.
+        public var maximumAttempts = 10
+        /// The first retry's delay; each further retry doubles it, up to ``maximumBackoff``.
+        public var initialBackoff: TimeInterval = 5
+        public var maximumBackoff: TimeInterval = 1800
+        /// Pushes in flight at once.
+        public var concurrency = 8
+
+        public init(subject: String, endpointPolicy: PushEndpointPolicy = PushEndpointPolicy()) {
+            self.subject = subject
+            self.endpointPolicy = endpointPolicy
+        }
+    }
+
+    /// What one attempt came to.
+    enum Outcome: Equatable {
+        case sent(latency: TimeInterval)
+        /// The push service says the subscription is gone (404, 410), or its endpoint is refused.
+        case gone
+        case retry(after: TimeInterval?)
+        case failed
+        /// Nothing to send: the notification was deleted, or the mentor does not want it as a system notification.
+        case skipped
+    }
+
+    private let store: any VarselRepository
+    private let transport: any PushTransport
+    private let vapid: VAPIDKey
+    private let configuration: Configuration
+    private let metrics: PushMetrics
+    private let now: @Sendable () -> Date
+    private let logger: Logger
+    private static let batchSize = 64
+
+    public init(store: any VarselRepository, transport: any PushTransport, vapid: VAPIDKey, configuration: Configuration,
+                metrics: PushMetrics, now: @escaping @Sendable () -> Date, logger: Logger) {
+        self.store = store
+        self.transport = transport
+        self.vapid = vapid
+        self.configuration = configuration
+        self.metrics = metrics
+        self.now = now
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        try? await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do {
+                    try await self.step()
+                } catch {
+                    self.logger.error("push delivery could not read or write the store", metadata: ["error.type": "\(type(of: error))"])
+                }
+                try await Task.sleep(for: self.configuration.pollInterval)
+            }
+        }
+        try? await transport.shutdown()
+    }
+
+    /// One round: queue the notifications created since the last round, then send every push that is due.
+    public func step() async throws {
+        try await enqueueNewNotifications()
+        while try await sendDue() == Self.batchSize {}
+    }
+
+    /// Queues one delivery per subscription of each newly created notification's recipient.
+    func enqueueNewNotifications() async throws {
+        guard var cursor = try await store.pushOutboxCursor() else {
+            // First start: pushes begin with the notifications created from now on.
+            try await store.enqueuePushDeliveries([], through: try await store.latestEventID(), at: now())
+            return
+        }
+        while true {
+            let events = try await store.events(after: cursor, limit: 500)
+            guard let last = events.last else { return }
+            var subscriptions: [Int64: [PushSubscription]] = [:]
+            var deliveries: [NewPushDelivery] = []
+            for event in events where event.type == .notificationCreated {
+                guard let notificationID = event.notificationID ?? event.notification?.id else { continue }
+                if subscriptions[event.userID] == nil { subscriptions[event.userID] = try await store.pushSubscriptions(for: event.userID) }
+                deliveries += (subscriptions[event.userID] ?? []).map { NewPushDelivery(subscriptionID: $0.id, notificationID: notificationID) }
+            }
+            try await store.enqueuePushDeliveries(deliveries, through: last.id, at: now())
+            cursor = last.id
+            if events.count < 500 { return }
+        }
+    }
+
+    /// Sends the pushes due now, a few at a time; returns how many it took from the outbox.
+    func sendDue() async throws -> Int {
+        let due = try await store.duePushDeliveries(at: now(), limit: Self.batchSize)
+        await withTaskGroup(of: Void.self) { group in
+            var running = 0
+            for delivery in due {
+                if running >= configuration.concurrency {
+                    await group.next()
+                    running -= 1
+                }
+                group.addTask { await self.deliver(delivery) }
+                running += 1
+            }
+        }
+        return due.count
+    }
+
+    /// Tries one delivery and records what came of it.
+    func deliver(_ delivery: PushDelivery) async {
+        let metadata: Logger.Metadata = ["push.subscription.id": "\(delivery.subscription.id)", "notification.id": "\(delivery.notificationID)"]
+        do {
+            let outcome = try await attempt(delivery)
+            try await record(outcome, for: delivery)
+            logger.debug("push attempt", metadata: metadata.merging(["push.outcome": "\(outcome)"]) { $1 })
+        } catch {
+            logger.error("push delivery failed to record", metadata: metadata.merging(["error.type": "\(type(of: error))"]) { $1 })
+        }
+    }
+
+    func attempt(_ delivery: PushDelivery) async throws -> Outcome {
+        let subscription = delivery.subscription
+        guard let item = try await store.notification(id: delivery.notificationID),
+              let user = try await store.user(id: subscription.userID) else { return .skipped }
+        let preferences = try await store.preferences(for: user.id)
+        guard let lockScreen = Describer(language: user.language).lockScreenNotification(for: item, preferences: preferences) else {
+            return .skipped
+        }
+        let start = now()
+        let timeToLive = Int(configuration.timeToLive - start.timeIntervalSince(item.createdAt))
+        guard timeToLive > 0 else { return .failed }
+        let endpoint: URL
+        do {
+            endpoint = try configuration.endpointPolicy.check(subscription.endpoint)
+            try await configuration.endpointPolicy.checkResolved(endpoint)
+        } catch {
+            logger.warning("push endpoint refused; subscription removed", metadata: ["push.subscription.id": "\(subscription.id)", "reason": "\(error)"])
+            return .gone
+        }
+        let message = try JSONEncoder().encode(PushMessage(lockScreen, subscription: subscription))
+        let body = try WebPushEncryption.encrypt(message, p256dh: subscription.p256dh, auth: subscription.auth)
+        let authorization = try vapid.authorization(audience: Self.origin(of: endpoint), subject: configuration.subject,
+                                                    expiresAt: start.addingTimeInterval(12 * 3600))
+        let request = PushRequest(endpoint: endpoint, headers: [
+            ("TTL", "\(timeToLive)"),
+            ("Urgency", item.urgency == .urgent ? "high" : "normal"),
+            // A repeat of the same notification (a retry the service already took) replaces it, not doubles it.
+            ("Topic", "varsel-\(item.id)"),
+            ("Content-Encoding", "aes128gcm"),
+            ("Content-Type", "application/octet-stream"),
+            ("Authorization", authorization),
+        ], body: body)
+        let response: PushResponse
+        do {
+            response = try await transport.send(request)
+        } catch {
+            logger.info("push service unreachable; will retry", metadata: ["push.subscription.id": "\(subscription.id)", "error.type": "\(type(of: error))"])
+            return .retry(after: nil)
+        }
+        switch response.status {
+        case 200..<300: return .sent(latency: now().timeIntervalSince(item.createdAt))
+        case 404, 410: return .gone
+        case 429, 500...599: return .retry(after: response.retryAfter)
+        default:
+            logger.warning("push refused by the push service", metadata: ["push.subscription.id": "\(subscription.id)", "http.status": "\(response.status)"])
+            return .failed
+        }
+    }
+
+    func record(_ outcome: Outcome, for delivery: PushDelivery) async throws {
+        switch outcome {
+        case let .sent(latency):
+            try await store.finishPushDelivery(id: delivery.id)
+            metrics.sent(latency: latency)
+        case .gone:
+            _ = try await store.deletePushSubscription(id: delivery.subscription.id, userID: nil)
+            metrics.removed()
+        case let .retry(after):
+            let attempts = delivery.attempts + 1
+            guard attempts < configuration.maximumAttempts else {
+                try await store.finishPushDelivery(id: delivery.id)
+                metrics.failed()
+                return
+            }
+            let backoff = min(configuration.maximumBackoff, configuration.initialBackoff * pow(2, Double(attempts - 1)))
+            let delay = after ?? backoff * Double.random(in: 0.8...1.2)
+            try await store.reschedulePushDelivery(id: delivery.id, attempts: attempts, at: now().addingTimeInterval(delay))
+            metrics.retried()
+        case .failed:
+            try await store.finishPushDelivery(id: delivery.id)
+            metrics.failed()
+        case .skipped:
+            try await store.finishPushDelivery(id: delivery.id)
+            metrics.skipped()
+        }
+    }
+
+    /// The push service's origin, the VAPID audience: `https://push.example.net`.
+    static func origin(of url: URL) -> String {
+        let scheme = url.scheme?.lowercased() ?? "https"
+        let host = url.host ?? ""
+        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        return "\(scheme)://\(bracketed)\(url.port.map { ":\($0)" } ?? "")"
+    }
+}

@@ -1,0 +1,71 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// One push as sent to a push service (RFC 8030 §5).
+public struct PushRequest: Sendable {
+    public var endpoint: URL
+    public var headers: [(String, String)]
+    public var body: Data
+}
+
+/// The push service's answer: its status and, for 429 and 503, when to try again.
+public struct PushResponse: Sendable, Equatable {
+    public var status: Int
+    /// `Retry-After` in seconds, when the service sent one.
+    public var retryAfter: TimeInterval?
+
+    public init(status: Int, retryAfter: TimeInterval? = nil) {
+        self.status = status
+        self.retryAfter = retryAfter
+    }
+
+    /// Reads `Retry-After`: delay seconds or an HTTP date.
+    public static func retryAfter(_ value: String?, now: Date) -> TimeInterval? {
+        guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        if let seconds = Int(value), seconds >= 0 { return TimeInterval(seconds) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        return formatter.date(from: value).map { max(0, $0.timeIntervalSince(now)) }
+    }
+}
+
+/// Sends pushes; the real one speaks HTTP, tests may record instead.
+public protocol PushTransport: Sendable {
+    func send(_ request: PushRequest) async throws -> PushResponse
+    func shutdown() async throws
+}
+
+/// Sends pushes over HTTP with AsyncHTTPClient. Redirects are not followed (a push service does not redirect,
+/// and following one could reach an address the endpoint policy refused).
+public final class HTTPPushTransport: PushTransport {
+    private let client: HTTPClient
+    private let timeout: TimeAmount
+
+    public init(timeout: TimeAmount = .seconds(15)) {
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow,
+                                                     timeout: .init(connect: .seconds(10), read: timeout))
+        configuration.httpVersion = .automatic
+        client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        self.timeout = timeout
+    }
+
+    public func send(_ request: PushRequest) async throws -> PushResponse {
+        var outgoing = HTTPClientRequest(url: request.endpoint.absoluteString)
+        outgoing.method = .POST
+        for (name, value) in request.headers { outgoing.headers.add(name: name, value: value) }
+        outgoing.body = .bytes(ByteBuffer(bytes: request.body))
+        let response = try await client.execute(outgoing, timeout: timeout)
+        // The body is not needed; read a little so the connection can be reused.
+        _ = try? await response.body.collect(upTo: 64 * 1024)
+        return PushResponse(status: Int(response.status.code),
+                            retryAfter: PushResponse.retryAfter(response.headers.first(name: "Retry-After"), now: Date()))
+    }
+
+    public func shutdown() async throws {
+        try await client.shutdown()
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import GRDB
+import VarselStore
+
+/// Web Push in the SQLite store: the VAPID key, subscriptions (deleted with their session by a foreign key),
+/// and the push outbox with its cursor in `meta`.
+extension SQLiteRepository {
+    public func vapidPrivateKey(orStore candidate: Data) async throws -> Data {
+        try await writer.write { db in
+            try db.execute(sql: "INSERT OR IGNORE INTO vapid_key (id, private_key) VALUES (1, ?)", arguments: [candidate])
+            guard let kept = try Data.fetchOne(db, sql: "SELECT private_key FROM vapid_key WHERE id = 1") else {
+                throw StoreError.notFound("VAPID key")
+            }
+            return kept
+        }
+    }
+
+    public func savePushSubscription(_ new: NewPushSubscription, at date: Date) async throws -> PushSubscription {
+        try await writer.write { db in
+            try db.execute(sql: "DELETE FROM push_subscription WHERE endpoint = ?", arguments: [new.endpoint])
+            try db.execute(sql: """
+                INSERT INTO push_subscription (user_id, session_token_hash, endpoint, p256dh, auth, action_secret, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [new.userID, new.sessionTokenHash, new.endpoint, new.p256dh, new.auth, new.actionSecret,
+                                 date.timeIntervalSince1970])
+            return PushSubscription(id: db.lastInsertedRowID, userID: new.userID, sessionTokenHash: new.sessionTokenHash,
+                                    endpoint: new.endpoint, p256dh: new.p256dh, auth: new.auth, actionSecret: new.actionSecret,
+                                    createdAt: date)
+        }
+    }
+
+    public func pushSubscription(id: Int64) async throws -> PushSubscription? {
+        try await writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM push_subscription WHERE id = ?", arguments: [id]).map(Self.pushSubscription)
+        }
+    }
+
+    public func pushSubscriptions(for userID: Int64) async throws -> [PushSubscription] {
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM push_subscription WHERE user_id = ? ORDER BY id", arguments: [userID])
+                .map(Self.pushSubscription)
+        }
+    }
+
+    public func deletePushSubscription(id: Int64, userID: Int64?) async throws -> Bool {
+        try await writer.write { db in
+            if let userID {
+                try db.execute(sql: "DELETE FROM push_subscription WHERE id = ? AND user_id = ?", arguments: [id, userID])
+            } else {
+                try db.execute(sql: "DELETE FROM push_subscription WHERE id = ?", arguments: [id])
+            }
+            return db.changesCount > 0
+        }
+    }
+
+    public func pushOutboxCursor() async throws -> Int64? {
+        try await writer.read { db in try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'push_outbox_cursor'") }
+    }
+
+    public func enqueuePushDeliveries(_ deliveries: [NewPushDelivery], through eventID: Int64, at date: Date) async throws {
+        try await writer.write { db in
+            for delivery in deliveries {
+                try db.execute(sql: """
+                    INSERT INTO push_delivery (subscription_id, notification_id, enqueued_at, next_attempt_at)
+                    SELECT id, ?, ?, ? FROM push_subscription WHERE id = ?
+                    """, arguments: [delivery.notificationID, date.timeIntervalSince1970, date.timeIntervalSince1970, delivery.subscriptionID])
+            }
+            try db.execute(sql: """
+                INSERT INTO meta (key, value) VALUES ('push_outbox_cursor', ?)
+                ON CONFLICT(key) DO UPDATE SET value = MAX(value, excluded.value)
+                """, arguments: [eventID])
+        }
+    }
+
+    public func duePushDeliveries(at date: Date, limit: Int) async throws -> [PushDelivery] {
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT d.id AS delivery_id, d.notification_id, d.attempts, d.enqueued_at, d.next_attempt_at, s.*
+                FROM push_delivery d JOIN push_subscription s ON s.id = d.subscription_id
+                WHERE d.next_attempt_at <= ? ORDER BY d.next_attempt_at, d.id LIMIT ?
+                """, arguments: [date.timeIntervalSince1970, limit]).map { row in
+                PushDelivery(id: row["delivery_id"], subscription: Self.pushSubscription(row), notificationID: row["notification_id"],
+                             attempts: row["attempts"], enqueuedAt: Self.date(row["enqueued_at"]),
+                             nextAttemptAt: Self.date(row["next_attempt_at"]))
+            }
+        }
+    }
+
+    public func nextPushDeliveryDate() async throws -> Date? {
+        try await writer.read { db in
+            try Double.fetchOne(db, sql: "SELECT MIN(next_attempt_at) FROM push_delivery").map(Self.date)
+        }
+    }
+
+    public func reschedulePushDelivery(id: Int64, attempts: Int, at date: Date) async throws {
+        try await writer.write { db in
+            try db.execute(sql: "UPDATE push_delivery SET attempts = ?, next_attempt_at = ? WHERE id = ?",
+                           arguments: [attempts, date.timeIntervalSince1970, id])
+        }
+    }
+
+    public func finishPushDelivery(id: Int64) async throws {
+        try await writer.write { db in try db.execute(sql: "DELETE FROM push_delivery WHERE id = ?", arguments: [id]) }
+    }
+
+    private static func pushSubscription(_ row: Row) -> PushSubscription {
+        PushSubscription(id: row["id"], userID: row["user_id"], sessionTokenHash: row["session_token_hash"], endpoint: row["endpoint"],
+                         p256dh: row["p256dh"], auth: row["auth"], actionSecret: row["action_secret"], createdAt: date(row["created_at"]))
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+
+/// One device's Web Push subscription: where to send, and the keys to encrypt for it (RFC 8291).
+///
+/// Bound to the user and the session that made it: signing out of that session, or a password change that
+/// ends it, removes the subscription, so a device that is no longer signed in gets nothing.
+public struct PushSubscription: Sendable, Hashable, Identifiable {
+    public var id: Int64
+    public var userID: Int64
+    /// The session that subscribed (its token hash).
+    public var sessionTokenHash: String
+    /// The push service's URL for this device.
+    public var endpoint: String
+    /// The device's P-256 public key, uncompressed (65 bytes).
+    public var p256dh: Data
+    /// The device's authentication secret (16 bytes).
+    public var auth: Data
+    /// A server-side secret that keys the tokens of this subscription's notification buttons ("Acknowledge").
+    public var actionSecret: Data
+    public var createdAt: Date
+
+    public init(id: Int64, userID: Int64, sessionTokenHash: String, endpoint: String, p256dh: Data, auth: Data,
+                actionSecret: Data, createdAt: Date) {
+        self.id = id
+        self.userID = userID
+        self.sessionTokenHash = sessionTokenHash
+        self.endpoint = endpoint
+        self.p256dh = p256dh
+        self.auth = auth
+        self.actionSecret = actionSecret
+        self.createdAt = createdAt
+    }
+}
+
+/// The fields of a subscription about to be saved.
+public struct NewPushSubscription: Sendable, Hashable {
+    public var userID: Int64
+    public var sessionTokenHash: String
+    public var endpoint: String
+    public var p256dh: Data
+    public var auth: Data
+    public var actionSecret: Data
+
+    public init(userID: Int64, sessionTokenHash: String, endpoint: String, p256dh: Data, auth: Data, actionSecret: Data) {
+        self.userID = userID
+        self.sessionTokenHash = sessionTokenHash
+        self.endpoint = endpoint
+        self.p256dh = p256dh
+        self.auth = auth
+        self.actionSecret = actionSecret
+    }
+}
+
+/// A notification to send to one subscription, queued in the push outbox.
+public struct NewPushDelivery: Sendable, Hashable {
+    public var subscriptionID: Int64
+    public var notificationID: Int64
+
+    public init(subscriptionID: Int64, notificationID: Int64) {
+        self.subscriptionID = subscriptionID
+        self.notificationID = notificationID
+    }
+}
+
+/// A queued push: what to send where, how often it was tried, and when to try next.
+public struct PushDelivery: Sendable, Hashable, Identifiable {
+    public var id: Int64
+    public var subscription: PushSubscription
+    public var notificationID: Int64
+    /// How many attempts failed so far.
+    public var attempts: Int
+    public var enqueuedAt: Date
+    public var nextAttemptAt: Date
+
+    public init(id: Int64, subscription: PushSubscription, notificationID: Int64, attempts: Int, enqueuedAt: Date, nextAttemptAt: Date) {
+        self.id = id
+        self.subscription = subscription
+        self.notificationID = notificationID
+        self.attempts = attempts
+        self.enqueuedAt = enqueuedAt
+        self.nextAttemptAt = nextAttemptAt
+    }
+}
+
+/// What Web Push keeps: the server's VAPID key, the devices' subscriptions, and the push outbox.
+///
+/// The outbox is fed from the event log: the delivery worker reads created notifications after its cursor and
+/// queues one delivery per subscription of the recipient, moving the cursor in the same transaction, so each
+/// notification is queued exactly once and a restart loses nothing.
+public protocol PushStore: Sendable {
+    /// The VAPID private key (raw P-256 scalar), storing `candidate` when there is none yet; returns the one kept.
+    func vapidPrivateKey(orStore candidate: Data) async throws -> Data
+    /// Saves a subscription. The same endpoint subscribed again replaces the earlier one (keys, user, session).
+    func savePushSubscription(_ subscription: NewPushSubscription, at date: Date) async throws -> PushSubscription
+    func pushSubscription(id: Int64) async throws -> PushSubscription?
+    /// `userID`'s subscriptions, oldest first.
+    func pushSubscriptions(for userID: Int64) async throws -> [PushSubscription]
+    /// Deletes a subscription and its queued deliveries; with `userID`, only when it is theirs. Returns whether it did.
+    func deletePushSubscription(id: Int64, userID: Int64?) async throws -> Bool
+    /// The event id the push outbox has read through; nil before the worker first ran.
+    func pushOutboxCursor() async throws -> Int64?
+    /// Queues `deliveries` and moves the cursor to `eventID`, in one transaction. Deliveries to subscriptions
+    /// deleted meanwhile are dropped.
+    func enqueuePushDeliveries(_ deliveries: [NewPushDelivery], through eventID: Int64, at date: Date) async throws
+    /// Deliveries due at `date`, earliest first.
+    func duePushDeliveries(at date: Date, limit: Int) async throws -> [PushDelivery]
+    /// When the next queued delivery is due; nil when the outbox is empty.
+    func nextPushDeliveryDate() async throws -> Date?
+    /// Records a failed attempt and when to try again.
+    func reschedulePushDelivery(id: Int64, attempts: Int, at date: Date) async throws
+    /// Removes a delivery that was sent or given up.
+    func finishPushDelivery(id: Int64) async throws
+}

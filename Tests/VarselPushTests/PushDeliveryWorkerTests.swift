@@ -1,0 +1,216 @@
+import Crypto
+import Foundation
+import Logging
+import Synchronization
+import Testing
+import VarselCore
+import VarselStore
+@testable import VarselPush
+
+/// A push service that records what it is sent and answers as a test asks.
+final class RecordingTransport: PushTransport {
+    private let state = Mutex<(requests: [PushRequest], answers: [PushResponse])>(([], []))
+
+    /// Queues answers, used in order; 201 when none is left.
+    func answer(_ responses: PushResponse...) { state.withLock { $0.answers += responses } }
+
+    var requests: [PushRequest] { state.withLock { $0.requests } }
+
+    func send(_ request: PushRequest) async throws -> PushResponse {
+        state.withLock { state in
+            state.requests.append(request)
+            return state.answers.isEmpty ? PushResponse(status: 201) : state.answers.removeFirst()
+        }
+    }
+
+    func shutdown() async throws {}
+}
+
+/// A clock the test moves.
+final class TestClock: Sendable {
+    private let current = Mutex(DemoData.now)
+    var now: Date { current.withLock { $0 } }
+    func advance(_ seconds: TimeInterval) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
+}
+
+/// The delivery worker against the in-memory store and a recording push service (issue 11, item 2).
+@Suite("Push delivery worker")
+struct PushDeliveryWorkerTests {
+    let store: any VarselRepository = InMemoryRepository()
+    let transport = RecordingTransport()
+    let clock = TestClock()
+    let metrics = PushMetrics()
+    let device = P256.KeyAgreement.PrivateKey()
+    let auth = Data((0..<16).map { UInt8($0 * 3) })
+
+    func worker(store: (any VarselRepository)? = nil) -> PushDeliveryWorker {
+        var configuration = PushDeliveryWorker.Configuration(subject: "mailto:drift@varsel.example",
+                                                             endpointPolicy: PushEndpointPolicy(allowsInsecureEndpoints: true))
+        configuration.initialBackoff = 5
+        let clock = clock
+        return PushDeliveryWorker(store: store ?? self.store, transport: transport, vapid: VAPIDKey.generate(), configuration: configuration,
+                                  metrics: metrics, now: { clock.now }, logger: Logger(label: "test"))
+    }
+
+    /// A mentor signed in on one device that subscribed; returns the mentor and subscription.
+    func subscribedMentor() async throws -> (User, PushSubscription) {
+        let mentor = try await store.createUser(NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x", language: .english), at: clock.now)
+        try await store.createSession(Session(tokenHash: "phone", userID: mentor.id, csrfToken: "c", createdAt: clock.now, expiresAt: clock.now.addingTimeInterval(86400)))
+        let subscription = try await store.savePushSubscription(NewPushSubscription(
+            userID: mentor.id, sessionTokenHash: "phone", endpoint: "http://127.0.0.1:9/push/phone",
+            p256dh: device.publicKey.x963Representation, auth: auth, actionSecret: PushActionToken.newSecret()), at: clock.now)
+        return (mentor, subscription)
+    }
+
+    func assignment(for mentor: User, urgency: Urgency = .normal) async throws -> NotificationItem {
+        let created = try await store.createNotifications([NewNotification(
+            recipientID: mentor.id, senderID: nil, kind: .assignment, title: "New assignment", body: "Visit Kari Nordmann at Storgata 1",
+            urgency: urgency, deepLink: .contact(contactID: 4, assignmentID: 9), personalDetails: ["Kari Nordmann", "Storgata 1"])],
+            idempotencyKey: nil, at: clock.now)
+        return try #require(created.items.first)
+    }
+
+    func message(_ request: PushRequest) throws -> PushMessage {
+        let plaintext = try WebPushEncryptionTests.decrypt(request.body, receiver: device, auth: auth)
+        return try JSONDecoder().decode(PushMessage.self, from: plaintext)
+    }
+
+    func header(_ request: PushRequest, _ name: String) -> String? { request.headers.first { $0.0 == name }?.1 }
+
+    @Test("a notification created after start reaches the device encrypted, with the lock-screen text and RFC 8030 headers")
+    func deliversNew() async throws {
+        let (mentor, subscription) = try await subscribedMentor()
+        let worker = worker()
+        try await worker.step()  // first start: begins after what exists
+        let item = try await assignment(for: mentor, urgency: .urgent)
+        clock.advance(2)
+        try await worker.step()
+        let request = try #require(transport.requests.first)
+        #expect(transport.requests.count == 1)
+        #expect(request.endpoint.absoluteString == "http://127.0.0.1:9/push/phone")
+        #expect(header(request, "Urgency") == "high")
+        #expect(header(request, "TTL") == "\(24 * 3600 - 2)")
+        #expect(header(request, "Topic") == "varsel-\(item.id)")
+        #expect(header(request, "Content-Encoding") == "aes128gcm")
+        #expect(header(request, "Authorization")?.hasPrefix("vapid t=") == true)
+        let shown = try message(request)
+        #expect(shown.title == "Assignment (urgent): New assignment")
+        #expect(shown.body == "Open Varsel to read it.")
+        #expect(shown.requireInteraction)
+        #expect(shown.url == "/notifications/\(item.id)/open")
+        let acknowledge = try #require(shown.acknowledge)
+        #expect(acknowledge.url == "/api/v1/push-subscriptions/\(subscription.id)/acknowledge")
+        #expect(PushActionToken.verifyAcknowledge(acknowledge.token, assignmentID: 9, subscription: subscription))
+        #expect(!PushActionToken.verifyAcknowledge(acknowledge.token, assignmentID: 10, subscription: subscription))
+        #expect(metrics.counts.sent == 1)
+        #expect(try await store.nextPushDeliveryDate() == nil)
+        // Nothing is sent twice.
+        try await worker.step()
+        #expect(transport.requests.count == 1)
+    }
+
+    @Test("410 from the push service removes the subscription")
+    func goneRemoves() async throws {
+        let (mentor, subscription) = try await subscribedMentor()
+        let worker = worker()
+        try await worker.step()
+        transport.answer(PushResponse(status: 410))
+        _ = try await assignment(for: mentor)
+        try await worker.step()
+        #expect(try await store.pushSubscription(id: subscription.id) == nil)
+        #expect(metrics.counts.removed == 1)
+        _ = try await assignment(for: mentor)
+        try await worker.step()
+        #expect(transport.requests.count == 1)
+    }
+
+    @Test("429 is retried after Retry-After, not before; 5xx backs off; the push arrives once")
+    func retries() async throws {
+        let (mentor, _) = try await subscribedMentor()
+        let worker = worker()
+        try await worker.step()
+        transport.answer(PushResponse(status: 429, retryAfter: 30), PushResponse(status: 503))
+        _ = try await assignment(for: mentor)
+        try await worker.step()
+        #expect(transport.requests.count == 1)
+        clock.advance(29)
+        try await worker.step()
+        #expect(transport.requests.count == 1)
+        clock.advance(1)
+        try await worker.step()
+        #expect(transport.requests.count == 2)
+        // The 503 backs off about 10 s (5 s doubled, ±20 %).
+        clock.advance(7)
+        try await worker.step()
+        #expect(transport.requests.count == 2)
+        clock.advance(6)
+        try await worker.step()
+        #expect(transport.requests.count == 3)
+        #expect(metrics.counts.retried == 2 && metrics.counts.sent == 1)
+        #expect(try await store.nextPushDeliveryDate() == nil)
+    }
+
+    @Test("a new worker on the same store finishes what the stopped one left (the outbox is durable)")
+    func resumesAfterRestart() async throws {
+        let (mentor, _) = try await subscribedMentor()
+        try await worker().step()
+        transport.answer(PushResponse(status: 500), PushResponse(status: 500))
+        _ = try await assignment(for: mentor)
+        _ = try await assignment(for: mentor)
+        try await worker().step()  // both fail once and are rescheduled
+        #expect(transport.requests.count == 2)
+        clock.advance(3600)
+        try await worker().step()  // a "restarted" worker sends them
+        #expect(transport.requests.count == 4)
+        #expect(metrics.counts.sent == 2)
+        #expect(try await store.nextPushDeliveryDate() == nil)
+    }
+
+    @Test("no push when the mentor turned system notifications off, or the notification was deleted")
+    func skips() async throws {
+        let (mentor, _) = try await subscribedMentor()
+        let worker = worker()
+        try await worker.step()
+        var preferences = NotificationPreferences.standard
+        preferences.isSystemNotificationEnabled = false
+        try await store.setPreferences(preferences, for: mentor.id)
+        _ = try await assignment(for: mentor)
+        try await worker.step()
+        try await store.setPreferences(.standard, for: mentor.id)
+        let deleted = try await assignment(for: mentor)
+        try await worker.enqueueNewNotifications()
+        _ = try await store.delete(ids: [deleted.id], userID: mentor.id, at: clock.now)
+        _ = try await worker.sendDue()
+        #expect(transport.requests.isEmpty)
+        #expect(metrics.counts.skipped == 2)
+    }
+
+    @Test("a push not accepted within its time to live is given up")
+    func expires() async throws {
+        let (mentor, _) = try await subscribedMentor()
+        let worker = worker()
+        try await worker.step()
+        transport.answer(PushResponse(status: 503, retryAfter: 25 * 3600))
+        _ = try await assignment(for: mentor)
+        try await worker.step()
+        clock.advance(25 * 3600)
+        try await worker.step()
+        #expect(transport.requests.count == 1)
+        #expect(metrics.counts.failed == 1)
+        #expect(try await store.nextPushDeliveryDate() == nil)
+    }
+
+    @Test("Retry-After as seconds or as an HTTP date")
+    func retryAfterForms() {
+        let now = Date(timeIntervalSince1970: 1_784_000_000)
+        #expect(PushResponse.retryAfter("120", now: now) == 120)
+        #expect(PushResponse.retryAfter(nil, now: now) == nil)
+        #expect(PushResponse.retryAfter("soon", now: now) == nil)
+        let date = now.addingTimeInterval(90)
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        #expect(PushResponse.retryAfter(formatter.string(from: date), now: now) == 90)
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+import VarselCore
+import VarselStore
+
+/// The Web Push part of the store contract (issue 11): subscriptions bound to a session, the outbox exactly once.
+@Suite("Store contract: Web Push")
+struct PushStoreContractTests {
+    let now = DemoData.now
+
+    func signedIn(_ store: any VarselRepository, _ name: String, session: String) async throws -> User {
+        let user = try await store.createUser(NewUser(username: name, displayName: name, role: .mentor, passwordHash: "x", language: .english), at: now)
+        try await store.createSession(Session(tokenHash: session, userID: user.id, csrfToken: "c", createdAt: now, expiresAt: now.addingTimeInterval(3600)))
+        return user
+    }
+
+    func subscription(_ user: User, session: String, endpoint: String) -> NewPushSubscription {
+        NewPushSubscription(userID: user.id, sessionTokenHash: session, endpoint: endpoint, p256dh: Data(repeating: 4, count: 65),
+                            auth: Data(repeating: 1, count: 16), actionSecret: Data(repeating: 9, count: 32))
+    }
+
+    @Test("the VAPID key is stored once; a second candidate does not replace it", arguments: StoreKind.allCases)
+    func vapidKeyOnce(kind: StoreKind) async throws {
+        let store = try kind.make()
+        let first = try await store.vapidPrivateKey(orStore: Data(repeating: 1, count: 32))
+        let second = try await store.vapidPrivateKey(orStore: Data(repeating: 2, count: 32))
+        #expect(first == Data(repeating: 1, count: 32))
+        #expect(second == first)
+    }
+
+    @Test("subscriptions are per user; the same endpoint again replaces the earlier one", arguments: StoreKind.allCases)
+    func subscriptionsPerUser(kind: StoreKind) async throws {
+        let store = try kind.make()
+        let kari = try await signedIn(store, "kari", session: "s1")
+        let ola = try await signedIn(store, "ola", session: "s2")
+        let first = try await store.savePushSubscription(subscription(kari, session: "s1", endpoint: "https://push.example/a"), at: now)
+        _ = try await store.savePushSubscription(subscription(ola, session: "s2", endpoint: "https://push.example/b"), at: now)
+        #expect(try await store.pushSubscriptions(for: kari.id).map(\.endpoint) == ["https://push.example/a"])
+        #expect(try await store.pushSubscription(id: first.id)?.actionSecret == Data(repeating: 9, count: 32))
+        // Another user cannot delete it; its owner can.
+        #expect(try await store.deletePushSubscription(id: first.id, userID: ola.id) == false)
+        let again = try await store.savePushSubscription(subscription(ola, session: "s2", endpoint: "https://push.example/a"), at: now)
+        #expect(try await store.pushSubscriptions(for: kari.id).isEmpty)
+        #expect(try await store.pushSubscriptions(for: ola.id).count == 2)
+        #expect(try await store.deletePushSubscription(id: again.id, userID: ola.id))
+        #expect(try await store.pushSubscription(id: again.id) == nil)
+    }
+
+    @Test("ending the session that subscribed removes the subscription and its queued pushes", arguments: StoreKind.allCases)
+    func boundToSession(kind: StoreKind) async throws {
+        let store = try kind.make()
+        let kari = try await signedIn(store, "kari", session: "s1")
+        try await store.createSession(Session(tokenHash: "s3", userID: kari.id, csrfToken: "c", createdAt: now, expiresAt: now.addingTimeInterval(3600)))
+        let phone = try await store.savePushSubscription(subscription(kari, session: "s1", endpoint: "https://push.example/phone"), at: now)
+        let laptop = try await store.savePushSubscription(subscription(kari, session: "s3", endpoint: "https://push.example/laptop"), at: now)
+        try await store.enqueuePushDeliveries([NewPushDelivery(subscriptionID: phone.id, notificationID: 1)], through: 5, at: now)
+        try await store.deleteSession(tokenHash: "s1")
+        #expect(try await store.pushSubscriptions(for: kari.id).map(\.id) == [laptop.id])
+        #expect(try await store.duePushDeliveries(at: now, limit: 10).isEmpty)
+        // A password change that ends the other sessions ends their subscriptions too.
+        _ = try await store.changePassword(userID: kari.id, passwordHash: "y", keeping: nil)
+        #expect(try await store.pushSubscriptions(for: kari.id).isEmpty)
+    }
+
+    @Test("the outbox queues and moves its cursor together; reschedules and finishes", arguments: StoreKind.allCases)
+    func outbox(kind: StoreKind) async throws {
+        let store = try kind.make()
+        let kari = try await signedIn(store, "kari", session: "s1")
+        let phone = try await store.savePushSubscription(subscription(kari, session: "s1", endpoint: "https://push.example/phone"), at: now)
+        #expect(try await store.pushOutboxCursor() == nil)
+        try await store.enqueuePushDeliveries([NewPushDelivery(subscriptionID: phone.id, notificationID: 7),
+                                               NewPushDelivery(subscriptionID: 999, notificationID: 8)], through: 12, at: now)
+        #expect(try await store.pushOutboxCursor() == 12)
+        let due = try await store.duePushDeliveries(at: now, limit: 10)
+        #expect(due.map(\.notificationID) == [7])
+        #expect(due.first?.subscription.endpoint == "https://push.example/phone")
+        #expect(try await store.nextPushDeliveryDate() == now)
+        let delivery = try #require(due.first)
+        try await store.reschedulePushDelivery(id: delivery.id, attempts: 1, at: now.addingTimeInterval(30))
+        #expect(try await store.duePushDeliveries(at: now, limit: 10).isEmpty)
+        #expect(try await store.nextPushDeliveryDate() == now.addingTimeInterval(30))
+        let later = try await store.duePushDeliveries(at: now.addingTimeInterval(30), limit: 10)
+        #expect(later.map(\.attempts) == [1])
+        try await store.finishPushDelivery(id: delivery.id)
+        #expect(try await store.nextPushDeliveryDate() == nil)
+        // The cursor never moves back.
+        try await store.enqueuePushDeliveries([], through: 3, at: now)
+        #expect(try await store.pushOutboxCursor() == 12)
+    }
+}
