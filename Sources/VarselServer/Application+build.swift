@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import VarselCore
+import VarselPush
 import VarselSQLite
 import VarselStore
 import VarselWeb
@@ -26,8 +27,38 @@ public struct ServerConfiguration: Sendable {
     /// responses in progress and are not idle; their writes have their own timeout
     /// (``VarselServices/Configuration/streamWriteTimeout``).
     public var idleTimeout: Duration = .seconds(30)
+    /// Web Push.
+    public var push = PushConfiguration()
 
     public init() {}
+}
+
+/// How the server sends Web Push.
+public struct PushConfiguration: Sendable {
+    /// The VAPID subject (`mailto:` or https) push services may contact the operator at; nil takes the public URL.
+    public var subject: String?
+    /// A PEM file with the VAPID private key; without one the key is generated on first start and kept in the database.
+    public var keyFile: String?
+    /// Accept http and private-address endpoints: for tests with a stand-in push service on loopback.
+    public var allowsInsecureEndpoints = false
+
+    public init() {}
+
+    /// The VAPID subject to send: the flag, else an https public URL, else a placeholder that works with the
+    /// push services that do not check it (a real deployment sets one).
+    func resolvedSubject(publicURL: URL?) -> String {
+        if let subject, !subject.isEmpty { return subject }
+        if let publicURL, publicURL.scheme?.lowercased() == "https" { return publicURL.absoluteString }
+        return "mailto:operator@varsel.invalid"
+    }
+
+    /// The VAPID key: from ``keyFile``, else the one in the store (made on first start).
+    func loadKey(store: any VarselRepository) async throws -> VAPIDKey {
+        if let keyFile {
+            return try VAPIDKey(pem: String(contentsOfFile: keyFile, encoding: .utf8))
+        }
+        return try VAPIDKey(rawRepresentation: try await store.vapidPrivateKey(orStore: VAPIDKey.generate().rawRepresentation))
+    }
 }
 
 /// Builds the application for the executable and the tests alike: opens the store, wires the services,
@@ -41,8 +72,15 @@ public func buildApplication(
     var logger = Logger(label: "varsel")
     logger.logLevel = configuration.logLevel
     let store: any VarselRepository = try repository ?? SQLiteRepository(path: configuration.databasePath, durability: configuration.durability)
+    let vapid = try await configuration.push.loadKey(store: store)
+    let endpointPolicy = PushEndpointPolicy(allowsInsecureEndpoints: configuration.push.allowsInsecureEndpoints)
+    if configuration.push.subject == nil, configuration.http.publicURL?.scheme?.lowercased() != "https" {
+        logger.notice("Web Push has no VAPID subject: set --vapid-subject (mailto: or https) for a real deployment")
+    }
     let services = VarselServices(repository: store, now: now, passwords: PasswordHasher(cost: configuration.bcryptCost),
-                                  configuration: configuration.http, logger: logger)
+                                  configuration: configuration.http,
+                                  webPush: WebPushSettings(publicKey: vapid.publicKeyBase64URL, endpointPolicy: endpointPolicy),
+                                  logger: logger)
     if configuration.loadsDemo {
         try await DemoSeeder(services: services, logger: logger).seed()
     }
@@ -55,6 +93,12 @@ public func buildApplication(
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
         logger: logger
     )
-    app.addServices(services.pump, MaintenanceService(services: services, interval: configuration.maintenanceInterval, logger: logger))
+    var pushConfiguration = PushDeliveryWorker.Configuration(subject: configuration.push.resolvedSubject(publicURL: configuration.http.publicURL),
+                                                             endpointPolicy: endpointPolicy)
+    pushConfiguration.pollInterval = .milliseconds(500)
+    let pushWorker = PushDeliveryWorker(store: store, transport: HTTPPushTransport(), vapid: vapid, configuration: pushConfiguration,
+                                        metrics: services.metrics.push, now: now, logger: logger)
+    app.addServices(services.pump, MaintenanceService(services: services, interval: configuration.maintenanceInterval, logger: logger),
+                    pushWorker)
     return app
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import VarselPush
 
 /// The service's counters and the create→delivered latency histogram, rendered in Prometheus text format.
 public final class ServiceMetrics: Sendable {
@@ -17,6 +18,8 @@ public final class ServiceMetrics: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Web Push's counters, written by the delivery worker, served with these.
+    public let push = PushMetrics()
 
     public init() {}
 
@@ -75,6 +78,6 @@ public final class ServiceMetrics: Sendable {
             "varsel_notification_delivery_seconds_sum \(snapshot.latencySum)",
             "varsel_notification_delivery_seconds_count \(snapshot.latencyCount)",
         ]
-        return lines.joined(separator: "\n") + "\n"
+        return lines.joined(separator: "\n") + "\n" + push.render()
     }
 }

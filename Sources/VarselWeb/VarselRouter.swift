@@ -48,6 +48,7 @@ public enum VarselRouter {
         CertificationsController(services: services).addRoutes(to: api)
         UsersController(services: services).addRoutes(to: api)
         EventsController(services: services).addRoutes(to: api)
+        PushSubscriptionsController(services: services).addRoutes(to: api)
         PagesController(services: services, renderer: renderer).addRoutes(to: router)
         routeTable.set(router.routes.map { RouteTable.Route(method: $0.method, pattern: $0.path.description) })
         return router

@@ -15,6 +15,8 @@ public struct VarselServices: Sendable {
     public var throttle: LoginThrottle
     public var passwords: PasswordHasher
     public var configuration: Configuration
+    /// Web Push: the VAPID public key the page subscribes with, and which endpoints are accepted.
+    public var webPush: WebPushSettings
 
     /// Settings of the HTTP layer.
     public struct Configuration: Sendable {
@@ -55,7 +57,7 @@ public struct VarselServices: Sendable {
     }
 
     public init(repository: any VarselRepository, now: @escaping @Sendable () -> Date, passwords: PasswordHasher,
-                configuration: Configuration = .init(), logger: Logger) {
+                configuration: Configuration = .init(), webPush: WebPushSettings = .init(), logger: Logger) {
         self.repository = repository
         self.now = now
         self.metrics = ServiceMetrics()
@@ -64,6 +66,7 @@ public struct VarselServices: Sendable {
         self.throttle = LoginThrottle(configuration: configuration.throttle, now: now)
         self.passwords = passwords
         self.configuration = configuration
+        self.webPush = webPush
     }
 
     /// The describer for `language`; one per language, shared, so a request or stream does not build its own
@@ -71,4 +74,19 @@ public struct VarselServices: Sendable {
     func describer(_ language: Language) -> Describer { Self.describers[language] ?? Describer(language: language) }
 
     private static let describers = Dictionary(uniqueKeysWithValues: Language.allCases.map { ($0, Describer(language: $0)) })
+}
+
+/// What the HTTP layer needs to know of Web Push.
+public struct WebPushSettings: Sendable {
+    /// The VAPID public key (base64url, uncompressed point) browsers subscribe with.
+    public var publicKey: String
+    public var endpointPolicy: PushEndpointPolicy
+    /// Subscriptions one user may hold; saving one more removes their oldest.
+    public var subscriptionsPerUser = 10
+
+    /// A throwaway key, for tests that do not push.
+    public init(publicKey: String = VAPIDKey.generate().publicKeyBase64URL, endpointPolicy: PushEndpointPolicy = PushEndpointPolicy()) {
+        self.publicKey = publicKey
+        self.endpointPolicy = endpointPolicy
+    }
 }

@@ -44,6 +44,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds one write to a live stream may wait for a client that does not read before it is disconnected.")
     var streamWriteTimeout = 30.0
     @Option(help: "Live streams one user may hold; opening one more closes their oldest.") var streamsPerUser = 8
+    @Option(help: "The VAPID subject push services may contact you at: mailto:… or https://… (default: --public-url).")
+    var vapidSubject: String?
+    @Option(help: "A PEM file with the VAPID private key (P-256); without it one is made on first start and kept in the database.")
+    var vapidKeyFile: String?
+    @Flag(help: "Accept http and private-address push endpoints. For tests with a stand-in push service only.")
+    var pushAllowHttpEndpoints = false
 
     func run() async throws {
         var configuration = ServerConfiguration()
@@ -71,6 +77,15 @@ struct ServeCommand: AsyncParsableCommand {
             return network
         }
         configuration.http.metricsToken = metricsToken ?? ProcessInfo.processInfo.environment["VARSEL_METRICS_TOKEN"]
+        if let vapidSubject {
+            let lowered = vapidSubject.lowercased()
+            guard lowered.hasPrefix("mailto:") || lowered.hasPrefix("https://") else {
+                throw ValidationError("--vapid-subject must be a mailto: or https:// URL, such as mailto:drift@varsel.example.")
+            }
+        }
+        configuration.push.subject = vapidSubject
+        configuration.push.keyFile = vapidKeyFile
+        configuration.push.allowsInsecureEndpoints = pushAllowHttpEndpoints
         let host = host
         let app = try await buildApplication(configuration, onServerRunning: { port in
             // Tests and scripts wait for this line to learn the port.

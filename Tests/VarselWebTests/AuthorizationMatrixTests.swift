@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 import VarselCore
+import VarselPush
 import VarselStore
 @testable import VarselWeb
 
@@ -45,6 +46,8 @@ struct AuthorizationMatrixTests {
     static let signIn = #"{"username":"kari","password":"\#(TestWorld.password)"}"#
     static let form = "_csrf={csrf}"
     static let preferences = #"{"enabledKinds":["assignment"],"sound":true,"vibration":true,"systemNotifications":false,"speakPersonalDetails":false}"#
+    /// A subscription as a browser sends it; the keys are RFC 8291's example receiver's.
+    static let pushSubscription = #"{"endpoint":"https://push.example.net/wpush/abc","keys":{"p256dh":"BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4","auth":"BTBZMqHH6r4Tts7J_aSIgg"}}"#
     static let signInForm = "username=kari&password=\(TestWorld.password.replacingOccurrences(of: " ", with: "+"))"
 
     /// One row per route, keyed `METHOD /path` as the router spells it.
@@ -79,6 +82,14 @@ struct AuthorizationMatrixTests {
         "POST /api/v1/users": Row(401, 403, 403, 403, 201, body: #"{"username":"newcomer","password":"long enough pw","role":"mentor"}"#),
         // A stream never ends, so signed-in callers send a bad Last-Event-ID: 400 shows they got past authorization.
         "GET /api/v1/events": .signedIn(401, 400, headers: [.init("Last-Event-ID")!: "x"]),
+        "GET /api/v1/push/public-key": .signedIn(200, 200),
+        "GET /api/v1/push-subscriptions": .signedIn(401, 200),
+        "POST /api/v1/push-subscriptions": .signedIn(401, 201, body: pushSubscription),
+        "DELETE /api/v1/push-subscriptions/{id}": Row(401, 204, 404, 404, 404),
+        // The push's token is the credential, whoever calls: the first call (anonymous) acknowledges, the rest find it answered.
+        "POST /api/v1/push-subscriptions/{id}/acknowledge": Row(200, 409, 409, 409, 409, body: #"{"assignmentID":{assignment},"token":"{ackToken}"}"#),
+        "GET /sw.js": .signedIn(200, 200),
+        "GET /offline": .signedIn(200, 200),
         "GET /static/{name}": .signedIn(200, 200),
         "GET /signin": .signedIn(200, 200),
         "POST /signin": .signedIn(303, 303, body: signInForm),
@@ -142,7 +153,16 @@ struct AuthorizationMatrixTests {
             NewNotification(recipientID: world.ola.id, senderID: world.coordinator.id, kind: .assignment, title: "New assignment", body: "b",
                             deepLink: .contact(contactID: contactID, assignmentID: assignmentID), personalDetails: ["Per Olsen"])
         }
+        // Ola's phone, subscribed from a session of its own.
+        try await world.repository.createSession(Session(tokenHash: "ola-phone", userID: world.ola.id, csrfToken: "c",
+                                                         createdAt: world.clock.now, expiresAt: world.clock.now.addingTimeInterval(3600)))
+        let subscription = try await world.repository.savePushSubscription(NewPushSubscription(
+            userID: world.ola.id, sessionTokenHash: "ola-phone", endpoint: "https://push.example.net/wpush/ola",
+            p256dh: Base64URL.decode("BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4") ?? Data(),
+            auth: Data(repeating: 1, count: 16), actionSecret: PushActionToken.newSecret()), at: world.clock.now)
+        let acknowledgeToken = PushActionToken.acknowledge(assignmentID: assignment.id, subscription: subscription)
         let id: String = switch true {
+        case pattern.contains("/push-subscriptions/{id}"): "\(subscription.id)"
         case pattern.contains("/notifications/{id}"): "\(item.id)"
         case pattern.contains("/assignments/{id}"): "\(assignment.id)"
         case pattern.contains("/contacts/{id}"): "\(contact.id)"
@@ -159,6 +179,8 @@ struct AuthorizationMatrixTests {
                 var headers = row.headers
                 var body = row.body?.replacingOccurrences(of: "{kari}", with: "\(world.kari.id)")
                     .replacingOccurrences(of: "{ola}", with: "\(world.ola.id)")
+                    .replacingOccurrences(of: "{assignment}", with: "\(assignment.id)")
+                    .replacingOccurrences(of: "{ackToken}", with: acknowledgeToken)
                 if let username {
                     let (cookie, csrf) = try await client.cookieAndCSRF(username)
                     if isAPI {

@@ -8,8 +8,13 @@ public struct PageRenderer: Sendable {
     let assets: [String: (contentType: String, body: ByteBuffer)]
 
     /// The templates every page needs; start-up fails if one is missing.
-    static let templateNames = ["notifications", "settings", "detail", "signin", "coordinator", "header", "footer", "switch"]
-    static let assetNames = ["varsel.js": "text/javascript; charset=utf-8", "varsel.css": "text/css; charset=utf-8"]
+    static let templateNames = ["notifications", "settings", "detail", "signin", "coordinator", "header", "footer", "switch", "offline"]
+    static let assetNames = [
+        "varsel.js": "text/javascript; charset=utf-8", "varsel.css": "text/css; charset=utf-8",
+        "push.js": "text/javascript; charset=utf-8", "sw.js": "text/javascript; charset=utf-8",
+        "manifest.webmanifest": "application/manifest+json",
+        "icon-192.png": "image/png", "icon-512.png": "image/png", "icon-maskable-512.png": "image/png", "apple-touch-icon.png": "image/png",
+    ]
 
     public static func load() async throws -> PageRenderer {
         guard let templates = Bundle.module.url(forResource: "templates", withExtension: nil, subdirectory: "Resources"),

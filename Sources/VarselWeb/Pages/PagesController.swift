@@ -15,6 +15,12 @@ struct PagesController {
             guard let name = context.parameters.get("name"), let asset = renderer.asset(name) else { throw Problem.notFound("No such file.") }
             return asset
         }
+        // The service worker is served from the root so that its scope is the whole site.
+        router.get("sw.js") { _, _ in
+            guard let worker = renderer.asset("sw.js") else { throw Problem.notFound("No such file.") }
+            return worker
+        }
+        router.get("offline") { _, _ in renderer.page("offline", OfflinePage()) }
         router.get("signin", use: signInPage)
         router.post("signin", use: signIn)
         router.post("signout", use: signOut)
@@ -282,7 +288,8 @@ struct PagesController {
             channelSwitches: [view(.sound), view(.vibration), view(.systemNotifications)],
             privacySwitches: [view(.speakPersonalDetails), view(.lockScreenDetails)],
             strings: SettingsStrings(kindsLegend: strings.settingsKindsLegend, channelsLegend: strings.settingsChannelsLegend,
-                                     privacyLegend: strings.settingsPrivacyLegend, save: strings.save))
+                                     privacyLegend: strings.settingsPrivacyLegend, save: strings.save),
+            device: DeviceNotificationsView(strings: strings, publicKey: services.webPush.publicKey))
         return renderer.page("settings", model)
     }
 

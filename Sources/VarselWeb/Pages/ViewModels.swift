@@ -143,6 +143,50 @@ struct SettingsPage {
     var channelSwitches: [SwitchView]
     var privacySwitches: [SwitchView]
     var strings: SettingsStrings
+    var device: DeviceNotificationsView
+}
+
+/// The "Notifications on this device" switch: its words, what it says after, and the key it subscribes with.
+struct DeviceNotificationsView {
+    var legend: String
+    var label: String
+    var hint: String
+    var on: String
+    var off: String
+    var blocked: String
+    var unsupported: String
+    var failed: String
+    var publicKey: String
+
+    init(strings: Strings, publicKey: String) {
+        legend = strings.thisDeviceLegend
+        label = strings.deviceNotificationsLabel
+        hint = strings.deviceNotificationsEffect
+        on = strings.deviceNotificationsOn
+        off = strings.deviceNotificationsOff
+        blocked = strings.deviceNotificationsBlocked
+        unsupported = strings.deviceNotificationsUnsupported
+        failed = strings.deviceNotificationsFailed
+        self.publicKey = publicKey
+    }
+}
+
+/// The offline page, in both languages (the service worker cannot know the mentor's).
+struct OfflinePage {
+    struct Words {
+        var title: String
+        var body: String
+        var retry: String
+
+        init(_ strings: Strings) {
+            title = strings.offlineTitle
+            body = strings.offlineBody
+            retry = strings.offlineRetry
+        }
+    }
+
+    var norwegian = Words(Strings(.norwegianBokmal))
+    var english = Words(Strings(.english))
 }
 
 struct SettingsStrings {

@@ -37,6 +37,8 @@
     target.appendChild(node);
     setTimeout(() => node.remove(), 7000);
   }
+  // push.js says what came of the device switch through the same live regions.
+  window.Varsel = Object.freeze({ speak });
 
   const announced = new Set();
   let burst = [];
@@ -99,7 +101,7 @@
     if (!preferences || !preferences.systemNotifications || !document.hidden) return;
     if (!("Notification" in window) || Notification.permission !== "granted") return;
     // The announcement text already leaves out personal details unless the mentor allowed them.
-    new Notification("Varsel", { body: notification.accessibility.announcement.text, tag: "varsel-" + notification.id });
+    new Notification("Varsel", { body: notification.accessibility.announcement.text, tag: "varsel-notification-" + notification.id });
   }
 
   // ---- The list --------------------------------------------------------------------------------

@@ -1,0 +1,124 @@
+import Foundation
+import Hummingbird
+import VarselCore
+import VarselPush
+import VarselStore
+
+/// Web Push on the API: the VAPID public key, a device's subscriptions, and the "Acknowledge" button's post.
+struct PushSubscriptionsController {
+    let services: VarselServices
+
+    func addRoutes(to router: some RouterMethods<VarselContext>) {
+        router.get("push/public-key", use: publicKey)
+        router.get("push-subscriptions", use: list)
+        router.post("push-subscriptions", use: create)
+        router.delete("push-subscriptions/:id", use: delete)
+        router.post("push-subscriptions/:id/acknowledge", use: acknowledge)
+    }
+
+    struct PublicKeyResource: Encodable {
+        /// The VAPID public key for `PushManager.subscribe({applicationServerKey})`.
+        var publicKey: String
+    }
+
+    func publicKey(_ request: Request, context: VarselContext) async throws -> Response {
+        try JSONCoding.response(PublicKeyResource(publicKey: services.webPush.publicKey))
+    }
+
+    /// A subscription as `PushSubscription.toJSON()` gives it.
+    struct CreateRequest: Decodable {
+        var endpoint: String
+        var keys: Keys
+        /// Accepted and ignored: push services end subscriptions with 404/410, which the worker acts on.
+        var expirationTime: Double?
+
+        struct Keys: Decodable {
+            var p256dh: String
+            var auth: String
+        }
+    }
+
+    /// A device's subscription on the wire; its keys stay on the server.
+    struct SubscriptionResource: Encodable {
+        var id: Int64
+        var endpoint: String
+        var createdAt: Date
+        /// Whether this session made it (this device, in this browser).
+        var isThisSession: Bool
+
+        init(_ subscription: PushSubscription, session: String) {
+            id = subscription.id
+            endpoint = subscription.endpoint
+            createdAt = subscription.createdAt
+            isThisSession = subscription.sessionTokenHash == session
+        }
+    }
+
+    func list(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try context.requireUser()
+        let subscriptions = try await services.repository.pushSubscriptions(for: identity.user.id)
+        return try JSONCoding.response(subscriptions.map { SubscriptionResource($0, session: identity.session.tokenHash) })
+    }
+
+    func create(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try context.requireUser()
+        let body = try await JSONCoding.decode(CreateRequest.self, from: request)
+        var errors: [Problem.FieldError] = []
+        do {
+            _ = try services.webPush.endpointPolicy.check(body.endpoint)
+        } catch {
+            errors.append(.init(field: "endpoint", message: error.description))
+        }
+        let p256dh = Base64URL.decode(body.keys.p256dh) ?? Data()
+        let auth = Base64URL.decode(body.keys.auth) ?? Data()
+        do {
+            try WebPushEncryption.validate(p256dh: p256dh, auth: auth)
+        } catch .invalidAuthSecret {
+            errors.append(.init(field: "keys.auth", message: "must be the subscription's 16-byte auth secret, base64url"))
+        } catch {
+            errors.append(.init(field: "keys.p256dh", message: "must be the subscription's P-256 public key (65 bytes, uncompressed), base64url"))
+        }
+        guard errors.isEmpty else { throw Problem.unprocessable("The push subscription is not valid.", errors: errors) }
+        let saved = try await services.repository.savePushSubscription(NewPushSubscription(
+            userID: identity.user.id, sessionTokenHash: identity.session.tokenHash, endpoint: body.endpoint, p256dh: p256dh, auth: auth,
+            actionSecret: PushActionToken.newSecret()), at: services.now())
+        // One user's devices are few; past the limit the oldest subscription goes.
+        let all = try await services.repository.pushSubscriptions(for: identity.user.id)
+        for stale in all.dropLast(services.webPush.subscriptionsPerUser) {
+            _ = try await services.repository.deletePushSubscription(id: stale.id, userID: identity.user.id)
+        }
+        context.logger.info("push subscription saved", metadata: ["push.subscription.id": "\(saved.id)"])
+        return try JSONCoding.response(SubscriptionResource(saved, session: identity.session.tokenHash), status: .created)
+    }
+
+    func delete(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try context.requireUser()
+        let id = try NotificationsController.id(context)
+        guard try await services.repository.deletePushSubscription(id: id, userID: identity.user.id) else {
+            throw Problem.notFound("You have no push subscription with id \(id).")
+        }
+        return Response(status: .noContent)
+    }
+
+    struct AcknowledgeRequest: Decodable {
+        var assignmentID: Int64
+        var token: String
+    }
+
+    /// The "Acknowledge" button of a push notification: the service worker posts the token the push carried,
+    /// without a session (a locked phone's service worker has none it may use). The token acknowledges that one
+    /// assignment, for the subscription's user, and nothing else.
+    func acknowledge(_ request: Request, context: VarselContext) async throws -> Response {
+        let id = try NotificationsController.id(context)
+        let body = try await JSONCoding.decode(AcknowledgeRequest.self, from: request)
+        let invalid = Problem.notFound("This acknowledgement is not valid any more. Open Varsel to answer the assignment.")
+        guard let subscription = try await services.repository.pushSubscription(id: id),
+              PushActionToken.verifyAcknowledge(body.token, assignmentID: body.assignmentID, subscription: subscription),
+              let assignment = try await services.repository.assignment(id: body.assignmentID),
+              assignment.mentorID == subscription.userID else { throw invalid }
+        let answered = try await services.repository.respond(to: assignment.id, status: .acknowledged, at: services.now())
+        context.logger.info("assignment answered from a push notification",
+                            metadata: ["assignment.id": "\(assignment.id)", "push.subscription.id": "\(subscription.id)"])
+        return try JSONCoding.response(AssignmentResource(answered, contact: nil))
+    }
+}

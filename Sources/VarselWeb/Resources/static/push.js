@@ -1,0 +1,93 @@
+// Varsel as an installed app: registers the service worker on every page, and on the settings page runs the
+// "Notifications on this device" switch: it asks the browser's permission only from that switch, subscribes
+// this device, and says what came of it. Every sentence comes from the page (the core's words).
+(() => {
+  "use strict";
+  if (!("serviceWorker" in navigator)) return;
+  navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(() => undefined);
+
+  const section = document.getElementById("this-device");
+  const toggle = document.getElementById("setting-device-notifications");
+  if (!section || !toggle) return;
+  const texts = section.dataset;
+  const csrf = document.body.dataset.csrf;
+  const isSupported = "PushManager" in window && "Notification" in window;
+  section.hidden = false;
+
+  function say(text) {
+    if (window.Varsel) window.Varsel.speak(text, "polite");
+  }
+
+  // The VAPID public key as PushManager takes it.
+  function applicationServerKey() {
+    const base64 = texts.publicKey.replace(/-/g, "+").replace(/_/g, "/");
+    const raw = atob(base64 + "=".repeat((4 - (base64.length % 4)) % 4));
+    return Uint8Array.from(raw, (character) => character.charCodeAt(0));
+  }
+
+  async function send(method, path, body) {
+    const response = await fetch(path, {
+      method,
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    if (!response.ok) throw new Error("HTTP " + response.status);
+    return response.status === 204 ? null : response.json();
+  }
+
+  async function turnOn() {
+    if (!isSupported) {
+      toggle.checked = false;
+      say(texts.unsupported);
+      return;
+    }
+    // Asked here, in the switch's own click, and nowhere else.
+    const permission = Notification.permission === "default" ? await Notification.requestPermission() : Notification.permission;
+    if (permission !== "granted") {
+      toggle.checked = false;
+      say(texts.blocked);
+      return;
+    }
+    try {
+      const registration = await navigator.serviceWorker.ready;
+      const subscription = (await registration.pushManager.getSubscription())
+        || (await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: applicationServerKey() }));
+      await send("POST", "/api/v1/push-subscriptions", subscription.toJSON());
+      say(texts.on);
+    } catch (error) {
+      toggle.checked = false;
+      say(texts.failed);
+    }
+  }
+
+  async function turnOff() {
+    try {
+      const registration = await navigator.serviceWorker.ready;
+      const subscription = await registration.pushManager.getSubscription();
+      const mine = await send("GET", "/api/v1/push-subscriptions");
+      for (const saved of mine) {
+        if (subscription ? saved.endpoint === subscription.endpoint : saved.isThisSession) {
+          await send("DELETE", "/api/v1/push-subscriptions/" + saved.id);
+        }
+      }
+      if (subscription) await subscription.unsubscribe();
+    } catch (error) {
+      // Off on this device is what matters; the server drops a subscription the push service reports gone.
+    }
+    say(texts.off);
+  }
+
+  toggle.addEventListener("change", () => {
+    if (toggle.checked) turnOn();
+    else turnOff();
+  });
+
+  // The switch shows whether this browser is subscribed now.
+  if (isSupported && Notification.permission === "granted") {
+    navigator.serviceWorker.ready
+      .then((registration) => registration.pushManager.getSubscription())
+      .then((subscription) => { toggle.checked = Boolean(subscription); })
+      .catch(() => undefined);
+  }
+})();
