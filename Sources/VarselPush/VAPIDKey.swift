@@ -30,7 +30,7 @@ public struct VAPIDKey: Sendable {
     public var publicKeyBase64URL: String { Base64URL.encode(privateKey.publicKey.x963Representation) }
 
     /// The `Authorization` header for a push to `audience` (the push service's origin), valid until `expiresAt`:
-    /// `vapid t=<JWT>, k=<public key>`.
+    /// `vapid t=<JWT>,k=<public key>` (no space after the comma: RFC 8292 allows either, and some verifiers, py-vapid among them, split on the last space).
     public func authorization(audience: String, subject: String, expiresAt: Date) throws -> String {
         struct Header: Encodable { let typ = "JWT", alg = "ES256" }
         struct Claims: Encodable { let aud: String, exp: Int, sub: String }
@@ -41,6 +41,6 @@ public struct VAPIDKey: Sendable {
         let signingInput = Data("\(header).\(claims)".utf8)
         // JWS ES256 wants the raw r‖s signature (64 bytes), not DER.
         let signature = try privateKey.signature(for: signingInput).rawRepresentation
-        return "vapid t=\(header).\(claims).\(Base64URL.encode(signature)), k=\(publicKeyBase64URL)"
+        return "vapid t=\(header).\(claims).\(Base64URL.encode(signature)),k=\(publicKeyBase64URL)"
     }
 }

@@ -6,12 +6,12 @@ import Testing
 /// VAPID (RFC 8292): the Authorization header a push service checks.
 @Suite("VAPID")
 struct VAPIDTests {
-    @Test("the header is 'vapid t=<ES256 JWT>, k=<public key>', and the JWT verifies with that key")
+    @Test("the header is 'vapid t=<ES256 JWT>,k=<public key>', and the JWT verifies with that key")
     func headerVerifies() throws {
         let key = VAPIDKey.generate()
         let expiry = Date(timeIntervalSince1970: 1_800_000_000)
         let header = try key.authorization(audience: "https://push.example.net", subject: "mailto:drift@varsel.example", expiresAt: expiry)
-        let match = try #require(header.wholeMatch(of: /vapid t=([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+), k=([A-Za-z0-9_-]+)/))
+        let match = try #require(header.wholeMatch(of: /vapid t=([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+),k=([A-Za-z0-9_-]+)/))
         let publicKey = try #require(Base64URL.decode(String(match.4)))
         #expect(publicKey.count == 65 && publicKey.first == 4)
         #expect(String(match.4) == key.publicKeyBase64URL)
