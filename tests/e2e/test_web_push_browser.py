@@ -1,0 +1,225 @@
+"""Issue 11 in Debian's Chromium: the installable app, its service worker and the "Notifications on this device" switch.
+
+A push is delivered to the service worker with the DevTools protocol (`ServiceWorker.deliverPushMessage`), carrying
+what the stand-in push service received from Varsel, decrypted with `http_ece`; the test then reads what the worker
+shows (`registration.getNotifications()`). Playwright cannot tap a system notification, so the tap is the worker's
+own click handler called with the notification it shows. The expected words are the core's (Strings+Push.swift).
+"""
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from conftest import sign_in
+from push_service import Device, StandInPushService
+from test_web_push import assign, push_server, push_service  # noqa: F401 (fixtures)
+
+
+def signed_in_context(browser, server, grant: bool):
+    context = browser.new_context(bypass_csp=True, viewport={"width": 1024, "height": 900})
+    if grant:
+        context.grant_permissions(["notifications"], origin=server.base_url)
+    page = context.new_page()
+    sign_in(page, server)
+    return context, page
+
+
+def controlled(page, server) -> None:
+    """Waits for the service worker push.js registers to control the page."""
+    page.goto(server.base_url + "/settings")
+    page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+    page.reload()
+    page.wait_for_function("navigator.serviceWorker.controller !== null")
+
+
+def deliver(page, server, plaintext: bytes) -> None:
+    """Hands a push message to the page's service worker through the DevTools protocol."""
+    cdp = page.context.new_cdp_session(page)
+    registrations = []
+    cdp.on("ServiceWorker.workerRegistrationUpdated", lambda event: registrations.extend(event["registrations"]))
+    cdp.send("ServiceWorker.enable")
+    deadline = time.monotonic() + 10
+    while not registrations and time.monotonic() < deadline:
+        page.wait_for_timeout(50)
+    assert registrations, "no service worker registration"
+    cdp.send("ServiceWorker.deliverPushMessage", {"origin": server.base_url, "registrationId": registrations[0]["registrationId"],
+                                                  "data": plaintext.decode()})
+
+
+def shown(page, count: int = 1) -> list[dict]:
+    """The notifications the service worker shows now (waits for `count`)."""
+    script = """navigator.serviceWorker.ready.then(r => r.getNotifications()).then(list => list.map(n => ({
+        title: n.title, body: n.body, tag: n.tag, lang: n.lang, requireInteraction: n.requireInteraction,
+        actions: n.actions.map(a => a.title), data: n.data})))"""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        notifications = page.evaluate(script)
+        if len(notifications) >= count:
+            return notifications
+        page.wait_for_timeout(100)
+    raise AssertionError(f"the service worker shows {len(page.evaluate(script))} notifications, expected {count}")
+
+
+def tap(page, action: str) -> None:
+    """Taps the first shown notification (its body, or a button) through the worker's own click handler."""
+    worker = page.context.service_workers[0] if page.context.service_workers else page.context.wait_for_event("serviceworker")
+    worker.evaluate(f"self.registration.getNotifications().then(list => handleNotificationClick(list[0], {json.dumps(action)})).then(() => true)")
+
+
+def subscribe_this_browser(page, device: Device, endpoint: str) -> None:
+    """Subscribes as the page's own script does (session cookie and CSRF token), with the test device's keys:
+    headless Chromium has no push service of its own to make them."""
+    status = page.evaluate("""(subscription) => fetch('/api/v1/push-subscriptions', {method: 'POST',
+        headers: {'Content-Type': 'application/json', 'X-CSRF-Token': document.body.dataset.csrf},
+        body: JSON.stringify(subscription)}).then(r => r.status)""", device.subscription(endpoint))
+    assert status == 201
+
+
+def test_a_push_shows_without_personal_details_and_opens_its_screen_with_focus_on_the_heading(browser, push_server, push_service):
+    context, page = signed_in_context(browser, push_server, grant=True)
+    try:
+        controlled(page, push_server)
+        device = Device()
+        subscribe_this_browser(page, device, push_service.endpoint("chromium"))
+        created = assign(push_server, push_server.token("demo-coordinator"), urgency="urgent")
+        deliver(page, push_server, device.decrypt(push_service.wait_for("chromium", 1)[0]))
+        notification = shown(page)[0]
+        assert notification["title"] == "Assignment (urgent): New assignment"
+        assert notification["body"] == "Open Varsel to read it."
+        assert "Kari" not in json.dumps(notification) and "Storgata" not in json.dumps(notification)
+        assert notification["actions"] == ["Open", "Acknowledge"]
+        assert notification["requireInteraction"] is True
+        assert notification["lang"] == "en"
+        assert notification["tag"] == f"varsel-notification-{created['notificationId']}"
+        tap(page, "")
+        page.wait_for_url("**/contacts/**from=notification**")
+        page.wait_for_function("document.activeElement && document.activeElement.id === 'contact-name-heading'")
+        assert page.evaluate("document.activeElement.tagName") == "H1"
+    finally:
+        context.close()
+
+
+def test_acknowledge_on_the_notification_answers_the_assignment_and_says_so(browser, push_server, push_service):
+    context, page = signed_in_context(browser, push_server, grant=True)
+    try:
+        controlled(page, push_server)
+        device = Device()
+        subscribe_this_browser(page, device, push_service.endpoint("chromium"))
+        mentor = push_server.token("demo-mentor")
+        created = assign(push_server, push_server.token("demo-coordinator"))
+        deliver(page, push_server, device.decrypt(push_service.wait_for("chromium", 1)[0]))
+        shown(page)
+        tap(page, "acknowledge")
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and shown(page)[0]["title"] != "Assignment acknowledged":
+            page.wait_for_timeout(100)
+        after = shown(page)
+        assert [n["title"] for n in after] == ["Assignment acknowledged"]  # replaced, same tag: not stacked
+        assert after[0]["tag"] == f"varsel-notification-{created['notificationId']}"
+        status, _, assignment = push_server.request("GET", f"/api/v1/assignments/{created['assignment']['id']}", mentor)
+        assert status == 200 and assignment["status"] == "acknowledged"
+    finally:
+        context.close()
+
+
+def test_the_app_installs_and_the_offline_page_is_all_the_worker_keeps(browser, push_server):
+    context, page = signed_in_context(browser, push_server, grant=False)
+    try:
+        manifest_href = page.get_attribute("link[rel=manifest]", "href")
+        manifest = page.evaluate("href => fetch(href).then(r => r.json())", manifest_href)
+        assert manifest["name"] == "Varsel" and manifest["display"] == "standalone" and manifest["start_url"] == "/notifications"
+        for icon in manifest["icons"]:
+            status, kind = page.evaluate("src => fetch(src).then(r => [r.status, r.headers.get('content-type')])", icon["src"])
+            assert (status, kind) == (200, "image/png"), icon
+        assert {icon["purpose"] for icon in manifest["icons"]} == {"any", "maskable"}
+        controlled(page, push_server)
+        cached = page.evaluate("caches.keys().then(names => Promise.all(names.map(n => caches.open(n).then(c => c.keys()))))"
+                               ".then(lists => lists.flat().map(r => new URL(r.url).pathname).sort())")
+        assert cached == ["/offline", "/static/varsel.css"]  # nothing with personal data
+        context.set_offline(True)
+        page.goto(push_server.base_url + "/notifications")
+        assert page.inner_text("h1") == "Du er frakoblet"
+        assert page.get_attribute("html", "lang") == "nb"
+        assert page.inner_text("section[lang=en] h2") == "You are offline"
+        context.set_offline(False)
+    finally:
+        context.close()
+
+
+COUNT_PERMISSION_REQUESTS = """
+window.__permissionRequests = 0;
+if (window.Notification) {
+  const original = Notification.requestPermission.bind(Notification);
+  Notification.requestPermission = (...args) => { window.__permissionRequests += 1; return original(...args); };
+}
+"""
+
+
+def live_text(page) -> str:
+    return page.inner_text("#live-polite")
+
+
+def test_the_device_switch_asks_permission_only_from_its_own_click_and_says_when_notifications_are_blocked(browser, push_server):
+    context = browser.new_context(bypass_csp=True, viewport={"width": 1024, "height": 900})
+    context.add_init_script(COUNT_PERMISSION_REQUESTS)
+    page = context.new_page()
+    try:
+        sign_in(page, push_server)
+        page.goto(push_server.base_url + "/settings")
+        page.wait_for_selector("#this-device:not([hidden])")
+        assert page.get_attribute("#setting-device-notifications", "role") == "switch"
+        assert page.inner_text("label[for=setting-device-notifications]") == "Notifications on this device"
+        page.click("#setting-sound")
+        page.click("#setting-system-notifications")
+        assert page.evaluate("window.__permissionRequests") == 0
+        assert page.evaluate("Notification.permission") == "default"
+        page.click("#setting-device-notifications")
+        page.wait_for_function("document.getElementById('live-polite').textContent.length > 0")
+        assert page.evaluate("window.__permissionRequests") == 1
+        # Headless Chromium refuses the prompt: the mentor hears that it is blocked and what to do.
+        assert live_text(page).startswith("Notifications are blocked for Varsel in this browser. To allow them,")
+        assert not page.is_checked("#setting-device-notifications")
+    finally:
+        context.close()
+
+
+FAKE_PUSH_MANAGER = """
+window.__subscription = null;
+PushManager.prototype.getSubscription = function () { return Promise.resolve(window.__subscription); };
+PushManager.prototype.subscribe = function (options) {
+  window.__subscribeOptions = { userVisibleOnly: options.userVisibleOnly, keyLength: options.applicationServerKey.byteLength };
+  window.__subscription = { endpoint: window.__testSubscription.endpoint, toJSON: () => window.__testSubscription,
+                            unsubscribe: () => { window.__subscription = null; return Promise.resolve(true); } };
+  return Promise.resolve(window.__subscription);
+};
+"""
+
+
+def test_the_device_switch_subscribes_this_browser_and_says_so(browser, push_server, push_service):
+    context = browser.new_context(bypass_csp=True, viewport={"width": 1024, "height": 900})
+    context.grant_permissions(["notifications"], origin=push_server.base_url)
+    device = Device()
+    # Headless Chromium has no push service: PushManager hands back the test device's subscription instead.
+    context.add_init_script(f"window.__testSubscription = {json.dumps(device.subscription(push_service.endpoint('switch')))};"
+                            + FAKE_PUSH_MANAGER)
+    page = context.new_page()
+    try:
+        sign_in(page, push_server)
+        page.goto(push_server.base_url + "/settings")
+        page.wait_for_selector("#this-device:not([hidden])")
+        page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+        page.click("#setting-device-notifications")
+        page.wait_for_function("document.getElementById('live-polite').textContent.includes('Notifications on this device are on')")
+        assert page.evaluate("window.__subscribeOptions") == {"userVisibleOnly": True, "keyLength": 65}
+        mentor = push_server.token("demo-mentor")
+        listed = push_server.request("GET", "/api/v1/push-subscriptions", mentor)[2]
+        assert [entry["endpoint"] for entry in listed] == [push_service.endpoint("switch")]
+        assign(push_server, push_server.token("demo-coordinator"))
+        assert json.loads(device.decrypt(push_service.wait_for("switch", 1)[0]))["title"] == "Assignment: New assignment"
+        page.click("#setting-device-notifications")
+        page.wait_for_function("document.getElementById('live-polite').textContent.includes('Notifications on this device are off')")
+        assert push_server.request("GET", "/api/v1/push-subscriptions", mentor)[2] == []
+    finally:
+        context.close()
