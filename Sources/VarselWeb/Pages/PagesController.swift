@@ -105,8 +105,14 @@ struct PagesController {
 
     // MARK: The frame
 
+    /// The point the page's live stream resumes from: read before anything the page shows, so an event committed
+    /// while the page is being read is either on the page or after this point, and so on the stream.
+    func resumePoint() async throws -> Int64 {
+        try await services.repository.latestEventID()
+    }
+
     /// The page frame; pass `unread` when the page has counted already, so it is read once.
-    func chrome(_ identity: Identity, title: String, tab: AppTab?, flash: String?, unread counted: Int? = nil) async throws -> PageChrome {
+    func chrome(_ identity: Identity, resumePoint: Int64, title: String, tab: AppTab?, flash: String?, unread counted: Int? = nil) async throws -> PageChrome {
         let user = identity.user
         let describer = services.describer(user.language)
         let unread: Int
@@ -122,7 +128,7 @@ struct PagesController {
         let configuration = Announcer.Configuration()
         return PageChrome(
             lang: user.language.tag, title: title, csrfToken: identity.session.csrfToken, userName: user.displayName,
-            isCoordinator: user.role != .mentor, tabs: tabs, flash: flash, lastEventId: try await services.repository.latestEventID(),
+            isCoordinator: user.role != .mentor, tabs: tabs, flash: flash, lastEventId: resumePoint,
             strings: ChromeStrings(skipToContent: strings.skipToContent, signOut: strings.signOut, mainNavigation: strings.mainNavigation,
                                    settings: strings.screenTitle(.notificationSettings), coordinator: strings.coordinatorTools),
             announcer: AnnouncerSettings(coalescingWindowMs: Int(configuration.coalescingWindow * 1000),
@@ -152,6 +158,7 @@ struct PagesController {
 
     func simplePage(_ screen: Screen, tab: AppTab?, _ request: Request, _ context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context)
+        let resumePoint = try await self.resumePoint()
         try await markFollowedNotificationRead(request, identity)
         let strings = Strings(identity.user.language)
         let title = strings.screenTitle(screen)
@@ -168,7 +175,7 @@ struct PagesController {
             }
         default: break
         }
-        let model = DetailPage(chrome: try await chrome(identity, title: title, tab: tab, flash: flash(request, language: identity.user.language)),
+        let model = DetailPage(chrome: try await chrome(identity, resumePoint: resumePoint, title: title, tab: tab, flash: flash(request, language: identity.user.language)),
                                heading: title, headingId: screen.headingElementID,
                                focusHeading: request.uri.queryParameters["from"] == "notification", paragraphs: paragraphs, contact: nil)
         return renderer.page("detail", model)
@@ -178,6 +185,7 @@ struct PagesController {
 
     func centre(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context)
+        let resumePoint = try await self.resumePoint()
         let user = identity.user
         let filter = request.uri.queryParameters["filter"].flatMap { NotificationFilter(wireName: String($0)) } ?? .all
         let describer = services.describer(user.language)
@@ -196,7 +204,7 @@ struct PagesController {
         let strings = describer.strings
         let unread = try await services.repository.unreadCount(for: user.id)
         let model = NotificationCentrePage(
-            chrome: try await chrome(identity, title: strings.screenTitle(.notificationCentre), tab: .notifications,
+            chrome: try await chrome(identity, resumePoint: resumePoint, title: strings.screenTitle(.notificationCentre), tab: .notifications,
                                      flash: flash(request, language: user.language), unread: unread),
             heading: strings.screenTitle(.notificationCentre), headingId: Screen.notificationCentre.headingElementID,
             filterBar: FilterBarView(name: WebAccessibility(barElement).name, label: barElement.label, state: barElement.value, options: options),
@@ -264,6 +272,7 @@ struct PagesController {
 
     func settings(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context)
+        let resumePoint = try await self.resumePoint()
         let user = identity.user
         let describer = services.describer(user.language)
         let preferences = try await services.repository.preferences(for: user.id)
@@ -276,7 +285,7 @@ struct PagesController {
         let strings = describer.strings
         let title = strings.screenTitle(.notificationSettings)
         let model = SettingsPage(
-            chrome: try await chrome(identity, title: title, tab: .notifications, flash: flash(request, language: user.language)),
+            chrome: try await chrome(identity, resumePoint: resumePoint, title: title, tab: .notifications, flash: flash(request, language: user.language)),
             heading: title, headingId: Screen.notificationSettings.headingElementID,
             kindSwitches: NotificationKind.allCases.map { view(.kind($0)) },
             channelSwitches: [view(.sound), view(.vibration), view(.systemNotifications)],
@@ -303,6 +312,7 @@ struct PagesController {
 
     func contact(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context)
+        let resumePoint = try await self.resumePoint()
         let id = try NotificationsController.id(context)
         guard let contact = try await services.repository.contact(id: id),
               try await ContactAccess(repository: services.repository).canSee(contactID: id, user: identity.user) else {
@@ -322,7 +332,7 @@ struct PagesController {
                 showInlineConfirmation: request.uri.queryParameters["confirm"] == "acknowledge")
         }
         let model = DetailPage(
-            chrome: try await chrome(identity, title: strings.screenTitle(.contactDetail), tab: .contacts, flash: flash(request, language: identity.user.language)),
+            chrome: try await chrome(identity, resumePoint: resumePoint, title: strings.screenTitle(.contactDetail), tab: .contacts, flash: flash(request, language: identity.user.language)),
             heading: contact.name, headingId: Screen.contactDetail.headingElementID,
             focusHeading: request.uri.queryParameters["from"] == "notification", paragraphs: [],
             contact: ContactView(phoneLabel: strings.phone, phone: contact.phone, addressLabel: strings.address, address: contact.address,
@@ -350,11 +360,12 @@ struct PagesController {
 
     func coordinatorPage(_ request: Request, _ context: VarselContext, errors: [FormError], values: CoordinatorValues?, status: HTTPResponse.Status = .ok) async throws -> Response {
         let identity = try signedIn(request, context)
+        let resumePoint = try await self.resumePoint()
         guard identity.user.role != .mentor else { throw Problem.forbidden("Only coordinators send notifications.") }
         let strings = Strings(identity.user.language)
         let mentors = try await services.repository.users().filter { $0.role == .mentor }
         let model = CoordinatorPage(
-            chrome: try await chrome(identity, title: strings.coordinatorTools, tab: nil, flash: flash(request, language: identity.user.language)),
+            chrome: try await chrome(identity, resumePoint: resumePoint, title: strings.coordinatorTools, tab: nil, flash: flash(request, language: identity.user.language)),
             heading: strings.coordinatorTools, headingId: "coordinator-heading",
             mentors: mentors.map { MentorOption(id: $0.id, name: $0.displayName, isSelected: false) },
             kinds: [NotificationKind.certificationExpiry, .pauseConfirmation, .scenarioPrompt].map {
