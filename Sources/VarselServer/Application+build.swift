@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import VarselCore
 import VarselSQLite
+import VarselService
 import VarselStore
 import VarselWeb
 
@@ -55,6 +56,7 @@ public func buildApplication(
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
         logger: logger
     )
-    app.addServices(services.pump, MaintenanceService(services: services, interval: configuration.maintenanceInterval, logger: logger))
+    app.addServices(services.pump, MaintenanceService(repository: services.repository, sender: services.sender, now: services.now,
+                                                       interval: configuration.maintenanceInterval, logger: logger))
     return app
 }

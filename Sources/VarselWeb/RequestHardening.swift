@@ -4,6 +4,7 @@ import Glibc
 #endif
 import HTTPTypes
 import Hummingbird
+import VarselService
 
 extension HTTPField.Name {
     static let contentTypeOptions = Self("X-Content-Type-Options")!

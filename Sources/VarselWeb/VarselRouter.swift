@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Synchronization
 import VarselCore
+import VarselService
 
 /// Builds the router: the JSON API under `/api/v1`, health and metrics, and the web pages.
 public enum VarselRouter {

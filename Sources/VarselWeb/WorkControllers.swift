@@ -1,10 +1,8 @@
 import Foundation
 import Hummingbird
 import VarselCore
+import VarselService
 import VarselStore
-
-/// The Oslo time zone, in which calendar days (pauses, expiry dates) are counted.
-public let osloTimeZone = TimeZone(identifier: "Europe/Oslo") ?? .gmt
 
 /// Assignments: a coordinator creates one (contact + notification), the assigned mentor acknowledges or declines.
 struct AssignmentsController {
@@ -32,20 +30,16 @@ struct AssignmentsController {
     func create(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.require(.coordinator, .admin)
         let body = try await JSONCoding.decode(CreateRequest.self, from: request)
-        let urgency = body.urgency.map { Urgency(rawValue: $0) } ?? .normal
         var issues: [Validation.Issue] = []
         var contact = body.contact
-        do {
-            contact = try Validation.contact(body.contact)
-        } catch let problem as Problem {
-            issues += problem.errors.map { .init(field: $0.field, rule: .other($0.message)) }
-        }
-        if urgency == nil { issues.append(.init(field: "urgency", rule: .other("must be 'normal' or 'urgent'"))) }
-        guard issues.isEmpty, let urgency else { throw Validation.problem(issues) }
+        var urgency = Urgency.normal
+        do { contact = try Validation.contact(body.contact) } catch { issues += error.issues }
+        do { urgency = try Validation.urgency(body.urgency) } catch { issues += error.issues }
+        guard issues.isEmpty else { throw InvalidInput(issues) }
         guard let mentor = try await NotificationsController(services: services).resolve([body.mentor]).first, mentor.role == .mentor else {
             throw Problem.unprocessable("mentor must name a user with the mentor role.", errors: [.init(field: "mentor", message: "not a mentor")])
         }
-        let (assignment, stored, item) = try await services.assign(mentor: mentor, coordinatorID: identity.user.id, contact: contact, urgency: urgency)
+        let (assignment, stored, item) = try await services.sender.assign(mentor: mentor, coordinatorID: identity.user.id, contact: contact, urgency: urgency)
         context.logger.info("assignment created", metadata: ["assignment.id": "\(assignment.id)", "notification.id": "\(item.id)"])
         return try JSONCoding.response(CreateResponse(assignment: AssignmentResource(assignment, contact: stored), notificationId: item.id),
                                        status: .created)
@@ -82,37 +76,10 @@ struct AssignmentsController {
         let identity = try context.requireUser()
         let id = try NotificationsController.id(context)
         guard let contact = try await services.repository.contact(id: id),
-              try await ContactAccess(repository: services.repository).canSee(contactID: id, user: identity.user) else {
+              try await services.contactAccess.canSee(contactID: id, user: identity.user) else {
             throw Problem.notFound("You have no contact with id \(id).")
         }
         return try JSONCoding.response(ContactResource(contact))
-    }
-}
-
-extension VarselServices {
-    /// Creates an assignment for `mentor`: the contact, the assignment, and the notification (in the mentor's
-    /// language, deep-linking to the contact, its personal details marked) that tells them. Used by the API and
-    /// the coordinator's page.
-    func assign(mentor: User, coordinatorID: Int64, contact: NewContact, urgency: Urgency) async throws -> (Assignment, Contact, NotificationItem) {
-        let strings = Strings(mentor.language)
-        let created = try await repository.createAssignment(mentorID: mentor.id, coordinatorID: coordinatorID, contact: contact, at: now()) { contactID, assignmentID in
-            NewNotification(recipientID: mentor.id, senderID: coordinatorID, kind: .assignment, title: strings.newAssignmentTitle,
-                            body: strings.assignmentBody(name: contact.name, address: contact.address), urgency: urgency,
-                            deepLink: .contact(contactID: contactID, assignmentID: assignmentID),
-                            personalDetails: [contact.name, contact.address, contact.phone].filter { !$0.isEmpty })
-        }
-        pump.wake()
-        return created
-    }
-}
-
-/// Who may see a contact's personal details: mentors assigned to them, coordinators and admins.
-struct ContactAccess {
-    let repository: any VarselRepository
-
-    func canSee(contactID: Int64, user: User) async throws -> Bool {
-        if user.role != .mentor { return true }
-        return try await repository.assignments(forMentor: user.id).contains { $0.contactID == contactID }
     }
 }
 
@@ -135,18 +102,8 @@ struct PauseController {
         let identity = try context.require(.mentor)
         let body = try await JSONCoding.decode(PauseRequest.self, from: request)
         let until = try Validation.day(body.until, field: "until")
-        let now = services.now()
-        guard until > now else {
-            throw Problem.unprocessable("until must be a date in the future.", errors: [.init(field: "until", message: "in the past")])
-        }
-        let strings = Strings(identity.user.language)
-        try await services.repository.setPausedUntil(until, userID: identity.user.id)
-        let created = try await services.repository.createNotifications([
-            NewNotification(recipientID: identity.user.id, senderID: nil, kind: .pauseConfirmation, title: strings.pauseStartedTitle,
-                            body: strings.pauseBody(until: until, timeZone: osloTimeZone), deepLink: .pause),
-        ], idempotencyKey: nil, at: now)
-        services.pump.wake()
-        return try JSONCoding.response(PauseResponse(pausedUntil: until, notificationId: created.items[0].id), status: .created)
+        let confirmation = try await services.sender.pause(identity.user, until: until)
+        return try JSONCoding.response(PauseResponse(pausedUntil: until, notificationId: confirmation.id), status: .created)
     }
 }
 
@@ -199,7 +156,7 @@ struct CertificationsController {
         for (index, entry) in body.enumerated() {
             let name = entry.name.trimmingCharacters(in: .whitespacesAndNewlines)
             let issues = Validation.text(name, field: "[\(index)].name", max: 200)
-            guard issues.isEmpty else { throw Validation.problem(issues) }
+            guard issues.isEmpty else { throw InvalidInput(issues) }
             news.append(NewCertification(name: name, expiresAt: try Validation.day(entry.expiresOn, field: "[\(index)].expiresOn")))
         }
         let stored = try await services.repository.setCertifications(news, mentorID: mentor.id)

@@ -5,6 +5,7 @@ import Logging
 import VarselCore
 import VarselSQLite
 import VarselServer
+import VarselService
 import VarselStore
 import VarselWeb
 
@@ -101,8 +102,8 @@ struct UserCommand: AsyncParsableCommand {
                 let user = try await UserAdministration(repository: repository, passwords: PasswordHasher(cost: bcryptCost))
                     .add(username: name, password: password, role: role, displayName: displayName, locale: locale, at: Date())
                 print("Added \(user.role.rawValue) \(user.username) (id \(user.id)).")
-            } catch let error as Problem {
-                throw ValidationError(error.detail)
+            } catch let error as InvalidInput {
+                throw ValidationError(error.summary)
             } catch let error as StoreError {
                 throw ValidationError(Problem.from(error).detail)
             }

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 import VarselCore
+import VarselService
 import VarselStore
 @testable import VarselWeb
 
@@ -239,7 +240,7 @@ struct StreamHardeningTests {
         #expect(broker.streamCount(userID: 2) == 1)
         var messages: [String] = []
         for await message in first.messages { messages.append("\(message)") }
-        #expect(messages == ["closing(VarselWeb.StreamCloseReason.tooManyStreams)"])
+        #expect(messages == ["closing(VarselService.StreamCloseReason.tooManyStreams)"])
         withExtendedLifetime((second, third, otherUser)) {}
     }
 
@@ -254,7 +255,7 @@ struct StreamHardeningTests {
             #expect(try await client.call(.delete, "/api/v1/session", token: token).status == .noContent)
             var messages: [String] = []
             for await message in stream.messages { messages.append("\(message)") }
-            #expect(messages == ["closing(VarselWeb.StreamCloseReason.signedOut)"])
+            #expect(messages == ["closing(VarselService.StreamCloseReason.signedOut)"])
             #expect(world.services.broker.streamCount(userID: world.kari.id) == 1)
             world.services.broker.end(userID: world.kari.id, id: kept.id)
         }
@@ -274,7 +275,7 @@ struct StreamHardeningTests {
                                           json: #"{"currentPassword":"\#(TestWorld.password)","newPassword":"a new long password"}"#).status == .noContent)
             var messages: [String] = []
             for await message in elsewhere.messages { messages.append("\(message)") }
-            #expect(messages == ["closing(VarselWeb.StreamCloseReason.signedOut)"])
+            #expect(messages == ["closing(VarselService.StreamCloseReason.signedOut)"])
             try await client.call(.get, "/api/v1/me", token: other).expectProblem(.unauthorized)
             #expect(try await client.call(.get, "/api/v1/me", token: current).status == .ok)
             #expect(world.services.broker.streamCount(userID: world.kari.id) == 1)

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Synchronization
 import Testing
 import VarselCore
+import VarselService
 import VarselStore
 @testable import VarselWeb
 

@@ -6,6 +6,7 @@ import Logging
 import Synchronization
 import Testing
 import VarselCore
+import VarselService
 import VarselStore
 import VarselWeb
 

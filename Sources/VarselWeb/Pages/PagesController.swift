@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import VarselCore
+import VarselService
 import VarselStore
 
 /// The server-rendered web client: semantic HTML that works with a screen reader, a keyboard, and without
@@ -233,17 +234,14 @@ struct PagesController {
         guard request.uri.queryParameters["from"] == "notification",
               let id = request.uri.queryParameters["notification"].flatMap({ Int64(String($0)) }), id > 0,
               let item = try await services.repository.notification(id: id), item.recipientID == identity.user.id, item.isUnread else { return }
-        if try await services.repository.setRead(true, notificationID: id, userID: identity.user.id, at: services.now()) != nil {
-            services.pump.wake()
-        }
+        _ = try await services.inbox.setRead(true, notificationID: id, userID: identity.user.id)
     }
 
     func readAll(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context)
         let form = try await FormBody.read(request)
         try checkCSRF(form, identity)
-        let count = try await services.repository.markAllRead(userID: identity.user.id, at: services.now())
-        services.pump.wake()
+        let count = try await services.inbox.markAllRead(userID: identity.user.id)
         return .redirect(to: "/notifications?\(Self.filterQuery(form))done=readall-\(count)", type: .normal)
     }
 
@@ -257,14 +255,12 @@ struct PagesController {
         let form = try await FormBody.read(request)
         try checkCSRF(form, identity)
         let ids = form.all("ids").compactMap { Int64($0) }
-        let now = services.now()
         let done: String
         if form["action"] == "delete" {
-            done = "deleted-\(try await services.repository.delete(ids: ids, userID: identity.user.id, at: now))"
+            done = "deleted-\(try await services.inbox.delete(ids: ids, userID: identity.user.id))"
         } else {
-            done = "readall-\(try await services.repository.markRead(ids: ids, userID: identity.user.id, at: now))"
+            done = "readall-\(try await services.inbox.markRead(ids: ids, userID: identity.user.id))"
         }
-        services.pump.wake()
         return .redirect(to: "/notifications?\(Self.filterQuery(form))done=\(done)", type: .normal)
     }
 
@@ -315,7 +311,7 @@ struct PagesController {
         let resumePoint = try await self.resumePoint()
         let id = try NotificationsController.id(context)
         guard let contact = try await services.repository.contact(id: id),
-              try await ContactAccess(repository: services.repository).canSee(contactID: id, user: identity.user) else {
+              try await services.contactAccess.canSee(contactID: id, user: identity.user) else {
             throw Problem.notFound("You have no contact with id \(id).")
         }
         try await markFollowedNotificationRead(request, identity)
@@ -396,14 +392,14 @@ struct PagesController {
         }
         // The same rules as the API (``Validation``), shown next to the fields.
         var validated: Validation.ValidNotification?
-        let kind = form["kind"].flatMap(NotificationKind.init(rawValue:)) ?? .scenarioPrompt
         do {
-            validated = try Validation.notification(kind: kind.rawValue, title: values.title, body: values.body, urgency: nil,
+            validated = try Validation.notification(kind: form["kind"] ?? "", title: values.title, body: values.body,
+                                                    urgency: form["urgent"] == "on" ? Urgency.urgent.rawValue : nil,
                                                     personalDetails: [], allowAssignment: false)
-        } catch let problem as Problem {
-            for error in problem.errors {
-                let message = Self.formMessage(error, strings: strings)
-                switch error.field {
+        } catch {
+            for issue in error.issues {
+                let message = Self.formMessage(issue, strings: strings)
+                switch issue.field {
                 case "title":
                     values.titleError = message
                     errors.append(FormError(field: strings.titleField, fieldId: "send-title", message: message))
@@ -419,12 +415,7 @@ struct PagesController {
             return try await coordinatorPage(request, context, errors: errors, values: values, status: .unprocessableContent)
         }
         guard try await services.repository.user(id: recipient) != nil else { throw Problem.unprocessable("The recipient does not exist.") }
-        _ = try await services.repository.createNotifications([
-            NewNotification(recipientID: recipient, senderID: identity.user.id, kind: validated.kind, title: validated.title,
-                            body: validated.body, urgency: form["urgent"] == "on" ? .urgent : .normal,
-                            deepLink: Validation.deepLink(for: validated.kind), personalDetails: validated.personalDetails),
-        ], idempotencyKey: nil, at: services.now())
-        services.pump.wake()
+        _ = try await services.sender.send(validated, from: identity.user.id, to: [recipient])
         return .redirect(to: "/coordinator?done=sent", type: .normal)
     }
 
@@ -443,10 +434,10 @@ struct PagesController {
         do {
             contact = try Validation.contact(NewContact(name: values.contactName, phone: values.contactPhone, address: values.contactAddress,
                                                         notes: values.contactNotes), prefix: "")
-        } catch let problem as Problem {
-            for error in problem.errors {
-                let message = Self.formMessage(error, strings: strings)
-                switch error.field {
+        } catch {
+            for issue in error.issues {
+                let message = Self.formMessage(issue, strings: strings)
+                switch issue.field {
                 case "name":
                     values.contactNameError = message
                     errors.append(FormError(field: strings.contactName, fieldId: "assignment-name", message: message))
@@ -463,17 +454,19 @@ struct PagesController {
         guard errors.isEmpty, let contact, let mentorID, let mentor = try await services.repository.user(id: mentorID), mentor.role == .mentor else {
             return try await coordinatorPage(request, context, errors: errors, values: values, status: .unprocessableContent)
         }
-        _ = try await services.assign(mentor: mentor, coordinatorID: identity.user.id, contact: contact, urgency: .normal)
+        _ = try await services.sender.assign(mentor: mentor, coordinatorID: identity.user.id, contact: contact, urgency: .normal)
         return .redirect(to: "/coordinator?done=assignment", type: .normal)
     }
 }
 
 extension PagesController {
     /// A validation message for a form, in the user's language where the core has the words for it.
-    static func formMessage(_ error: Problem.FieldError, strings: Strings) -> String {
-        if error.message == "required" { return strings.required }
-        if error.message.hasPrefix("at most "), let max = Int(error.message.dropFirst(8).prefix { $0.isNumber }) { return strings.tooLong(max) }
-        return error.message
+    static func formMessage(_ issue: Validation.Issue, strings: Strings) -> String {
+        switch issue.rule {
+        case .required: strings.required
+        case let .tooLong(max): strings.tooLong(max)
+        case .controlCharacters, .other: issue.message
+        }
     }
 }
 
