@@ -45,18 +45,29 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        // HTTP: routes, authentication, the event stream, pages.
+        // The use cases, with no HTTP in them: sending notifications, the inbox, users, credentials, validation,
+        // upkeep, and the live events' broker and pump.
         .target(
-            name: "VarselWeb",
+            name: "VarselService",
             dependencies: [
                 "VarselCore", "VarselStore", "VarselPush",
-                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // HTTP: routes, authentication, the event stream, pages.
+        .target(
+            name: "VarselWeb",
+            dependencies: [
+                "VarselCore", "VarselStore", "VarselService", "VarselPush",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -67,7 +78,7 @@ let package = Package(
         .target(
             name: "VarselServer",
             dependencies: [
-                "VarselCore", "VarselStore", "VarselSQLite", "VarselWeb", "VarselPush",
+                "VarselCore", "VarselStore", "VarselSQLite", "VarselService", "VarselWeb", "VarselPush",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -75,7 +86,7 @@ let package = Package(
         .executableTarget(
             name: "varsel",
             dependencies: [
-                "VarselCore", "VarselServer", "VarselStore", "VarselSQLite", "VarselWeb", "VarselPush",
+                "VarselCore", "VarselServer", "VarselStore", "VarselSQLite", "VarselService", "VarselWeb", "VarselPush",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -84,7 +95,7 @@ let package = Package(
         .executableTarget(
             name: "varsel-bench",
             dependencies: [
-                "VarselStore", "VarselSQLite", "VarselWeb", "VarselCore",
+                "VarselStore", "VarselSQLite", "VarselService", "VarselWeb", "VarselCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -100,7 +111,7 @@ let package = Package(
         .testTarget(
             name: "VarselWebTests",
             dependencies: [
-                "VarselWeb", "VarselServer", "VarselStore", "VarselCore", "VarselPush",
+                "VarselWeb", "VarselServer", "VarselService", "VarselStore", "VarselCore", "VarselPush",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),

@@ -4,6 +4,7 @@ import Logging
 import VarselCore
 import VarselPush
 import VarselSQLite
+import VarselService
 import VarselStore
 import VarselWeb
 
@@ -98,7 +99,8 @@ public func buildApplication(
     pushConfiguration.pollInterval = .milliseconds(500)
     let pushWorker = PushDeliveryWorker(store: store, transport: HTTPPushTransport(), vapid: vapid, configuration: pushConfiguration,
                                         metrics: services.metrics.push, now: now, logger: logger)
-    app.addServices(services.pump, MaintenanceService(services: services, interval: configuration.maintenanceInterval, logger: logger),
+    app.addServices(services.pump, MaintenanceService(repository: services.repository, sender: services.sender, now: services.now,
+                                                       interval: configuration.maintenanceInterval, logger: logger),
                     pushWorker)
     return app
 }

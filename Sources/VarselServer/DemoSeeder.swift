@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import VarselCore
+import VarselService
 import VarselStore
 import VarselWeb
 
@@ -26,37 +27,12 @@ struct DemoSeeder {
         }
         let fromEnvironment = ProcessInfo.processInfo.environment["VARSEL_DEMO_PASSWORD"].flatMap { $0.isEmpty ? nil : $0 }
         let password = fromEnvironment ?? Tokens.random().prefix(16).description
-        let admin = UserAdministration(repository: repository, passwords: services.passwords)
+        let admin = services.users
         let now = services.now()
         let mentor = try await admin.add(username: Self.mentorName, password: password, role: "mentor", displayName: "Demo Mentor", locale: "en", at: now)
         let coordinator = try await admin.add(username: Self.coordinatorName, password: password, role: "coordinator",
                                               displayName: "Demo Coordinator", locale: "en", at: now)
-        let contacts = DemoData.contacts(.english)
-        // Oldest first, so ids grow with time as they would in use.
-        for entry in DemoData.entries(.english).reversed() {
-            let created = now.addingTimeInterval(-entry.age)
-            let item: NotificationItem
-            if let index = entry.contactIndex {
-                let contact = contacts[index]
-                item = try await repository.createAssignment(
-                    mentorID: mentor.id, coordinatorID: coordinator.id,
-                    contact: NewContact(name: contact.name, phone: contact.phone, address: contact.address, notes: contact.notes),
-                    at: created
-                ) { contactID, assignmentID in
-                    NewNotification(recipientID: mentor.id, senderID: coordinator.id, kind: entry.kind, title: entry.title, body: entry.body,
-                                    urgency: entry.urgency, deepLink: entry.deepLink(contactID: contactID, assignmentID: assignmentID),
-                                    personalDetails: entry.personalDetails)
-                }.2
-            } else {
-                item = try await repository.createNotifications([
-                    NewNotification(recipientID: mentor.id, senderID: nil, kind: entry.kind, title: entry.title, body: entry.body,
-                                    urgency: entry.urgency, deepLink: entry.deepLink(contactID: nil), personalDetails: entry.personalDetails),
-                ], idempotencyKey: nil, at: created).items[0]
-            }
-            if entry.isRead {
-                _ = try await repository.setRead(true, notificationID: item.id, userID: mentor.id, at: created.addingTimeInterval(600))
-            }
-        }
+        try await services.sender.sendDemo(to: mentor, from: coordinator)
         _ = try await repository.setCertifications(
             [NewCertification(name: "Peer mentor certificate", expiresAt: now.addingTimeInterval(90 * 86400))], mentorID: mentor.id)
         logger.info("demo loaded", metadata: ["user.id": "\(mentor.id)"])

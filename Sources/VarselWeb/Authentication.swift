@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import VarselService
 import VarselStore
 
 /// The name of the web client's session cookie.

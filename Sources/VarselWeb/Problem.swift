@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import VarselService
 import VarselStore
 
 /// An API error as `application/problem+json` (RFC 9457): a status, a short title, and a detail a developer
@@ -65,6 +66,8 @@ public struct Problem: HTTPResponseError, Sendable, Equatable {
         switch error {
         case let problem as Problem:
             return problem
+        case let invalid as InvalidInput:
+            return .unprocessable(invalid.summary, errors: invalid.issues.map { FieldError(field: $0.field, message: $0.message) })
         case let store as StoreError:
             switch store {
             case let .conflict(what): return .conflict("Conflict: \(what).")

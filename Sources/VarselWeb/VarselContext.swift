@@ -1,5 +1,6 @@
 import Hummingbird
 import NIOCore
+import VarselService
 import VarselStore
 
 /// The request context: Hummingbird's core storage plus who is signed in.
@@ -36,22 +37,4 @@ public struct Identity: Sendable {
         /// The session cookie: the web client. Unsafe requests must echo the session's CSRF token.
         case cookie
     }
-}
-
-/// The documented size limits of the API.
-public enum Limits {
-    public static let maxBodyBytes = 64 * 1024
-    public static let maxTitleLength = 200
-    public static let maxBodyLength = 4000
-    public static let maxRecipients = 1000
-    public static let maxPageSize = 100
-    public static let defaultPageSize = 25
-    public static let maxContactFieldLength = 2000
-    public static let maxIdempotencyKeyLength = 200
-    public static let maxContactNameLength = 200
-    public static let maxContactAddressLength = 300
-    public static let maxContactPhoneLength = 50
-    public static let maxDisplayNameLength = 100
-    public static let maxPersonalDetails = 20
-    public static let maxCertifications = 50
 }

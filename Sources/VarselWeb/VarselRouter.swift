@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Synchronization
 import VarselCore
+import VarselService
 
 /// Builds the router: the JSON API under `/api/v1`, health and metrics, and the web pages.
 public enum VarselRouter {
@@ -27,14 +28,7 @@ public enum VarselRouter {
         router.add(middleware: SameOriginMiddleware(publicOrigin: services.configuration.publicOrigin))
         router.add(middleware: AuthenticationMiddleware(services: services))
 
-        router.get("healthz") { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: "ok\n")))
-        }
-        router.get("metrics") { request, _ in
-            try MetricsAccess(token: services.configuration.metricsToken).check(request)
-            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                            body: .init(byteBuffer: ByteBuffer(string: services.metrics.render())))
-        }
+        OperationsController(services: services).addRoutes(to: router)
 
         let api = router.group("api/v1")
         api.get("openapi.yaml") { _, _ in
@@ -62,36 +56,6 @@ public enum StartupError: Error, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .missingResource(name): "The bundled resource \(name) is missing; the build is incomplete."
-        }
-    }
-}
-
-/// Counts responses by status class for `/metrics`.
-struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
-    let metrics: ServiceMetrics
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let response = try await next(request, context)
-        metrics.recordRequest(status: response.status.code)
-        return response
-    }
-}
-
-/// `/metrics` is for the operator's scraper: it needs its own bearer token (`--metrics-token` or
-/// `VARSEL_METRICS_TOKEN`), and without one configured it is not served at all.
-struct MetricsAccess {
-    let token: String?
-
-    func check(_ request: Request) throws {
-        guard let token, !token.isEmpty else {
-            throw Problem.notFound("Metrics are off. Start the server with --metrics-token (or VARSEL_METRICS_TOKEN) to serve them.")
-        }
-        let presented = request.headers[.authorization].flatMap { header -> String? in
-            let parts = header.split(separator: " ", maxSplits: 1)
-            return parts.count == 2 && parts[0].lowercased() == "bearer" ? String(parts[1]) : nil
-        }
-        guard let presented, Tokens.constantTimeEquals(presented, token) else {
-            throw Problem.unauthorized("Metrics need 'Authorization: Bearer <metrics token>'.")
         }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import VarselCore
 import VarselPush
+import VarselService
 import VarselStore
 
 /// Everything the routes need, injected once: the store, the clock, the live-event machinery, credentials.
@@ -11,6 +12,12 @@ public struct VarselServices: Sendable {
     public var now: @Sendable () -> Date
     public var broker: EventBroker
     public var pump: EventPump
+    /// The one place notifications are built and stored.
+    public var sender: NotificationSender
+    /// A recipient's read, unread and delete.
+    public var inbox: NotificationInbox
+    public var users: UserAdministration
+    public var contactAccess: ContactAccess
     public var metrics: ServiceMetrics
     public var throttle: LoginThrottle
     public var passwords: PasswordHasher
@@ -63,6 +70,10 @@ public struct VarselServices: Sendable {
         self.metrics = ServiceMetrics()
         self.broker = EventBroker(bufferLimit: configuration.streamBufferLimit, streamsPerUser: configuration.streamsPerUser, metrics: metrics)
         self.pump = EventPump(repository: repository, broker: broker, logger: logger)
+        self.sender = NotificationSender(repository: repository, pump: pump, now: now)
+        self.inbox = NotificationInbox(repository: repository, pump: pump, now: now)
+        self.users = UserAdministration(repository: repository, passwords: passwords)
+        self.contactAccess = ContactAccess(repository: repository)
         self.throttle = LoginThrottle(configuration: configuration.throttle, now: now)
         self.passwords = passwords
         self.configuration = configuration

@@ -6,6 +6,7 @@ import NIOPosix
 import Synchronization
 import VarselCore
 import VarselSQLite
+import VarselService
 import VarselStore
 import VarselWeb
 #if canImport(Glibc)

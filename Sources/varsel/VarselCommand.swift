@@ -6,6 +6,7 @@ import VarselCore
 import VarselPush
 import VarselSQLite
 import VarselServer
+import VarselService
 import VarselStore
 import VarselWeb
 
@@ -117,8 +118,8 @@ struct UserCommand: AsyncParsableCommand {
                 let user = try await UserAdministration(repository: repository, passwords: PasswordHasher(cost: bcryptCost))
                     .add(username: name, password: password, role: role, displayName: displayName, locale: locale, at: Date())
                 print("Added \(user.role.rawValue) \(user.username) (id \(user.id)).")
-            } catch let error as Problem {
-                throw ValidationError(error.detail)
+            } catch let error as InvalidInput {
+                throw ValidationError(error.summary)
             } catch let error as StoreError {
                 throw ValidationError(Problem.from(error).detail)
             }

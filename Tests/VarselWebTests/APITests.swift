@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 import VarselCore
+import VarselService
 import VarselStore
 @testable import VarselWeb
 
@@ -244,22 +245,22 @@ struct APITests {
             try await client.call(.put, "/api/v1/mentors/\(world.kari.id)/certifications", token: try await client.token("kari"), json: "[]")
                 .expectProblem(.forbidden)
         }
-        let warnings = CertificationWarnings(repository: world.repository)
+        let warnings = world.services.sender
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = osloTimeZone
         func day(_ text: String) -> Date {
             let parts = text.split(separator: "-").map { Int($0)! }
             return calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2], hour: 9))!
         }
-        #expect(try await warnings.createDueWarnings(now: day("2026-12-31")).isEmpty)  // 31 days left
-        let first = try await warnings.createDueWarnings(now: day("2027-01-01"))      // 30 days left
+        #expect(try await warnings.sendDueCertificationWarnings(now: day("2026-12-31")).isEmpty)  // 31 days left
+        let first = try await warnings.sendDueCertificationWarnings(now: day("2027-01-01"))      // 30 days left
         #expect(first.map(\.title) == ["Certification expires in 30 days"])
-        #expect(try await warnings.createDueWarnings(now: day("2027-01-02")).isEmpty)  // already sent (a restart changes nothing: it is in the store)
-        #expect(try await warnings.createDueWarnings(now: day("2027-01-24")).map(\.title) == ["Certification expires in 7 days"])
-        let last = try await warnings.createDueWarnings(now: day("2027-01-30"))
+        #expect(try await warnings.sendDueCertificationWarnings(now: day("2027-01-02")).isEmpty)  // already sent (a restart changes nothing: it is in the store)
+        #expect(try await warnings.sendDueCertificationWarnings(now: day("2027-01-24")).map(\.title) == ["Certification expires in 7 days"])
+        let last = try await warnings.sendDueCertificationWarnings(now: day("2027-01-30"))
         #expect(last.map(\.title) == ["Certification expires tomorrow"])
         #expect(last.map(\.urgency) == [.urgent])
-        #expect(try await warnings.createDueWarnings(now: day("2027-01-30")).isEmpty)
+        #expect(try await warnings.sendDueCertificationWarnings(now: day("2027-01-30")).isEmpty)
         #expect(try await world.repository.notifications(for: world.kari.id, filter: .kind(.certificationExpiry), after: nil, limit: 10).items.count == 3)
     }
 

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Testing
 import VarselCore
 import VarselPush
+import VarselService
 import VarselStore
 @testable import VarselWeb
 

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Testing
 import VarselCore
 import VarselPush
+import VarselService
 import VarselStore
 @testable import VarselWeb
 
@@ -178,18 +179,20 @@ struct ThrottleHardeningTests {
         let world = try await TestWorld(bcryptCost: 10)
         try await world.test { client in
             func seconds(_ username: String) async throws -> Double {
-                var best = Double.infinity
-                for _ in 0..<3 {
-                    let start = ContinuousClock.now
-                    let response = try await client.call(.post, "/api/v1/session", token: nil, json: #"{"username":"\#(username)","password":"wrong password"}"#)
-                    #expect(response.status == .unauthorized)
-                    let elapsed = ContinuousClock.now - start
-                    best = min(best, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-                }
-                return best
+                let start = ContinuousClock.now
+                let response = try await client.call(.post, "/api/v1/session", token: nil, json: #"{"username":"\#(username)","password":"wrong password"}"#)
+                #expect(response.status == .unauthorized)
+                let elapsed = ContinuousClock.now - start
+                return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             }
-            let known = try await seconds("coord")
-            let unknown = try await seconds("nobody-by-this-name")
+            // Interleaved, best of four each (five wrong passwords would trip the throttle): the machine is shared, and a burst of load during one series alone
+            // once made the known user look four times slower.
+            var known = Double.infinity
+            var unknown = Double.infinity
+            for _ in 0..<4 {
+                known = min(known, try await seconds("coord"))
+                unknown = min(unknown, try await seconds("nobody-by-this-name"))
+            }
             #expect(unknown >= known * 0.5, "unknown \(unknown) s, known \(known) s")
         }
     }
@@ -240,7 +243,7 @@ struct StreamHardeningTests {
         #expect(broker.streamCount(userID: 2) == 1)
         var messages: [String] = []
         for await message in first.messages { messages.append("\(message)") }
-        #expect(messages == ["closing(VarselWeb.StreamCloseReason.tooManyStreams)"])
+        #expect(messages == ["closing(VarselService.StreamCloseReason.tooManyStreams)"])
         withExtendedLifetime((second, third, otherUser)) {}
     }
 
@@ -255,7 +258,7 @@ struct StreamHardeningTests {
             #expect(try await client.call(.delete, "/api/v1/session", token: token).status == .noContent)
             var messages: [String] = []
             for await message in stream.messages { messages.append("\(message)") }
-            #expect(messages == ["closing(VarselWeb.StreamCloseReason.signedOut)"])
+            #expect(messages == ["closing(VarselService.StreamCloseReason.signedOut)"])
             #expect(world.services.broker.streamCount(userID: world.kari.id) == 1)
             world.services.broker.end(userID: world.kari.id, id: kept.id)
         }
@@ -275,7 +278,7 @@ struct StreamHardeningTests {
                                           json: #"{"currentPassword":"\#(TestWorld.password)","newPassword":"a new long password"}"#).status == .noContent)
             var messages: [String] = []
             for await message in elsewhere.messages { messages.append("\(message)") }
-            #expect(messages == ["closing(VarselWeb.StreamCloseReason.signedOut)"])
+            #expect(messages == ["closing(VarselService.StreamCloseReason.signedOut)"])
             try await client.call(.get, "/api/v1/me", token: other).expectProblem(.unauthorized)
             #expect(try await client.call(.get, "/api/v1/me", token: current).status == .ok)
             #expect(world.services.broker.streamCount(userID: world.kari.id) == 1)

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Testing
 @testable import VarselWeb
+import VarselService
 
 @Suite("OpenAPI document")
 struct OpenAPITests {

@@ -6,6 +6,7 @@ import Logging
 import Synchronization
 import Testing
 import VarselCore
+import VarselService
 import VarselStore
 import VarselWeb
 
@@ -23,14 +24,18 @@ struct TestWorld {
     let repository = InMemoryRepository()
     let clock = TestClock()
     let services: VarselServices
+    /// The store the services use: ``repository`` itself, or a wrapper around it that a test injected.
+    let store: any VarselRepository
     var kari: User!
     var ola: User!
     var coordinator: User!
     var admin: User!
 
-    init(configuration: VarselServices.Configuration = .init(), bcryptCost: UInt8 = 4) async throws {
+    init(configuration: VarselServices.Configuration = .init(), bcryptCost: UInt8 = 4,
+         store wrap: (InMemoryRepository) -> any VarselRepository = { $0 }) async throws {
         let clock = clock
-        services = VarselServices(repository: repository, now: { clock.now }, passwords: PasswordHasher(cost: bcryptCost),
+        store = wrap(repository)
+        services = VarselServices(repository: store, now: { clock.now }, passwords: PasswordHasher(cost: bcryptCost),
                                   configuration: configuration, logger: Logger(label: "test"))
         let users = UserAdministration(repository: repository, passwords: services.passwords)
         kari = try await users.add(username: "kari", password: Self.password, role: "mentor", displayName: "Kari", locale: "en", at: clock.now)

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import VarselService
 
 /// A decoded `application/x-www-form-urlencoded` body; a field may repeat (check boxes).
 struct FormBody {

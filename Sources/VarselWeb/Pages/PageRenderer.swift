@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Mustache
+import VarselService
 
 /// Renders the Mustache templates and serves the static assets, all loaded at start-up.
 public struct PageRenderer: Sendable {

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import VarselCore
+import VarselService
 import VarselStore
 
 /// The server-rendered web client: semantic HTML that works with a screen reader, a keyboard, and without
@@ -111,8 +112,14 @@ struct PagesController {
 
     // MARK: The frame
 
+    /// The point the page's live stream resumes from: read before anything the page shows, so an event committed
+    /// while the page is being read is either on the page or after this point, and so on the stream.
+    func resumePoint() async throws -> Int64 {
+        try await services.repository.latestEventID()
+    }
+
     /// The page frame; pass `unread` when the page has counted already, so it is read once.
-    func chrome(_ identity: Identity, title: String, tab: AppTab?, flash: String?, unread counted: Int? = nil) async throws -> PageChrome {
+    func chrome(_ identity: Identity, resumePoint: Int64, title: String, tab: AppTab?, flash: String?, unread counted: Int? = nil) async throws -> PageChrome {
         let user = identity.user
         let describer = services.describer(user.language)
         let unread: Int
@@ -128,7 +135,7 @@ struct PagesController {
         let configuration = Announcer.Configuration()
         return PageChrome(
             lang: user.language.tag, title: title, csrfToken: identity.session.csrfToken, userName: user.displayName,
-            isCoordinator: user.role != .mentor, tabs: tabs, flash: flash, lastEventId: try await services.repository.latestEventID(),
+            isCoordinator: user.role != .mentor, tabs: tabs, flash: flash, lastEventId: resumePoint,
             strings: ChromeStrings(skipToContent: strings.skipToContent, signOut: strings.signOut, mainNavigation: strings.mainNavigation,
                                    settings: strings.screenTitle(.notificationSettings), coordinator: strings.coordinatorTools),
             announcer: AnnouncerSettings(coalescingWindowMs: Int(configuration.coalescingWindow * 1000),
@@ -158,6 +165,7 @@ struct PagesController {
 
     func simplePage(_ screen: Screen, tab: AppTab?, _ request: Request, _ context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context)
+        let resumePoint = try await self.resumePoint()
         try await markFollowedNotificationRead(request, identity)
         let strings = Strings(identity.user.language)
         let title = strings.screenTitle(screen)
@@ -174,7 +182,7 @@ struct PagesController {
             }
         default: break
         }
-        let model = DetailPage(chrome: try await chrome(identity, title: title, tab: tab, flash: flash(request, language: identity.user.language)),
+        let model = DetailPage(chrome: try await chrome(identity, resumePoint: resumePoint, title: title, tab: tab, flash: flash(request, language: identity.user.language)),
                                heading: title, headingId: screen.headingElementID,
                                focusHeading: request.uri.queryParameters["from"] == "notification", paragraphs: paragraphs, contact: nil)
         return renderer.page("detail", model)
@@ -184,6 +192,7 @@ struct PagesController {
 
     func centre(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context)
+        let resumePoint = try await self.resumePoint()
         let user = identity.user
         let filter = request.uri.queryParameters["filter"].flatMap { NotificationFilter(wireName: String($0)) } ?? .all
         let describer = services.describer(user.language)
@@ -202,7 +211,7 @@ struct PagesController {
         let strings = describer.strings
         let unread = try await services.repository.unreadCount(for: user.id)
         let model = NotificationCentrePage(
-            chrome: try await chrome(identity, title: strings.screenTitle(.notificationCentre), tab: .notifications,
+            chrome: try await chrome(identity, resumePoint: resumePoint, title: strings.screenTitle(.notificationCentre), tab: .notifications,
                                      flash: flash(request, language: user.language), unread: unread),
             heading: strings.screenTitle(.notificationCentre), headingId: Screen.notificationCentre.headingElementID,
             filterBar: FilterBarView(name: WebAccessibility(barElement).name, label: barElement.label, state: barElement.value, options: options),
@@ -231,17 +240,14 @@ struct PagesController {
         guard request.uri.queryParameters["from"] == "notification",
               let id = request.uri.queryParameters["notification"].flatMap({ Int64(String($0)) }), id > 0,
               let item = try await services.repository.notification(id: id), item.recipientID == identity.user.id, item.isUnread else { return }
-        if try await services.repository.setRead(true, notificationID: id, userID: identity.user.id, at: services.now()) != nil {
-            services.pump.wake()
-        }
+        _ = try await services.inbox.setRead(true, notificationID: id, userID: identity.user.id)
     }
 
     func readAll(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context)
         let form = try await FormBody.read(request)
         try checkCSRF(form, identity)
-        let count = try await services.repository.markAllRead(userID: identity.user.id, at: services.now())
-        services.pump.wake()
+        let count = try await services.inbox.markAllRead(userID: identity.user.id)
         return .redirect(to: "/notifications?\(Self.filterQuery(form))done=readall-\(count)", type: .normal)
     }
 
@@ -255,14 +261,12 @@ struct PagesController {
         let form = try await FormBody.read(request)
         try checkCSRF(form, identity)
         let ids = form.all("ids").compactMap { Int64($0) }
-        let now = services.now()
         let done: String
         if form["action"] == "delete" {
-            done = "deleted-\(try await services.repository.delete(ids: ids, userID: identity.user.id, at: now))"
+            done = "deleted-\(try await services.inbox.delete(ids: ids, userID: identity.user.id))"
         } else {
-            done = "readall-\(try await services.repository.markRead(ids: ids, userID: identity.user.id, at: now))"
+            done = "readall-\(try await services.inbox.markRead(ids: ids, userID: identity.user.id))"
         }
-        services.pump.wake()
         return .redirect(to: "/notifications?\(Self.filterQuery(form))done=\(done)", type: .normal)
     }
 
@@ -270,6 +274,7 @@ struct PagesController {
 
     func settings(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context)
+        let resumePoint = try await self.resumePoint()
         let user = identity.user
         let describer = services.describer(user.language)
         let preferences = try await services.repository.preferences(for: user.id)
@@ -282,7 +287,7 @@ struct PagesController {
         let strings = describer.strings
         let title = strings.screenTitle(.notificationSettings)
         let model = SettingsPage(
-            chrome: try await chrome(identity, title: title, tab: .notifications, flash: flash(request, language: user.language)),
+            chrome: try await chrome(identity, resumePoint: resumePoint, title: title, tab: .notifications, flash: flash(request, language: user.language)),
             heading: title, headingId: Screen.notificationSettings.headingElementID,
             kindSwitches: NotificationKind.allCases.map { view(.kind($0)) },
             channelSwitches: [view(.sound), view(.vibration), view(.systemNotifications)],
@@ -310,9 +315,10 @@ struct PagesController {
 
     func contact(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context)
+        let resumePoint = try await self.resumePoint()
         let id = try NotificationsController.id(context)
         guard let contact = try await services.repository.contact(id: id),
-              try await ContactAccess(repository: services.repository).canSee(contactID: id, user: identity.user) else {
+              try await services.contactAccess.canSee(contactID: id, user: identity.user) else {
             throw Problem.notFound("You have no contact with id \(id).")
         }
         try await markFollowedNotificationRead(request, identity)
@@ -329,7 +335,7 @@ struct PagesController {
                 showInlineConfirmation: request.uri.queryParameters["confirm"] == "acknowledge")
         }
         let model = DetailPage(
-            chrome: try await chrome(identity, title: strings.screenTitle(.contactDetail), tab: .contacts, flash: flash(request, language: identity.user.language)),
+            chrome: try await chrome(identity, resumePoint: resumePoint, title: strings.screenTitle(.contactDetail), tab: .contacts, flash: flash(request, language: identity.user.language)),
             heading: contact.name, headingId: Screen.contactDetail.headingElementID,
             focusHeading: request.uri.queryParameters["from"] == "notification", paragraphs: [],
             contact: ContactView(phoneLabel: strings.phone, phone: contact.phone, addressLabel: strings.address, address: contact.address,
@@ -357,11 +363,12 @@ struct PagesController {
 
     func coordinatorPage(_ request: Request, _ context: VarselContext, errors: [FormError], values: CoordinatorValues?, status: HTTPResponse.Status = .ok) async throws -> Response {
         let identity = try signedIn(request, context)
+        let resumePoint = try await self.resumePoint()
         guard identity.user.role != .mentor else { throw Problem.forbidden("Only coordinators send notifications.") }
         let strings = Strings(identity.user.language)
         let mentors = try await services.repository.users().filter { $0.role == .mentor }
         let model = CoordinatorPage(
-            chrome: try await chrome(identity, title: strings.coordinatorTools, tab: nil, flash: flash(request, language: identity.user.language)),
+            chrome: try await chrome(identity, resumePoint: resumePoint, title: strings.coordinatorTools, tab: nil, flash: flash(request, language: identity.user.language)),
             heading: strings.coordinatorTools, headingId: "coordinator-heading",
             mentors: mentors.map { MentorOption(id: $0.id, name: $0.displayName, isSelected: false) },
             kinds: [NotificationKind.certificationExpiry, .pauseConfirmation, .scenarioPrompt].map {
@@ -392,14 +399,14 @@ struct PagesController {
         }
         // The same rules as the API (``Validation``), shown next to the fields.
         var validated: Validation.ValidNotification?
-        let kind = form["kind"].flatMap(NotificationKind.init(rawValue:)) ?? .scenarioPrompt
         do {
-            validated = try Validation.notification(kind: kind.rawValue, title: values.title, body: values.body, urgency: nil,
+            validated = try Validation.notification(kind: form["kind"] ?? "", title: values.title, body: values.body,
+                                                    urgency: form["urgent"] == "on" ? Urgency.urgent.rawValue : nil,
                                                     personalDetails: [], allowAssignment: false)
-        } catch let problem as Problem {
-            for error in problem.errors {
-                let message = Self.formMessage(error, strings: strings)
-                switch error.field {
+        } catch {
+            for issue in error.issues {
+                let message = Self.formMessage(issue, strings: strings)
+                switch issue.field {
                 case "title":
                     values.titleError = message
                     errors.append(FormError(field: strings.titleField, fieldId: "send-title", message: message))
@@ -415,12 +422,7 @@ struct PagesController {
             return try await coordinatorPage(request, context, errors: errors, values: values, status: .unprocessableContent)
         }
         guard try await services.repository.user(id: recipient) != nil else { throw Problem.unprocessable("The recipient does not exist.") }
-        _ = try await services.repository.createNotifications([
-            NewNotification(recipientID: recipient, senderID: identity.user.id, kind: validated.kind, title: validated.title,
-                            body: validated.body, urgency: form["urgent"] == "on" ? .urgent : .normal,
-                            deepLink: Validation.deepLink(for: validated.kind), personalDetails: validated.personalDetails),
-        ], idempotencyKey: nil, at: services.now())
-        services.pump.wake()
+        _ = try await services.sender.send(validated, from: identity.user.id, to: [recipient])
         return .redirect(to: "/coordinator?done=sent", type: .normal)
     }
 
@@ -439,10 +441,10 @@ struct PagesController {
         do {
             contact = try Validation.contact(NewContact(name: values.contactName, phone: values.contactPhone, address: values.contactAddress,
                                                         notes: values.contactNotes), prefix: "")
-        } catch let problem as Problem {
-            for error in problem.errors {
-                let message = Self.formMessage(error, strings: strings)
-                switch error.field {
+        } catch {
+            for issue in error.issues {
+                let message = Self.formMessage(issue, strings: strings)
+                switch issue.field {
                 case "name":
                     values.contactNameError = message
                     errors.append(FormError(field: strings.contactName, fieldId: "assignment-name", message: message))
@@ -459,17 +461,19 @@ struct PagesController {
         guard errors.isEmpty, let contact, let mentorID, let mentor = try await services.repository.user(id: mentorID), mentor.role == .mentor else {
             return try await coordinatorPage(request, context, errors: errors, values: values, status: .unprocessableContent)
         }
-        _ = try await services.assign(mentor: mentor, coordinatorID: identity.user.id, contact: contact, urgency: .normal)
+        _ = try await services.sender.assign(mentor: mentor, coordinatorID: identity.user.id, contact: contact, urgency: .normal)
         return .redirect(to: "/coordinator?done=assignment", type: .normal)
     }
 }
 
 extension PagesController {
     /// A validation message for a form, in the user's language where the core has the words for it.
-    static func formMessage(_ error: Problem.FieldError, strings: Strings) -> String {
-        if error.message == "required" { return strings.required }
-        if error.message.hasPrefix("at most "), let max = Int(error.message.dropFirst(8).prefix { $0.isNumber }) { return strings.tooLong(max) }
-        return error.message
+    static func formMessage(_ issue: Validation.Issue, strings: Strings) -> String {
+        switch issue.rule {
+        case .required: strings.required
+        case let .tooLong(max): strings.tooLong(max)
+        case .controlCharacters, .other: issue.message
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import VarselCore
+import VarselService
 import VarselStore
 
 /// What every page shares: language, title, the signed-in user, the bottom navigation, live-region settings.

@@ -5,6 +5,7 @@ import NIOCore
 import ServiceLifecycle
 import Synchronization
 import VarselCore
+import VarselService
 import VarselStore
 
 /// `GET /api/v1/events`: the signed-in user's live event stream (Server-Sent Events) with gap-free resume.

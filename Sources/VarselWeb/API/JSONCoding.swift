@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import VarselService
 
 /// Reads and writes the API's JSON: ISO 8601 dates, bodies capped at ``Limits/maxBodyBytes``, and decoding
 /// errors explained field by field.

@@ -1,5 +1,6 @@
 import Foundation
 import VarselCore
+import VarselService
 import VarselStore
 
 /// A notification as the API returns it, with its accessibility block in the reader's language.

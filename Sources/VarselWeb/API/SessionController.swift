@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import VarselCore
+import VarselService
 import VarselStore
 
 /// Signing in and out, for API clients (bearer tokens) and the web client (cookies).
@@ -104,7 +105,7 @@ struct SessionController {
         let identity = try context.requireUser()
         let body = try await JSONCoding.decode(PasswordChangeRequest.self, from: request)
         let issues = Validation.password(body.newPassword, field: "newPassword")
-        guard issues.isEmpty else { throw Validation.problem(issues) }
+        guard issues.isEmpty else { throw InvalidInput(issues) }
         let client = ClientAddress.resolve(peer: context.peerAddress, forwardedFor: request.headers[.forwardedFor],
                                            trustedProxies: services.configuration.trustedProxies)
         guard case let .proceed(attempt) = await services.throttle.reserve(account: identity.user.username, client: client) else {
@@ -112,7 +113,7 @@ struct SessionController {
         }
         guard try await services.passwords.verify(body.currentPassword, hash: identity.user.passwordHash) else {
             await services.throttle.failed(attempt)
-            throw Validation.problem([.init(field: "currentPassword", rule: .other("is not the current password"))])
+            throw InvalidInput([.init(field: "currentPassword", rule: .other("is not the current password"))])
         }
         await services.throttle.succeeded(attempt)
         let hash = try await services.passwords.hash(body.newPassword)

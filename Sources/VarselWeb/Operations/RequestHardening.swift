@@ -5,6 +5,7 @@ import Glibc
 import HTTPTypes
 import VarselPush
 import Hummingbird
+import VarselService
 
 extension HTTPField.Name {
     static let contentTypeOptions = Self("X-Content-Type-Options")!

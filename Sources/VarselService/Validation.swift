@@ -2,18 +2,37 @@ import Foundation
 import VarselCore
 import VarselStore
 
+/// Input that breaks one or more of the documented rules, field by field; the HTTP layer answers it with 422.
+public struct InvalidInput: Error, Sendable, Equatable {
+    /// Every broken rule.
+    public var issues: [Validation.Issue]
+    /// One sentence for the whole; by default it names every invalid field and its rule, never a value.
+    public var summary: String
+
+    public init(_ issues: [Validation.Issue], summary: String? = nil) {
+        self.issues = issues
+        self.summary = summary ?? Validation.summary(issues)
+    }
+}
+
 /// Checks user input against the documented limits, for the JSON API and the page forms alike, collecting every
 /// problem in one answer.
 ///
 /// Lengths are counted in Unicode scalars, as the OpenAPI document says: a grapheme count would let one letter
 /// carry thousands of combining marks. Messages name the field and the rule, never the value.
-enum Validation {
+public enum Validation {
     /// One broken rule of one field.
-    struct Issue: Equatable {
-        var field: String
-        var rule: Rule
+    public struct Issue: Sendable, Equatable {
+        public var field: String
+        public var rule: Rule
 
-        enum Rule: Equatable {
+        public init(field: String, rule: Rule) {
+            self.field = field
+            self.rule = rule
+        }
+
+        /// What is wrong with a field.
+        public enum Rule: Sendable, Equatable {
             case required
             case tooLong(Int)
             case controlCharacters
@@ -21,7 +40,8 @@ enum Validation {
             case other(String)
         }
 
-        var message: String {
+        /// The rule in English, as the API's field errors say it.
+        public var message: String {
             switch rule {
             case .required: "required"
             case let .tooLong(max): "at most \(max) characters (Unicode scalars)"
@@ -29,22 +49,15 @@ enum Validation {
             case let .other(message): message
             }
         }
-
-        var fieldError: Problem.FieldError { .init(field: field, message: message) }
     }
 
-    /// The problem for `issues`: 422 naming every invalid field.
-    static func problem(_ issues: [Issue]) -> Problem {
-        let errors = issues.map(\.fieldError)
-        return Problem.unprocessable(summary(errors), errors: errors)
-    }
-
-    struct ValidNotification {
-        var kind: NotificationKind
-        var title: String
-        var body: String
-        var urgency: Urgency
-        var personalDetails: [String]
+    /// A notification that passed validation: trimmed, its kind and urgency parsed, its free text marked personal.
+    public struct ValidNotification: Sendable, Equatable {
+        public var kind: NotificationKind
+        public var title: String
+        public var body: String
+        public var urgency: Urgency
+        public var personalDetails: [String]
     }
 
     /// Validates the fields of a notification; `allowAssignment` is false where assignments have their own route.
@@ -54,8 +67,8 @@ enum Validation {
     /// then say the kind's name instead of the text (unless the mentor chose to hear personal details). Details of
     /// a person to visit travel only as an assignment's contact, whose structured fields the core composes into
     /// the text and marks.
-    static func notification(kind: String, title: String, body: String, urgency: String?, personalDetails: [String],
-                             allowAssignment: Bool) throws -> ValidNotification {
+    public static func notification(kind: String, title: String, body: String, urgency: String?, personalDetails: [String],
+                                    allowAssignment: Bool) throws(InvalidInput) -> ValidNotification {
         var issues: [Issue] = []
         let kinds = NotificationKind.allCases.map(\.rawValue).joined(separator: ", ")
         let parsedKind = NotificationKind(rawValue: kind)
@@ -75,14 +88,14 @@ enum Validation {
             issues.append(.init(field: "personalDetails",
                                 rule: .other("at most \(Limits.maxPersonalDetails) phrases of at most \(Limits.maxTitleLength) characters, without control characters")))
         }
-        guard issues.isEmpty, let parsedKind, let parsedUrgency else { throw problem(issues) }
+        guard issues.isEmpty, let parsedKind, let parsedUrgency else { throw InvalidInput(issues) }
         let freeText = [cleanTitle, cleanBody].filter { !$0.isEmpty }
         return ValidNotification(kind: parsedKind, title: cleanTitle, body: cleanBody, urgency: parsedUrgency,
                                  personalDetails: freeText + personalDetails.filter { !$0.isEmpty })
     }
 
     /// Validates and trims a contact (a person a mentor visits); `prefix` names the fields (`contact.`).
-    static func contact(_ contact: NewContact, prefix: String = "contact.") throws -> NewContact {
+    public static func contact(_ contact: NewContact, prefix: String = "contact.") throws(InvalidInput) -> NewContact {
         let clean = NewContact(
             name: contact.name.trimmingCharacters(in: .whitespacesAndNewlines),
             phone: contact.phone.trimmingCharacters(in: .whitespacesAndNewlines),
@@ -92,25 +105,32 @@ enum Validation {
         issues += text(clean.address, field: prefix + "address", max: Limits.maxContactAddressLength)
         issues += text(clean.phone, field: prefix + "phone", max: Limits.maxContactPhoneLength, allowEmpty: true)
         issues += text(clean.notes, field: prefix + "notes", max: Limits.maxContactFieldLength, allowEmpty: true, allowsNewlines: true)
-        guard issues.isEmpty else { throw problem(issues) }
+        guard issues.isEmpty else { throw InvalidInput(issues) }
         return clean
     }
 
-    /// Validates notification preferences: `enabledKinds` holds each kind at most once (`uniqueItems`).
-    static func preferences(_ resource: PreferencesResource) throws -> NotificationPreferences {
-        guard Set(resource.enabledKinds).count == resource.enabledKinds.count else {
-            throw problem([.init(field: "enabledKinds", rule: .other("must not list a kind twice"))])
+    /// Validates an urgency given by name; nil means normal.
+    public static func urgency(_ raw: String?, field: String = "urgency") throws(InvalidInput) -> Urgency {
+        guard let urgency = raw.map({ Urgency(rawValue: $0) }) ?? .normal else {
+            throw InvalidInput([.init(field: field, rule: .other("must be 'normal' or 'urgent'"))])
         }
-        return resource.preferences
+        return urgency
+    }
+
+    /// Validates the kinds a user enables: each at most once (`uniqueItems`).
+    public static func enabledKinds(_ kinds: [NotificationKind]) throws(InvalidInput) {
+        guard Set(kinds).count == kinds.count else {
+            throw InvalidInput([.init(field: "enabledKinds", rule: .other("must not list a kind twice"))])
+        }
     }
 
     /// Problems with a new password: 8 characters at least, at most 72 bytes (all bcrypt reads).
-    static func password(_ password: String, field: String) -> [Issue] {
+    public static func password(_ password: String, field: String) -> [Issue] {
         password.count < 8 || password.utf8.count > 72 ? [.init(field: field, rule: .other("8 to 72 bytes"))] : []
     }
 
     /// Problems with a text field: required, length in Unicode scalars, control characters.
-    static func text(_ value: String, field: String, max: Int, allowEmpty: Bool = false, allowsNewlines: Bool = false) -> [Issue] {
+    public static func text(_ value: String, field: String, max: Int, allowEmpty: Bool = false, allowsNewlines: Bool = false) -> [Issue] {
         if value.isEmpty { return allowEmpty ? [] : [.init(field: field, rule: .required)] }
         if value.unicodeScalars.count > max { return [.init(field: field, rule: .tooLong(max))] }
         if hasControlCharacters(value, allowsNewlines: allowsNewlines) { return [.init(field: field, rule: .controlCharacters)] }
@@ -119,7 +139,7 @@ enum Validation {
 
     /// Whether `value` holds control characters (NUL, BEL, ESC, …) or invisible format characters (bidi overrides);
     /// line breaks are allowed where `allowsNewlines`.
-    static func hasControlCharacters(_ value: String, allowsNewlines: Bool) -> Bool {
+    public static func hasControlCharacters(_ value: String, allowsNewlines: Bool) -> Bool {
         value.unicodeScalars.contains { scalar in
             if allowsNewlines, scalar == "\n" || scalar == "\r" { return false }
             let category = scalar.properties.generalCategory
@@ -128,12 +148,12 @@ enum Validation {
     }
 
     /// One sentence naming every invalid field.
-    static func summary(_ errors: [Problem.FieldError]) -> String {
-        "Invalid input: " + errors.map { "\($0.field) \($0.message)" }.joined(separator: "; ") + "."
+    public static func summary(_ issues: [Issue]) -> String {
+        "Invalid input: " + issues.map { "\($0.field) \($0.message)" }.joined(separator: "; ") + "."
     }
 
     /// Where a notification of `kind` leads when it was not created with a target of its own.
-    static func deepLink(for kind: NotificationKind) -> DeepLinkTarget {
+    public static func deepLink(for kind: NotificationKind) -> DeepLinkTarget {
         switch kind {
         case .assignment: .contact(contactID: 0, assignmentID: nil)
         case .certificationExpiry: .certification(certificationID: nil)
@@ -143,9 +163,9 @@ enum Validation {
     }
 
     /// Parses a real calendar date `YYYY-MM-DD` (no 2031-13-01, no 2031-02-30) as the start of that day in Oslo.
-    static func day(_ raw: String, field: String) throws -> Date {
-        let invalid = Problem.unprocessable("\(field) must be a real calendar date written YYYY-MM-DD.",
-                                            errors: [.init(field: field, message: "not a YYYY-MM-DD calendar date")])
+    public static func day(_ raw: String, field: String) throws(InvalidInput) -> Date {
+        let invalid = InvalidInput([.init(field: field, rule: .other("not a YYYY-MM-DD calendar date"))],
+                                      summary: "\(field) must be a real calendar date written YYYY-MM-DD.")
         let scalars = Array(raw.unicodeScalars)
         guard scalars.count == 10, scalars[4] == "-", scalars[7] == "-",
               scalars.enumerated().allSatisfy({ $0.offset == 4 || $0.offset == 7 || ("0"..."9").contains($0.element) }) else { throw invalid }

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import VarselCore
+import VarselService
 import VarselStore
 
 /// The notification routes: list, count, create, read/unread, mark all read, delete, bulk actions.
@@ -135,16 +136,10 @@ struct NotificationsController {
         let validated = try Validation.notification(kind: body.kind, title: body.title, body: body.body, urgency: body.urgency,
                                                     personalDetails: body.personalDetails ?? [], allowAssignment: false)
         let recipients = try await resolve(body.recipients)
-        let news = recipients.map { recipient in
-            NewNotification(recipientID: recipient.id, senderID: identity.user.id, kind: validated.kind, title: validated.title,
-                            body: validated.body, urgency: validated.urgency, deepLink: Validation.deepLink(for: validated.kind),
-                            personalDetails: validated.personalDetails)
-        }
         let idempotency = key.map {
             IdempotencyKey(senderID: identity.user.id, key: $0, fingerprint: SHA256.hash(data: Data(buffer: raw)).map { String(format: "%02x", $0) }.joined())
         }
-        let created = try await services.repository.createNotifications(news, idempotencyKey: idempotency, at: services.now())
-        services.pump.wake()
+        let created = try await services.sender.send(validated, from: identity.user.id, to: recipients.map(\.id), idempotencyKey: idempotency)
         context.logger.info("notifications created", metadata: [
             "notification.count": "\(created.items.count)", "notification.replay": "\(created.isReplay)",
         ])
@@ -192,10 +187,9 @@ struct NotificationsController {
     func setRead(_ isRead: Bool, _ request: Request, _ context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
         let id = try Self.id(context)
-        guard let item = try await services.repository.setRead(isRead, notificationID: id, userID: identity.user.id, at: services.now()) else {
+        guard let item = try await services.inbox.setRead(isRead, notificationID: id, userID: identity.user.id) else {
             throw Problem.notFound("You have no notification with id \(id).")
         }
-        services.pump.wake()
         return try JSONCoding.response(try await resource(item, for: identity.user))
     }
 
@@ -208,8 +202,7 @@ struct NotificationsController {
 
     func readAll(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
-        let count = try await services.repository.markAllRead(userID: identity.user.id, at: services.now())
-        services.pump.wake()
+        let count = try await services.inbox.markAllRead(userID: identity.user.id)
         return try JSONCoding.response(outcome(.markedAllRead(count: count), count: count, language: identity.user.language))
     }
 
@@ -228,29 +221,26 @@ struct NotificationsController {
         let identity = try context.requireUser()
         let body = try await JSONCoding.decode(BulkRequest.self, from: request)
         guard body.ids.count <= Limits.maxPageSize * 10 else { throw Problem.unprocessable("At most \(Limits.maxPageSize * 10) ids at once.") }
-        let now = services.now()
         let result: OutcomeResponse
         switch body.action {
         case "read":
-            let count = try await services.repository.markRead(ids: body.ids, userID: identity.user.id, at: now)
+            let count = try await services.inbox.markRead(ids: body.ids, userID: identity.user.id)
             result = outcome(.markedAllRead(count: count), count: count, language: identity.user.language)
         case "delete":
-            let count = try await services.repository.delete(ids: body.ids, userID: identity.user.id, at: now)
+            let count = try await services.inbox.delete(ids: body.ids, userID: identity.user.id)
             result = outcome(.deleted(count: count), count: count, language: identity.user.language)
         default:
             throw Problem.badRequest("action must be 'read' or 'delete'.", errors: [.init(field: "action", message: "unknown")])
         }
-        services.pump.wake()
         return try JSONCoding.response(result)
     }
 
     func delete(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
         let id = try Self.id(context)
-        guard try await services.repository.delete(ids: [id], userID: identity.user.id, at: services.now()) == 1 else {
+        guard try await services.inbox.delete(ids: [id], userID: identity.user.id) == 1 else {
             throw Problem.notFound("You have no notification with id \(id).")
         }
-        services.pump.wake()
         return Response(status: .noContent)
     }
 }

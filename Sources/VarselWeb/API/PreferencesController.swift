@@ -1,0 +1,30 @@
+import Foundation
+import Hummingbird
+import VarselCore
+import VarselService
+import VarselStore
+
+/// `GET`/`PUT /api/v1/preferences`: the signed-in user's own notification preferences.
+struct PreferencesController {
+    let services: VarselServices
+
+    func addRoutes(to router: some RouterMethods<VarselContext>) {
+        router.get("preferences", use: show)
+        router.put("preferences", use: update)
+    }
+
+    func show(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try context.requireUser()
+        return try JSONCoding.response(PreferencesResource(try await services.repository.preferences(for: identity.user.id)))
+    }
+
+    func update(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try context.requireUser()
+        let body = try await JSONCoding.decode(PreferencesResource.self, from: request)
+        try Validation.enabledKinds(body.enabledKinds)
+        let preferences = body.preferences
+        try await services.repository.setPreferences(preferences, for: identity.user.id)
+        services.broker.preferencesChanged(userID: identity.user.id)
+        return try JSONCoding.response(PreferencesResource(preferences))
+    }
+}

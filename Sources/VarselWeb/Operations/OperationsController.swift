@@ -1,0 +1,49 @@
+import Foundation
+import Hummingbird
+import VarselService
+
+/// The operator's routes: `/healthz` for the load balancer and `/metrics` for the scraper.
+struct OperationsController {
+    let services: VarselServices
+
+    func addRoutes(to router: Router<VarselContext>) {
+        router.get("healthz") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: "ok\n")))
+        }
+        router.get("metrics") { request, _ in
+            try MetricsAccess(token: services.configuration.metricsToken).check(request)
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                            body: .init(byteBuffer: ByteBuffer(string: services.metrics.render())))
+        }
+    }
+}
+
+/// Counts responses by status class for `/metrics`.
+struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
+    let metrics: ServiceMetrics
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let response = try await next(request, context)
+        metrics.recordRequest(status: response.status.code)
+        return response
+    }
+}
+
+/// `/metrics` is for the operator's scraper: it needs its own bearer token (`--metrics-token` or
+/// `VARSEL_METRICS_TOKEN`), and without one configured it is not served at all.
+struct MetricsAccess {
+    let token: String?
+
+    func check(_ request: Request) throws {
+        guard let token, !token.isEmpty else {
+            throw Problem.notFound("Metrics are off. Start the server with --metrics-token (or VARSEL_METRICS_TOKEN) to serve them.")
+        }
+        let presented = request.headers[.authorization].flatMap { header -> String? in
+            let parts = header.split(separator: " ", maxSplits: 1)
+            return parts.count == 2 && parts[0].lowercased() == "bearer" ? String(parts[1]) : nil
+        }
+        guard let presented, Tokens.constantTimeEquals(presented, token) else {
+            throw Problem.unauthorized("Metrics need 'Authorization: Bearer <metrics token>'.")
+        }
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Synchronization
+import Testing
+import VarselCore
+import VarselService
+import VarselStore
+@testable import VarselWeb
+
+/// A store that commits one notification for a user between the first two reads a page makes of the list and
+/// of the event log's end (in whichever order the page makes them): the window a notification could slip through.
+final class WindowInjectingStore: VarselRepository {
+    let base: InMemoryRepository
+    private let armed = Mutex<(notification: NewNotification, date: Date)?>(nil)
+    private let reads = Mutex(0)
+
+    init(base: InMemoryRepository) { self.base = base }
+
+    /// Arms the store: `notification` is committed right after the next list or resume-point read returns.
+    func inject(_ notification: NewNotification, at date: Date) {
+        armed.withLock { $0 = (notification, date) }
+        reads.withLock { $0 = 0 }
+    }
+
+    /// After the first of the two reads, commits the armed notification; after the second, nothing.
+    private func afterWindowRead() async throws {
+        let isFirst = reads.withLock { count in
+            count += 1
+            return count == 1
+        }
+        guard isFirst, let armed = armed.withLock({ $0 }) else { return }
+        _ = try await base.createNotifications([armed.notification], idempotencyKey: nil, at: armed.date)
+    }
+
+    func notifications(for userID: Int64, filter: NotificationFilter, after cursor: Int64?, limit: Int) async throws -> NotificationPage {
+        let page = try await base.notifications(for: userID, filter: filter, after: cursor, limit: limit)
+        try await afterWindowRead()
+        return page
+    }
+
+    func latestEventID() async throws -> Int64 {
+        let latest = try await base.latestEventID()
+        try await afterWindowRead()
+        return latest
+    }
+
+    // Everything else is the in-memory store's.
+    func createUser(_ user: NewUser, at date: Date) async throws -> User { try await base.createUser(user, at: date) }
+    func user(id: Int64) async throws -> User? { try await base.user(id: id) }
+    func user(username: String) async throws -> User? { try await base.user(username: username) }
+    func users() async throws -> [User] { try await base.users() }
+    func setPausedUntil(_ date: Date?, userID: Int64) async throws { try await base.setPausedUntil(date, userID: userID) }
+    func createSession(_ session: Session) async throws { try await base.createSession(session) }
+    func session(tokenHash: String, at date: Date) async throws -> Session? { try await base.session(tokenHash: tokenHash, at: date) }
+    func deleteSession(tokenHash: String) async throws { try await base.deleteSession(tokenHash: tokenHash) }
+    func deleteExpiredSessions(at date: Date) async throws -> Int { try await base.deleteExpiredSessions(at: date) }
+    func changePassword(userID: Int64, passwordHash: String, keeping keptSession: String?) async throws -> [String] {
+        try await base.changePassword(userID: userID, passwordHash: passwordHash, keeping: keptSession)
+    }
+    func createNotifications(_ notifications: [NewNotification], idempotencyKey: IdempotencyKey?, at date: Date) async throws -> CreatedNotifications {
+        try await base.createNotifications(notifications, idempotencyKey: idempotencyKey, at: date)
+    }
+    func notification(id: Int64) async throws -> NotificationItem? { try await base.notification(id: id) }
+    func unreadCount(for userID: Int64) async throws -> Int { try await base.unreadCount(for: userID) }
+    func setRead(_ isRead: Bool, notificationID: Int64, userID: Int64, at date: Date) async throws -> NotificationItem? {
+        try await base.setRead(isRead, notificationID: notificationID, userID: userID, at: date)
+    }
+    func markAllRead(userID: Int64, at date: Date) async throws -> Int { try await base.markAllRead(userID: userID, at: date) }
+    func markRead(ids: [Int64], userID: Int64, at date: Date) async throws -> Int { try await base.markRead(ids: ids, userID: userID, at: date) }
+    func delete(ids: [Int64], userID: Int64, at date: Date) async throws -> Int { try await base.delete(ids: ids, userID: userID, at: date) }
+    func preferences(for userID: Int64) async throws -> NotificationPreferences { try await base.preferences(for: userID) }
+    func setPreferences(_ preferences: NotificationPreferences, for userID: Int64) async throws { try await base.setPreferences(preferences, for: userID) }
+    func createAssignment(mentorID: Int64, coordinatorID: Int64?, contact: NewContact, at date: Date,
+                          makeNotification: @Sendable (Int64, Int64) -> NewNotification) async throws -> (Assignment, Contact, NotificationItem) {
+        try await base.createAssignment(mentorID: mentorID, coordinatorID: coordinatorID, contact: contact, at: date, makeNotification: makeNotification)
+    }
+    func assignment(id: Int64) async throws -> Assignment? { try await base.assignment(id: id) }
+    func assignments(forMentor mentorID: Int64) async throws -> [Assignment] { try await base.assignments(forMentor: mentorID) }
+    func contact(id: Int64) async throws -> Contact? { try await base.contact(id: id) }
+    func respond(to assignmentID: Int64, status: AssignmentStatus, at date: Date) async throws -> Assignment {
+        try await base.respond(to: assignmentID, status: status, at: date)
+    }
+    func setCertifications(_ certifications: [NewCertification], mentorID: Int64) async throws -> [Certification] {
+        try await base.setCertifications(certifications, mentorID: mentorID)
+    }
+    func certifications(mentorID: Int64) async throws -> [Certification] { try await base.certifications(mentorID: mentorID) }
+    func certifications(expiringBefore date: Date) async throws -> [Certification] { try await base.certifications(expiringBefore: date) }
+    func recordExpiryWarning(certificationID: Int64, threshold: Int, alsoCovers: [Int], notification: NewNotification, at date: Date) async throws -> NotificationItem? {
+        try await base.recordExpiryWarning(certificationID: certificationID, threshold: threshold, alsoCovers: alsoCovers, notification: notification, at: date)
+    }
+    func events(after id: Int64, limit: Int) async throws -> [StoredEvent] { try await base.events(after: id, limit: limit) }
+    func events(for userID: Int64, after id: Int64, limit: Int) async throws -> [StoredEvent] { try await base.events(for: userID, after: id, limit: limit) }
+    func prunedThroughEventID() async throws -> Int64 { try await base.prunedThroughEventID() }
+    func pruneEvents(before date: Date) async throws -> Int { try await base.pruneEvents(before: date) }
+}
+
+@Suite("The centre page and its stream")
+struct PageStreamGapTests {
+    @Test("a notification committed while the centre page is read is on the page or on the stream it resumes")
+    func notificationInTheWindowIsDelivered() async throws {
+        let injecting = Mutex<WindowInjectingStore?>(nil)
+        let world = try await TestWorld(store: { base in
+            let store = WindowInjectingStore(base: base)
+            injecting.withLock { $0 = store }
+            return store
+        })
+        let store = try #require(injecting.withLock { $0 })
+        let kari = try #require(world.kari)
+        try await world.test { client in
+            let token = try await client.token("kari")
+            store.inject(NewNotification(recipientID: kari.id, senderID: nil, kind: .scenarioPrompt, title: "Slipped in the window",
+                                         body: "", deepLink: .scenario(scenarioID: nil)), at: world.clock.now)
+            let page = try await client.call(.get, "/notifications", token: token)
+            #expect(page.status == .ok)
+            let injected = try #require(try await world.repository.notifications(for: kari.id, filter: .all, after: nil, limit: 10).items
+                .first { $0.title == "Slipped in the window" })
+            let resumePoint = try #require(Self.lastEventID(in: page.text))
+            let onPage = page.text.contains("id=\"notification-\(injected.id)\"")
+            // What the page's stream (`/api/v1/events?since=<resume point>`) replays first.
+            let replayed = try await world.repository.events(for: kari.id, after: resumePoint, limit: 100)
+                .contains { $0.type == .notificationCreated && $0.notificationID == injected.id }
+            #expect(onPage || replayed, "the notification is on neither the page nor its stream")
+        }
+    }
+
+    /// The `data-last-event-id` the page's script resumes its stream from.
+    static func lastEventID(in html: String) -> Int64? {
+        guard let range = html.range(of: "data-last-event-id=\"") else { return nil }
+        return Int64(html[range.upperBound...].prefix { $0.isNumber })
+    }
+}
+
+/// Web Push's part of the store, passed through unchanged.
+extension WindowInjectingStore {
+    func vapidPrivateKey(orStore candidate: Data) async throws -> Data { try await base.vapidPrivateKey(orStore: candidate) }
+    func savePushSubscription(_ subscription: NewPushSubscription, at date: Date) async throws -> PushSubscription {
+        try await base.savePushSubscription(subscription, at: date)
+    }
+    func pushSubscription(id: Int64) async throws -> PushSubscription? { try await base.pushSubscription(id: id) }
+    func pushSubscriptions(for userID: Int64) async throws -> [PushSubscription] { try await base.pushSubscriptions(for: userID) }
+    func deletePushSubscription(id: Int64, userID: Int64?) async throws -> Bool { try await base.deletePushSubscription(id: id, userID: userID) }
+    func pushOutboxCursor() async throws -> Int64? { try await base.pushOutboxCursor() }
+    func enqueuePushDeliveries(_ deliveries: [NewPushDelivery], through eventID: Int64, at date: Date) async throws {
+        try await base.enqueuePushDeliveries(deliveries, through: eventID, at: date)
+    }
+    func duePushDeliveries(at date: Date, limit: Int) async throws -> [PushDelivery] { try await base.duePushDeliveries(at: date, limit: limit) }
+    func nextPushDeliveryDate() async throws -> Date? { try await base.nextPushDeliveryDate() }
+    func reschedulePushDelivery(id: Int64, attempts: Int, at date: Date) async throws {
+        try await base.reschedulePushDelivery(id: id, attempts: attempts, at: date)
+    }
+    func finishPushDelivery(id: Int64) async throws { try await base.finishPushDelivery(id: id) }
+}
