@@ -21,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         // Every accessibility decision: names, spoken phrases, announcements, focus. Foundation only.
@@ -31,6 +32,16 @@ let package = Package(
         .target(
             name: "VarselSQLite",
             dependencies: ["VarselStore", "VarselCore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        // The store for several instances: PostgreSQL through PostgresNIO.
+        .target(
+            name: "VarselPostgres",
+            dependencies: [
+                "VarselStore", "VarselCore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
         ),
         // Web Push: VAPID, aes128gcm payload encryption, the endpoint policy, and the durable delivery worker.
         .target(
@@ -78,9 +89,10 @@ let package = Package(
         .target(
             name: "VarselServer",
             dependencies: [
-                "VarselCore", "VarselStore", "VarselSQLite", "VarselService", "VarselWeb", "VarselPush",
+                "VarselCore", "VarselStore", "VarselSQLite", "VarselPostgres", "VarselService", "VarselWeb", "VarselPush",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
         .executableTarget(
@@ -107,7 +119,10 @@ let package = Package(
             name: "VarselPushTests",
             dependencies: ["VarselPush", "VarselStore", "VarselCore", .product(name: "Crypto", package: "swift-crypto")]
         ),
-        .testTarget(name: "VarselStoreTests", dependencies: ["VarselStore", "VarselSQLite", "VarselCore"]),
+        .testTarget(name: "VarselStoreTests", dependencies: [
+            "VarselStore", "VarselSQLite", "VarselPostgres", "VarselCore", .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(
             name: "VarselWebTests",
             dependencies: [

@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Chromium for the browser tests; Orca, Xvfb, the AT-SPI bus, D-Bus, openbox and xdotool for the screen-reader suite.
-apt_packages=(libsqlite3-dev chromium fonts-dejavu-core orca at-spi2-core dbus-x11 xvfb openbox xdotool)
+# PostgreSQL and nginx for the several-instances store and its high-availability test.
+apt_packages=(libsqlite3-dev chromium fonts-dejavu-core orca at-spi2-core dbus-x11 xvfb openbox xdotool postgresql nginx)
 missing=()
 for package in "${apt_packages[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
@@ -17,6 +18,11 @@ if ((${#missing[@]})); then
 fi
 
 python3 -m pip install --quiet --disable-pip-version-check -r tests/requirements.txt
+
+# A throwaway PostgreSQL server: the store contract runs on it too (VARSEL_TEST_POSTGRES_URL), and so does the
+# end-to-end test of several instances behind nginx.
+source scripts/postgres-for-tests.sh
+start_test_postgres
 
 # Build once (with tests), then run without rebuilding.
 swift build --build-tests

@@ -29,6 +29,8 @@ public final class PushDeliveryWorker: Service, Sendable {
         public var maximumBackoff: TimeInterval = 1800
         /// Pushes in flight at once.
         public var concurrency = 8
+        /// How long a claimed push stays this worker's; if the instance dies meanwhile, another sends it after.
+        public var lease: TimeInterval = 120
 
         public init(subject: String, endpointPolicy: PushEndpointPolicy = PushEndpointPolicy()) {
             self.subject = subject
@@ -91,7 +93,7 @@ public final class PushDeliveryWorker: Service, Sendable {
     func enqueueNewNotifications() async throws {
         guard var cursor = try await store.pushOutboxCursor() else {
             // First start: pushes begin with the notifications created from now on.
-            try await store.enqueuePushDeliveries([], through: try await store.latestEventID(), at: now())
+            _ = try await store.enqueuePushDeliveries([], after: nil, through: try await store.latestEventID(), at: now())
             return
         }
         while true {
@@ -104,7 +106,12 @@ public final class PushDeliveryWorker: Service, Sendable {
                 if subscriptions[event.userID] == nil { subscriptions[event.userID] = try await store.pushSubscriptions(for: event.userID) }
                 deliveries += (subscriptions[event.userID] ?? []).map { NewPushDelivery(subscriptionID: $0.id, notificationID: notificationID) }
             }
-            try await store.enqueuePushDeliveries(deliveries, through: last.id, at: now())
+            // Another instance on the same database may have queued these first; then read on from where it got.
+            guard try await store.enqueuePushDeliveries(deliveries, after: cursor, through: last.id, at: now()) else {
+                guard let moved = try await store.pushOutboxCursor() else { return }
+                cursor = moved
+                continue
+            }
             cursor = last.id
             if events.count < 500 { return }
         }
@@ -112,7 +119,8 @@ public final class PushDeliveryWorker: Service, Sendable {
 
     /// Sends the pushes due now, a few at a time; returns how many it took from the outbox.
     func sendDue() async throws -> Int {
-        let due = try await store.duePushDeliveries(at: now(), limit: Self.batchSize)
+        let start = now()
+        let due = try await store.claimDuePushDeliveries(at: start, limit: Self.batchSize, leaseUntil: start.addingTimeInterval(configuration.lease))
         await withTaskGroup(of: Void.self) { group in
             var running = 0
             for delivery in due {

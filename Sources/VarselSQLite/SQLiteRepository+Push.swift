@@ -57,8 +57,10 @@ extension SQLiteRepository {
         try await writer.read { db in try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'push_outbox_cursor'") }
     }
 
-    public func enqueuePushDeliveries(_ deliveries: [NewPushDelivery], through eventID: Int64, at date: Date) async throws {
+    public func enqueuePushDeliveries(_ deliveries: [NewPushDelivery], after expectedCursor: Int64?, through eventID: Int64, at date: Date) async throws -> Bool {
         try await writer.write { db in
+            let cursor = try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'push_outbox_cursor'")
+            guard cursor == expectedCursor else { return false }
             for delivery in deliveries {
                 try db.execute(sql: """
                     INSERT INTO push_delivery (subscription_id, notification_id, enqueued_at, next_attempt_at)
@@ -69,12 +71,13 @@ extension SQLiteRepository {
                 INSERT INTO meta (key, value) VALUES ('push_outbox_cursor', ?)
                 ON CONFLICT(key) DO UPDATE SET value = MAX(value, excluded.value)
                 """, arguments: [eventID])
+            return true
         }
     }
 
-    public func duePushDeliveries(at date: Date, limit: Int) async throws -> [PushDelivery] {
-        try await writer.read { db in
-            try Row.fetchAll(db, sql: """
+    public func claimDuePushDeliveries(at date: Date, limit: Int, leaseUntil: Date) async throws -> [PushDelivery] {
+        try await writer.write { db in
+            let due = try Row.fetchAll(db, sql: """
                 SELECT d.id AS delivery_id, d.notification_id, d.attempts, d.enqueued_at, d.next_attempt_at, s.*
                 FROM push_delivery d JOIN push_subscription s ON s.id = d.subscription_id
                 WHERE d.next_attempt_at <= ? ORDER BY d.next_attempt_at, d.id LIMIT ?
@@ -83,6 +86,11 @@ extension SQLiteRepository {
                              attempts: row["attempts"], enqueuedAt: Self.date(row["enqueued_at"]),
                              nextAttemptAt: Self.date(row["next_attempt_at"]))
             }
+            for delivery in due {
+                try db.execute(sql: "UPDATE push_delivery SET next_attempt_at = ? WHERE id = ?",
+                               arguments: [leaseUntil.timeIntervalSince1970, delivery.id])
+            }
+            return due
         }
     }
 

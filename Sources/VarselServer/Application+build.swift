@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import VarselCore
+import VarselPostgres
 import VarselPush
 import VarselSQLite
 import VarselService
@@ -12,7 +13,8 @@ import VarselWeb
 public struct ServerConfiguration: Sendable {
     public var host = "127.0.0.1"
     public var port = 8080
-    /// The SQLite file; the embedded default store.
+    /// The SQLite file (the embedded default store), or a PostgreSQL URL (`postgres://user:password@host/db`) for
+    /// several instances on one database.
     public var databasePath = "./varsel.sqlite"
     /// How much a commit survives; `.full` unless a benchmark asks otherwise.
     public var durability: SQLiteRepository.Durability = .full
@@ -72,7 +74,10 @@ public func buildApplication(
 ) async throws -> some ApplicationProtocol {
     var logger = Logger(label: "varsel")
     logger.logLevel = configuration.logLevel
-    let store: any VarselRepository = try repository ?? SQLiteRepository(path: configuration.databasePath, durability: configuration.durability)
+    let postgres: PostgresRepository? = repository == nil && PostgresRepository.isURL(configuration.databasePath)
+        ? try await PostgresRepository(url: configuration.databasePath, logger: logger) : nil
+    let store: any VarselRepository = try repository ?? postgres
+        ?? SQLiteRepository(path: configuration.databasePath, durability: configuration.durability)
     let vapid = try await configuration.push.loadKey(store: store)
     let endpointPolicy = PushEndpointPolicy(allowsInsecureEndpoints: configuration.push.allowsInsecureEndpoints)
     if configuration.push.subject == nil, configuration.http.publicURL?.scheme?.lowercased() != "https" {
@@ -102,5 +107,10 @@ public func buildApplication(
     app.addServices(services.pump, MaintenanceService(repository: services.repository, sender: services.sender, now: services.now,
                                                        interval: configuration.maintenanceInterval, logger: logger),
                     pushWorker)
+    if let postgres {
+        // Other instances' writes wake this one's pump at once.
+        let pump = services.pump
+        app.addServices(PostgresEventListener(repository: postgres, logger: logger) { pump.wake() })
+    }
     return app
 }

@@ -53,7 +53,8 @@ extension InMemoryRepository {
 
     public func pushOutboxCursor() -> Int64? { push.cursor }
 
-    public func enqueuePushDeliveries(_ deliveries: [NewPushDelivery], through eventID: Int64, at date: Date) {
+    public func enqueuePushDeliveries(_ deliveries: [NewPushDelivery], after expectedCursor: Int64?, through eventID: Int64, at date: Date) -> Bool {
+        guard push.cursor == expectedCursor else { return false }
         for delivery in deliveries {
             guard let subscription = push.subscriptions[delivery.subscriptionID] else { continue }
             push.nextDeliveryID += 1
@@ -62,11 +63,14 @@ extension InMemoryRepository {
                 enqueuedAt: date, nextAttemptAt: date)
         }
         push.cursor = max(push.cursor ?? eventID, eventID)
+        return true
     }
 
-    public func duePushDeliveries(at date: Date, limit: Int) -> [PushDelivery] {
-        Array(push.deliveries.values.filter { $0.nextAttemptAt <= date }
+    public func claimDuePushDeliveries(at date: Date, limit: Int, leaseUntil: Date) -> [PushDelivery] {
+        let due = Array(push.deliveries.values.filter { $0.nextAttemptAt <= date }
             .sorted { ($0.nextAttemptAt, $0.id) < ($1.nextAttemptAt, $1.id) }.prefix(limit))
+        for delivery in due { push.deliveries[delivery.id]?.nextAttemptAt = leaseUntil }
+        return due
     }
 
     public func nextPushDeliveryDate() -> Date? { push.deliveries.values.map(\.nextAttemptAt).min() }

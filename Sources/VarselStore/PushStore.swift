@@ -99,11 +99,14 @@ public protocol PushStore: Sendable {
     func deletePushSubscription(id: Int64, userID: Int64?) async throws -> Bool
     /// The event id the push outbox has read through; nil before the worker first ran.
     func pushOutboxCursor() async throws -> Int64?
-    /// Queues `deliveries` and moves the cursor to `eventID`, in one transaction. Deliveries to subscriptions
-    /// deleted meanwhile are dropped.
-    func enqueuePushDeliveries(_ deliveries: [NewPushDelivery], through eventID: Int64, at date: Date) async throws
-    /// Deliveries due at `date`, earliest first.
-    func duePushDeliveries(at date: Date, limit: Int) async throws -> [PushDelivery]
+    /// Queues `deliveries` and moves the cursor from `expectedCursor` to `eventID`, in one transaction — only if the
+    /// cursor is still `expectedCursor` (nil: not set yet). Returns false, changing nothing, when another worker
+    /// moved it first: with several instances on one database, each event is queued once. Deliveries to
+    /// subscriptions deleted meanwhile are dropped.
+    func enqueuePushDeliveries(_ deliveries: [NewPushDelivery], after expectedCursor: Int64?, through eventID: Int64, at date: Date) async throws -> Bool
+    /// Claims up to `limit` deliveries due at `date`, earliest first, by moving them to `leaseUntil`: another worker
+    /// does not take them meanwhile, and if this one dies they come due again then.
+    func claimDuePushDeliveries(at date: Date, limit: Int, leaseUntil: Date) async throws -> [PushDelivery]
     /// When the next queued delivery is due; nil when the outbox is empty.
     func nextPushDeliveryDate() async throws -> Date?
     /// Records a failed attempt and when to try again.

@@ -30,7 +30,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: "The address to listen on.") var host = "127.0.0.1"
     @Option(help: "The port to listen on (0 picks a free one).") var port = 8080
-    @Option(help: "The SQLite database file.") var database = "./varsel.sqlite"
+    @Option(help: "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel) to run several instances on one database.")
+    var database = "./varsel.sqlite"
     @Flag(help: "Create the demo users and notifications (once).") var demo = false
     @Flag(help: "Mark the session cookie Secure even when --public-url is not https.") var secureCookies = false
     @Option(help: "The URL users reach the service at (https://varsel.example); an https URL makes cookies Secure.")

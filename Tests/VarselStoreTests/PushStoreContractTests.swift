@@ -21,7 +21,7 @@ struct PushStoreContractTests {
 
     @Test("the VAPID key is stored once; a second candidate does not replace it", arguments: StoreKind.allCases)
     func vapidKeyOnce(kind: StoreKind) async throws {
-        let store = try kind.make()
+        let store = try await kind.make()
         let first = try await store.vapidPrivateKey(orStore: Data(repeating: 1, count: 32))
         let second = try await store.vapidPrivateKey(orStore: Data(repeating: 2, count: 32))
         #expect(first == Data(repeating: 1, count: 32))
@@ -30,7 +30,7 @@ struct PushStoreContractTests {
 
     @Test("subscriptions are per user; the same endpoint again replaces the earlier one", arguments: StoreKind.allCases)
     func subscriptionsPerUser(kind: StoreKind) async throws {
-        let store = try kind.make()
+        let store = try await kind.make()
         let kari = try await signedIn(store, "kari", session: "s1")
         let ola = try await signedIn(store, "ola", session: "s2")
         let first = try await store.savePushSubscription(subscription(kari, session: "s1", endpoint: "https://push.example/a"), at: now)
@@ -48,43 +48,43 @@ struct PushStoreContractTests {
 
     @Test("ending the session that subscribed removes the subscription and its queued pushes", arguments: StoreKind.allCases)
     func boundToSession(kind: StoreKind) async throws {
-        let store = try kind.make()
+        let store = try await kind.make()
         let kari = try await signedIn(store, "kari", session: "s1")
         try await store.createSession(Session(tokenHash: "s3", userID: kari.id, csrfToken: "c", createdAt: now, expiresAt: now.addingTimeInterval(3600)))
         let phone = try await store.savePushSubscription(subscription(kari, session: "s1", endpoint: "https://push.example/phone"), at: now)
         let laptop = try await store.savePushSubscription(subscription(kari, session: "s3", endpoint: "https://push.example/laptop"), at: now)
-        try await store.enqueuePushDeliveries([NewPushDelivery(subscriptionID: phone.id, notificationID: 1)], through: 5, at: now)
+        #expect(try await store.enqueuePushDeliveries([NewPushDelivery(subscriptionID: phone.id, notificationID: 1)], after: nil, through: 5, at: now))
         try await store.deleteSession(tokenHash: "s1")
         #expect(try await store.pushSubscriptions(for: kari.id).map(\.id) == [laptop.id])
-        #expect(try await store.duePushDeliveries(at: now, limit: 10).isEmpty)
+        #expect(try await store.claimDuePushDeliveries(at: now, limit: 10, leaseUntil: now).isEmpty)
         // A password change that ends the other sessions ends their subscriptions too.
         _ = try await store.changePassword(userID: kari.id, passwordHash: "y", keeping: nil)
         #expect(try await store.pushSubscriptions(for: kari.id).isEmpty)
     }
 
-    @Test("the outbox queues and moves its cursor together; reschedules and finishes", arguments: StoreKind.allCases)
-    func outbox(kind: StoreKind) async throws {
-        let store = try kind.make()
+    @Test("the outbox queues once: the cursor moves with the deliveries, and a worker with a stale cursor changes nothing", arguments: StoreKind.allCases)
+    func outboxQueuesOnce(kind: StoreKind) async throws {
+        let store = try await kind.make()
         let kari = try await signedIn(store, "kari", session: "s1")
         let phone = try await store.savePushSubscription(subscription(kari, session: "s1", endpoint: "https://push.example/phone"), at: now)
         #expect(try await store.pushOutboxCursor() == nil)
-        try await store.enqueuePushDeliveries([NewPushDelivery(subscriptionID: phone.id, notificationID: 7),
-                                               NewPushDelivery(subscriptionID: 999, notificationID: 8)], through: 12, at: now)
+        #expect(try await store.enqueuePushDeliveries([], after: nil, through: 10, at: now))
+        #expect(try await store.enqueuePushDeliveries([NewPushDelivery(subscriptionID: phone.id, notificationID: 7),
+                                                       NewPushDelivery(subscriptionID: 999, notificationID: 8)], after: 10, through: 12, at: now))
+        // A second instance that also read from 10 comes too late and queues nothing.
+        #expect(try await store.enqueuePushDeliveries([NewPushDelivery(subscriptionID: phone.id, notificationID: 7)], after: 10, through: 12, at: now) == false)
         #expect(try await store.pushOutboxCursor() == 12)
-        let due = try await store.duePushDeliveries(at: now, limit: 10)
-        #expect(due.map(\.notificationID) == [7])
-        #expect(due.first?.subscription.endpoint == "https://push.example/phone")
-        #expect(try await store.nextPushDeliveryDate() == now)
-        let delivery = try #require(due.first)
+        let claimed = try await store.claimDuePushDeliveries(at: now, limit: 10, leaseUntil: now.addingTimeInterval(60))
+        #expect(claimed.map(\.notificationID) == [7])
+        #expect(claimed.first?.subscription.endpoint == "https://push.example/phone")
+        // Claimed: no other worker gets it until the lease ends.
+        #expect(try await store.claimDuePushDeliveries(at: now.addingTimeInterval(59), limit: 10, leaseUntil: now.addingTimeInterval(200)).isEmpty)
+        #expect(try await store.nextPushDeliveryDate() == now.addingTimeInterval(60))
+        let delivery = try #require(claimed.first)
         try await store.reschedulePushDelivery(id: delivery.id, attempts: 1, at: now.addingTimeInterval(30))
-        #expect(try await store.duePushDeliveries(at: now, limit: 10).isEmpty)
-        #expect(try await store.nextPushDeliveryDate() == now.addingTimeInterval(30))
-        let later = try await store.duePushDeliveries(at: now.addingTimeInterval(30), limit: 10)
-        #expect(later.map(\.attempts) == [1])
+        let retried = try await store.claimDuePushDeliveries(at: now.addingTimeInterval(30), limit: 10, leaseUntil: now.addingTimeInterval(90))
+        #expect(retried.map(\.attempts) == [1])
         try await store.finishPushDelivery(id: delivery.id)
         #expect(try await store.nextPushDeliveryDate() == nil)
-        // The cursor never moves back.
-        try await store.enqueuePushDeliveries([], through: 3, at: now)
-        #expect(try await store.pushOutboxCursor() == 12)
     }
 }

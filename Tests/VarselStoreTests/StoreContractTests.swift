@@ -1,18 +1,29 @@
 import Foundation
 import Testing
+import Logging
+import PostgresNIO
 import VarselCore
+import VarselPostgres
 import VarselSQLite
 import VarselStore
 
 /// The stores Varsel can run on; the contract holds every one of them to the same behaviour.
+///
+/// PostgreSQL joins when `VARSEL_TEST_POSTGRES_URL` names a server to create throwaway databases on
+/// (`./scripts/test.sh` starts one); each test gets a database of its own.
 enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case memory
     case sqlite
+    case postgres
 
     var testDescription: String { rawValue }
 
-    /// A fresh, empty store; SQLite on a real file in a new temporary directory.
-    func make() throws -> any VarselRepository {
+    static var allCases: [StoreKind] {
+        ProcessInfo.processInfo.environment["VARSEL_TEST_POSTGRES_URL"] == nil ? [.memory, .sqlite] : [.memory, .sqlite, .postgres]
+    }
+
+    /// A fresh, empty store; SQLite on a real file in a new temporary directory, PostgreSQL in a new database.
+    func make() async throws -> any VarselRepository {
         switch self {
         case .memory:
             return InMemoryRepository()
@@ -20,7 +31,28 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("varsel-contract-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             return try SQLiteRepository(path: directory.appendingPathComponent("varsel.sqlite").path)
+        case .postgres:
+            return try await PostgresTestDatabase.make()
         }
+    }
+}
+
+/// Throwaway databases on the test PostgreSQL server.
+enum PostgresTestDatabase {
+    static var serverURL: String? { ProcessInfo.processInfo.environment["VARSEL_TEST_POSTGRES_URL"] }
+
+    /// A new, empty database with Varsel's schema.
+    static func make() async throws -> PostgresRepository {
+        guard let serverURL, var components = URLComponents(string: serverURL) else { throw StoreError.notFound("VARSEL_TEST_POSTGRES_URL") }
+        let name = "varsel_test_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased())"
+        let admin = PostgresClient(configuration: try PostgresRepository.configuration(from: serverURL), backgroundLogger: Logger(label: "test"))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await admin.run() }
+            try await admin.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"))
+            group.cancelAll()
+        }
+        components.path = "/" + name
+        return try await PostgresRepository(url: components.string ?? serverURL, logger: Logger(label: "test"))
     }
 }
 
@@ -38,7 +70,7 @@ struct StoreContractTests {
 
     @Test("users are unique by username, case-insensitively", arguments: StoreKind.allCases)
     func uniqueUsernames(kind: StoreKind) async throws {
-        let store = try kind.make()
+        let store = try await kind.make()
         let created = try await mentor(store, "kari")
         #expect(try await store.user(username: "KARI")?.id == created.id)
         await #expect(throws: StoreError.conflict("username is taken")) { try await self.mentor(store, "Kari") }
@@ -47,7 +79,7 @@ struct StoreContractTests {
 
     @Test("sessions expire and can be deleted", arguments: StoreKind.allCases)
     func sessions(kind: StoreKind) async throws {
-        let store = try kind.make()
+        let store = try await kind.make()
         let user = try await mentor(store)
         let session = Session(tokenHash: "h", userID: user.id, csrfToken: "c", createdAt: now, expiresAt: now.addingTimeInterval(60))
         try await store.createSession(session)
@@ -61,7 +93,7 @@ struct StoreContractTests {
 
     @Test("changing a password replaces the hash and ends every other session of that user", arguments: StoreKind.allCases)
     func passwordChange(kind: StoreKind) async throws {
-        let store = try kind.make()
+        let store = try await kind.make()
         let user = try await mentor(store)
         let other = try await store.createUser(NewUser(username: "other", displayName: "O", role: .mentor, passwordHash: "x", language: .english), at: now)
         for (hash, owner) in [("kept", user.id), ("ended", user.id), ("theirs", other.id)] {
@@ -76,7 +108,7 @@ struct StoreContractTests {
 
     @Test("created notifications are listed newest first, filtered, and paged by cursor", arguments: StoreKind.allCases)
     func listing(kind: StoreKind) async throws {
-        let store = try kind.make()
+        let store = try await kind.make()
         let user = try await mentor(store)
         let other = try await mentor(store, "other")
         let batch = (1...5).map { note(user.id, title: "N\($0)", kind: $0 % 2 == 0 ? .assignment : .scenarioPrompt) } + [note(other.id)]
@@ -97,7 +129,7 @@ struct StoreContractTests {
 
     @Test("an idempotency key returns the first result and creates nothing new; another body is refused", arguments: StoreKind.allCases)
     func idempotency(kind: StoreKind) async throws {
-        let store = try kind.make()
+        let store = try await kind.make()
         let user = try await mentor(store)
         let key = IdempotencyKey(senderID: 99, key: "k1", fingerprint: "f1")
         let first = try await store.createNotifications([note(user.id)], idempotencyKey: key, at: now)
@@ -115,7 +147,7 @@ struct StoreContractTests {
 
     @Test("a create naming an unknown recipient changes nothing", arguments: StoreKind.allCases)
     func unknownRecipient(kind: StoreKind) async throws {
-        let store = try kind.make()
+        let store = try await kind.make()
         let user = try await mentor(store)
         await #expect(throws: StoreError.notFound("recipient")) {
             try await store.createNotifications([self.note(user.id), self.note(12345)], idempotencyKey: nil, at: self.now)
@@ -126,7 +158,7 @@ struct StoreContractTests {
 
     @Test("read, unread, mark all and delete touch only the owner's notifications", arguments: StoreKind.allCases)
     func ownership(kind: StoreKind) async throws {
-        let store = try kind.make()
+        let store = try await kind.make()
         let owner = try await mentor(store)
         let stranger = try await mentor(store, "stranger")
         let items = try await store.createNotifications([note(owner.id), note(owner.id), note(owner.id)], idempotencyKey: nil, at: now).items
@@ -144,7 +176,7 @@ struct StoreContractTests {
 
     @Test("every change appends its events in order, with the new unread count", arguments: StoreKind.allCases)
     func eventLog(kind: StoreKind) async throws {
-        let store = try kind.make()
+        let store = try await kind.make()
         let user = try await mentor(store)
         let other = try await mentor(store, "other")
         let item = try await store.createNotifications([note(user.id)], idempotencyKey: nil, at: now).items[0]
@@ -165,7 +197,7 @@ struct StoreContractTests {
 
     @Test("pruning old events records how far it went", arguments: StoreKind.allCases)
     func pruning(kind: StoreKind) async throws {
-        let store = try kind.make()
+        let store = try await kind.make()
         let user = try await mentor(store)
         _ = try await store.createNotifications([note(user.id)], idempotencyKey: nil, at: now)
         _ = try await store.createNotifications([note(user.id)], idempotencyKey: nil, at: now.addingTimeInterval(3600))
@@ -177,7 +209,7 @@ struct StoreContractTests {
 
     @Test("preferences default to the standard set and persist", arguments: StoreKind.allCases)
     func preferences(kind: StoreKind) async throws {
-        let store = try kind.make()
+        let store = try await kind.make()
         let user = try await mentor(store)
         #expect(try await store.preferences(for: user.id) == .standard)
         var changed = NotificationPreferences.standard
@@ -189,7 +221,7 @@ struct StoreContractTests {
 
     @Test("an assignment is created with its contact and notification, and answered once", arguments: StoreKind.allCases)
     func assignments(kind: StoreKind) async throws {
-        let store = try kind.make()
+        let store = try await kind.make()
         let user = try await mentor(store)
         let contact = NewContact(name: "Kari Nordmann", phone: "+47 1", address: "Storgata 1", notes: "n")
         let (assignment, stored, item) = try await store.createAssignment(mentorID: user.id, coordinatorID: nil, contact: contact, at: now) { contactID, assignmentID in
@@ -212,7 +244,7 @@ struct StoreContractTests {
 
     @Test("an expiry warning is recorded exactly once per threshold", arguments: StoreKind.allCases)
     func expiryWarnings(kind: StoreKind) async throws {
-        let store = try kind.make()
+        let store = try await kind.make()
         let user = try await mentor(store)
         let certs = try await store.setCertifications([NewCertification(name: "Peer mentor", expiresAt: now.addingTimeInterval(5 * 86400))], mentorID: user.id)
         #expect(try await store.certifications(expiringBefore: now.addingTimeInterval(30 * 86400)).map(\.id) == certs.map(\.id))

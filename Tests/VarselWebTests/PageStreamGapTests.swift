@@ -141,10 +141,12 @@ extension WindowInjectingStore {
     func pushSubscriptions(for userID: Int64) async throws -> [PushSubscription] { try await base.pushSubscriptions(for: userID) }
     func deletePushSubscription(id: Int64, userID: Int64?) async throws -> Bool { try await base.deletePushSubscription(id: id, userID: userID) }
     func pushOutboxCursor() async throws -> Int64? { try await base.pushOutboxCursor() }
-    func enqueuePushDeliveries(_ deliveries: [NewPushDelivery], through eventID: Int64, at date: Date) async throws {
-        try await base.enqueuePushDeliveries(deliveries, through: eventID, at: date)
+    func enqueuePushDeliveries(_ deliveries: [NewPushDelivery], after expectedCursor: Int64?, through eventID: Int64, at date: Date) async throws -> Bool {
+        try await base.enqueuePushDeliveries(deliveries, after: expectedCursor, through: eventID, at: date)
     }
-    func duePushDeliveries(at date: Date, limit: Int) async throws -> [PushDelivery] { try await base.duePushDeliveries(at: date, limit: limit) }
+    func claimDuePushDeliveries(at date: Date, limit: Int, leaseUntil: Date) async throws -> [PushDelivery] {
+        try await base.claimDuePushDeliveries(at: date, limit: limit, leaseUntil: leaseUntil)
+    }
     func nextPushDeliveryDate() async throws -> Date? { try await base.nextPushDeliveryDate() }
     func reschedulePushDelivery(id: Int64, attempts: Int, at date: Date) async throws {
         try await base.reschedulePushDelivery(id: id, attempts: attempts, at: date)

@@ -189,14 +189,15 @@ def test_5_each_settings_switch_says_label_state_and_hint_once(reader):
     assert reader.page.evaluate("window.__asks") == 0
     switches = [spoken[-2:]]
     # On to the Save button, the form's last control (one Tab further leaves the page for the tab bar).
-    for _ in range(6):
+    for _ in range(8):
         step = reader.press("Tab")
         if any(" switch " in text for text in step):
             switches.append(step[-2:])
         if any(text.startswith("Save settings") for text in step):
             break
     assert [pair[0] for pair in switches] == [
-        "Sound switch on", "Vibration switch on", "System notifications switch on", "Speak personal details in announcements switch off"]
+        "Sound switch on", "Vibration switch on", "System notifications switch on", "Speak personal details in announcements switch off",
+        "Show details on the lock screen switch off"]
     assert all(len(pair) == 2 and not pair[1].startswith("Press") for pair in switches)
     # Permission is asked only from the System notifications switch, when it is turned on.
     reader.tab_until(lambda text: text.startswith("System notifications switch"), key="shift+Tab")

@@ -1,0 +1,141 @@
+import Logging
+import PostgresNIO
+
+/// The PostgreSQL schema's history. Migrations are never edited once shipped: change the schema with a new one.
+///
+/// Dates are seconds since 1970 (`DOUBLE PRECISION`), as in the SQLite store, so both stores read the same values.
+enum PostgresMigrations {
+    static let all: [(name: String, sql: [String])] = [
+        ("v1: users, sessions, notifications, assignments, certifications, events, web push", [
+            """
+            CREATE TABLE users (
+                id BIGSERIAL PRIMARY KEY,
+                username TEXT NOT NULL,
+                display_name TEXT NOT NULL,
+                role TEXT NOT NULL,
+                password_hash TEXT NOT NULL,
+                language TEXT NOT NULL,
+                created_at DOUBLE PRECISION NOT NULL,
+                paused_until DOUBLE PRECISION
+            )
+            """,
+            "CREATE UNIQUE INDEX users_by_username ON users (lower(username))",
+            """
+            CREATE TABLE session (
+                token_hash TEXT PRIMARY KEY,
+                user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                csrf_token TEXT NOT NULL,
+                created_at DOUBLE PRECISION NOT NULL,
+                expires_at DOUBLE PRECISION NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE notification (
+                id BIGSERIAL PRIMARY KEY,
+                recipient_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                sender_id BIGINT,
+                kind TEXT NOT NULL,
+                title TEXT NOT NULL,
+                body TEXT NOT NULL,
+                urgency TEXT NOT NULL,
+                created_at DOUBLE PRECISION NOT NULL,
+                read_at DOUBLE PRECISION,
+                deep_link TEXT NOT NULL,
+                personal_details TEXT NOT NULL
+            )
+            """,
+            "CREATE INDEX notification_by_recipient ON notification (recipient_id, id)",
+            """
+            CREATE TABLE idempotency_key (
+                sender_id BIGINT NOT NULL,
+                key TEXT NOT NULL,
+                fingerprint TEXT NOT NULL,
+                notification_ids TEXT NOT NULL,
+                created_at DOUBLE PRECISION NOT NULL,
+                PRIMARY KEY (sender_id, key)
+            )
+            """,
+            "CREATE TABLE preferences (user_id BIGINT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE, json TEXT NOT NULL)",
+            "CREATE TABLE contact (id BIGSERIAL PRIMARY KEY, name TEXT NOT NULL, phone TEXT NOT NULL, address TEXT NOT NULL, notes TEXT NOT NULL)",
+            """
+            CREATE TABLE assignment (
+                id BIGSERIAL PRIMARY KEY,
+                mentor_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                contact_id BIGINT NOT NULL REFERENCES contact(id),
+                coordinator_id BIGINT,
+                status TEXT NOT NULL,
+                created_at DOUBLE PRECISION NOT NULL,
+                responded_at DOUBLE PRECISION,
+                notification_id BIGINT
+            )
+            """,
+            "CREATE INDEX assignment_by_mentor ON assignment (mentor_id, id)",
+            """
+            CREATE TABLE certification (
+                id BIGSERIAL PRIMARY KEY,
+                mentor_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                name TEXT NOT NULL,
+                expires_at DOUBLE PRECISION NOT NULL
+            )
+            """,
+            "CREATE INDEX certification_by_expiry ON certification (expires_at)",
+            "CREATE TABLE certification_warning (certification_id BIGINT NOT NULL, threshold INTEGER NOT NULL, PRIMARY KEY (certification_id, threshold))",
+            """
+            CREATE TABLE event (
+                id BIGSERIAL PRIMARY KEY,
+                user_id BIGINT NOT NULL,
+                type TEXT NOT NULL,
+                notification_id BIGINT,
+                notification TEXT,
+                unread_count INTEGER,
+                created_at DOUBLE PRECISION NOT NULL
+            )
+            """,
+            "CREATE INDEX event_by_user ON event (user_id, id)",
+            "CREATE INDEX event_by_time ON event (created_at)",
+            "CREATE TABLE meta (key TEXT PRIMARY KEY, value BIGINT NOT NULL)",
+            "CREATE TABLE vapid_key (id INTEGER PRIMARY KEY CHECK (id = 1), private_key BYTEA NOT NULL)",
+            """
+            CREATE TABLE push_subscription (
+                id BIGSERIAL PRIMARY KEY,
+                user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                session_token_hash TEXT NOT NULL REFERENCES session(token_hash) ON DELETE CASCADE,
+                endpoint TEXT NOT NULL UNIQUE,
+                p256dh BYTEA NOT NULL,
+                auth BYTEA NOT NULL,
+                action_secret BYTEA NOT NULL,
+                created_at DOUBLE PRECISION NOT NULL
+            )
+            """,
+            "CREATE INDEX push_subscription_by_user ON push_subscription (user_id, id)",
+            """
+            CREATE TABLE push_delivery (
+                id BIGSERIAL PRIMARY KEY,
+                subscription_id BIGINT NOT NULL REFERENCES push_subscription(id) ON DELETE CASCADE,
+                notification_id BIGINT NOT NULL,
+                attempts INTEGER NOT NULL DEFAULT 0,
+                enqueued_at DOUBLE PRECISION NOT NULL,
+                next_attempt_at DOUBLE PRECISION NOT NULL
+            )
+            """,
+            "CREATE INDEX push_delivery_by_due ON push_delivery (next_attempt_at)",
+        ]),
+    ]
+
+    /// Applies the migrations not yet applied, one transaction each, under a lock so instances starting together
+    /// do not race.
+    static func migrate(_ client: PostgresClient, logger: Logger) async throws {
+        for migration in all {
+            try await client.withTransaction(logger: logger) { connection in
+                try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresRepository.migrationLock))", logger: logger)
+                try await connection.query("CREATE TABLE IF NOT EXISTS schema_migration (name TEXT PRIMARY KEY)", logger: logger)
+                let applied = try await connection.query("SELECT 1 FROM schema_migration WHERE name = \(migration.name)", logger: logger).collect()
+                guard applied.isEmpty else { return }
+                for statement in migration.sql {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await connection.query("INSERT INTO schema_migration (name) VALUES (\(migration.name))", logger: logger)
+            }
+        }
+    }
+}

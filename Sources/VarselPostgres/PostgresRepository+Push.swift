@@ -1,0 +1,131 @@
+import Foundation
+import PostgresNIO
+import VarselStore
+
+/// Web Push in the PostgreSQL store. Claiming due pushes uses `FOR UPDATE SKIP LOCKED`, so instances sharing the
+/// database never take the same one; the outbox cursor moves by compare-and-set, so each event is queued once.
+extension PostgresRepository {
+    public func vapidPrivateKey(orStore candidate: Data) async throws -> Data {
+        try await write { c in
+            try await c.query("INSERT INTO vapid_key (id, private_key) VALUES (1, \(candidate)) ON CONFLICT (id) DO NOTHING", logger: self.logger)
+            return try await Self.one(c.query("SELECT private_key FROM vapid_key WHERE id = 1", logger: self.logger)).decode(Data.self)
+        }
+    }
+
+    public func savePushSubscription(_ new: NewPushSubscription, at date: Date) async throws -> PushSubscription {
+        try await write { c in
+            try await c.query("DELETE FROM push_subscription WHERE endpoint = \(new.endpoint)", logger: self.logger)
+            let id = try await Self.one(c.query("""
+                INSERT INTO push_subscription (user_id, session_token_hash, endpoint, p256dh, auth, action_secret, created_at)
+                VALUES (\(new.userID), \(new.sessionTokenHash), \(new.endpoint), \(new.p256dh), \(new.auth), \(new.actionSecret),
+                        \(date.timeIntervalSince1970))
+                RETURNING id
+                """, logger: self.logger)).decode(Int64.self)
+            return PushSubscription(id: id, userID: new.userID, sessionTokenHash: new.sessionTokenHash, endpoint: new.endpoint,
+                                    p256dh: new.p256dh, auth: new.auth, actionSecret: new.actionSecret, createdAt: date)
+        }
+    }
+
+    static let subscriptionColumns = "s.id, s.user_id, s.session_token_hash, s.endpoint, s.p256dh, s.auth, s.action_secret, s.created_at"
+
+    static func subscription(_ row: PostgresRow) throws -> PushSubscription {
+        let (id, userID, session, endpoint, p256dh, auth, secret, created) =
+            try row.decode((Int64, Int64, String, String, Data, Data, Data, Double).self)
+        return PushSubscription(id: id, userID: userID, sessionTokenHash: session, endpoint: endpoint, p256dh: p256dh, auth: auth,
+                                actionSecret: secret, createdAt: date(created))
+    }
+
+    public func pushSubscription(id: Int64) async throws -> PushSubscription? {
+        try await read { c in
+            try await Self.first(c.query("SELECT \(unescaped: Self.subscriptionColumns) FROM push_subscription s WHERE s.id = \(id)",
+                                         logger: self.logger)).map(Self.subscription)
+        }
+    }
+
+    public func pushSubscriptions(for userID: Int64) async throws -> [PushSubscription] {
+        try await read { c in
+            try await c.query("SELECT \(unescaped: Self.subscriptionColumns) FROM push_subscription s WHERE s.user_id = \(userID) ORDER BY s.id",
+                              logger: self.logger).collect().map(Self.subscription)
+        }
+    }
+
+    public func deletePushSubscription(id: Int64, userID: Int64?) async throws -> Bool {
+        try await write { c in
+            try await !c.query("""
+                DELETE FROM push_subscription WHERE id = \(id) AND (\(userID)::BIGINT IS NULL OR user_id = \(userID)) RETURNING id
+                """, logger: self.logger).collect().isEmpty
+        }
+    }
+
+    public func pushOutboxCursor() async throws -> Int64? {
+        try await read { c in
+            try await Self.first(c.query("SELECT value FROM meta WHERE key = 'push_outbox_cursor'", logger: self.logger))?.decode(Int64.self)
+        }
+    }
+
+    public func enqueuePushDeliveries(_ deliveries: [NewPushDelivery], after expectedCursor: Int64?, through eventID: Int64, at date: Date) async throws -> Bool {
+        try await write { c in
+            // Serializes instances moving the cursor: the second finds it moved and queues nothing.
+            try await c.query("SELECT pg_advisory_xact_lock(\(Self.outboxLock))", logger: self.logger)
+            let cursor = try await Self.first(c.query("SELECT value FROM meta WHERE key = 'push_outbox_cursor'", logger: self.logger))?
+                .decode(Int64.self)
+            guard cursor == expectedCursor else { return false }
+            for delivery in deliveries {
+                try await c.query("""
+                    INSERT INTO push_delivery (subscription_id, notification_id, enqueued_at, next_attempt_at)
+                    SELECT id, \(delivery.notificationID), \(date.timeIntervalSince1970), \(date.timeIntervalSince1970)
+                    FROM push_subscription WHERE id = \(delivery.subscriptionID)
+                    """, logger: self.logger)
+            }
+            try await c.query("""
+                INSERT INTO meta (key, value) VALUES ('push_outbox_cursor', \(eventID))
+                ON CONFLICT (key) DO UPDATE SET value = GREATEST(meta.value, excluded.value)
+                """, logger: self.logger)
+            return true
+        }
+    }
+
+    /// The advisory lock that orders moves of the push outbox's cursor.
+    static let outboxLock: Int64 = 0x7661_7273_656C_0003
+
+    public func claimDuePushDeliveries(at date: Date, limit: Int, leaseUntil: Date) async throws -> [PushDelivery] {
+        try await write { c in
+            try await c.query("""
+                WITH due AS (
+                    SELECT id FROM push_delivery WHERE next_attempt_at <= \(date.timeIntervalSince1970)
+                    ORDER BY next_attempt_at, id LIMIT \(Int64(limit)) FOR UPDATE SKIP LOCKED
+                ), claimed AS (
+                    UPDATE push_delivery d SET next_attempt_at = \(leaseUntil.timeIntervalSince1970) FROM due WHERE d.id = due.id
+                    RETURNING d.id, d.subscription_id, d.notification_id, d.attempts, d.enqueued_at
+                )
+                SELECT \(unescaped: Self.subscriptionColumns), claimed.id, claimed.notification_id, claimed.attempts, claimed.enqueued_at
+                FROM claimed JOIN push_subscription s ON s.id = claimed.subscription_id
+                ORDER BY claimed.id
+                """, logger: self.logger).collect().map { row in
+                let columns = try row.decode((Int64, Int64, String, String, Data, Data, Data, Double, Int64, Int64, Int32, Double).self)
+                let subscription = PushSubscription(id: columns.0, userID: columns.1, sessionTokenHash: columns.2, endpoint: columns.3,
+                                                    p256dh: columns.4, auth: columns.5, actionSecret: columns.6, createdAt: Self.date(columns.7))
+                return PushDelivery(id: columns.8, subscription: subscription, notificationID: columns.9, attempts: Int(columns.10),
+                                    enqueuedAt: Self.date(columns.11), nextAttemptAt: leaseUntil)
+            }
+        }
+    }
+
+    public func nextPushDeliveryDate() async throws -> Date? {
+        try await read { c in
+            try await Self.one(c.query("SELECT MIN(next_attempt_at) FROM push_delivery", logger: self.logger)).decode(Double?.self).map(Self.date)
+        }
+    }
+
+    public func reschedulePushDelivery(id: Int64, attempts: Int, at date: Date) async throws {
+        try await write { c in
+            try await c.query("""
+                UPDATE push_delivery SET attempts = \(Int32(attempts)), next_attempt_at = \(date.timeIntervalSince1970) WHERE id = \(id)
+                """, logger: self.logger)
+        }
+    }
+
+    public func finishPushDelivery(id: Int64) async throws {
+        try await write { c in try await c.query("DELETE FROM push_delivery WHERE id = \(id)", logger: self.logger) }
+    }
+}

@@ -1,0 +1,609 @@
+import Foundation
+import Logging
+import PostgresNIO
+import VarselCore
+import VarselStore
+
+/// The store for more than one machine: PostgreSQL through a PostgresNIO connection pool.
+///
+/// Each public method is one transaction. Several Varsel instances may share the database: every transaction
+/// that appends to the event log first takes one transaction-scoped advisory lock, so event ids are assigned and
+/// committed in the same order — a reader that has seen id n never later finds a smaller id committed (no gap a
+/// stream could skip). The same transaction sends `NOTIFY varsel_events`, which wakes every instance's pump.
+public final class PostgresRepository: VarselRepository, Sendable {
+    let client: PostgresClient
+    let logger: Logger
+    let url: String
+    private let runner: Task<Void, Never>
+    private static let encoder = JSONEncoder()
+    private static let decoder = JSONDecoder()
+    /// The advisory lock that orders event-log writers.
+    static let eventLock: Int64 = 0x7661_7273_656C_0001
+    /// The advisory lock migrations take.
+    static let migrationLock: Int64 = 0x7661_7273_656C_0002
+    /// The channel `NOTIFY` uses when events are committed.
+    public static let eventChannel = "varsel_events"
+
+    /// Connects to the database at `url` (`postgres://user:password@host:port/database`) and brings its schema up to date.
+    public init(url: String, logger: Logger) async throws {
+        let configuration = try Self.configuration(from: url)
+        client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.logger = logger
+        self.url = url
+        let client = client
+        runner = Task { await client.run() }
+        do {
+            try await PostgresMigrations.migrate(client, logger: logger)
+        } catch {
+            runner.cancel()
+            throw error
+        }
+    }
+
+    deinit { runner.cancel() }
+
+    /// Closes the pool.
+    public func shutdown() { runner.cancel() }
+
+    // MARK: For tests of several instances
+
+    /// The database URL this repository was opened with.
+    public var urlForTests: String { url }
+
+    /// The lock event-log writers take, so a test can hold it as another instance would.
+    public static var eventLockForTests: Int64 { eventLock }
+
+    /// A pooled connection outside any repository method, for tests that hold a transaction open.
+    public func withConnectionForTests<T: Sendable>(_ body: @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        try await client.withConnection { connection in try await body(connection) }
+    }
+
+    /// Whether `text` names a PostgreSQL database (`postgres://…` or `postgresql://…`) rather than a SQLite file.
+    public static func isURL(_ text: String) -> Bool {
+        let lowered = text.lowercased()
+        return lowered.hasPrefix("postgres://") || lowered.hasPrefix("postgresql://")
+    }
+
+    /// Reads `postgres://user:password@host:port/database`; TLS is used when `sslmode=require` is given.
+    public static func configuration(from url: String) throws -> PostgresClient.Configuration {
+        guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme?.lowercased() ?? ""),
+              let host = components.host, let user = components.user, !user.isEmpty else {
+            throw StoreError.notFound("database URL of the form postgres://user:password@host:port/database")
+        }
+        let database = components.path.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        let requiresTLS = components.queryItems?.first { $0.name == "sslmode" }?.value == "require"
+        var configuration = PostgresClient.Configuration(
+            host: host, port: components.port ?? 5432, username: user, password: components.password,
+            database: database.isEmpty ? nil : database, tls: requiresTLS ? .require(.makeClientConfiguration()) : .disable)
+        configuration.options.maximumConnections = 16
+        return configuration
+    }
+
+    // MARK: Transactions
+
+    /// Runs `body` in a read-only snapshot.
+    func read<T: Sendable>(_ body: @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        try await client.withConnection { connection in try await body(connection) }
+    }
+
+    /// Runs `body` in a transaction; with `appendsEvents`, under the event-log lock, with a NOTIFY at commit.
+    func write<T: Sendable>(appendsEvents: Bool = false, _ body: @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        let logger = logger
+        do {
+            return try await client.withTransaction(logger: logger) { connection in
+                if appendsEvents {
+                    try await connection.query("SELECT pg_advisory_xact_lock(\(Self.eventLock))", logger: logger)
+                }
+                let result = try await body(connection)
+                if appendsEvents {
+                    try await connection.query("SELECT pg_notify(\(Self.eventChannel), '')", logger: logger)
+                }
+                return result
+            }
+        } catch let error as PostgresTransactionError {
+            // The store's own errors (a taken username, an answered assignment) come out as themselves.
+            if let storeError = error.closureError as? StoreError { throw storeError }
+            throw error
+        }
+    }
+
+    // MARK: Users
+
+    public func createUser(_ user: NewUser, at date: Date) async throws -> User {
+        try await write { c in
+            let taken = try await c.query("SELECT 1 FROM users WHERE lower(username) = lower(\(user.username))", logger: self.logger).collect()
+            guard taken.isEmpty else { throw StoreError.conflict("username is taken") }
+            let row = try await Self.one(c.query("""
+                INSERT INTO users (username, display_name, role, password_hash, language, created_at)
+                VALUES (\(user.username), \(user.displayName), \(user.role.rawValue), \(user.passwordHash), \(user.language.rawValue),
+                        \(date.timeIntervalSince1970)) RETURNING id
+                """, logger: self.logger))
+            return User(id: try row.decode(Int64.self), username: user.username, displayName: user.displayName, role: user.role,
+                        passwordHash: user.passwordHash, language: user.language, createdAt: date)
+        }
+    }
+
+    public func user(id: Int64) async throws -> User? {
+        try await read { c in try await Self.first(c.query("SELECT \(unescaped: Self.userColumns) FROM users WHERE id = \(id)", logger: self.logger)).map(Self.user) }
+    }
+
+    public func user(username: String) async throws -> User? {
+        try await read { c in
+            try await Self.first(c.query("SELECT \(unescaped: Self.userColumns) FROM users WHERE lower(username) = lower(\(username))",
+                                         logger: self.logger)).map(Self.user)
+        }
+    }
+
+    public func users() async throws -> [User] {
+        try await read { c in try await c.query("SELECT \(unescaped: Self.userColumns) FROM users ORDER BY id", logger: self.logger).collect().map(Self.user) }
+    }
+
+    public func setPausedUntil(_ date: Date?, userID: Int64) async throws {
+        try await write { c in
+            let rows = try await c.query("UPDATE users SET paused_until = \(date?.timeIntervalSince1970) WHERE id = \(userID) RETURNING id",
+                                         logger: self.logger).collect()
+            if rows.isEmpty { throw StoreError.notFound("user") }
+        }
+    }
+
+    static let userColumns = "id, username, display_name, role, password_hash, language, created_at, paused_until"
+
+    static func user(_ row: PostgresRow) throws -> User {
+        let (id, username, displayName, role, hash, language, created, paused) =
+            try row.decode((Int64, String, String, String, String, String, Double, Double?).self)
+        return User(id: id, username: username, displayName: displayName, role: Role(rawValue: role) ?? .mentor, passwordHash: hash,
+                    language: Language(rawValue: language) ?? .english, createdAt: Self.date(created), pausedUntil: paused.map(Self.date))
+    }
+
+    // MARK: Sessions
+
+    public func createSession(_ session: Session) async throws {
+        try await write { c in
+            try await c.query("""
+                INSERT INTO session (token_hash, user_id, csrf_token, created_at, expires_at)
+                VALUES (\(session.tokenHash), \(session.userID), \(session.csrfToken), \(session.createdAt.timeIntervalSince1970),
+                        \(session.expiresAt.timeIntervalSince1970))
+                """, logger: self.logger)
+        }
+    }
+
+    public func session(tokenHash: String, at date: Date) async throws -> Session? {
+        try await read { c in
+            try await Self.first(c.query("""
+                SELECT token_hash, user_id, csrf_token, created_at, expires_at FROM session
+                WHERE token_hash = \(tokenHash) AND expires_at > \(date.timeIntervalSince1970)
+                """, logger: self.logger)).map { row in
+                let (hash, userID, csrf, created, expires) = try row.decode((String, Int64, String, Double, Double).self)
+                return Session(tokenHash: hash, userID: userID, csrfToken: csrf, createdAt: Self.date(created), expiresAt: Self.date(expires))
+            }
+        }
+    }
+
+    public func deleteSession(tokenHash: String) async throws {
+        try await write { c in try await c.query("DELETE FROM session WHERE token_hash = \(tokenHash)", logger: self.logger) }
+    }
+
+    public func changePassword(userID: Int64, passwordHash: String, keeping keptSession: String?) async throws -> [String] {
+        try await write { c in
+            let updated = try await c.query("UPDATE users SET password_hash = \(passwordHash) WHERE id = \(userID) RETURNING id", logger: self.logger).collect()
+            if updated.isEmpty { throw StoreError.notFound("user") }
+            return try await c.query("""
+                DELETE FROM session WHERE user_id = \(userID) AND token_hash IS DISTINCT FROM \(keptSession) RETURNING token_hash
+                """, logger: self.logger).collect().map { try $0.decode(String.self) }
+        }
+    }
+
+    public func deleteExpiredSessions(at date: Date) async throws -> Int {
+        try await write { c in
+            try await c.query("DELETE FROM session WHERE expires_at <= \(date.timeIntervalSince1970) RETURNING token_hash", logger: self.logger).collect().count
+        }
+    }
+
+    // MARK: Notifications
+
+    public func createNotifications(_ notifications: [NewNotification], idempotencyKey: IdempotencyKey?, at date: Date) async throws -> CreatedNotifications {
+        try await write(appendsEvents: true) { c in
+            if let key = idempotencyKey, let row = try await Self.first(c.query("""
+                SELECT fingerprint, notification_ids FROM idempotency_key WHERE sender_id = \(key.senderID) AND key = \(key.key)
+                """, logger: self.logger)) {
+                let (fingerprint, idsJSON) = try row.decode((String, String).self)
+                guard fingerprint == key.fingerprint else { throw StoreError.idempotencyKeyReused }
+                var items: [NotificationItem] = []
+                for id in try Self.decoder.decode([Int64].self, from: Data(idsJSON.utf8)) {
+                    if let item = try await self.fetchNotification(c, id: id) { items.append(item) }
+                }
+                return CreatedNotifications(items: items, isReplay: true)
+            }
+            for recipient in Set(notifications.map(\.recipientID)) {
+                let exists = try await c.query("SELECT 1 FROM users WHERE id = \(recipient)", logger: self.logger).collect()
+                guard !exists.isEmpty else { throw StoreError.notFound("recipient") }
+            }
+            var created: [NotificationItem] = []
+            for new in notifications { created.append(try await self.insert(new, at: date, c)) }
+            try await self.appendUnreadCounts(for: created.map(\.recipientID), at: date, c)
+            if let key = idempotencyKey {
+                let ids = String(decoding: try Self.encoder.encode(created.map(\.id)), as: UTF8.self)
+                try await c.query("""
+                    INSERT INTO idempotency_key (sender_id, key, fingerprint, notification_ids, created_at)
+                    VALUES (\(key.senderID), \(key.key), \(key.fingerprint), \(ids), \(date.timeIntervalSince1970))
+                    """, logger: self.logger)
+            }
+            return CreatedNotifications(items: created, isReplay: false)
+        }
+    }
+
+    func insert(_ new: NewNotification, at date: Date, _ c: PostgresConnection) async throws -> NotificationItem {
+        let row = try await Self.one(c.query("""
+            INSERT INTO notification (recipient_id, sender_id, kind, title, body, urgency, created_at, read_at, deep_link, personal_details)
+            VALUES (\(new.recipientID), \(new.senderID), \(new.kind.rawValue), \(new.title), \(new.body), \(new.urgency.rawValue),
+                    \(date.timeIntervalSince1970), NULL, \(try Self.json(new.deepLink)), \(try Self.json(new.personalDetails)))
+            RETURNING id
+            """, logger: logger))
+        let item = NotificationItem(id: try row.decode(Int64.self), recipientID: new.recipientID, kind: new.kind, title: new.title,
+                                    body: new.body, createdAt: date, urgency: new.urgency, deepLink: new.deepLink,
+                                    personalDetails: new.personalDetails)
+        try await appendEvent(userID: item.recipientID, type: .notificationCreated, notification: item, at: date, c)
+        return item
+    }
+
+    func appendEvent(userID: Int64, type: EventType, notification: NotificationItem?, notificationID: Int64? = nil,
+                     unreadCount: Int? = nil, at date: Date, _ c: PostgresConnection) async throws {
+        let json = try notification.map(Self.json)
+        try await c.query("""
+            INSERT INTO event (user_id, type, notification_id, notification, unread_count, created_at)
+            VALUES (\(userID), \(type.rawValue), \(notification?.id ?? notificationID), \(json), \(unreadCount), \(date.timeIntervalSince1970))
+            """, logger: logger)
+    }
+
+    func appendUnreadCounts(for userIDs: [Int64], at date: Date, _ c: PostgresConnection) async throws {
+        var seen = Set<Int64>()
+        for userID in userIDs where seen.insert(userID).inserted {
+            try await appendEvent(userID: userID, type: .unreadCount, notification: nil, unreadCount: try await unreadCount(userID, c), at: date, c)
+        }
+    }
+
+    func unreadCount(_ userID: Int64, _ c: PostgresConnection) async throws -> Int {
+        Int(try await Self.one(c.query("SELECT COUNT(*) FROM notification WHERE recipient_id = \(userID) AND read_at IS NULL",
+                                       logger: logger)).decode(Int64.self))
+    }
+
+    static let notificationColumns = "id, recipient_id, kind, title, body, created_at, read_at, urgency, deep_link, personal_details"
+
+    func fetchNotification(_ c: PostgresConnection, id: Int64) async throws -> NotificationItem? {
+        try await Self.first(c.query("SELECT \(unescaped: Self.notificationColumns) FROM notification WHERE id = \(id)", logger: logger))
+            .map(Self.notification)
+    }
+
+    static func notification(_ row: PostgresRow) throws -> NotificationItem {
+        let (id, recipient, kind, title, body, created, read, urgency, deepLink, details) =
+            try row.decode((Int64, Int64, String, String, String, Double, Double?, String, String, String).self)
+        guard let kind = NotificationKind(rawValue: kind), let urgency = Urgency(rawValue: urgency) else {
+            throw StoreError.notFound("notification kind or urgency it knows")
+        }
+        return NotificationItem(id: id, recipientID: recipient, kind: kind, title: title, body: body, createdAt: date(created),
+                                readAt: read.map(date), urgency: urgency,
+                                deepLink: try decoder.decode(DeepLinkTarget.self, from: Data(deepLink.utf8)),
+                                personalDetails: try decoder.decode([String].self, from: Data(details.utf8)))
+    }
+
+    public func notification(id: Int64) async throws -> NotificationItem? {
+        try await read { c in try await self.fetchNotification(c, id: id) }
+    }
+
+    public func notifications(for userID: Int64, filter: NotificationFilter, after cursor: Int64?, limit: Int) async throws -> NotificationPage {
+        try await read { c in
+            let unreadOnly = filter == .unread
+            let kind: String? = if case let .kind(kind) = filter { kind.rawValue } else { nil }
+            let rows = try await c.query("""
+                SELECT \(unescaped: Self.notificationColumns) FROM notification
+                WHERE recipient_id = \(userID) AND (NOT \(unreadOnly) OR read_at IS NULL) AND (\(kind)::TEXT IS NULL OR kind = \(kind))
+                  AND (\(cursor)::BIGINT IS NULL OR id < \(cursor))
+                ORDER BY id DESC LIMIT \(Int64(limit + 1))
+                """, logger: self.logger).collect().map(Self.notification)
+            let page = Array(rows.prefix(limit))
+            return NotificationPage(items: page, nextCursor: rows.count > limit ? page.last?.id : nil)
+        }
+    }
+
+    public func unreadCount(for userID: Int64) async throws -> Int {
+        try await read { c in try await self.unreadCount(userID, c) }
+    }
+
+    public func setRead(_ isRead: Bool, notificationID: Int64, userID: Int64, at date: Date) async throws -> NotificationItem? {
+        try await write(appendsEvents: true) { c in
+            guard var item = try await self.fetchNotification(c, id: notificationID), item.recipientID == userID else { return nil }
+            guard item.isUnread == isRead else { return item }
+            item.readAt = isRead ? date : nil
+            try await c.query("UPDATE notification SET read_at = \(item.readAt?.timeIntervalSince1970) WHERE id = \(item.id)", logger: self.logger)
+            try await self.appendEvent(userID: userID, type: .notificationUpdated, notification: item, at: date, c)
+            try await self.appendUnreadCounts(for: [userID], at: date, c)
+            return item
+        }
+    }
+
+    public func markAllRead(userID: Int64, at date: Date) async throws -> Int {
+        try await write(appendsEvents: true) { c in
+            let ids = try await c.query("SELECT id FROM notification WHERE recipient_id = \(userID) AND read_at IS NULL", logger: self.logger)
+                .collect().map { try $0.decode(Int64.self) }
+            return try await self.markRead(ids: ids, userID: userID, at: date, c)
+        }
+    }
+
+    public func markRead(ids: [Int64], userID: Int64, at date: Date) async throws -> Int {
+        try await write(appendsEvents: true) { c in try await self.markRead(ids: ids, userID: userID, at: date, c) }
+    }
+
+    func markRead(ids: [Int64], userID: Int64, at date: Date, _ c: PostgresConnection) async throws -> Int {
+        var changed = 0
+        for id in Set(ids).sorted() {
+            guard var item = try await fetchNotification(c, id: id), item.recipientID == userID, item.isUnread else { continue }
+            item.readAt = date
+            try await c.query("UPDATE notification SET read_at = \(date.timeIntervalSince1970) WHERE id = \(id)", logger: logger)
+            try await appendEvent(userID: userID, type: .notificationUpdated, notification: item, at: date, c)
+            changed += 1
+        }
+        if changed > 0 { try await appendUnreadCounts(for: [userID], at: date, c) }
+        return changed
+    }
+
+    public func delete(ids: [Int64], userID: Int64, at date: Date) async throws -> Int {
+        try await write(appendsEvents: true) { c in
+            var deleted = 0
+            for id in Set(ids).sorted() {
+                let rows = try await c.query("DELETE FROM notification WHERE id = \(id) AND recipient_id = \(userID) RETURNING id",
+                                             logger: self.logger).collect()
+                guard !rows.isEmpty else { continue }
+                try await self.appendEvent(userID: userID, type: .notificationDeleted, notification: nil, notificationID: id, at: date, c)
+                deleted += 1
+            }
+            if deleted > 0 { try await self.appendUnreadCounts(for: [userID], at: date, c) }
+            return deleted
+        }
+    }
+
+    // MARK: Preferences
+
+    public func preferences(for userID: Int64) async throws -> NotificationPreferences {
+        try await read { c in
+            guard let row = try await Self.first(c.query("SELECT json FROM preferences WHERE user_id = \(userID)", logger: self.logger)) else {
+                return .standard
+            }
+            return try Self.decoder.decode(NotificationPreferences.self, from: Data(try row.decode(String.self).utf8))
+        }
+    }
+
+    public func setPreferences(_ preferences: NotificationPreferences, for userID: Int64) async throws {
+        let json = try Self.json(preferences)
+        try await write { c in
+            try await c.query("""
+                INSERT INTO preferences (user_id, json) VALUES (\(userID), \(json)) ON CONFLICT (user_id) DO UPDATE SET json = excluded.json
+                """, logger: self.logger)
+        }
+    }
+
+    // MARK: Contacts and assignments
+
+    public func createAssignment(
+        mentorID: Int64, coordinatorID: Int64?, contact: NewContact, at date: Date,
+        makeNotification: @Sendable (Int64, Int64) -> NewNotification
+    ) async throws -> (Assignment, Contact, NotificationItem) {
+        let created: CreatedAssignment = try await write(appendsEvents: true) { c in
+            let mentor = try await c.query("SELECT 1 FROM users WHERE id = \(mentorID)", logger: self.logger).collect()
+            guard !mentor.isEmpty else { throw StoreError.notFound("mentor") }
+            let contactID = try await Self.one(c.query("""
+                INSERT INTO contact (name, phone, address, notes) VALUES (\(contact.name), \(contact.phone), \(contact.address), \(contact.notes))
+                RETURNING id
+                """, logger: self.logger)).decode(Int64.self)
+            let stored = Contact(id: contactID, name: contact.name, phone: contact.phone, address: contact.address, notes: contact.notes)
+            let assignmentID = try await Self.one(c.query("""
+                INSERT INTO assignment (mentor_id, contact_id, coordinator_id, status, created_at)
+                VALUES (\(mentorID), \(contactID), \(coordinatorID), \(AssignmentStatus.pending.rawValue), \(date.timeIntervalSince1970))
+                RETURNING id
+                """, logger: self.logger)).decode(Int64.self)
+            let item = try await self.insert(makeNotification(contactID, assignmentID), at: date, c)
+            try await self.appendUnreadCounts(for: [item.recipientID], at: date, c)
+            try await c.query("UPDATE assignment SET notification_id = \(item.id) WHERE id = \(assignmentID)", logger: self.logger)
+            let assignment = Assignment(id: assignmentID, mentorID: mentorID, contactID: contactID, coordinatorID: coordinatorID,
+                                        status: .pending, createdAt: date, respondedAt: nil, notificationID: item.id)
+            return CreatedAssignment(assignment: assignment, contact: stored, item: item)
+        }
+        return (created.assignment, created.contact, created.item)
+    }
+
+    private struct CreatedAssignment: Sendable {
+        var assignment: Assignment
+        var contact: Contact
+        var item: NotificationItem
+    }
+
+    static let assignmentColumns = "id, mentor_id, contact_id, coordinator_id, status, created_at, responded_at, notification_id"
+
+    static func assignment(_ row: PostgresRow) throws -> Assignment {
+        let (id, mentor, contact, coordinator, status, created, responded, notification) =
+            try row.decode((Int64, Int64, Int64, Int64?, String, Double, Double?, Int64?).self)
+        guard let status = AssignmentStatus(rawValue: status) else { throw StoreError.notFound("assignment status it knows") }
+        return Assignment(id: id, mentorID: mentor, contactID: contact, coordinatorID: coordinator, status: status,
+                          createdAt: date(created), respondedAt: responded.map(date), notificationID: notification)
+    }
+
+    public func assignment(id: Int64) async throws -> Assignment? {
+        try await read { c in
+            try await Self.first(c.query("SELECT \(unescaped: Self.assignmentColumns) FROM assignment WHERE id = \(id)", logger: self.logger))
+                .map(Self.assignment)
+        }
+    }
+
+    public func assignments(forMentor mentorID: Int64) async throws -> [Assignment] {
+        try await read { c in
+            try await c.query("SELECT \(unescaped: Self.assignmentColumns) FROM assignment WHERE mentor_id = \(mentorID) ORDER BY id DESC",
+                              logger: self.logger).collect().map(Self.assignment)
+        }
+    }
+
+    public func contact(id: Int64) async throws -> Contact? {
+        try await read { c in
+            try await Self.first(c.query("SELECT id, name, phone, address, notes FROM contact WHERE id = \(id)", logger: self.logger)).map { row in
+                let (id, name, phone, address, notes) = try row.decode((Int64, String, String, String, String).self)
+                return Contact(id: id, name: name, phone: phone, address: address, notes: notes)
+            }
+        }
+    }
+
+    public func respond(to assignmentID: Int64, status: AssignmentStatus, at date: Date) async throws -> Assignment {
+        try await write { c in
+            guard var assignment = try await Self.first(c.query("""
+                SELECT \(unescaped: Self.assignmentColumns) FROM assignment WHERE id = \(assignmentID) FOR UPDATE
+                """, logger: self.logger)).map(Self.assignment) else {
+                throw StoreError.notFound("assignment")
+            }
+            guard assignment.status == .pending else { throw StoreError.alreadyResponded(assignment.status) }
+            assignment.status = status
+            assignment.respondedAt = date
+            try await c.query("""
+                UPDATE assignment SET status = \(status.rawValue), responded_at = \(date.timeIntervalSince1970) WHERE id = \(assignmentID)
+                """, logger: self.logger)
+            return assignment
+        }
+    }
+
+    // MARK: Certifications
+
+    static func certification(_ row: PostgresRow) throws -> Certification {
+        let (id, mentor, name, expires) = try row.decode((Int64, Int64, String, Double).self)
+        return Certification(id: id, mentorID: mentor, name: name, expiresAt: date(expires))
+    }
+
+    public func setCertifications(_ certifications: [NewCertification], mentorID: Int64) async throws -> [Certification] {
+        try await write { c in
+            let mentor = try await c.query("SELECT 1 FROM users WHERE id = \(mentorID) FOR UPDATE", logger: self.logger).collect()
+            guard !mentor.isEmpty else { throw StoreError.notFound("mentor") }
+            let existing = try await c.query("SELECT id, mentor_id, name, expires_at FROM certification WHERE mentor_id = \(mentorID)",
+                                             logger: self.logger).collect().map(Self.certification)
+            var result: [Certification] = []
+            for new in certifications {
+                // An unchanged certification keeps its id, and so the warnings already sent for it.
+                if let same = existing.first(where: { $0.name == new.name && $0.expiresAt == new.expiresAt }), !result.contains(same) {
+                    result.append(same)
+                    continue
+                }
+                let id = try await Self.one(c.query("""
+                    INSERT INTO certification (mentor_id, name, expires_at) VALUES (\(mentorID), \(new.name), \(new.expiresAt.timeIntervalSince1970))
+                    RETURNING id
+                    """, logger: self.logger)).decode(Int64.self)
+                result.append(Certification(id: id, mentorID: mentorID, name: new.name, expiresAt: new.expiresAt))
+            }
+            for old in existing where !result.contains(old) {
+                try await c.query("DELETE FROM certification WHERE id = \(old.id)", logger: self.logger)
+            }
+            return result.sorted { $0.id < $1.id }
+        }
+    }
+
+    public func certifications(mentorID: Int64) async throws -> [Certification] {
+        try await read { c in
+            try await c.query("SELECT id, mentor_id, name, expires_at FROM certification WHERE mentor_id = \(mentorID) ORDER BY id",
+                              logger: self.logger).collect().map(Self.certification)
+        }
+    }
+
+    public func certifications(expiringBefore date: Date) async throws -> [Certification] {
+        try await read { c in
+            try await c.query("SELECT id, mentor_id, name, expires_at FROM certification WHERE expires_at < \(date.timeIntervalSince1970) ORDER BY id",
+                              logger: self.logger).collect().map(Self.certification)
+        }
+    }
+
+    public func recordExpiryWarning(certificationID: Int64, threshold: Int, alsoCovers: [Int], notification: NewNotification, at date: Date) async throws -> NotificationItem? {
+        try await write(appendsEvents: true) { c in
+            // The primary key makes this exactly once, however many instances run the upkeep at the same time.
+            let inserted = try await c.query("""
+                INSERT INTO certification_warning (certification_id, threshold) VALUES (\(certificationID), \(threshold))
+                ON CONFLICT DO NOTHING RETURNING certification_id
+                """, logger: self.logger).collect()
+            guard !inserted.isEmpty else { return nil }
+            for other in alsoCovers {
+                try await c.query("""
+                    INSERT INTO certification_warning (certification_id, threshold) VALUES (\(certificationID), \(other)) ON CONFLICT DO NOTHING
+                    """, logger: self.logger)
+            }
+            let item = try await self.insert(notification, at: date, c)
+            try await self.appendUnreadCounts(for: [item.recipientID], at: date, c)
+            return item
+        }
+    }
+
+    // MARK: Event log
+
+    static func event(_ row: PostgresRow) throws -> StoredEvent {
+        let (id, userID, type, notificationID, notification, unreadCount, created) =
+            try row.decode((Int64, Int64, String, Int64?, String?, Int32?, Double).self)
+        guard let type = EventType(rawValue: type) else { throw StoreError.notFound("event type it knows") }
+        return StoredEvent(id: id, userID: userID, type: type,
+                           notification: try notification.map { try decoder.decode(NotificationItem.self, from: Data($0.utf8)) },
+                           notificationID: notificationID, unreadCount: unreadCount.map(Int.init), createdAt: date(created))
+    }
+
+    public func events(after id: Int64, limit: Int) async throws -> [StoredEvent] {
+        try await read { c in
+            try await c.query("""
+                SELECT id, user_id, type, notification_id, notification, unread_count, created_at FROM event
+                WHERE id > \(id) ORDER BY id LIMIT \(Int64(limit))
+                """, logger: self.logger).collect().map(Self.event)
+        }
+    }
+
+    public func events(for userID: Int64, after id: Int64, limit: Int) async throws -> [StoredEvent] {
+        try await read { c in
+            try await c.query("""
+                SELECT id, user_id, type, notification_id, notification, unread_count, created_at FROM event
+                WHERE user_id = \(userID) AND id > \(id) ORDER BY id LIMIT \(Int64(limit))
+                """, logger: self.logger).collect().map(Self.event)
+        }
+    }
+
+    public func latestEventID() async throws -> Int64 {
+        try await read { c in
+            // The newest committed event; after pruning everything, the highest id pruned.
+            try await Self.one(c.query("""
+                SELECT GREATEST(COALESCE((SELECT MAX(id) FROM event), 0),
+                                COALESCE((SELECT value FROM meta WHERE key = 'events_pruned_through'), 0))
+                """, logger: self.logger)).decode(Int64.self)
+        }
+    }
+
+    public func prunedThroughEventID() async throws -> Int64 {
+        try await read { c in
+            try await Self.first(c.query("SELECT value FROM meta WHERE key = 'events_pruned_through'", logger: self.logger))?.decode(Int64.self) ?? 0
+        }
+    }
+
+    public func pruneEvents(before date: Date) async throws -> Int {
+        try await write(appendsEvents: true) { c in
+            guard let highest = try await Self.one(c.query("SELECT MAX(id) FROM event WHERE created_at < \(date.timeIntervalSince1970)",
+                                                           logger: self.logger)).decode(Int64?.self) else { return 0 }
+            let count = try await c.query("DELETE FROM event WHERE id <= \(highest) RETURNING id", logger: self.logger).collect().count
+            try await c.query("""
+                INSERT INTO meta (key, value) VALUES ('events_pruned_through', \(highest))
+                ON CONFLICT (key) DO UPDATE SET value = GREATEST(meta.value, excluded.value)
+                """, logger: self.logger)
+            return count
+        }
+    }
+
+    // MARK: Rows and values
+
+    static func first(_ rows: PostgresRowSequence) async throws -> PostgresRow? {
+        try await rows.collect().first
+    }
+
+    static func one(_ rows: PostgresRowSequence) async throws -> PostgresRow {
+        guard let row = try await rows.collect().first else { throw StoreError.notFound("row") }
+        return row
+    }
+
+    static func date(_ seconds: Double) -> Date { Date(timeIntervalSince1970: seconds) }
+
+    static func json<T: Encodable>(_ value: T) throws -> String {
+        String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import Logging
+import PostgresNIO
+import Testing
+import VarselCore
+import VarselPostgres
+import VarselStore
+
+/// Several instances on one PostgreSQL database (issue 12): event ids commit in id order, and two instances never
+/// claim the same push. Runs when `VARSEL_TEST_POSTGRES_URL` is set (`./scripts/test.sh` starts a server).
+@Suite("PostgreSQL: several instances", .enabled(if: PostgresTestDatabase.serverURL != nil))
+struct PostgresOrderingTests {
+    let now = DemoData.now
+    let logger = Logger(label: "test")
+
+    /// A second connection to the same database, outside the repository, to hold a transaction open.
+    func withRawConnection<T: Sendable>(_ repository: PostgresRepository, _ body: @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        try await repository.withConnectionForTests(body)
+    }
+
+    @Test("without the event lock, two writers can commit out of id order: a reader past the later id skips the earlier")
+    func theHazardIsReal() async throws {
+        let repository = try await PostgresTestDatabase.make()
+        let gate = AsyncStream<Void>.makeStream()
+        let first = Task {
+            try await withRawConnection(repository) { a in
+                try await a.query("BEGIN", logger: logger)
+                let id = try await a.query("INSERT INTO event (user_id, type, created_at) VALUES (1, 'unread-count', 0) RETURNING id", logger: logger)
+                    .collect().first?.decode(Int64.self)
+                gate.continuation.yield()
+                try await Task.sleep(for: .milliseconds(600))
+                try await a.query("COMMIT", logger: logger)
+                return id
+            }
+        }
+        for await _ in gate.stream { break }
+        let second = try await withRawConnection(repository) { b in
+            try await b.query("INSERT INTO event (user_id, type, created_at) VALUES (1, 'unread-count', 0) RETURNING id", logger: logger)
+                .collect().first?.decode(Int64.self)
+        }
+        // The later id is committed and visible while the earlier one is not: a reader moving its cursor to it
+        // would never see the earlier one.
+        let visible = try await repository.events(after: 0, limit: 10).map(\.id)
+        let firstID = try await first.value
+        #expect(try #require(second) > (try #require(firstID)))
+        #expect(visible == [second].compactMap { $0 })
+    }
+
+    @Test("the repository's writers wait for an open event-log transaction, so ids commit in order and none is skipped")
+    func writersCommitInIDOrder() async throws {
+        let repository = try await PostgresTestDatabase.make()
+        let mentor = try await repository.createUser(NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x", language: .english), at: now)
+        let gate = AsyncStream<Void>.makeStream()
+        let logger = logger
+        // An instance mid-way through writing events: it holds the event lock and has taken an id.
+        let holder = Task {
+            try await withRawConnection(repository) { a in
+                try await a.query("BEGIN", logger: logger)
+                try await a.query("SELECT pg_advisory_xact_lock(\(PostgresRepository.eventLockForTests))", logger: logger)
+                let id = try await a.query("INSERT INTO event (user_id, type, unread_count, created_at) VALUES (\(mentor.id), 'unread-count', 0, 0) RETURNING id",
+                                           logger: logger).collect().first?.decode(Int64.self)
+                gate.continuation.yield()
+                try await Task.sleep(for: .milliseconds(800))
+                try await a.query("COMMIT", logger: logger)
+                return id
+            }
+        }
+        for await _ in gate.stream { break }
+        // Another instance creates a notification meanwhile: it must wait for the first to commit.
+        let writer = Task {
+            try await repository.createNotifications([NewNotification(recipientID: mentor.id, senderID: nil, kind: .scenarioPrompt, title: "T", body: "B",
+                                                                      deepLink: .scenario(scenarioID: nil))], idempotencyKey: nil, at: now)
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await repository.events(after: 0, limit: 10).isEmpty, "a later id became visible before the earlier one committed")
+        let heldID = try #require(try await holder.value)
+        _ = try await writer.value
+        let ids = try await repository.events(after: 0, limit: 10).map(\.id)
+        #expect(ids.first == heldID)
+        #expect(ids == ids.sorted() && ids.count == 3)  // the held event, then created + unread count
+    }
+
+    @Test("two instances claiming due pushes at once never take the same one")
+    func claimsAreExclusive() async throws {
+        let first = try await PostgresTestDatabase.make()
+        let second = try await PostgresRepository(url: first.urlForTests, logger: logger)
+        let mentor = try await first.createUser(NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x", language: .english), at: now)
+        try await first.createSession(Session(tokenHash: "s", userID: mentor.id, csrfToken: "c", createdAt: now, expiresAt: now.addingTimeInterval(3600)))
+        let subscription = try await first.savePushSubscription(NewPushSubscription(
+            userID: mentor.id, sessionTokenHash: "s", endpoint: "https://push.example/x", p256dh: Data(repeating: 4, count: 65),
+            auth: Data(count: 16), actionSecret: Data(count: 32)), at: now)
+        let deliveries = (1...200).map { NewPushDelivery(subscriptionID: subscription.id, notificationID: Int64($0)) }
+        #expect(try await first.enqueuePushDeliveries(deliveries, after: nil, through: 1, at: now))
+        let now = now
+        func drain(_ store: PostgresRepository) async throws -> [Int64] {
+            var taken: [Int64] = []
+            while true {
+                let claimed = try await store.claimDuePushDeliveries(at: now, limit: 7, leaseUntil: now.addingTimeInterval(600))
+                if claimed.isEmpty { return taken }
+                taken += claimed.map(\.notificationID)
+            }
+        }
+        async let a = drain(first)
+        async let b = drain(second)
+        let (fromFirst, fromSecond) = try await (a, b)
+        #expect(Set(fromFirst).isDisjoint(with: fromSecond))
+        #expect((fromFirst + fromSecond).sorted() == (1...200).map(Int64.init))
+        #expect(!fromFirst.isEmpty && !fromSecond.isEmpty)
+        second.shutdown()
+    }
+}
