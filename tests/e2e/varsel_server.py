@@ -29,7 +29,8 @@ def varsel_binary() -> Path:
 class VarselServer:
     """One server process; `restart()` stops it gracefully and starts it again on the same database."""
 
-    database: Path
+    # A SQLite file, or a PostgreSQL URL (postgres://…) for several instances on one database.
+    database: Path | str
     demo: bool = True
     port: int = 0
     extra_args: list[str] = field(default_factory=list)
