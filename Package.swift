@@ -90,6 +90,7 @@ let package = Package(
         ),
         .testTarget(name: "VarselCoreTests", dependencies: ["VarselCore"]),
         .testTarget(name: "VarselStoreTests", dependencies: ["VarselStore", "VarselSQLite", "VarselCore"]),
+        .testTarget(name: "VarselServiceTests", dependencies: ["VarselService", "VarselStore", "VarselCore"]),
         .testTarget(
             name: "VarselWebTests",
             dependencies: [
