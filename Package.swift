@@ -89,7 +89,10 @@ let package = Package(
             ]
         ),
         .testTarget(name: "VarselCoreTests", dependencies: ["VarselCore"]),
-        .testTarget(name: "VarselStoreTests", dependencies: ["VarselStore", "VarselSQLite", "VarselCore"]),
+        .testTarget(
+            name: "VarselStoreTests",
+            dependencies: ["VarselStore", "VarselSQLite", "VarselCore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         .testTarget(name: "VarselServiceTests", dependencies: ["VarselService", "VarselStore", "VarselCore"]),
         .testTarget(
             name: "VarselWebTests",
