@@ -119,10 +119,14 @@ let package = Package(
             name: "VarselPushTests",
             dependencies: ["VarselPush", "VarselStore", "VarselCore", .product(name: "Crypto", package: "swift-crypto")]
         ),
-        .testTarget(name: "VarselStoreTests", dependencies: [
-            "VarselStore", "VarselSQLite", "VarselPostgres", "VarselCore", .product(name: "PostgresNIO", package: "postgres-nio"),
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        .testTarget(
+            name: "VarselStoreTests",
+            dependencies: [
+                "VarselStore", "VarselSQLite", "VarselPostgres", "VarselCore", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(name: "VarselServiceTests", dependencies: ["VarselService", "VarselStore", "VarselCore"]),
         .testTarget(
             name: "VarselWebTests",
             dependencies: [

@@ -68,7 +68,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
     public static func configuration(from url: String) throws -> PostgresClient.Configuration {
         guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme?.lowercased() ?? ""),
               let host = components.host, let user = components.user, !user.isEmpty else {
-            throw StoreError.notFound("database URL of the form postgres://user:password@host:port/database")
+            throw PostgresURLError()
         }
         let database = components.path.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
         let requiresTLS = components.queryItems?.first { $0.name == "sslmode" }?.value == "require"
@@ -142,7 +142,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
         try await write { c in
             let rows = try await c.query("UPDATE users SET paused_until = \(date?.timeIntervalSince1970) WHERE id = \(userID) RETURNING id",
                                          logger: self.logger).collect()
-            if rows.isEmpty { throw StoreError.notFound("user") }
+            if rows.isEmpty { throw StoreError.notFound(.user) }
         }
     }
 
@@ -151,8 +151,10 @@ public final class PostgresRepository: VarselRepository, Sendable {
     static func user(_ row: PostgresRow) throws -> User {
         let (id, username, displayName, role, hash, language, created, paused) =
             try row.decode((Int64, String, String, String, String, String, Double, Double?).self)
-        return User(id: id, username: username, displayName: displayName, role: Role(rawValue: role) ?? .mentor, passwordHash: hash,
-                    language: Language(rawValue: language) ?? .english, createdAt: Self.date(created), pausedUntil: paused.map(Self.date))
+        guard let role = Role(rawValue: role) else { throw StoreError.unknownStoredValue(column: "users.role") }
+        guard let language = Language(rawValue: language) else { throw StoreError.unknownStoredValue(column: "users.language") }
+        return User(id: id, username: username, displayName: displayName, role: role, passwordHash: hash, language: language,
+                    createdAt: Self.date(created), pausedUntil: paused.map(Self.date))
     }
 
     // MARK: Sessions
@@ -186,7 +188,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
     public func changePassword(userID: Int64, passwordHash: String, keeping keptSession: String?) async throws -> [String] {
         try await write { c in
             let updated = try await c.query("UPDATE users SET password_hash = \(passwordHash) WHERE id = \(userID) RETURNING id", logger: self.logger).collect()
-            if updated.isEmpty { throw StoreError.notFound("user") }
+            if updated.isEmpty { throw StoreError.notFound(.user) }
             return try await c.query("""
                 DELETE FROM session WHERE user_id = \(userID) AND token_hash IS DISTINCT FROM \(keptSession) RETURNING token_hash
                 """, logger: self.logger).collect().map { try $0.decode(String.self) }
@@ -216,7 +218,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
             }
             for recipient in Set(notifications.map(\.recipientID)) {
                 let exists = try await c.query("SELECT 1 FROM users WHERE id = \(recipient)", logger: self.logger).collect()
-                guard !exists.isEmpty else { throw StoreError.notFound("recipient") }
+                guard !exists.isEmpty else { throw StoreError.notFound(.recipient) }
             }
             var created: [NotificationItem] = []
             for new in notifications { created.append(try await self.insert(new, at: date, c)) }
@@ -242,23 +244,29 @@ public final class PostgresRepository: VarselRepository, Sendable {
         let item = NotificationItem(id: try row.decode(Int64.self), recipientID: new.recipientID, kind: new.kind, title: new.title,
                                     body: new.body, createdAt: date, urgency: new.urgency, deepLink: new.deepLink,
                                     personalDetails: new.personalDetails)
-        try await appendEvent(userID: item.recipientID, type: .notificationCreated, notification: item, at: date, c)
+        try await appendEvent(userID: item.recipientID, .notificationCreated(item), at: date, c)
         return item
     }
 
-    func appendEvent(userID: Int64, type: EventType, notification: NotificationItem?, notificationID: Int64? = nil,
-                     unreadCount: Int? = nil, at date: Date, _ c: PostgresConnection) async throws {
+    func appendEvent(userID: Int64, _ payload: EventPayload, at date: Date, _ c: PostgresConnection) async throws {
+        var notification: NotificationItem?
+        var unreadCount: Int32?
+        switch payload {
+        case let .notificationCreated(item), let .notificationUpdated(item): notification = item
+        case .notificationDeleted: break
+        case let .unreadCount(count): unreadCount = Int32(count)
+        }
         let json = try notification.map(Self.json)
         try await c.query("""
             INSERT INTO event (user_id, type, notification_id, notification, unread_count, created_at)
-            VALUES (\(userID), \(type.rawValue), \(notification?.id ?? notificationID), \(json), \(unreadCount), \(date.timeIntervalSince1970))
+            VALUES (\(userID), \(payload.type.rawValue), \(payload.notificationID), \(json), \(unreadCount), \(date.timeIntervalSince1970))
             """, logger: logger)
     }
 
     func appendUnreadCounts(for userIDs: [Int64], at date: Date, _ c: PostgresConnection) async throws {
         var seen = Set<Int64>()
         for userID in userIDs where seen.insert(userID).inserted {
-            try await appendEvent(userID: userID, type: .unreadCount, notification: nil, unreadCount: try await unreadCount(userID, c), at: date, c)
+            try await appendEvent(userID: userID, .unreadCount(try await unreadCount(userID, c)), at: date, c)
         }
     }
 
@@ -277,9 +285,8 @@ public final class PostgresRepository: VarselRepository, Sendable {
     static func notification(_ row: PostgresRow) throws -> NotificationItem {
         let (id, recipient, kind, title, body, created, read, urgency, deepLink, details) =
             try row.decode((Int64, Int64, String, String, String, Double, Double?, String, String, String).self)
-        guard let kind = NotificationKind(rawValue: kind), let urgency = Urgency(rawValue: urgency) else {
-            throw StoreError.notFound("notification kind or urgency it knows")
-        }
+        guard let kind = NotificationKind(rawValue: kind) else { throw StoreError.unknownStoredValue(column: "notification.kind") }
+        guard let urgency = Urgency(rawValue: urgency) else { throw StoreError.unknownStoredValue(column: "notification.urgency") }
         return NotificationItem(id: id, recipientID: recipient, kind: kind, title: title, body: body, createdAt: date(created),
                                 readAt: read.map(date), urgency: urgency,
                                 deepLink: try decoder.decode(DeepLinkTarget.self, from: Data(deepLink.utf8)),
@@ -315,7 +322,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
             guard item.isUnread == isRead else { return item }
             item.readAt = isRead ? date : nil
             try await c.query("UPDATE notification SET read_at = \(item.readAt?.timeIntervalSince1970) WHERE id = \(item.id)", logger: self.logger)
-            try await self.appendEvent(userID: userID, type: .notificationUpdated, notification: item, at: date, c)
+            try await self.appendEvent(userID: userID, .notificationUpdated(item), at: date, c)
             try await self.appendUnreadCounts(for: [userID], at: date, c)
             return item
         }
@@ -339,7 +346,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
             guard var item = try await fetchNotification(c, id: id), item.recipientID == userID, item.isUnread else { continue }
             item.readAt = date
             try await c.query("UPDATE notification SET read_at = \(date.timeIntervalSince1970) WHERE id = \(id)", logger: logger)
-            try await appendEvent(userID: userID, type: .notificationUpdated, notification: item, at: date, c)
+            try await appendEvent(userID: userID, .notificationUpdated(item), at: date, c)
             changed += 1
         }
         if changed > 0 { try await appendUnreadCounts(for: [userID], at: date, c) }
@@ -353,7 +360,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
                 let rows = try await c.query("DELETE FROM notification WHERE id = \(id) AND recipient_id = \(userID) RETURNING id",
                                              logger: self.logger).collect()
                 guard !rows.isEmpty else { continue }
-                try await self.appendEvent(userID: userID, type: .notificationDeleted, notification: nil, notificationID: id, at: date, c)
+                try await self.appendEvent(userID: userID, .notificationDeleted(notificationID: id), at: date, c)
                 deleted += 1
             }
             if deleted > 0 { try await self.appendUnreadCounts(for: [userID], at: date, c) }
@@ -389,7 +396,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
     ) async throws -> (Assignment, Contact, NotificationItem) {
         let created: CreatedAssignment = try await write(appendsEvents: true) { c in
             let mentor = try await c.query("SELECT 1 FROM users WHERE id = \(mentorID)", logger: self.logger).collect()
-            guard !mentor.isEmpty else { throw StoreError.notFound("mentor") }
+            guard !mentor.isEmpty else { throw StoreError.notFound(.mentor) }
             let contactID = try await Self.one(c.query("""
                 INSERT INTO contact (name, phone, address, notes) VALUES (\(contact.name), \(contact.phone), \(contact.address), \(contact.notes))
                 RETURNING id
@@ -421,7 +428,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
     static func assignment(_ row: PostgresRow) throws -> Assignment {
         let (id, mentor, contact, coordinator, status, created, responded, notification) =
             try row.decode((Int64, Int64, Int64, Int64?, String, Double, Double?, Int64?).self)
-        guard let status = AssignmentStatus(rawValue: status) else { throw StoreError.notFound("assignment status it knows") }
+        guard let status = AssignmentStatus(rawValue: status) else { throw StoreError.unknownStoredValue(column: "assignment.status") }
         return Assignment(id: id, mentorID: mentor, contactID: contact, coordinatorID: coordinator, status: status,
                           createdAt: date(created), respondedAt: responded.map(date), notificationID: notification)
     }
@@ -454,7 +461,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
             guard var assignment = try await Self.first(c.query("""
                 SELECT \(unescaped: Self.assignmentColumns) FROM assignment WHERE id = \(assignmentID) FOR UPDATE
                 """, logger: self.logger)).map(Self.assignment) else {
-                throw StoreError.notFound("assignment")
+                throw StoreError.notFound(.assignment)
             }
             guard assignment.status == .pending else { throw StoreError.alreadyResponded(assignment.status) }
             assignment.status = status
@@ -476,7 +483,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
     public func setCertifications(_ certifications: [NewCertification], mentorID: Int64) async throws -> [Certification] {
         try await write { c in
             let mentor = try await c.query("SELECT 1 FROM users WHERE id = \(mentorID) FOR UPDATE", logger: self.logger).collect()
-            guard !mentor.isEmpty else { throw StoreError.notFound("mentor") }
+            guard !mentor.isEmpty else { throw StoreError.notFound(.mentor) }
             let existing = try await c.query("SELECT id, mentor_id, name, expires_at FROM certification WHERE mentor_id = \(mentorID)",
                                              logger: self.logger).collect().map(Self.certification)
             var result: [Certification] = []
@@ -537,10 +544,23 @@ public final class PostgresRepository: VarselRepository, Sendable {
     static func event(_ row: PostgresRow) throws -> StoredEvent {
         let (id, userID, type, notificationID, notification, unreadCount, created) =
             try row.decode((Int64, Int64, String, Int64?, String?, Int32?, Double).self)
-        guard let type = EventType(rawValue: type) else { throw StoreError.notFound("event type it knows") }
-        return StoredEvent(id: id, userID: userID, type: type,
-                           notification: try notification.map { try decoder.decode(NotificationItem.self, from: Data($0.utf8)) },
-                           notificationID: notificationID, unreadCount: unreadCount.map(Int.init), createdAt: date(created))
+        func item() throws -> NotificationItem {
+            guard let notification else { throw StoreError.unknownStoredValue(column: "event.notification") }
+            return try decoder.decode(NotificationItem.self, from: Data(notification.utf8))
+        }
+        let payload: EventPayload
+        switch EventType(rawValue: type) {
+        case .notificationCreated: payload = .notificationCreated(try item())
+        case .notificationUpdated: payload = .notificationUpdated(try item())
+        case .notificationDeleted:
+            guard let notificationID else { throw StoreError.unknownStoredValue(column: "event.notification_id") }
+            payload = .notificationDeleted(notificationID: notificationID)
+        case .unreadCount:
+            guard let unreadCount else { throw StoreError.unknownStoredValue(column: "event.unread_count") }
+            payload = .unreadCount(Int(unreadCount))
+        case nil: throw StoreError.unknownStoredValue(column: "event.type")
+        }
+        return StoredEvent(id: id, userID: userID, payload: payload, createdAt: date(created))
     }
 
     public func events(after id: Int64, limit: Int) async throws -> [StoredEvent] {
@@ -597,7 +617,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
     }
 
     static func one(_ rows: PostgresRowSequence) async throws -> PostgresRow {
-        guard let row = try await rows.collect().first else { throw StoreError.notFound("row") }
+        guard let row = try await rows.collect().first else { throw StoreError.unknownStoredValue(column: "(a row the statement returns)") }
         return row
     }
 
@@ -606,4 +626,11 @@ public final class PostgresRepository: VarselRepository, Sendable {
     static func json<T: Encodable>(_ value: T) throws -> String {
         String(decoding: try encoder.encode(value), as: UTF8.self)
     }
+}
+
+/// `--database` names neither a SQLite file nor a PostgreSQL URL Varsel can read.
+public struct PostgresURLError: Error, CustomStringConvertible {
+    public init() {}
+
+    public var description: String { "The database URL must look like postgres://user:password@host:5432/database." }
 }

@@ -101,8 +101,9 @@ public final class PushDeliveryWorker: Service, Sendable {
             guard let last = events.last else { return }
             var subscriptions: [Int64: [PushSubscription]] = [:]
             var deliveries: [NewPushDelivery] = []
-            for event in events where event.type == .notificationCreated {
-                guard let notificationID = event.notificationID ?? event.notification?.id else { continue }
+            for event in events {
+                guard case let .notificationCreated(item) = event.payload else { continue }
+                let notificationID = item.id
                 if subscriptions[event.userID] == nil { subscriptions[event.userID] = try await store.pushSubscriptions(for: event.userID) }
                 deliveries += (subscriptions[event.userID] ?? []).map { NewPushDelivery(subscriptionID: $0.id, notificationID: notificationID) }
             }

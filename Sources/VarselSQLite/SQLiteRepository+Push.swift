@@ -9,7 +9,7 @@ extension SQLiteRepository {
         try await writer.write { db in
             try db.execute(sql: "INSERT OR IGNORE INTO vapid_key (id, private_key) VALUES (1, ?)", arguments: [candidate])
             guard let kept = try Data.fetchOne(db, sql: "SELECT private_key FROM vapid_key WHERE id = 1") else {
-                throw StoreError.notFound("VAPID key")
+                throw StoreError.unknownStoredValue(column: "vapid_key.private_key")
             }
             return kept
         }

@@ -22,7 +22,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
-    public init(path: String, durability: Durability = .full) throws {
+    public convenience init(path: String, durability: Durability = .full) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         let pool = try DatabasePool(path: path, configuration: configuration)
@@ -30,8 +30,19 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         try pool.writeWithoutTransaction { db in
             try db.execute(sql: durability == .full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
         }
-        try Migrations.migrator.migrate(pool)
-        writer = pool
+        try self.init(writer: pool)
+    }
+
+    /// A store over `writer`, its schema brought up to date: a `DatabasePool` in production, an in-memory
+    /// `DatabaseQueue` in tests.
+    public init(writer: any DatabaseWriter) throws {
+        try Migrations.migrator.migrate(writer)
+        self.writer = writer
+    }
+
+    /// A store in memory, gone when released: for fast contract tests.
+    public static func inMemory() throws -> SQLiteRepository {
+        try SQLiteRepository(writer: DatabaseQueue())
     }
 
     /// The `synchronous` setting in force (2 is FULL, 1 NORMAL), for tests.
@@ -72,14 +83,14 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     public func setPausedUntil(_ date: Date?, userID: Int64) async throws {
         try await writer.write { db in
             try db.execute(sql: "UPDATE user SET paused_until = ? WHERE id = ?", arguments: [date?.timeIntervalSince1970, userID])
-            if db.changesCount == 0 { throw StoreError.notFound("user") }
+            if db.changesCount == 0 { throw StoreError.notFound(.user) }
         }
     }
 
-    private static func user(_ row: Row) -> User {
+    private static func user(_ row: Row) throws -> User {
         User(id: row["id"], username: row["username"], displayName: row["display_name"],
-             role: Role(rawValue: row["role"]) ?? .mentor, passwordHash: row["password_hash"],
-             language: Language(rawValue: row["language"]) ?? .english, createdAt: date(row["created_at"]),
+             role: try known(Role.self, row["role"], column: "user.role"), passwordHash: row["password_hash"],
+             language: try known(Language.self, row["language"], column: "user.language"), createdAt: date(row["created_at"]),
              pausedUntil: (row["paused_until"] as Double?).map(date))
     }
 
@@ -111,7 +122,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     public func changePassword(userID: Int64, passwordHash: String, keeping keptSession: String?) async throws -> [String] {
         try await writer.write { db in
             try db.execute(sql: "UPDATE user SET password_hash = ? WHERE id = ?", arguments: [passwordHash, userID])
-            if db.changesCount == 0 { throw StoreError.notFound("user") }
+            if db.changesCount == 0 { throw StoreError.notFound(.user) }
             let ended = try String.fetchAll(db, sql: "SELECT token_hash FROM session WHERE user_id = ? AND token_hash IS NOT ?",
                                             arguments: [userID, keptSession])
             try db.execute(sql: "DELETE FROM session WHERE user_id = ? AND token_hash IS NOT ?", arguments: [userID, keptSession])
@@ -139,7 +150,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
             }
             for recipient in Set(notifications.map(\.recipientID)) {
                 guard try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE id = ?", arguments: [recipient]) == true else {
-                    throw StoreError.notFound("recipient")
+                    throw StoreError.notFound(.recipient)
                 }
             }
             let created = try notifications.map { try Self.insert($0, at: date, db: db) }
@@ -163,22 +174,28 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         let item = NotificationItem(id: db.lastInsertedRowID, recipientID: new.recipientID, kind: new.kind, title: new.title,
                                     body: new.body, createdAt: date, urgency: new.urgency, deepLink: new.deepLink,
                                     personalDetails: new.personalDetails)
-        try appendEvent(userID: item.recipientID, type: .notificationCreated, notification: item, at: date, db: db)
+        try appendEvent(userID: item.recipientID, .notificationCreated(item), at: date, db: db)
         return item
     }
 
-    private static func appendEvent(userID: Int64, type: EventType, notification: NotificationItem?, notificationID: Int64? = nil,
-                                    unreadCount: Int? = nil, at date: Date, db: Database) throws {
+    private static func appendEvent(userID: Int64, _ payload: EventPayload, at date: Date, db: Database) throws {
+        var notification: NotificationItem?
+        var unreadCount: Int?
+        switch payload {
+        case let .notificationCreated(item), let .notificationUpdated(item): notification = item
+        case .notificationDeleted: break
+        case let .unreadCount(count): unreadCount = count
+        }
         try db.execute(sql: """
             INSERT INTO event (user_id, type, notification_id, notification, unread_count, created_at) VALUES (?, ?, ?, ?, ?, ?)
-            """, arguments: [userID, type.rawValue, notification?.id ?? notificationID, try notification.map(json), unreadCount,
+            """, arguments: [userID, payload.type.rawValue, payload.notificationID, try notification.map(json), unreadCount,
                              date.timeIntervalSince1970])
     }
 
     private static func appendUnreadCounts(for userIDs: [Int64], at date: Date, db: Database) throws {
         var seen = Set<Int64>()
         for userID in userIDs where seen.insert(userID).inserted {
-            try appendEvent(userID: userID, type: .unreadCount, notification: nil, unreadCount: try unreadCount(userID, db: db), at: date, db: db)
+            try appendEvent(userID: userID, .unreadCount(try unreadCount(userID, db: db)), at: date, db: db)
         }
     }
 
@@ -193,9 +210,9 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     private static func notification(_ row: Row) throws -> NotificationItem {
         NotificationItem(
             id: row["id"], recipientID: row["recipient_id"],
-            kind: NotificationKind(rawValue: row["kind"]) ?? .scenarioPrompt,
+            kind: try known(NotificationKind.self, row["kind"], column: "notification.kind"),
             title: row["title"], body: row["body"], createdAt: date(row["created_at"]),
-            readAt: (row["read_at"] as Double?).map(date), urgency: Urgency(rawValue: row["urgency"]) ?? .normal,
+            readAt: (row["read_at"] as Double?).map(date), urgency: try known(Urgency.self, row["urgency"], column: "notification.urgency"),
             deepLink: try decoder.decode(DeepLinkTarget.self, from: Data((row["deep_link"] as String).utf8)),
             personalDetails: try decoder.decode([String].self, from: Data((row["personal_details"] as String).utf8))
         )
@@ -238,7 +255,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
             guard item.isUnread == isRead else { return item }
             item.readAt = isRead ? date : nil
             try db.execute(sql: "UPDATE notification SET read_at = ? WHERE id = ?", arguments: [item.readAt?.timeIntervalSince1970, item.id])
-            try Self.appendEvent(userID: userID, type: .notificationUpdated, notification: item, at: date, db: db)
+            try Self.appendEvent(userID: userID, .notificationUpdated(item), at: date, db: db)
             try Self.appendUnreadCounts(for: [userID], at: date, db: db)
             return item
         }
@@ -261,7 +278,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
             guard var item = try fetchNotification(db, id: id), item.recipientID == userID, item.isUnread else { continue }
             item.readAt = date
             try db.execute(sql: "UPDATE notification SET read_at = ? WHERE id = ?", arguments: [date.timeIntervalSince1970, id])
-            try appendEvent(userID: userID, type: .notificationUpdated, notification: item, at: date, db: db)
+            try appendEvent(userID: userID, .notificationUpdated(item), at: date, db: db)
             changed += 1
         }
         if changed > 0 { try appendUnreadCounts(for: [userID], at: date, db: db) }
@@ -274,7 +291,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
             for id in Set(ids).sorted() {
                 try db.execute(sql: "DELETE FROM notification WHERE id = ? AND recipient_id = ?", arguments: [id, userID])
                 guard db.changesCount > 0 else { continue }
-                try Self.appendEvent(userID: userID, type: .notificationDeleted, notification: nil, notificationID: id, at: date, db: db)
+                try Self.appendEvent(userID: userID, .notificationDeleted(notificationID: id), at: date, db: db)
                 deleted += 1
             }
             if deleted > 0 { try Self.appendUnreadCounts(for: [userID], at: date, db: db) }
@@ -309,7 +326,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     ) async throws -> (Assignment, Contact, NotificationItem) {
         try await writer.write { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE id = ?", arguments: [mentorID]) == true else {
-                throw StoreError.notFound("mentor")
+                throw StoreError.notFound(.mentor)
             }
             try db.execute(sql: "INSERT INTO contact (name, phone, address, notes) VALUES (?, ?, ?, ?)",
                            arguments: [contact.name, contact.phone, contact.address, contact.notes])
@@ -327,9 +344,9 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         }
     }
 
-    private static func assignment(_ row: Row) -> Assignment {
+    private static func assignment(_ row: Row) throws -> Assignment {
         Assignment(id: row["id"], mentorID: row["mentor_id"], contactID: row["contact_id"], coordinatorID: row["coordinator_id"],
-                   status: AssignmentStatus(rawValue: row["status"]) ?? .pending, createdAt: date(row["created_at"]),
+                   status: try known(AssignmentStatus.self, row["status"], column: "assignment.status"), createdAt: date(row["created_at"]),
                    respondedAt: (row["responded_at"] as Double?).map(date), notificationID: row["notification_id"])
     }
 
@@ -354,7 +371,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     public func respond(to assignmentID: Int64, status: AssignmentStatus, at date: Date) async throws -> Assignment {
         try await writer.write { db in
             guard var assignment = try Row.fetchOne(db, sql: "SELECT * FROM assignment WHERE id = ?", arguments: [assignmentID]).map(Self.assignment) else {
-                throw StoreError.notFound("assignment")
+                throw StoreError.notFound(.assignment)
             }
             guard assignment.status == .pending else { throw StoreError.alreadyResponded(assignment.status) }
             assignment.status = status
@@ -374,7 +391,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     public func setCertifications(_ certifications: [NewCertification], mentorID: Int64) async throws -> [Certification] {
         try await writer.write { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE id = ?", arguments: [mentorID]) == true else {
-                throw StoreError.notFound("mentor")
+                throw StoreError.notFound(.mentor)
             }
             let existing = try Row.fetchAll(db, sql: "SELECT * FROM certification WHERE mentor_id = ?", arguments: [mentorID]).map(Self.certification)
             var result: [Certification] = []
@@ -426,11 +443,28 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     // MARK: Event log
 
     private static func event(_ row: Row) throws -> StoredEvent {
-        StoredEvent(
-            id: row["id"], userID: row["user_id"], type: EventType(rawValue: row["type"]) ?? .unreadCount,
-            notification: try (row["notification"] as String?).map { try decoder.decode(NotificationItem.self, from: Data($0.utf8)) },
-            notificationID: row["notification_id"], unreadCount: row["unread_count"], createdAt: date(row["created_at"])
-        )
+        func item() throws -> NotificationItem {
+            guard let json = row["notification"] as String? else { throw StoreError.unknownStoredValue(column: "event.notification") }
+            return try decoder.decode(NotificationItem.self, from: Data(json.utf8))
+        }
+        let payload: EventPayload
+        switch try known(EventType.self, row["type"], column: "event.type") {
+        case .notificationCreated: payload = .notificationCreated(try item())
+        case .notificationUpdated: payload = .notificationUpdated(try item())
+        case .notificationDeleted:
+            guard let id = row["notification_id"] as Int64? else { throw StoreError.unknownStoredValue(column: "event.notification_id") }
+            payload = .notificationDeleted(notificationID: id)
+        case .unreadCount:
+            guard let count = row["unread_count"] as Int? else { throw StoreError.unknownStoredValue(column: "event.unread_count") }
+            payload = .unreadCount(count)
+        }
+        return StoredEvent(id: row["id"], userID: row["user_id"], payload: payload, createdAt: date(row["created_at"]))
+    }
+
+    /// The value of `type` a stored text names; a text this version does not know is an error, never a default.
+    static func known<Value: RawRepresentable>(_ type: Value.Type, _ raw: String, column: String) throws -> Value where Value.RawValue == String {
+        guard let value = Value(rawValue: raw) else { throw StoreError.unknownStoredValue(column: column) }
+        return value
     }
 
     public func events(after id: Int64, limit: Int) async throws -> [StoredEvent] {

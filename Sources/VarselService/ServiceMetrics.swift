@@ -46,6 +46,10 @@ public final class ServiceMetrics: Sendable {
     }
 
     public var openStreams: Int { state.withLock { $0.openStreams } }
+    /// How many events have been written to live streams.
+    public var eventsDelivered: Int { state.withLock { $0.eventsDelivered } }
+    /// How many streams were closed for falling too far behind.
+    public var streamsClosedSlow: Int { state.withLock { $0.streamsClosedSlow } }
 
     /// The metrics as Prometheus text.
     public func render() -> String {

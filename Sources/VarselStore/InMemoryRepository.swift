@@ -48,7 +48,7 @@ public actor InMemoryRepository: VarselRepository {
     public func users() -> [User] { usersByID.values.sorted { $0.id < $1.id } }
 
     public func setPausedUntil(_ date: Date?, userID: Int64) throws {
-        guard usersByID[userID] != nil else { throw StoreError.notFound("user") }
+        guard usersByID[userID] != nil else { throw StoreError.notFound(.user) }
         usersByID[userID]?.pausedUntil = date
     }
 
@@ -67,7 +67,7 @@ public actor InMemoryRepository: VarselRepository {
     }
 
     public func changePassword(userID: Int64, passwordHash: String, keeping keptSession: String?) throws -> [String] {
-        guard var user = usersByID[userID] else { throw StoreError.notFound("user") }
+        guard var user = usersByID[userID] else { throw StoreError.notFound(.user) }
         user.passwordHash = passwordHash
         usersByID[userID] = user
         let ended = sessions.filter { $0.value.userID == userID && $0.key != keptSession }.map(\.key)
@@ -93,7 +93,7 @@ public actor InMemoryRepository: VarselRepository {
                 return CreatedNotifications(items: earlier.ids.compactMap { items[$0] }, isReplay: true)
             }
         }
-        for new in notifications where usersByID[new.recipientID] == nil { throw StoreError.notFound("recipient") }
+        for new in notifications where usersByID[new.recipientID] == nil { throw StoreError.notFound(.recipient) }
         let created = notifications.map { insert($0, at: date) }
         appendUnreadCounts(for: created.map(\.recipientID), at: date)
         if let key = idempotencyKey {
@@ -108,20 +108,18 @@ public actor InMemoryRepository: VarselRepository {
                                     personalDetails: new.personalDetails)
         items[item.id] = item
         senders[item.id] = new.senderID
-        appendEvent(userID: item.recipientID, type: .notificationCreated, notification: item, at: date)
+        appendEvent(userID: item.recipientID, .notificationCreated(item), at: date)
         return item
     }
 
-    private func appendEvent(userID: Int64, type: EventType, notification: NotificationItem?, notificationID: Int64? = nil,
-                             unreadCount: Int? = nil, at date: Date) {
-        eventLog.append(StoredEvent(id: nextID("event"), userID: userID, type: type, notification: notification,
-                                    notificationID: notification?.id ?? notificationID, unreadCount: unreadCount, createdAt: date))
+    private func appendEvent(userID: Int64, _ payload: EventPayload, at date: Date) {
+        eventLog.append(StoredEvent(id: nextID("event"), userID: userID, payload: payload, createdAt: date))
     }
 
     private func appendUnreadCounts(for userIDs: [Int64], at date: Date) {
         var seen = Set<Int64>()
         for userID in userIDs where seen.insert(userID).inserted {
-            appendEvent(userID: userID, type: .unreadCount, notification: nil, unreadCount: unreadCount(for: userID), at: date)
+            appendEvent(userID: userID, .unreadCount(unreadCount(for: userID)), at: date)
         }
     }
 
@@ -144,7 +142,7 @@ public actor InMemoryRepository: VarselRepository {
         guard item.isUnread == isRead else { return item }
         item.readAt = isRead ? date : nil
         items[item.id] = item
-        appendEvent(userID: userID, type: .notificationUpdated, notification: item, at: date)
+        appendEvent(userID: userID, .notificationUpdated(item), at: date)
         appendUnreadCounts(for: [userID], at: date)
         return item
     }
@@ -160,7 +158,7 @@ public actor InMemoryRepository: VarselRepository {
             guard var item = items[id], item.recipientID == userID, item.isUnread else { continue }
             item.readAt = date
             items[id] = item
-            appendEvent(userID: userID, type: .notificationUpdated, notification: item, at: date)
+            appendEvent(userID: userID, .notificationUpdated(item), at: date)
             changed += 1
         }
         if changed > 0 { appendUnreadCounts(for: [userID], at: date) }
@@ -172,7 +170,7 @@ public actor InMemoryRepository: VarselRepository {
         for id in Set(ids).sorted() {
             guard let item = items[id], item.recipientID == userID else { continue }
             items[id] = nil
-            appendEvent(userID: userID, type: .notificationDeleted, notification: nil, notificationID: id, at: date)
+            appendEvent(userID: userID, .notificationDeleted(notificationID: id), at: date)
             deleted += 1
         }
         if deleted > 0 { appendUnreadCounts(for: [userID], at: date) }
@@ -191,7 +189,7 @@ public actor InMemoryRepository: VarselRepository {
         mentorID: Int64, coordinatorID: Int64?, contact: NewContact, at date: Date,
         makeNotification: @Sendable (Int64, Int64) -> NewNotification
     ) throws -> (Assignment, Contact, NotificationItem) {
-        guard usersByID[mentorID] != nil else { throw StoreError.notFound("mentor") }
+        guard usersByID[mentorID] != nil else { throw StoreError.notFound(.mentor) }
         let stored = Contact(id: nextID("contact"), name: contact.name, phone: contact.phone, address: contact.address, notes: contact.notes)
         contacts[stored.id] = stored
         let assignmentID = nextID("assignment")
@@ -212,7 +210,7 @@ public actor InMemoryRepository: VarselRepository {
     public func contact(id: Int64) -> Contact? { contacts[id] }
 
     public func respond(to assignmentID: Int64, status: AssignmentStatus, at date: Date) throws -> Assignment {
-        guard var assignment = assignmentsByID[assignmentID] else { throw StoreError.notFound("assignment") }
+        guard var assignment = assignmentsByID[assignmentID] else { throw StoreError.notFound(.assignment) }
         guard assignment.status == .pending else { throw StoreError.alreadyResponded(assignment.status) }
         assignment.status = status
         assignment.respondedAt = date
@@ -223,7 +221,7 @@ public actor InMemoryRepository: VarselRepository {
     // MARK: Certifications
 
     public func setCertifications(_ certifications: [NewCertification], mentorID: Int64) throws -> [Certification] {
-        guard usersByID[mentorID] != nil else { throw StoreError.notFound("mentor") }
+        guard usersByID[mentorID] != nil else { throw StoreError.notFound(.mentor) }
         // Replacing keeps the id (and so the warnings sent) of a certification whose name and expiry are unchanged.
         let existing = certificationsByID.values.filter { $0.mentorID == mentorID }
         var result: [Certification] = []

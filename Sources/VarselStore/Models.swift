@@ -217,29 +217,51 @@ public enum EventType: String, Sendable, Codable, Hashable {
     case unreadCount = "unread-count"
 }
 
+/// What an event says happened, with exactly the data that kind of event carries.
+public enum EventPayload: Sendable, Hashable {
+    /// A notification arrived; as it was then.
+    case notificationCreated(NotificationItem)
+    /// A notification changed (read, unread); as it is now.
+    case notificationUpdated(NotificationItem)
+    case notificationDeleted(notificationID: Int64)
+    /// The user's unread count after a change.
+    case unreadCount(Int)
+
+    public var type: EventType {
+        switch self {
+        case .notificationCreated: .notificationCreated
+        case .notificationUpdated: .notificationUpdated
+        case .notificationDeleted: .notificationDeleted
+        case .unreadCount: .unreadCount
+        }
+    }
+
+    /// The id of the notification concerned; nil for an unread count.
+    public var notificationID: Int64? {
+        switch self {
+        case let .notificationCreated(item), let .notificationUpdated(item): item.id
+        case let .notificationDeleted(id): id
+        case .unreadCount: nil
+        }
+    }
+}
+
 /// One entry of the event log: a monotonic id the live stream resumes from, for one user.
-public struct StoredEvent: Sendable, Codable, Hashable, Identifiable {
+public struct StoredEvent: Sendable, Hashable, Identifiable {
     public var id: Int64
     public var userID: Int64
-    public var type: EventType
-    /// The notification as it was when the event happened (created and updated), or nil.
-    public var notification: NotificationItem?
-    /// The id of the notification concerned (all but unread-count).
-    public var notificationID: Int64?
-    /// The unread count after the event (unread-count).
-    public var unreadCount: Int?
+    public var payload: EventPayload
     public var createdAt: Date
 
-    public init(id: Int64, userID: Int64, type: EventType, notification: NotificationItem?, notificationID: Int64?,
-                unreadCount: Int?, createdAt: Date) {
+    public init(id: Int64, userID: Int64, payload: EventPayload, createdAt: Date) {
         self.id = id
         self.userID = userID
-        self.type = type
-        self.notification = notification
-        self.notificationID = notificationID
-        self.unreadCount = unreadCount
+        self.payload = payload
         self.createdAt = createdAt
     }
+
+    public var type: EventType { payload.type }
+    public var notificationID: Int64? { payload.notificationID }
 }
 
 /// A page of a user's notifications, newest first.

@@ -45,9 +45,10 @@ public struct AuthenticationMiddleware: RouterMiddleware {
     /// Reading the form keeps the body for the handler.
     static func echoedCSRFToken(_ request: inout Request) async throws -> String {
         if let header = request.headers[.csrfToken] { return header }
-        guard FormBody.isForm(request) else { return "" }
+        guard PageForm.isForm(request) else { return "" }
         let buffer = try await request.collectBody(upTo: Limits.maxBodyBytes)
-        return FormBody(encoded: String(buffer: buffer))["_csrf"] ?? ""
+        // A body that is not a well-formed form echoes no token.
+        return (try? URLEncodedFormDecoder().decode(PageForm.CSRFField.self, from: String(buffer: buffer)))?.token ?? ""
     }
 
     static func isUnsafe(_ method: HTTPRequest.Method) -> Bool {
@@ -91,13 +92,26 @@ extension VarselContext {
         return identity
     }
 
-    /// The signed-in user if their role is one of `roles`, else a 403 problem.
+    /// The signed-in user if their role is one of `roles`, else a 401 or 403 problem.
     public func require(_ roles: Role...) throws -> Identity {
-        let identity = try requireUser()
-        guard roles.contains(identity.user.role) else {
+        try requireUser().require(roles)
+    }
+}
+
+extension Identity {
+    /// Whether the user's role is one of `roles`.
+    public func holds(_ roles: Role...) -> Bool { roles.contains(user.role) }
+
+    /// This identity if the user's role is one of `roles`, else a 403 problem: the one role gate of the API and the pages.
+    public func require(_ roles: Role...) throws -> Identity {
+        try require(roles)
+    }
+
+    func require(_ roles: [Role]) throws -> Identity {
+        guard roles.contains(user.role) else {
             let names = roles.map(\.rawValue).joined(separator: " or ")
-            throw Problem.forbidden("This needs the \(names) role; you are signed in as a \(identity.user.role.rawValue).")
+            throw Problem.forbidden("This needs the \(names) role; you are signed in as a \(user.role.rawValue).")
         }
-        return identity
+        return self
     }
 }

@@ -71,7 +71,10 @@ public struct Problem: HTTPResponseError, Sendable, Equatable {
         case let store as StoreError:
             switch store {
             case let .conflict(what): return .conflict("Conflict: \(what).")
-            case let .notFound(what): return .notFound("No such \(what).")
+            case let .notFound(what): return .notFound("No such \(what.rawValue).")
+            case .unknownStoredValue:
+                // The store holds something this version cannot read: a server fault, named in the log, not to the client.
+                return Problem(.internalServerError, "The server failed to handle the request. It has been logged; please try again.")
             case .idempotencyKeyReused:
                 return .unprocessable("This Idempotency-Key was already used with a different request body. Use a new key for a new request.")
             case let .alreadyResponded(status): return .conflict("The assignment was already \(status.rawValue).")

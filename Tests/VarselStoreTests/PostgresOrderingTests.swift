@@ -25,7 +25,7 @@ struct PostgresOrderingTests {
         let first = Task {
             try await withRawConnection(repository) { a in
                 try await a.query("BEGIN", logger: logger)
-                let id = try await a.query("INSERT INTO event (user_id, type, created_at) VALUES (1, 'unread-count', 0) RETURNING id", logger: logger)
+                let id = try await a.query("INSERT INTO event (user_id, type, unread_count, created_at) VALUES (1, 'unread-count', 0, 0) RETURNING id", logger: logger)
                     .collect().first?.decode(Int64.self)
                 gate.continuation.yield()
                 try await Task.sleep(for: .milliseconds(600))
@@ -35,7 +35,7 @@ struct PostgresOrderingTests {
         }
         for await _ in gate.stream { break }
         let second = try await withRawConnection(repository) { b in
-            try await b.query("INSERT INTO event (user_id, type, created_at) VALUES (1, 'unread-count', 0) RETURNING id", logger: logger)
+            try await b.query("INSERT INTO event (user_id, type, unread_count, created_at) VALUES (1, 'unread-count', 0, 0) RETURNING id", logger: logger)
                 .collect().first?.decode(Int64.self)
         }
         // The later id is committed and visible while the earlier one is not: a reader moving its cursor to it
@@ -51,6 +51,7 @@ struct PostgresOrderingTests {
         let repository = try await PostgresTestDatabase.make()
         let mentor = try await repository.createUser(NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x", language: .english), at: now)
         let gate = AsyncStream<Void>.makeStream()
+        let release = AsyncStream<Void>.makeStream()
         let logger = logger
         // An instance mid-way through writing events: it holds the event lock and has taken an id.
         let holder = Task {
@@ -60,7 +61,7 @@ struct PostgresOrderingTests {
                 let id = try await a.query("INSERT INTO event (user_id, type, unread_count, created_at) VALUES (\(mentor.id), 'unread-count', 0, 0) RETURNING id",
                                            logger: logger).collect().first?.decode(Int64.self)
                 gate.continuation.yield()
-                try await Task.sleep(for: .milliseconds(800))
+                for await _ in release.stream { break }
                 try await a.query("COMMIT", logger: logger)
                 return id
             }
@@ -73,6 +74,7 @@ struct PostgresOrderingTests {
         }
         try await Task.sleep(for: .milliseconds(300))
         #expect(try await repository.events(after: 0, limit: 10).isEmpty, "a later id became visible before the earlier one committed")
+        release.continuation.yield()
         let heldID = try #require(try await holder.value)
         _ = try await writer.value
         let ids = try await repository.events(after: 0, limit: 10).map(\.id)
@@ -105,7 +107,27 @@ struct PostgresOrderingTests {
         let (fromFirst, fromSecond) = try await (a, b)
         #expect(Set(fromFirst).isDisjoint(with: fromSecond))
         #expect((fromFirst + fromSecond).sorted() == (1...200).map(Int64.init))
-        #expect(!fromFirst.isEmpty && !fromSecond.isEmpty)
+        // Deterministically: while one instance's claim is in flight (its rows locked), another skips those rows
+        // instead of waiting for them or taking them too.
+        let more = (1...10).map { NewPushDelivery(subscriptionID: subscription.id, notificationID: Int64(1000 + $0)) }
+        #expect(try await first.enqueuePushDeliveries(more, after: 1, through: 2, at: now))
+        let logger = logger
+        let gate = AsyncStream<Void>.makeStream()
+        let holder = Task {
+            try await first.withConnectionForTests { a in
+                try await a.query("BEGIN", logger: logger)
+                try await a.query("SELECT id FROM push_delivery WHERE notification_id <= 1004 ORDER BY id FOR UPDATE", logger: logger)
+                gate.continuation.yield()
+                try await Task.sleep(for: .milliseconds(500))
+                try await a.query("ROLLBACK", logger: logger)
+            }
+        }
+        for await _ in gate.stream { break }
+        let started = ContinuousClock.now
+        let skipped = try await second.claimDuePushDeliveries(at: now, limit: 10, leaseUntil: now.addingTimeInterval(600))
+        #expect(ContinuousClock.now - started < .milliseconds(400), "the claim waited for the locked rows")
+        #expect(skipped.map(\.notificationID) == (1005...1010).map(Int64.init))
+        try await holder.value
         second.shutdown()
     }
 }

@@ -14,12 +14,15 @@ import VarselStore
 enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case memory
     case sqlite
+    /// The SQLite store over an in-memory GRDB queue: the same SQL, no file.
+    case sqliteInMemory
     case postgres
 
     var testDescription: String { rawValue }
 
     static var allCases: [StoreKind] {
-        ProcessInfo.processInfo.environment["VARSEL_TEST_POSTGRES_URL"] == nil ? [.memory, .sqlite] : [.memory, .sqlite, .postgres]
+        let local: [StoreKind] = [.memory, .sqlite, .sqliteInMemory]
+        return ProcessInfo.processInfo.environment["VARSEL_TEST_POSTGRES_URL"] == nil ? local : local + [.postgres]
     }
 
     /// A fresh, empty store; SQLite on a real file in a new temporary directory, PostgreSQL in a new database.
@@ -31,6 +34,8 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("varsel-contract-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             return try SQLiteRepository(path: directory.appendingPathComponent("varsel.sqlite").path)
+        case .sqliteInMemory:
+            return try SQLiteRepository.inMemory()
         case .postgres:
             return try await PostgresTestDatabase.make()
         }
@@ -43,7 +48,7 @@ enum PostgresTestDatabase {
 
     /// A new, empty database with Varsel's schema.
     static func make() async throws -> PostgresRepository {
-        guard let serverURL, var components = URLComponents(string: serverURL) else { throw StoreError.notFound("VARSEL_TEST_POSTGRES_URL") }
+        guard let serverURL, var components = URLComponents(string: serverURL) else { throw PostgresURLError() }
         let name = "varsel_test_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased())"
         let admin = PostgresClient(configuration: try PostgresRepository.configuration(from: serverURL), backgroundLogger: Logger(label: "test"))
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -149,7 +154,7 @@ struct StoreContractTests {
     func unknownRecipient(kind: StoreKind) async throws {
         let store = try await kind.make()
         let user = try await mentor(store)
-        await #expect(throws: StoreError.notFound("recipient")) {
+        await #expect(throws: StoreError.notFound(.recipient)) {
             try await store.createNotifications([self.note(user.id), self.note(12345)], idempotencyKey: nil, at: self.now)
         }
         #expect(try await store.notifications(for: user.id, filter: .all, after: nil, limit: 10).items.isEmpty)
@@ -185,8 +190,8 @@ struct StoreContractTests {
         _ = try await store.delete(ids: [item.id], userID: user.id, at: now)
         let mine = try await store.events(for: user.id, after: 0, limit: 100)
         #expect(mine.map(\.type) == [.notificationCreated, .unreadCount, .notificationUpdated, .unreadCount, .notificationDeleted, .unreadCount])
-        #expect(mine.compactMap(\.unreadCount) == [1, 0, 0])
-        #expect(mine[0].notification == item)
+        #expect(mine.compactMap { if case let .unreadCount(count) = $0.payload { count } else { nil } } == [1, 0, 0])
+        #expect(mine[0].payload == .notificationCreated(item))
         #expect(mine.allSatisfy { $0.notificationID == nil || $0.notificationID == item.id })
         #expect(zip(mine, mine.dropFirst()).allSatisfy { $0.id < $1.id })
         let all = try await store.events(after: 0, limit: 100)
@@ -237,7 +242,7 @@ struct StoreContractTests {
         await #expect(throws: StoreError.alreadyResponded(.acknowledged)) {
             try await store.respond(to: assignment.id, status: .declined, at: self.now)
         }
-        await #expect(throws: StoreError.notFound("mentor")) {
+        await #expect(throws: StoreError.notFound(.mentor)) {
             try await store.createAssignment(mentorID: 999, coordinatorID: nil, contact: contact, at: self.now) { _, _ in self.note(999) }
         }
     }

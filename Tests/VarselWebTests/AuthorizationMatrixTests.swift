@@ -102,7 +102,7 @@ struct AuthorizationMatrixTests {
         "GET /notifications": .signedIn(303, 200),
         "GET /notifications/{id}/open": Row(303, 303, 404, 404, 404),
         "POST /notifications/read-all": .signedIn(303, 303, body: form),
-        "POST /notifications/bulk": .signedIn(303, 303, body: form + "&ids=1&action=read"),
+        "POST /notifications/bulk": .signedIn(303, 303, body: form + "&ids%5B%5D=1&action=read"),
         "GET /settings": .signedIn(303, 200),
         "POST /settings": .signedIn(303, 303, body: form + "&sound=on"),
         "GET /contacts/{id}": Row(303, 200, 404, 200, 200),

@@ -150,9 +150,8 @@ struct EventsController {
 
     private func frame(for event: StoredEvent, describer: Describer, preferences: NotificationPreferences, live: Bool) throws -> ByteBuffer {
         let json: Data
-        switch event.type {
-        case .notificationCreated, .notificationUpdated:
-            guard let item = event.notification else { return ByteBuffer() }
+        switch event.payload {
+        case let .notificationCreated(item), let .notificationUpdated(item):
             let now = services.now()
             json = try JSONCoding.encoder.encode(CreatedPayload(notification: NotificationResource(item, describer: describer, preferences: preferences, now: now)))
             if live, event.type == .notificationCreated {
@@ -160,11 +159,11 @@ struct EventsController {
             } else {
                 services.metrics.eventDelivered(latency: nil)
             }
-        case .notificationDeleted:
-            json = try JSONCoding.encoder.encode(DeletedPayload(id: event.notificationID ?? 0))
+        case let .notificationDeleted(id):
+            json = try JSONCoding.encoder.encode(DeletedPayload(id: id))
             services.metrics.eventDelivered(latency: nil)
-        case .unreadCount:
-            json = try JSONCoding.encoder.encode(UnreadCountResource(count: event.unreadCount ?? 0, describer: describer))
+        case let .unreadCount(count):
+            json = try JSONCoding.encoder.encode(UnreadCountResource(count: count, describer: describer))
             services.metrics.eventDelivered(latency: nil)
         }
         return Frame.event(id: event.id, name: event.type.rawValue, json: json)

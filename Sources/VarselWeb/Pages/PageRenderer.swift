@@ -34,9 +34,14 @@ public struct PageRenderer: Sendable {
         return PageRenderer(library: library, assets: assets)
     }
 
-    /// An HTML response from `template` with `model`.
-    func page(_ template: String, _ model: Any, status: HTTPResponse.Status = .ok) -> Response {
-        let html = library.render(model, withTemplate: template) ?? ""
+    /// A template that could not be rendered: the request fails with a 500 problem rather than an empty page.
+    struct RenderFailure: Error, Equatable {
+        var template: String
+    }
+
+    /// An HTML response from `template` with `model`; throws ``RenderFailure`` when the template does not render.
+    func page(_ template: String, _ model: Any, status: HTTPResponse.Status = .ok) throws -> Response {
+        guard let html = library.render(model, withTemplate: template) else { throw RenderFailure(template: template) }
         return Response(status: status, headers: [
             .contentType: "text/html; charset=utf-8",
             .cacheControl: "no-store",

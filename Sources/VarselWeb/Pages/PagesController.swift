@@ -21,7 +21,7 @@ struct PagesController {
             guard let worker = renderer.asset("sw.js") else { throw Problem.notFound("No such file.") }
             return worker
         }
-        router.get("offline") { _, _ in renderer.page("offline", OfflinePage()) }
+        router.get("offline") { _, _ in try renderer.page("offline", OfflinePage()) }
         router.get("signin", use: signInPage)
         router.post("signin", use: signIn)
         router.post("signout", use: signOut)
@@ -59,13 +59,6 @@ struct PagesController {
         return identity
     }
 
-    /// Checks a form post's CSRF field against the session.
-    func checkCSRF(_ form: FormBody, _ identity: Identity) throws {
-        guard Tokens.constantTimeEquals(form["_csrf"] ?? "", identity.session.csrfToken) else {
-            throw Problem.forbidden("The form has expired. Reload the page and try again.")
-        }
-    }
-
     func signInModel(_ request: Request, error: String?, username: String, next: String) -> SignInPage {
         let strings = Strings(Language.preferred(fromAcceptLanguage: request.headers[.acceptLanguage]))
         return SignInPage(lang: strings.language.tag, title: strings.signIn, usernameLabel: strings.username, passwordLabel: strings.password,
@@ -74,7 +67,7 @@ struct PagesController {
 
     func signInPage(_ request: Request, context: VarselContext) async throws -> Response {
         let next = request.uri.queryParameters["next"].map(String.init) ?? "/notifications"
-        return renderer.page("signin", signInModel(request, error: nil, username: "", next: Self.safeNext(next)))
+        return try renderer.page("signin", signInModel(request, error: nil, username: "", next: Self.safeNext(next)))
     }
 
     /// Only same-site relative paths are followed after sign-in (``LocalRedirect``).
@@ -83,11 +76,11 @@ struct PagesController {
     }
 
     func signIn(_ request: Request, context: VarselContext) async throws -> Response {
-        let form = try await FormBody.read(request)
-        let username = form["username"] ?? ""
-        let next = Self.safeNext(form["next"] ?? "/notifications")
+        let form = try await PageForm.decode(PageForm.SignIn.self, from: request)
+        let username = form.username ?? ""
+        let next = Self.safeNext(form.next ?? "/notifications")
         do {
-            let started = try await SessionController(services: services).startSession(username: username, password: form["password"] ?? "", request: request, context: context)
+            let started = try await SessionController(services: services).startSession(username: username, password: form.password ?? "", request: request, context: context)
             var response = Response.redirect(to: next, type: .normal)
             response.setCookie(Cookie(name: sessionCookieName, value: started.token, maxAge: Int(services.configuration.sessionLifetime),
                                       path: "/", secure: services.configuration.usesSecureCookies, httpOnly: true, sameSite: .lax))
@@ -95,13 +88,12 @@ struct PagesController {
         } catch let problem as Problem {
             let strings = Strings(Language.preferred(fromAcceptLanguage: request.headers[.acceptLanguage]))
             let message = problem.status == .tooManyRequests ? problem.detail : strings.signInFailed
-            return renderer.page("signin", signInModel(request, error: message, username: username, next: next), status: problem.status)
+            return try renderer.page("signin", signInModel(request, error: message, username: username, next: next), status: problem.status)
         }
     }
 
     func signOut(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context)
-        try checkCSRF(try await FormBody.read(request), identity)
         try await services.repository.deleteSession(tokenHash: identity.session.tokenHash)
         services.broker.endStreams(ofSession: identity.session.tokenHash)
         var response = Response.redirect(to: "/signin", type: .normal)
@@ -135,7 +127,7 @@ struct PagesController {
         let configuration = Announcer.Configuration()
         return PageChrome(
             lang: user.language.tag, title: title, csrfToken: identity.session.csrfToken, userName: user.displayName,
-            isCoordinator: user.role != .mentor, tabs: tabs, flash: flash, lastEventId: resumePoint,
+            isCoordinator: identity.holds(.coordinator, .admin), tabs: tabs, flash: flash, lastEventId: resumePoint,
             strings: ChromeStrings(skipToContent: strings.skipToContent, signOut: strings.signOut, mainNavigation: strings.mainNavigation,
                                    settings: strings.screenTitle(.notificationSettings), coordinator: strings.coordinatorTools),
             announcer: AnnouncerSettings(coalescingWindowMs: Int(configuration.coalescingWindow * 1000),
@@ -143,22 +135,9 @@ struct PagesController {
                                          burstTemplate: strings.newNotifications(count: 7).replacingOccurrences(of: "7", with: "{count}")))
     }
 
-    /// The confirmation for a finished form action, carried across the redirect as `?done=`.
+    /// The confirmation for a finished form action, carried across the redirect as `?done=` (``Flash``).
     func flash(_ request: Request, language: Language) -> String? {
-        guard let done = request.uri.queryParameters["done"].map(String.init) else { return nil }
-        let describer = services.describer(language)
-        let parts = done.split(separator: "-")
-        let count = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
-        switch parts.first {
-        case "readall": return describer.confirmation(of: .markedAllRead(count: count))
-        case "deleted": return describer.confirmation(of: .deleted(count: count))
-        case "settings": return describer.confirmation(of: .settingsSaved)
-        case "acknowledged": return describer.confirmation(of: .assignmentAcknowledged)
-        case "declined": return describer.confirmation(of: .assignmentDeclined)
-        case "sent": return describer.strings.sent
-        case "assignment": return describer.strings.assignmentCreated
-        default: return nil
-        }
+        request.uri.queryParameters["done"].flatMap { Flash(query: String($0)) }?.text(services.describer(language))
     }
 
     // MARK: Simple screens
@@ -185,7 +164,7 @@ struct PagesController {
         let model = DetailPage(chrome: try await chrome(identity, resumePoint: resumePoint, title: title, tab: tab, flash: flash(request, language: identity.user.language)),
                                heading: title, headingId: screen.headingElementID,
                                focusHeading: request.uri.queryParameters["from"] == "notification", paragraphs: paragraphs, contact: nil)
-        return renderer.page("detail", model)
+        return try renderer.page("detail", model)
     }
 
     // MARK: The notification centre
@@ -219,7 +198,7 @@ struct PagesController {
             unreadSummary: strings.unreadSummary(unread), markAllAsRead: strings.markAllAsRead,
             markSelectedAsRead: strings.markSelectedAsRead, deleteSelected: strings.deleteSelected,
             listLabel: strings.notificationList, settingsLink: strings.screenTitle(.notificationSettings))
-        return renderer.page("notifications", model)
+        return try renderer.page("notifications", model)
     }
 
     /// Following a notification: go to its screen, whose heading takes focus. A GET changes nothing: the target
@@ -245,29 +224,28 @@ struct PagesController {
 
     func readAll(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context)
-        let form = try await FormBody.read(request)
-        try checkCSRF(form, identity)
+        let form = try await PageForm.decode(PageForm.ReadAll.self, from: request)
         let count = try await services.inbox.markAllRead(userID: identity.user.id)
-        return .redirect(to: "/notifications?\(Self.filterQuery(form))done=readall-\(count)", type: .normal)
+        return .redirect(to: Flash.markedRead(count: count).added(to: Self.centrePath(filter: form.filter)), type: .normal)
     }
 
-    static func filterQuery(_ form: FormBody) -> String {
-        guard let filter = form["filter"], let parsed = NotificationFilter(wireName: filter), parsed != .all else { return "" }
-        return "filter=\(parsed.wireName)&"
+    /// The centre's path, keeping a form's filter when it is one the centre knows.
+    static func centrePath(filter: String?) -> String {
+        guard let filter, let parsed = NotificationFilter(wireName: filter), parsed != .all else { return "/notifications" }
+        return "/notifications?filter=\(parsed.wireName)"
     }
 
     func bulk(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context)
-        let form = try await FormBody.read(request)
-        try checkCSRF(form, identity)
-        let ids = form.all("ids").compactMap { Int64($0) }
-        let done: String
-        if form["action"] == "delete" {
-            done = "deleted-\(try await services.inbox.delete(ids: ids, userID: identity.user.id))"
+        let form = try await PageForm.decode(PageForm.Bulk.self, from: request)
+        let ids = form.ids ?? []
+        let done: Flash
+        if form.action == "delete" {
+            done = .deleted(count: try await services.inbox.delete(ids: ids, userID: identity.user.id))
         } else {
-            done = "readall-\(try await services.inbox.markRead(ids: ids, userID: identity.user.id))"
+            done = .markedRead(count: try await services.inbox.markRead(ids: ids, userID: identity.user.id))
         }
-        return .redirect(to: "/notifications?\(Self.filterQuery(form))done=\(done)", type: .normal)
+        return .redirect(to: done.added(to: Self.centrePath(filter: form.filter)), type: .normal)
     }
 
     // MARK: Settings
@@ -295,20 +273,19 @@ struct PagesController {
             strings: SettingsStrings(kindsLegend: strings.settingsKindsLegend, channelsLegend: strings.settingsChannelsLegend,
                                      privacyLegend: strings.settingsPrivacyLegend, save: strings.save),
             device: DeviceNotificationsView(strings: strings, publicKey: services.webPush.publicKey))
-        return renderer.page("settings", model)
+        return try renderer.page("settings", model)
     }
 
     func saveSettings(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context)
-        let form = try await FormBody.read(request)
-        try checkCSRF(form, identity)
+        let form = try await PageForm.decode(PageForm.Settings.self, from: request)
         var preferences = NotificationPreferences.standard
         for setting in NotificationPreferences.Setting.allCases {
-            preferences[setting] = form[setting.identifier] == "on"
+            preferences[setting] = form.switchedOn.contains(setting.identifier)
         }
         try await services.repository.setPreferences(preferences, for: identity.user.id)
         services.broker.preferencesChanged(userID: identity.user.id)
-        return .redirect(to: "/settings?done=settings", type: .normal)
+        return .redirect(to: Flash.settingsSaved.added(to: "/settings"), type: .normal)
     }
 
     // MARK: Contact detail and the assignment dialog
@@ -340,13 +317,11 @@ struct PagesController {
             focusHeading: request.uri.queryParameters["from"] == "notification", paragraphs: [],
             contact: ContactView(phoneLabel: strings.phone, phone: contact.phone, addressLabel: strings.address, address: contact.address,
                                  notesLabel: strings.notes, notes: contact.notes, assignment: assignmentView))
-        return renderer.page("detail", model)
+        return try renderer.page("detail", model)
     }
 
     func answer(_ status: AssignmentStatus, _ request: Request, _ context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context)
-        let form = try await FormBody.read(request)
-        try checkCSRF(form, identity)
         let id = try NotificationsController.id(context)
         guard let assignment = try await services.repository.assignment(id: id), assignment.mentorID == identity.user.id else {
             throw Problem.notFound("You have no assignment with id \(id).")
@@ -356,15 +331,15 @@ struct PagesController {
         } catch StoreError.alreadyResponded {
             // Answering twice changes nothing; the page shows the standing answer.
         }
-        return .redirect(to: "/contacts/\(assignment.contactID)?assignment=\(id)&done=\(status.rawValue)", type: .normal)
+        let path = "/contacts/\(assignment.contactID)?assignment=\(id)"
+        return .redirect(to: Flash(answer: status)?.added(to: path) ?? path, type: .normal)
     }
 
     // MARK: Coordinator
 
     func coordinatorPage(_ request: Request, _ context: VarselContext, errors: [FormError], values: CoordinatorValues?, status: HTTPResponse.Status = .ok) async throws -> Response {
-        let identity = try signedIn(request, context)
+        let identity = try signedIn(request, context).require(.coordinator, .admin)
         let resumePoint = try await self.resumePoint()
-        guard identity.user.role != .mentor else { throw Problem.forbidden("Only coordinators send notifications.") }
         let strings = Strings(identity.user.language)
         let mentors = try await services.repository.users().filter { $0.role == .mentor }
         let model = CoordinatorPage(
@@ -381,18 +356,16 @@ struct PagesController {
                 kind: strings.kind, title: strings.titleField, body: strings.bodyField, urgent: strings.urgentField, send: strings.send,
                 mentor: strings.mentor, contactName: strings.contactName, contactAddress: strings.address, contactPhone: strings.phone,
                 contactNotes: strings.notes, create: strings.create, errorSummary: strings.errorSummary))
-        return renderer.page("coordinator", model, status: status)
+        return try renderer.page("coordinator", model, status: status)
     }
 
     func sendNotification(_ request: Request, context: VarselContext) async throws -> Response {
-        let identity = try signedIn(request, context)
-        let form = try await FormBody.read(request)
-        try checkCSRF(form, identity)
-        guard identity.user.role != .mentor else { throw Problem.forbidden("Only coordinators send notifications.") }
+        let identity = try signedIn(request, context).require(.coordinator, .admin)
+        let form = try await PageForm.decode(PageForm.Send.self, from: request)
         let strings = Strings(identity.user.language)
-        var values = CoordinatorValues(title: form["title"] ?? "", body: form["body"] ?? "", contactName: "", contactAddress: "", contactPhone: "", contactNotes: "")
+        var values = CoordinatorValues(title: form.title ?? "", body: form.body ?? "", contactName: "", contactAddress: "", contactPhone: "", contactNotes: "")
         var errors: [FormError] = []
-        let recipient = form["recipient"].flatMap { Int64($0) }
+        let recipient = form.recipient.flatMap { Int64($0) }
         if recipient == nil {
             values.recipientError = strings.chooseRecipient
             errors.append(FormError(field: strings.recipient, fieldId: "send-recipient", message: strings.chooseRecipient))
@@ -400,8 +373,8 @@ struct PagesController {
         // The same rules as the API (``Validation``), shown next to the fields.
         var validated: Validation.ValidNotification?
         do {
-            validated = try Validation.notification(kind: form["kind"] ?? "", title: values.title, body: values.body,
-                                                    urgency: form["urgent"] == "on" ? Urgency.urgent.rawValue : nil,
+            validated = try Validation.notification(kind: form.kind ?? "", title: values.title, body: values.body,
+                                                    urgency: form.urgent == "on" ? Urgency.urgent.rawValue : nil,
                                                     personalDetails: [], allowAssignment: false)
         } catch {
             for issue in error.issues {
@@ -423,19 +396,17 @@ struct PagesController {
         }
         guard try await services.repository.user(id: recipient) != nil else { throw Problem.unprocessable("The recipient does not exist.") }
         _ = try await services.sender.send(validated, from: identity.user.id, to: [recipient])
-        return .redirect(to: "/coordinator?done=sent", type: .normal)
+        return .redirect(to: Flash.sent.added(to: "/coordinator"), type: .normal)
     }
 
     func createAssignment(_ request: Request, context: VarselContext) async throws -> Response {
-        let identity = try signedIn(request, context)
-        let form = try await FormBody.read(request)
-        try checkCSRF(form, identity)
-        guard identity.user.role != .mentor else { throw Problem.forbidden("Only coordinators create assignments.") }
+        let identity = try signedIn(request, context).require(.coordinator, .admin)
+        let form = try await PageForm.decode(PageForm.Assignment.self, from: request)
         let strings = Strings(identity.user.language)
-        var values = CoordinatorValues(title: "", body: "", contactName: form["contactName"] ?? "", contactAddress: form["contactAddress"] ?? "",
-                                       contactPhone: form["contactPhone"] ?? "", contactNotes: form["contactNotes"] ?? "")
+        var values = CoordinatorValues(title: "", body: "", contactName: form.contactName ?? "", contactAddress: form.contactAddress ?? "",
+                                       contactPhone: form.contactPhone ?? "", contactNotes: form.contactNotes ?? "")
         var errors: [FormError] = []
-        let mentorID = form["mentor"].flatMap { Int64($0) }
+        let mentorID = form.mentor.flatMap { Int64($0) }
         // The same rules as the API (``Validation``), shown next to the fields.
         var contact: NewContact?
         do {
@@ -462,7 +433,7 @@ struct PagesController {
             return try await coordinatorPage(request, context, errors: errors, values: values, status: .unprocessableContent)
         }
         _ = try await services.sender.assign(mentor: mentor, coordinatorID: identity.user.id, contact: contact, urgency: .normal)
-        return .redirect(to: "/coordinator?done=assignment", type: .normal)
+        return .redirect(to: Flash.assignmentCreated.added(to: "/coordinator"), type: .normal)
     }
 }
 

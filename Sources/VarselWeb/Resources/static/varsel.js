@@ -141,7 +141,7 @@
     select.className = "select";
     const box = document.createElement("input");
     box.type = "checkbox";
-    box.name = "ids";
+    box.name = "ids[]";
     box.value = notification.id;
     box.id = "select-" + notification.id;
     const label = document.createElement("label");
@@ -302,11 +302,11 @@
   if (bulk) {
     bulk.addEventListener("submit", (event) => {
       const action = event.submitter ? event.submitter.value : "read";
-      const ids = Array.from(bulk.querySelectorAll("input[name=ids]:checked")).map((box) => Number(box.value));
+      const ids = Array.from(bulk.querySelectorAll("input[name='ids[]']:checked")).map((box) => Number(box.value));
       event.preventDefault();
       post("/api/v1/notifications/bulk", { action, ids })
         .then((outcome) => {
-          bulk.querySelectorAll("input[name=ids]:checked").forEach((box) => { box.checked = false; });
+          bulk.querySelectorAll("input[name='ids[]']:checked").forEach((box) => { box.checked = false; });
           announceFeedback(outcome.announcement.text);
         })
         .catch(() => bulk.submit());

@@ -1,0 +1,154 @@
+import Foundation
+import Hummingbird
+import VarselCore
+import VarselService
+import VarselStore
+
+/// The page forms, each a `Decodable` type read with Hummingbird's `URLEncodedFormDecoder`.
+///
+/// Every field is optional text, as a browser may leave any out; the handlers check them with the same
+/// ``Validation`` rules as the JSON API. The session's `_csrf` field is checked before any handler runs
+/// (``AuthenticationMiddleware``), so no form type holds it.
+enum PageForm {
+    /// Reads the request's form body as `Form`; a body that is not a well-formed form is a 400 that quotes none of it.
+    static func decode<Form: Decodable>(_ type: Form.Type, from request: Request) async throws -> Form {
+        var request = request
+        let buffer = try await request.collectBody(upTo: Limits.maxBodyBytes)
+        do {
+            return try URLEncodedFormDecoder().decode(Form.self, from: String(buffer: buffer))
+        } catch {
+            throw Problem.badRequest("The form could not be read. Reload the page and try again.")
+        }
+    }
+
+    /// Whether the request says its body is `application/x-www-form-urlencoded`.
+    static func isForm(_ request: Request) -> Bool {
+        JSONCoding.mediaType(of: request) == "application/x-www-form-urlencoded"
+    }
+
+    /// The session's CSRF token as a form echoes it in `_csrf`.
+    struct CSRFField: Decodable {
+        var token: String?
+        enum CodingKeys: String, CodingKey { case token = "_csrf" }
+    }
+
+    struct SignIn: Decodable {
+        var username: String?
+        var password: String?
+        var next: String?
+    }
+
+    /// A form that acts on the notification list and comes back to it with the same filter.
+    struct ReadAll: Decodable {
+        var filter: String?
+    }
+
+    /// The list's check boxes (`ids[]`) and the chosen action.
+    struct Bulk: Decodable {
+        var filter: String?
+        var action: String?
+        var ids: [Int64]?
+    }
+
+    /// The settings switches: the identifiers of those that are on (a check box that is off is not sent).
+    struct Settings: Decodable {
+        var switchedOn: Set<String>
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: AnyKey.self)
+            switchedOn = Set(try container.allKeys.filter { try container.decodeIfPresent(String.self, forKey: $0) == "on" }.map(\.stringValue))
+        }
+
+        struct AnyKey: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+    }
+
+    /// A coordinator's message to one mentor.
+    struct Send: Decodable {
+        var recipient: String?
+        var kind: String?
+        var title: String?
+        var body: String?
+        var urgent: String?
+    }
+
+    /// A coordinator's new assignment: the mentor and the contact to visit.
+    struct Assignment: Decodable {
+        var mentor: String?
+        var contactName: String?
+        var contactAddress: String?
+        var contactPhone: String?
+        var contactNotes: String?
+    }
+}
+
+/// The confirmation a finished form action shows on the page it redirects to, carried across the redirect as `?done=`.
+enum Flash: Equatable {
+    case markedRead(count: Int)
+    case deleted(count: Int)
+    case settingsSaved
+    case acknowledged
+    case declined
+    case sent
+    case assignmentCreated
+
+    /// The flash a `?done=` value names; nil for one this server does not write.
+    init?(query: String) {
+        let parts = query.split(separator: "-", maxSplits: 1)
+        let count = parts.count > 1 ? Int(parts[1]) : nil
+        switch (parts.first, count) {
+        case let ("readall", count?): self = .markedRead(count: count)
+        case let ("deleted", count?): self = .deleted(count: count)
+        case ("settings", nil): self = .settingsSaved
+        case ("acknowledged", nil): self = .acknowledged
+        case ("declined", nil): self = .declined
+        case ("sent", nil): self = .sent
+        case ("assignment", nil): self = .assignmentCreated
+        default: return nil
+        }
+    }
+
+    /// The flash for a mentor's answer to an assignment; nil for `pending`, which is no answer.
+    init?(answer: AssignmentStatus) {
+        switch answer {
+        case .acknowledged: self = .acknowledged
+        case .declined: self = .declined
+        case .pending: return nil
+        }
+    }
+
+    /// The `?done=` value.
+    var query: String {
+        switch self {
+        case let .markedRead(count): "readall-\(count)"
+        case let .deleted(count): "deleted-\(count)"
+        case .settingsSaved: "settings"
+        case .acknowledged: "acknowledged"
+        case .declined: "declined"
+        case .sent: "sent"
+        case .assignmentCreated: "assignment"
+        }
+    }
+
+    /// `path` with this flash added to its query.
+    func added(to path: String) -> String {
+        path + (path.contains("?") ? "&" : "?") + "done=" + query
+    }
+
+    /// The sentence shown (and, as the page loads, announced) in the user's language.
+    func text(_ describer: Describer) -> String? {
+        switch self {
+        case let .markedRead(count): describer.confirmation(of: .markedAllRead(count: count))
+        case let .deleted(count): describer.confirmation(of: .deleted(count: count))
+        case .settingsSaved: describer.confirmation(of: .settingsSaved)
+        case .acknowledged: describer.confirmation(of: .assignmentAcknowledged)
+        case .declined: describer.confirmation(of: .assignmentDeclined)
+        case .sent: describer.strings.sent
+        case .assignmentCreated: describer.strings.assignmentCreated
+        }
+    }
+}

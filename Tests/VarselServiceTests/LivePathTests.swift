@@ -1,0 +1,115 @@
+import Foundation
+import Logging
+import Testing
+import VarselCore
+import VarselStore
+@testable import VarselService
+
+/// A store with two mentors, a broker and a pump over it, and a sender that uses them, on a fixed clock.
+struct LiveWorld {
+    let repository = InMemoryRepository()
+    let metrics = ServiceMetrics()
+    let broker: EventBroker
+    let pump: EventPump
+    let sender: NotificationSender
+    let kari: User
+    let ola: User
+
+    init(bufferLimit: Int = 64, pollInterval: Duration = .seconds(3600), heartbeatInterval: Duration = .seconds(3600)) async throws {
+        broker = EventBroker(bufferLimit: bufferLimit, metrics: metrics)
+        pump = EventPump(repository: repository, broker: broker, logger: Logger(label: "test"),
+                         pollInterval: pollInterval, heartbeatInterval: heartbeatInterval)
+        sender = NotificationSender(repository: repository, pump: pump, now: { DemoData.now })
+        kari = try await repository.createUser(NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x", language: .english), at: DemoData.now)
+        ola = try await repository.createUser(NewUser(username: "ola", displayName: "Ola", role: .mentor, passwordHash: "x", language: .norwegianBokmal), at: DemoData.now)
+    }
+
+    /// A coordinator's message with `title`, validated as the API validates it.
+    func message(_ title: String) throws -> Validation.ValidNotification {
+        try Validation.notification(kind: "scenarioPrompt", title: title, body: "", urgency: nil, personalDetails: [], allowAssignment: false)
+    }
+}
+
+/// The event ids of the `.event` messages in `messages`.
+func eventIDs(_ messages: [StreamMessage]) -> [Int64] {
+    messages.compactMap { if case let .event(event) = $0 { event.id } else { nil } }
+}
+
+@Suite("The broker and the pump")
+struct LivePathTests {
+    @Test("the pump publishes every event once, in id order, to its user's streams only: no gap, no duplicate")
+    func pumpPublishesEachEventOnce() async throws {
+        let world = try await LiveWorld()
+        let kari = world.broker.subscribe(userID: world.kari.id, session: "k")
+        let ola = world.broker.subscribe(userID: world.ola.id, session: "o")
+        _ = try await world.sender.send(try world.message("One"), from: world.ola.id, to: [world.kari.id])
+        _ = try await world.sender.send(try world.message("Two"), from: world.kari.id, to: [world.kari.id, world.ola.id])
+        var cursor = try await world.pump.drain(after: 0)
+        // A second drain, and a late one after more events, publish only what is new.
+        cursor = try await world.pump.drain(after: cursor)
+        _ = try await world.sender.send(try world.message("Three"), from: world.ola.id, to: [world.kari.id])
+        cursor = try await world.pump.drain(after: cursor)
+        world.broker.shutDown()
+        var kariMessages: [StreamMessage] = []
+        for await message in kari.messages { kariMessages.append(message) }
+        var olaMessages: [StreamMessage] = []
+        for await message in ola.messages { olaMessages.append(message) }
+        let expectedKari = try await world.repository.events(for: world.kari.id, after: 0, limit: 100).map(\.id)
+        let expectedOla = try await world.repository.events(for: world.ola.id, after: 0, limit: 100).map(\.id)
+        #expect(eventIDs(kariMessages) == expectedKari)
+        #expect(eventIDs(olaMessages) == expectedOla)
+        #expect(expectedKari.count == 6 && expectedOla.count == 2, "created and unread-count for each notification")
+        #expect(cursor == (try await world.repository.latestEventID()))
+    }
+
+    @Test("sending wakes the running pump: the stream hears of a notification without waiting for the poll")
+    func sendingWakesThePump() async throws {
+        // The poll is an hour away; only the sender's wake-up can deliver within the test's time.
+        let world = try await LiveWorld(heartbeatInterval: .milliseconds(10))
+        let stream = world.broker.subscribe(userID: world.kari.id, session: "k")
+        let pump = Task { try await world.pump.run() }
+        defer { pump.cancel() }
+        let message = try world.message("Wake up")
+        let reader = Task { () -> (sent: Int64?, arrived: Int64?) in
+            var sent: Int64?
+            for await next in stream.messages {
+                switch next {
+                case .heartbeat where sent == nil:
+                    // A heartbeat shows the pump is running and has read where the log ends: now send.
+                    sent = try? await world.sender.send(message, from: world.ola.id, to: [world.kari.id]).items.first?.id
+                case let .event(event) where event.type == .notificationCreated:
+                    return (sent, event.notificationID)
+                default:
+                    continue
+                }
+            }
+            return (sent, nil)
+        }
+        // Should nothing arrive, end the stream after ten seconds so the test fails instead of hanging.
+        let deadline = Task {
+            try await Task.sleep(for: .seconds(10))
+            world.broker.shutDown()
+        }
+        defer { deadline.cancel() }
+        let outcome = await reader.value
+        #expect(outcome.sent != nil)
+        #expect(outcome.arrived == outcome.sent)
+    }
+
+    @Test("a stream that does not read is closed when its buffer is full, and counted; the others keep theirs")
+    func slowStreamIsClosed() async throws {
+        let world = try await LiveWorld(bufferLimit: 2)
+        let slow = world.broker.subscribe(userID: world.kari.id, session: "slow")
+        _ = try await world.sender.send(try world.message("One"), from: world.ola.id, to: [world.kari.id])
+        _ = try await world.sender.send(try world.message("Two"), from: world.ola.id, to: [world.kari.id])
+        let reader = world.broker.subscribe(userID: world.ola.id, session: "reader")
+        _ = try await world.pump.drain(after: 0)
+        #expect(world.broker.streamCount(userID: world.kari.id) == 0)
+        #expect(world.metrics.streamsClosedSlow == 1)
+        var kept: [StreamMessage] = []
+        for await message in slow.messages { kept.append(message) }
+        #expect(eventIDs(kept).count == 2, "what fitted the buffer is still read; then the stream ends and the client resumes")
+        #expect(world.broker.streamCount(userID: world.ola.id) == 1)
+        world.broker.end(userID: world.ola.id, id: reader.id)
+    }
+}
