@@ -107,7 +107,7 @@ let package = Package(
         .executableTarget(
             name: "varsel-bench",
             dependencies: [
-                "VarselStore", "VarselSQLite", "VarselService", "VarselWeb", "VarselCore",
+                "VarselStore", "VarselSQLite", "VarselPostgres", "VarselService", "VarselWeb", "VarselCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -5,6 +5,7 @@ import NIOHTTP1
 import NIOPosix
 import Synchronization
 import VarselCore
+import VarselPostgres
 import VarselSQLite
 import VarselService
 import VarselStore
@@ -25,45 +26,62 @@ struct Benchmark: AsyncParsableCommand {
     @Option(help: "Parallel connections the coordinator creates on.") var creators = 8
     @Option(help: "The varsel executable (default: next to this one).") var varsel: String?
     @Option(help: "The server's SQLite durability: full (the default) or normal.") var durability = "full"
+    @Option(help: "A PostgreSQL URL of an empty database to run on instead of a fresh SQLite file.") var postgres: String?
+    @Option(help: "Server instances sharing the database (PostgreSQL only); streams and creators are spread over them.")
+    var instances = 1
 
     func run() async throws {
         raiseOpenFileLimit()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("varsel-bench-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let database = directory.appendingPathComponent("bench.sqlite").path
+        let database: String
+        if let postgres {
+            database = postgres
+        } else {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("varsel-bench-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            database = directory.appendingPathComponent("bench.sqlite").path
+        }
+        let instances = postgres == nil ? 1 : max(1, instances)
 
         print("Seeding \(subscribers) mentors and a coordinator…")
         let seeded = try await seed(database: database)
 
         let executable = varsel ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("varsel").path
-        let server = try ServerProcess(executable: executable, database: database, extraArguments: ["--durability", durability])
-        defer { server.stop() }
-        let port = try server.waitForPort()
+        var servers: [ServerProcess] = []
+        defer { servers.forEach { $0.stop() } }
+        var ports: [Int] = []
+        for _ in 0..<instances {
+            let server = try ServerProcess(executable: executable, database: database,
+                                           extraArguments: postgres == nil ? ["--durability", durability] : [])
+            servers.append(server)
+            ports.append(try server.waitForPort())
+        }
         let group = MultiThreadedEventLoopGroup.singleton
         try await Task.sleep(for: .seconds(1))
-        let rssBefore = server.residentKiB()
+        let rssBefore = servers.map { $0.residentKiB() }.reduce(0, +)
 
         print("Connecting \(subscribers) event streams…")
         let received = ReceiveLog()
         var channels: [any Channel] = []
         let connectStart = ContinuousClock.now
         for (index, token) in seeded.mentorTokens.enumerated() {
-            channels.append(try await openStream(group: group, port: port, token: token, log: received))
+            channels.append(try await openStream(group: group, port: ports[index % ports.count], token: token, log: received))
             if index % 1000 == 999 { print("  \(index + 1) connected") }
         }
         while received.connectedCount < subscribers { try await Task.sleep(for: .milliseconds(50)) }
         let connectSeconds = (ContinuousClock.now - connectStart).seconds
         try await Task.sleep(for: .seconds(2))
-        let rssAfter = server.residentKiB()
+        let rssAfter = servers.map { $0.residentKiB() }.reduce(0, +)
+        let cpuBefore = servers.map { $0.cpuSeconds() }.reduce(0, +)
 
         print("Creating \(rate) notifications/s for \(duration) s…")
         let total = rate * duration
         let sent = SendLog(capacity: total)
+        let creatorPorts = ports
         let start = ContinuousClock.now
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             for creator in 0..<creators {
                 tasks.addTask {
-                    let client = try await PostClient.connect(group: group, port: port, token: seeded.coordinatorToken)
+                    let client = try await PostClient.connect(group: group, port: creatorPorts[creator % creatorPorts.count], token: seeded.coordinatorToken)
                     var sequence = creator
                     while sequence < total {
                         let due = start.advanced(by: .seconds(Double(sequence) / Double(rate)))
@@ -82,6 +100,7 @@ struct Benchmark: AsyncParsableCommand {
         let drainDeadline = ContinuousClock.now.advanced(by: .seconds(30))
         while received.count < total, ContinuousClock.now < drainDeadline { try await Task.sleep(for: .milliseconds(100)) }
         let deliverSeconds = (received.lastArrival.map { ($0 - start).seconds }) ?? createSeconds
+        let cpuSeconds = servers.map { $0.cpuSeconds() }.reduce(0, +) - cpuBefore
 
         var latencies = (0..<total).compactMap { sequence -> Double? in
             guard let arrival = received.arrival(of: sequence), let sentAt = sent.time(of: sequence) else { return nil }
@@ -92,7 +111,9 @@ struct Benchmark: AsyncParsableCommand {
         for channel in channels { channel.close(promise: nil) }
 
         print("")
-        print("Varsel event-stream benchmark (release, \(ProcessInfo.processInfo.activeProcessorCount) cores, SQLite synchronous=\(durability.uppercased()))")
+        let store = postgres == nil ? "SQLite synchronous=\(durability.uppercased())" : "PostgreSQL, \(instances) instance\(instances == 1 ? "" : "s")"
+        let build = _isDebugAssertConfiguration() ? "DEBUG build: figures not comparable" : "release"
+        print("Varsel event-stream benchmark (\(build), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(store))")
         print("  subscribers held:          \(received.connectedCount) of \(subscribers) (connected in \(format(connectSeconds)) s)")
         print("  notifications created:     \(total) at a target of \(rate)/s over \(format(createSeconds)) s (achieved \(format(Double(total) / createSeconds))/s)")
         print("  notifications delivered:   \(latencies.count) of \(total), duplicates: \(received.duplicates)")
@@ -100,6 +121,8 @@ struct Benchmark: AsyncParsableCommand {
         print("  create→delivered latency:  p50 \(format(percentile(0.5))) ms, p99 \(format(percentile(0.99))) ms, max \(format(latencies.last ?? .nan)) ms")
         print("  server memory (RSS):       \(rssBefore / 1024) MiB before, \(rssAfter / 1024) MiB with \(subscribers) idle streams")
         print("  memory per idle stream:    \(format(Double(rssAfter - rssBefore) / Double(max(1, subscribers)))) KiB")
+        print("  server CPU:                \(format(cpuSeconds)) s in all, \(String(format: "%.2f", cpuSeconds * 1000 / Double(max(1, total)))) ms per notification")
+        print("  machine load (1 min):      \(loadAverage())")
     }
 
     func format(_ value: Double) -> String { String(format: "%.1f", value) }
@@ -112,7 +135,9 @@ struct Benchmark: AsyncParsableCommand {
 
     /// Users and sessions written straight into the store (no bcrypt: the benchmark measures streaming).
     func seed(database: String) async throws -> Seeded {
-        let store = try SQLiteRepository(path: database)
+        let store: any VarselRepository = postgres != nil
+            ? try await PostgresRepository(url: database, logger: .init(label: "bench"))
+            : try SQLiteRepository(path: database)
         let now = Date()
         func session(for user: User) async throws -> String {
             let token = Tokens.random()
@@ -297,6 +322,16 @@ final class ServerProcess: @unchecked Sendable {
         return port
     }
 
+    /// The CPU time the server has used (user + system), in seconds, from /proc.
+    func cpuSeconds() -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return 0 }
+        // Fields after the command's closing parenthesis: state is field 3, utime 14, stime 15.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
     /// The server's resident memory in KiB, from /proc.
     func residentKiB() -> Int {
         guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
@@ -310,6 +345,11 @@ final class ServerProcess: @unchecked Sendable {
             process.waitUntilExit()
         }
     }
+}
+
+/// The machine's 1-minute load average, to judge how quiet the run was.
+func loadAverage() -> String {
+    (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").first.map(String.init) ?? "?"
 }
 
 /// Raises this process's open-file limit (and so the server's, which inherits it) to the hard limit.
