@@ -56,6 +56,62 @@ struct LiveStreamTests {
     }
 }
 
+extension LiveStreamTests {
+    /// The body of `path` for Kari while one notification is sent live, ended by signing the stream's session out.
+    static func streamBody(_ path: String, sending message: Validation.ValidNotification) async throws -> (TestWorld, String) {
+        let world = try await TestWorld()
+        let kari = try #require(world.kari)
+        var app = Application(router: try await VarselRouter.build(services: world.services),
+                              configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        app.addServices(world.services.pump)
+        let body = try await app.test(.live) { client in
+            let token = try await client.token("kari")
+            let services = world.services
+            let driver = Task {
+                while services.broker.streamCount(userID: kari.id) == 0 { try await Task.sleep(for: .milliseconds(5)) }
+                _ = try await services.sender.send(message, from: world.coordinator.id, to: [kari.id])
+                while services.metrics.eventsDelivered < 2 { try await Task.sleep(for: .milliseconds(5)) }
+                services.broker.endStreams(ofSession: Tokens.hash(token))
+            }
+            let response = try await client.call(.get, path, token: token)
+            try await driver.value
+            return response.text
+        }
+        return (world, body)
+    }
+
+    @Test("the page's stream (?player=web) carries the core's cue and announcement for an arrival; an API client's does not")
+    func playerGetsCuesAndAnnouncements() async throws {
+        let urgent = try Validation.notification(kind: "certificationExpiry", title: "Expires today", body: "", urgency: "urgent",
+                                                 personalDetails: [], allowAssignment: false)
+        let (_, played) = try await Self.streamBody("/api/v1/events?player=web", sending: urgent)
+        let describer = Describer(language: .english)
+        #expect(played.contains("event: cue\ndata: "))
+        #expect(played.contains(#""earcon":"urgent""#))
+        #expect(played.contains(#""vibration":[200,100,200,100,200]"#))
+        // Urgent is said at once, assertively, in the core's words (the same text the API's resource carries).
+        let item = try #require(try await InMemoryRepository.sampleUrgent(urgent))
+        let expected = describer.arrivalAnnouncement(for: item, preferences: .standard)
+        #expect(expected.politeness == .assertive)
+        #expect(played.contains(#"event: announcement\#ndata: {"politeness":"assertive","text":"\#(expected.text)"}"#))
+        let (_, data) = try await Self.streamBody("/api/v1/events", sending: urgent)
+        #expect(!data.contains("event: cue") && !data.contains("event: announcement"))
+        #expect(data.contains("event: notification.created"))
+    }
+}
+
+extension InMemoryRepository {
+    /// The item `message` becomes when sent to a fresh mentor: for composing the words the stream should say.
+    static func sampleUrgent(_ message: Validation.ValidNotification) async throws -> NotificationItem? {
+        let store = InMemoryRepository()
+        let mentor = try await store.createUser(NewUser(username: "m", displayName: "M", role: .mentor, passwordHash: "x", language: .english), at: DemoData.now)
+        return try await store.createNotifications([
+            NewNotification(recipientID: mentor.id, senderID: nil, kind: message.kind, title: message.title, body: message.body,
+                            urgency: message.urgency, deepLink: Validation.deepLink(for: message.kind), personalDetails: message.personalDetails),
+        ], idempotencyKey: nil, at: DemoData.now).items.first
+    }
+}
+
 @Suite("Each page renders")
 struct PageRenderingTests {
     @Test("each page answers 200 with the language, the skip link, main, one h1 and the live regions", arguments: [

@@ -11,6 +11,8 @@ public enum StreamMessage: Sendable {
     /// The server is ending this stream; the client is told why (a `reset` event) and should not simply reconnect
     /// when the reason is that it signed out.
     case closing(StreamCloseReason)
+    /// The stream's own timer: announcements it holds back (a burst's window, deferred feedback) fall due now.
+    case announcementsDue
 }
 
 /// Why the server ended a live stream, as sent to the client in the last `reset` event.
@@ -125,6 +127,12 @@ public final class EventBroker: Sendable {
     public func preferencesChanged(userID: Int64) {
         let targets = state.withLock { ($0.subscribers[userID] ?? [:]).values.map(\.continuation) }
         for continuation in targets { deliver(.preferencesChanged, to: continuation) }
+    }
+
+    /// Tells one stream that its held-back announcements fall due; like any message, it counts against the buffer.
+    public func announcementsDue(userID: Int64, id: UInt64) {
+        guard let continuation = state.withLock({ $0.subscribers[userID]?[id]?.continuation }) else { return }
+        deliver(.announcementsDue, to: continuation)
     }
 
     /// Sends a heartbeat to every stream.

@@ -12,7 +12,9 @@ import VarselStore
 ///
 /// The stream attaches to the broker first, then replays from the store everything after `Last-Event-ID`
 /// (or `?since=`), then follows the live events, skipping any id it already sent: no gap, no duplicate.
-/// A resume point older than the pruned log gets a `reset` event instead.
+/// A resume point older than the pruned log gets a `reset` event instead. With `?player=web` (the page's script) the
+/// stream also carries what to play: an `announcement` (text, politeness) when the core's ``Announcer`` says, and a
+/// `cue` (earcon, vibration, system notification) for each arrival; neither has an id, so resuming is unchanged.
 struct EventsController {
     let services: VarselServices
 
@@ -28,15 +30,51 @@ struct EventsController {
             text += "data: " + String(decoding: json, as: UTF8.self) + "\n\n"
             return ByteBuffer(string: text)
         }
+
+        /// An event without an id (an announcement, a cue): the client's resume point stays on the last logged event.
+        static func unlogged(name: String, json: Data) -> ByteBuffer {
+            ByteBuffer(string: "event: \(name)\ndata: " + String(decoding: json, as: UTF8.self) + "\n\n")
+        }
     }
 
     struct CreatedPayload: Encodable { var notification: NotificationResource }
     struct DeletedPayload: Encodable { var id: Int64 }
     struct ResetPayload: Encodable { var reason: String; var lastEventId: Int64 }
 
+    /// How the browser should make one arrival perceived, as the core's ``CuePlan`` decides it. The browser adds
+    /// only what it alone knows: a system notification is shown only while the page is hidden.
+    struct CuePayload: Encodable {
+        var notificationId: Int64
+        var earcon: CuePlan.Earcon?
+        /// The `navigator.vibrate` pattern in milliseconds.
+        var vibration: [Int]?
+        var systemNotification: SystemNotice?
+
+        struct SystemNotice: Encodable {
+            var title: String
+            var body: String
+            var tag: String
+            var lang: String
+        }
+
+        init(_ item: NotificationItem, announcer: Announcer) {
+            let plan = CuePlan(for: item, preferences: announcer.preferences, isAppInForeground: false)
+            notificationId = item.id
+            earcon = plan.earcon
+            vibration = plan.haptic?.pattern
+            // What a Web Push shows for it, with the same tag, so a hidden page and a push never show it twice; no
+            // personal details unless the mentor allowed them on the lock screen.
+            systemNotification = announcer.describer.lockScreenNotification(for: item, preferences: announcer.preferences).map {
+                SystemNotice(title: $0.title, body: $0.body, tag: $0.tag, lang: $0.language)
+            }
+        }
+    }
+
     func stream(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
         let resumeFrom = try Self.resumePoint(request)
+        // The page's script asks to be told what to announce and cue (`?player=web`); API clients get the data only.
+        let isPlayer = request.uri.queryParameters["player"] == "web"
         let userID = identity.user.id
         let services = self.services
         let describer = services.describer(identity.user.language)
@@ -72,6 +110,36 @@ struct EventsController {
             }
             // Read once, and again whenever the user changes them (privacy: the announcement text depends on them).
             var preferences = initialPreferences
+            // The core decides what is said and when, on the server's clock; the browser plays it.
+            var announcer = Announcer(language: identity.user.language, preferences: initialPreferences)
+            var ticker: Task<Void, Never>?
+            var armedDeadline: Date?
+            defer { ticker?.cancel() }
+            /// An arrival: its cues now; its announcement when the announcer says (alone, urgent, or in a burst).
+            func arrived(_ event: StoredEvent) async throws {
+                guard isPlayer, case let .notificationCreated(item) = event.payload else { return }
+                announcer.notificationArrived(item, at: services.now())
+                try await write(Frame.unlogged(name: "cue", json: try JSONCoding.encoder.encode(CuePayload(item, announcer: announcer))))
+                try await announceDue()
+            }
+            /// Writes the announcements due by now, and sets the stream's timer for the next one.
+            func announceDue() async throws {
+                for announcement in announcer.announcements(dueBy: services.now()) {
+                    let json = try JSONCoding.encoder.encode(AnnouncementResource(text: announcement.text, politeness: announcement.politeness))
+                    try await write(Frame.unlogged(name: "announcement", json: json))
+                }
+                guard let deadline = announcer.nextDeadline, deadline != armedDeadline else { return }
+                armedDeadline = deadline
+                ticker?.cancel()
+                let delay = max(0, deadline.timeIntervalSince(services.now()))
+                let broker = services.broker
+                let subscriptionID = subscription.id
+                ticker = Task {
+                    try? await Task.sleep(for: .milliseconds(Int((delay * 1000).rounded(.up)) + 1))
+                    guard !Task.isCancelled else { return }
+                    broker.announcementsDue(userID: userID, id: subscriptionID)
+                }
+            }
             services.metrics.streamOpened()
             defer { services.metrics.streamClosed() }
             var lastSent: Int64
@@ -92,6 +160,7 @@ struct EventsController {
                     for event in batch {
                         try await write(try frame(for: event, describer: describer, preferences: preferences, live: false))
                         lastSent = event.id
+                        try await arrived(event)
                     }
                     if batch.count < 500 { break }
                 }
@@ -104,6 +173,11 @@ struct EventsController {
                         try await write(ByteBuffer(string: ": heartbeat\n\n"))
                     case .preferencesChanged:
                         preferences = try await services.repository.preferences(for: userID)
+                        announcer.preferences = preferences
+                    case .announcementsDue:
+                        // The timer fired; if the wall clock has not quite reached the deadline, it is set again.
+                        armedDeadline = nil
+                        try await announceDue()
                     case let .closing(reason):
                         // The last word: why the server ends this stream (sign-out, too many streams).
                         let json = try JSONCoding.encoder.encode(ResetPayload(reason: reason.rawValue, lastEventId: lastSent))
@@ -112,6 +186,7 @@ struct EventsController {
                         guard event.id > lastSent else { continue }
                         try await write(try frame(for: event, describer: describer, preferences: preferences, live: true))
                         lastSent = event.id
+                        try await arrived(event)
                     }
                 }
             } onGracefulShutdown: {

@@ -130,9 +130,7 @@ struct PagesController {
             isCoordinator: identity.holds(.coordinator, .admin), tabs: tabs, flash: flash, lastEventId: resumePoint,
             strings: ChromeStrings(skipToContent: strings.skipToContent, signOut: strings.signOut, mainNavigation: strings.mainNavigation,
                                    settings: strings.screenTitle(.notificationSettings), coordinator: strings.coordinatorTools),
-            announcer: AnnouncerSettings(coalescingWindowMs: Int(configuration.coalescingWindow * 1000),
-                                         userActionDelayMs: Int(configuration.userActionDelay * 1000),
-                                         burstTemplate: strings.newNotifications(count: 7).replacingOccurrences(of: "7", with: "{count}")))
+            announcer: AnnouncerSettings(userActionDelayMs: Int(configuration.userActionDelay * 1000)))
     }
 
     /// The confirmation for a finished form action, carried across the redirect as `?done=` (``Flash``).

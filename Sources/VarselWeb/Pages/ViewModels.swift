@@ -15,7 +15,7 @@ struct PageChrome {
     var flash: String?
     var lastEventId: Int64
     var strings: ChromeStrings
-    /// The announcer's timings and phrases, for the page script (the core decides them).
+    /// The announcer's timing for feedback on the user's own actions, for the page script (the core decides it).
     var announcer: AnnouncerSettings
 }
 
@@ -28,12 +28,10 @@ struct ChromeStrings {
     var coordinator: String
 }
 
-/// The core's announcer settings handed to the page script as data attributes.
+/// The core's announcer setting the page script needs: how long feedback for the user's own action waits.
+/// Arrivals are announced by the server's stream (``Announcer`` per stream), not timed by the script.
 struct AnnouncerSettings {
-    var coalescingWindowMs: Int
     var userActionDelayMs: Int
-    /// The burst sentence with `{count}` for the number: `{count} new notifications`.
-    var burstTemplate: String
 }
 
 /// One tab of the bottom navigation, rendered from the core's description of it.

@@ -1,20 +1,15 @@
 // Varsel's page script: live updates, announcements and cues on top of pages that work without it.
-// Every phrase comes from the server (and so from VarselCore); this file only times and places them.
+// The server's stream decides (VarselCore's Announcer and CuePlan): what is said, when, how politely, which sound
+// and vibration. This file plays what it is told, and keeps only what only the browser knows: which dialog is
+// open, where focus is, whether the page is hidden.
 (() => {
   "use strict";
   const body = document.body;
   if (!body || !body.dataset.csrf) return;
   const csrf = body.dataset.csrf;
   const config = {
-    windowMs: Number(body.dataset.coalescingWindowMs || 1000),
     delayMs: Number(body.dataset.userActionDelayMs || 1000),
-    burstTemplate: body.dataset.burstTemplate || "{count} new notifications",
   };
-  let preferences = null;
-  fetch("/api/v1/preferences", { credentials: "same-origin" })
-    .then((r) => (r.ok ? r.json() : null))
-    .then((p) => { preferences = p; })
-    .catch(() => {});
 
   // ---- Announcements -------------------------------------------------------------------------
   // The region is chosen when the sentence is spoken: inside an open modal dialog if there is one,
@@ -40,45 +35,20 @@
   // push.js says what came of the device switch through the same live regions.
   window.Varsel = Object.freeze({ speak });
 
-  const announced = new Set();
-  let burst = [];
-  let burstTimer = null;
-
-  function isKindEnabled(kind) {
-    return !preferences || preferences.enabledKinds.includes(kind);
-  }
-
-  // Arrivals within the window become one sentence; urgent ones are said at once, assertively.
-  function announceArrival(notification) {
-    if (announced.has(notification.id) || !isKindEnabled(notification.kind)) return;
-    announced.add(notification.id);
-    const announcement = notification.accessibility.announcement;
-    if (announcement.politeness === "assertive") {
-      speak(announcement.text, "assertive");
-      return;
-    }
-    burst.push(announcement.text);
-    if (burstTimer) return;
-    burstTimer = setTimeout(() => {
-      const text = burst.length === 1 ? burst[0] : config.burstTemplate.replace("{count}", String(burst.length));
-      burst = [];
-      burstTimer = null;
-      speak(text, "polite");
-    }, config.windowMs);
-  }
-
   // Feedback for the user's own action waits, so the screen reader's echo of the control is not cut off.
   function announceFeedback(text) {
     setTimeout(() => speak(text, "polite"), config.delayMs);
   }
 
-  // ---- Cues: heard and felt, as the mentor allows (seed 000) ---------------------------------
+  // ---- Cues: heard and felt, as the server's cue says (seed 000) ------------------------------
+  // The two earcons' tones: how "standard" and "urgent" sound here.
+  const earconTones = { standard: [660], urgent: [880, 660, 880] };
   let audio = null;
-  function earcon(urgent) {
-    if (!preferences || !preferences.sound) return;
+  function earcon(name) {
+    const tones = earconTones[name];
+    if (!tones) return;
     try {
       audio = audio || new (window.AudioContext || window.webkitAudioContext)();
-      const tones = urgent ? [880, 660, 880] : [660];
       tones.forEach((frequency, index) => {
         const oscillator = audio.createOscillator();
         const gain = audio.createGain();
@@ -92,16 +62,16 @@
     } catch (error) { /* no audio device */ }
   }
 
-  function vibrate(urgent) {
-    if (!preferences || !preferences.vibration || !navigator.vibrate) return;
-    navigator.vibrate(urgent ? [200, 100, 200, 100, 200] : [120]);
+  function vibrate(pattern) {
+    if (pattern && navigator.vibrate) navigator.vibrate(pattern);
   }
 
-  function systemNotification(notification) {
-    if (!preferences || !preferences.systemNotifications || !document.hidden) return;
+  // Shown only while the page is hidden: that, only the browser knows.
+  function systemNotification(notice) {
+    if (!notice || !document.hidden) return;
     if (!("Notification" in window) || Notification.permission !== "granted") return;
-    // The announcement text already leaves out personal details unless the mentor allowed them.
-    new Notification("Varsel", { body: notification.accessibility.announcement.text, tag: "varsel-notification-" + notification.id });
+    // The same title, body and tag a Web Push would show (the core's lock-screen decision): never both.
+    new Notification(notice.title, { body: notice.body, tag: notice.tag, lang: notice.lang });
   }
 
   // ---- The list --------------------------------------------------------------------------------
@@ -250,16 +220,17 @@
 
   // ---- The live stream -----------------------------------------------------------------------
   if (window.EventSource) {
-    const stream = new EventSource("/api/v1/events?since=" + encodeURIComponent(body.dataset.lastEventId || "0"));
-    stream.addEventListener("notification.created", (event) => {
-      const notification = JSON.parse(event.data).notification;
-      insert(notification);
-      if (isKindEnabled(notification.kind)) {
-        announceArrival(notification);
-        earcon(notification.urgency === "urgent");
-        vibrate(notification.urgency === "urgent");
-        systemNotification(notification);
-      }
+    const stream = new EventSource("/api/v1/events?player=web&since=" + encodeURIComponent(body.dataset.lastEventId || "0"));
+    stream.addEventListener("notification.created", (event) => insert(JSON.parse(event.data).notification));
+    stream.addEventListener("announcement", (event) => {
+      const announcement = JSON.parse(event.data);
+      speak(announcement.text, announcement.politeness);
+    });
+    stream.addEventListener("cue", (event) => {
+      const cue = JSON.parse(event.data);
+      earcon(cue.earcon);
+      vibrate(cue.vibration);
+      systemNotification(cue.systemNotification);
     });
     stream.addEventListener("notification.updated", (event) => {
       const notification = JSON.parse(event.data).notification;
@@ -271,7 +242,12 @@
       if (item && !item.contains(document.activeElement)) item.remove();
     });
     stream.addEventListener("unread-count", (event) => updateBadge(JSON.parse(event.data)));
-    stream.addEventListener("reset", refreshTimes);
+    // Signed out, or replaced by a newer stream: stop, rather than reconnect. Too old to resume: reload the list.
+    stream.addEventListener("reset", (event) => {
+      const reason = JSON.parse(event.data).reason;
+      if (reason === "signed-out" || reason === "too-many-streams") stream.close();
+      else refreshTimes();
+    });
     window.varselStream = stream;
   }
 
@@ -339,8 +315,6 @@
       fetch("/api/v1/preferences", {
         method: "PUT", credentials: "same-origin",
         headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf }, body: JSON.stringify(next),
-      }).then((r) => {
-        if (r.ok) preferences = next;
       });
     });
   }
