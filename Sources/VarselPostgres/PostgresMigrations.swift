@@ -120,6 +120,17 @@ enum PostgresMigrations {
             """,
             "CREATE INDEX push_delivery_by_due ON push_delivery (next_attempt_at)",
         ]),
+        ("v2: assignment escalations", [
+            """
+            CREATE TABLE assignment_escalation (
+                assignment_id BIGINT NOT NULL REFERENCES assignment(id) ON DELETE CASCADE,
+                step TEXT NOT NULL,
+                at DOUBLE PRECISION NOT NULL,
+                PRIMARY KEY (assignment_id, step)
+            )
+            """,
+            "CREATE INDEX assignment_pending_by_age ON assignment (status, created_at)",
+        ]),
     ]
 
     /// Applies the migrations not yet applied, one transaction each, under a lock so instances starting together

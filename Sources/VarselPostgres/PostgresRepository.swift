@@ -447,6 +447,50 @@ public final class PostgresRepository: VarselRepository, Sendable {
         }
     }
 
+    public func allAssignments() async throws -> [Assignment] {
+        try await read { c in
+            try await c.query("SELECT \(unescaped: Self.assignmentColumns) FROM assignment ORDER BY id DESC", logger: self.logger)
+                .collect().map(Self.assignment)
+        }
+    }
+
+    public func pendingAssignments(createdBefore date: Date) async throws -> [Assignment] {
+        try await read { c in
+            try await c.query("""
+                SELECT \(unescaped: Self.assignmentColumns) FROM assignment
+                WHERE status = \(AssignmentStatus.pending.rawValue) AND created_at < \(date.timeIntervalSince1970) ORDER BY id
+                """, logger: self.logger).collect().map(Self.assignment)
+        }
+    }
+
+    public func recordEscalation(assignmentID: Int64, step: EscalationStep, notification: NewNotification, at date: Date) async throws -> NotificationItem? {
+        try await write(appendsEvents: true) { c in
+            let exists = try await c.query("SELECT 1 FROM assignment WHERE id = \(assignmentID)", logger: self.logger).collect()
+            guard !exists.isEmpty else { throw StoreError.notFound(.assignment) }
+            // The primary key makes each step happen once, however many instances run the upkeep.
+            let inserted = try await c.query("""
+                INSERT INTO assignment_escalation (assignment_id, step, at) VALUES (\(assignmentID), \(step.rawValue), \(date.timeIntervalSince1970))
+                ON CONFLICT DO NOTHING RETURNING assignment_id
+                """, logger: self.logger).collect()
+            guard !inserted.isEmpty else { return nil }
+            let item = try await self.insert(notification, at: date, c)
+            try await self.appendUnreadCounts(for: [item.recipientID], at: date, c)
+            return item
+        }
+    }
+
+    public func escalations(assignmentID: Int64) async throws -> [EscalationStep: Date] {
+        try await read { c in
+            var steps: [EscalationStep: Date] = [:]
+            for row in try await c.query("SELECT step, at FROM assignment_escalation WHERE assignment_id = \(assignmentID)", logger: self.logger).collect() {
+                let (step, at) = try row.decode((String, Double).self)
+                guard let known = EscalationStep(rawValue: step) else { throw StoreError.unknownStoredValue(column: "assignment_escalation.step") }
+                steps[known] = Self.date(at)
+            }
+            return steps
+        }
+    }
+
     public func contact(id: Int64) async throws -> Contact? {
         try await read { c in
             try await Self.first(c.query("SELECT id, name, phone, address, notes FROM contact WHERE id = \(id)", logger: self.logger)).map { row in

@@ -126,6 +126,17 @@ enum Migrations {
                 CREATE INDEX push_delivery_by_subscription ON push_delivery(subscription_id);
                 """)
         }
+        migrator.registerMigration("v3: assignment escalations") { db in
+            try db.execute(sql: """
+                CREATE TABLE assignment_escalation (
+                    assignment_id INTEGER NOT NULL REFERENCES assignment(id) ON DELETE CASCADE,
+                    step TEXT NOT NULL,
+                    at DOUBLE NOT NULL,
+                    PRIMARY KEY (assignment_id, step)
+                );
+                CREATE INDEX assignment_pending_by_age ON assignment(status, created_at);
+                """)
+        }
         return migrator
     }
 }

@@ -360,6 +360,41 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         }
     }
 
+    public func allAssignments() async throws -> [Assignment] {
+        try await writer.read { db in try Row.fetchAll(db, sql: "SELECT * FROM assignment ORDER BY id DESC").map(Self.assignment) }
+    }
+
+    public func pendingAssignments(createdBefore date: Date) async throws -> [Assignment] {
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM assignment WHERE status = ? AND created_at < ? ORDER BY id",
+                             arguments: [AssignmentStatus.pending.rawValue, date.timeIntervalSince1970]).map(Self.assignment)
+        }
+    }
+
+    public func recordEscalation(assignmentID: Int64, step: EscalationStep, notification: NewNotification, at date: Date) async throws -> NotificationItem? {
+        try await writer.write { db in
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM assignment WHERE id = ?", arguments: [assignmentID]) == true else {
+                throw StoreError.notFound(.assignment)
+            }
+            try db.execute(sql: "INSERT OR IGNORE INTO assignment_escalation (assignment_id, step, at) VALUES (?, ?, ?)",
+                           arguments: [assignmentID, step.rawValue, date.timeIntervalSince1970])
+            guard db.changesCount > 0 else { return nil }
+            let item = try Self.insert(notification, at: date, db: db)
+            try Self.appendUnreadCounts(for: [item.recipientID], at: date, db: db)
+            return item
+        }
+    }
+
+    public func escalations(assignmentID: Int64) async throws -> [EscalationStep: Date] {
+        try await writer.read { db in
+            var steps: [EscalationStep: Date] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT step, at FROM assignment_escalation WHERE assignment_id = ?", arguments: [assignmentID]) {
+                steps[try Self.known(EscalationStep.self, row["step"], column: "assignment_escalation.step")] = Self.date(row["at"])
+            }
+            return steps
+        }
+    }
+
     public func contact(id: Int64) async throws -> Contact? {
         try await writer.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM contact WHERE id = ?", arguments: [id]).map { row in

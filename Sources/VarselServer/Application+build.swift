@@ -24,8 +24,10 @@ public struct ServerConfiguration: Sendable {
     public var bcryptCost: UInt8 = 12
     public var logLevel: Logger.Level = .info
     public var http = VarselServices.Configuration()
-    /// How often maintenance (expiry warnings, pruning) runs.
-    public var maintenanceInterval: Duration = .seconds(3600)
+    /// How often maintenance (expiry warnings, escalations, pruning) runs.
+    public var maintenanceInterval: Duration = .seconds(300)
+    /// When an unanswered assignment reminds its mentor, and when its coordinator is told.
+    public var escalation = MaintenanceService.EscalationDeadlines()
     /// How long a connection may sit idle, or take to send a request, before it is closed. Live streams are
     /// responses in progress and are not idle; their writes have their own timeout
     /// (``VarselServices/Configuration/streamWriteTimeout``).
@@ -105,7 +107,8 @@ public func buildApplication(
     let pushWorker = PushDeliveryWorker(store: store, transport: HTTPPushTransport(), vapid: vapid, configuration: pushConfiguration,
                                         metrics: services.metrics.push, now: now, logger: logger)
     app.addServices(services.pump, MaintenanceService(repository: services.repository, sender: services.sender, now: services.now,
-                                                       interval: configuration.maintenanceInterval, logger: logger),
+                                                       interval: configuration.maintenanceInterval, escalation: configuration.escalation,
+                                                       logger: logger),
                     pushWorker)
     if let postgres {
         // Other instances' writes wake this one's pump at once.

@@ -4,22 +4,38 @@ import Logging
 import ServiceLifecycle
 import VarselStore
 
-/// Periodic upkeep: certification-expiry warnings, and pruning of old events and expired sessions.
+/// Periodic upkeep: certification-expiry warnings, reminders and escalations for unanswered assignments, and
+/// pruning of old events and expired sessions.
 public struct MaintenanceService: Service {
     let repository: any VarselRepository
     let sender: NotificationSender
     let now: @Sendable () -> Date
     let interval: Duration
     let eventRetention: TimeInterval
+    let escalation: EscalationDeadlines
     let logger: Logger
 
+    /// How long an assignment may wait for an answer before the mentor is reminded, and before the coordinator is told.
+    public struct EscalationDeadlines: Sendable {
+        public var remindAfter: TimeInterval
+        public var escalateAfter: TimeInterval
+
+        /// `--escalate-after` (24 h by default) reminds the mentor; twice that tells the coordinator.
+        public init(remindAfter: TimeInterval = 24 * 3600, escalateAfter: TimeInterval? = nil) {
+            self.remindAfter = remindAfter
+            self.escalateAfter = escalateAfter ?? remindAfter * 2
+        }
+    }
+
     public init(repository: any VarselRepository, sender: NotificationSender, now: @escaping @Sendable () -> Date,
-                interval: Duration = .seconds(3600), eventRetention: TimeInterval = 7 * 86400, logger: Logger) {
+                interval: Duration = .seconds(3600), eventRetention: TimeInterval = 7 * 86400,
+                escalation: EscalationDeadlines = EscalationDeadlines(), logger: Logger) {
         self.repository = repository
         self.sender = sender
         self.now = now
         self.interval = interval
         self.eventRetention = eventRetention
+        self.escalation = escalation
         self.logger = logger
     }
 
@@ -37,6 +53,11 @@ public struct MaintenanceService: Service {
             let warnings = try await sender.sendDueCertificationWarnings(now: now)
             if !warnings.isEmpty {
                 logger.info("certification warnings created", metadata: ["notification.count": "\(warnings.count)"])
+            }
+            let escalations = try await sender.sendDueEscalations(now: now, remindAfter: escalation.remindAfter,
+                                                                  escalateAfter: escalation.escalateAfter)
+            if !escalations.isEmpty {
+                logger.info("assignment reminders and escalations sent", metadata: ["notification.count": "\(escalations.count)"])
             }
             _ = try await repository.pruneEvents(before: now.addingTimeInterval(-eventRetention))
             _ = try await repository.deleteExpiredSessions(at: now)

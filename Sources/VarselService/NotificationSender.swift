@@ -92,6 +92,36 @@ public struct NotificationSender: Sendable {
         return created
     }
 
+    /// When nobody answers an assignment: an urgent reminder to the mentor after `remindAfter`, and after
+    /// `escalateAfter` an urgent notice to the coordinator who created it, each in its reader's language, each once
+    /// (the store records each step with its notification, in one transaction, so restarts and several instances
+    /// do not repeat it). Driven by `now`, so tests move a clock instead of waiting.
+    public func sendDueEscalations(now: Date, remindAfter: TimeInterval, escalateAfter: TimeInterval) async throws -> [NotificationItem] {
+        var created: [NotificationItem] = []
+        for assignment in try await repository.pendingAssignments(createdBefore: now.addingTimeInterval(-remindAfter)) {
+            guard let mentor = try await repository.user(id: assignment.mentorID) else { continue }
+            let waited = now.timeIntervalSince(assignment.createdAt)
+            let link = DeepLinkTarget.contact(contactID: assignment.contactID, assignmentID: assignment.id)
+            let mentorWords = Strings(mentor.language)
+            let reminder = NewNotification(recipientID: mentor.id, senderID: nil, kind: .assignment, title: mentorWords.reminderTitle,
+                                           body: mentorWords.reminderBody(waited: waited), urgency: .urgent, deepLink: link)
+            if let item = try await repository.recordEscalation(assignmentID: assignment.id, step: .mentorReminded, notification: reminder, at: now) {
+                created.append(item)
+            }
+            guard waited >= escalateAfter, let coordinatorID = assignment.coordinatorID,
+                  let coordinator = try await repository.user(id: coordinatorID) else { continue }
+            let coordinatorWords = Strings(coordinator.language)
+            let notice = NewNotification(recipientID: coordinator.id, senderID: nil, kind: .assignment,
+                                         title: coordinatorWords.escalationTitle(mentor: mentor.displayName, waited: waited),
+                                         body: coordinatorWords.escalationBody, urgency: .urgent, deepLink: link)
+            if let item = try await repository.recordEscalation(assignmentID: assignment.id, step: .coordinatorTold, notification: notice, at: now) {
+                created.append(item)
+            }
+        }
+        if !created.isEmpty { pump.wake() }
+        return created
+    }
+
     /// Stores the demo notifications of ``DemoData`` for `mentor` (some from `coordinator`, as assignments), dated
     /// relative to the clock, oldest first so ids grow with time as they would in use.
     public func sendDemo(to mentor: User, from coordinator: User) async throws {

@@ -13,6 +13,7 @@ public actor InMemoryRepository: VarselRepository {
     private var assignmentsByID: [Int64: Assignment] = [:]
     private var certificationsByID: [Int64: Certification] = [:]
     private var expiryWarnings: Set<String> = []
+    private var escalationsByAssignment: [Int64: [EscalationStep: Date]] = [:]
     private var eventLog: [StoredEvent] = []
     private var prunedThrough: Int64 = 0
     private var nextIDs: [String: Int64] = [:]
@@ -206,6 +207,23 @@ public actor InMemoryRepository: VarselRepository {
     public func assignments(forMentor mentorID: Int64) -> [Assignment] {
         assignmentsByID.values.filter { $0.mentorID == mentorID }.sorted { $0.id > $1.id }
     }
+
+    public func allAssignments() -> [Assignment] { assignmentsByID.values.sorted { $0.id > $1.id } }
+
+    public func pendingAssignments(createdBefore date: Date) -> [Assignment] {
+        assignmentsByID.values.filter { $0.status == .pending && $0.createdAt < date }.sorted { $0.id < $1.id }
+    }
+
+    public func recordEscalation(assignmentID: Int64, step: EscalationStep, notification: NewNotification, at date: Date) throws -> NotificationItem? {
+        guard assignmentsByID[assignmentID] != nil else { throw StoreError.notFound(.assignment) }
+        guard escalationsByAssignment[assignmentID, default: [:]][step] == nil else { return nil }
+        escalationsByAssignment[assignmentID, default: [:]][step] = date
+        let item = insert(notification, at: date)
+        appendUnreadCounts(for: [item.recipientID], at: date)
+        return item
+    }
+
+    public func escalations(assignmentID: Int64) -> [EscalationStep: Date] { escalationsByAssignment[assignmentID] ?? [:] }
 
     public func contact(id: Int64) -> Contact? { contacts[id] }
 

@@ -158,6 +158,13 @@ public enum AssignmentStatus: String, Sendable, Codable, Hashable, CaseIterable 
     case declined
 }
 
+/// What is done about an assignment nobody answers: first an urgent reminder to the mentor, then the coordinator
+/// who created it is told.
+public enum EscalationStep: String, Sendable, Codable, Hashable, CaseIterable {
+    case mentorReminded = "mentor-reminded"
+    case coordinatorTold = "coordinator-told"
+}
+
 /// A mentor's case: visit this contact.
 public struct Assignment: Sendable, Codable, Hashable, Identifiable {
     public var id: Int64

@@ -56,6 +56,15 @@ public protocol VarselRepository: PushStore, Sendable {
     ) async throws -> (Assignment, Contact, NotificationItem)
     func assignment(id: Int64) async throws -> Assignment?
     func assignments(forMentor mentorID: Int64) async throws -> [Assignment]
+    /// Every assignment, newest first (the coordinators' dashboard).
+    func allAssignments() async throws -> [Assignment]
+    /// Assignments still waiting for an answer that were created before `date`, oldest first.
+    func pendingAssignments(createdBefore date: Date) async throws -> [Assignment]
+    /// Records that escalation `step` happened for an assignment and creates its notification — once: returns
+    /// nil, creating nothing, when that step was recorded before (by this instance or another).
+    func recordEscalation(assignmentID: Int64, step: EscalationStep, notification: NewNotification, at date: Date) async throws -> NotificationItem?
+    /// When each escalation step of an assignment happened.
+    func escalations(assignmentID: Int64) async throws -> [EscalationStep: Date]
     func contact(id: Int64) async throws -> Contact?
     /// Records the mentor's answer; throws ``StoreError/alreadyResponded(_:)`` when answered before.
     func respond(to assignmentID: Int64, status: AssignmentStatus, at date: Date) async throws -> Assignment

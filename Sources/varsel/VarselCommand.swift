@@ -50,6 +50,8 @@ struct ServeCommand: AsyncParsableCommand {
     var vapidSubject: String?
     @Option(help: "A PEM file with the VAPID private key (P-256); without it one is made on first start and kept in the database.")
     var vapidKeyFile: String?
+    @Option(help: "Hours an assignment may wait for an answer before the mentor gets an urgent reminder; twice that and its coordinator is told.")
+    var escalateAfter = 24.0
     @Flag(help: "Accept http and private-address push endpoints. For tests with a stand-in push service only.")
     var pushAllowHttpEndpoints = false
 
@@ -85,6 +87,8 @@ struct ServeCommand: AsyncParsableCommand {
                 throw ValidationError("--vapid-subject must be a mailto: or https:// URL, such as mailto:drift@varsel.example.")
             }
         }
+        guard escalateAfter > 0 else { throw ValidationError("--escalate-after must be a positive number of hours.") }
+        configuration.escalation = .init(remindAfter: escalateAfter * 3600)
         configuration.push.subject = vapidSubject
         configuration.push.keyFile = vapidKeyFile
         configuration.push.allowsInsecureEndpoints = pushAllowHttpEndpoints

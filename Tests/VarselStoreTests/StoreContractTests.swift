@@ -285,3 +285,34 @@ struct SQLiteDurabilityTests {
         #expect(try await reopened.latestEventID() == 2)
     }
 }
+
+/// Issue 10's part of the contract: escalation steps happen once, and pending assignments are found by age.
+@Suite("Store contract: escalations")
+struct EscalationContractTests {
+    let now = DemoData.now
+
+    @Test("each escalation step is recorded once with its notification; pending assignments are found by age", arguments: StoreKind.allCases)
+    func escalationOnce(kind: StoreKind) async throws {
+        let store = try await kind.make()
+        let mentor = try await store.createUser(NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x", language: .english), at: now)
+        let (assignment, _, _) = try await store.createAssignment(
+            mentorID: mentor.id, coordinatorID: nil, contact: NewContact(name: "N", phone: "", address: "A", notes: ""), at: now
+        ) { contactID, assignmentID in
+            NewNotification(recipientID: mentor.id, senderID: nil, kind: .assignment, title: "New assignment", body: "b",
+                            deepLink: .contact(contactID: contactID, assignmentID: assignmentID))
+        }
+        #expect(try await store.pendingAssignments(createdBefore: now).isEmpty)
+        #expect(try await store.pendingAssignments(createdBefore: now.addingTimeInterval(1)).map(\.id) == [assignment.id])
+        #expect(try await store.allAssignments().map(\.id) == [assignment.id])
+        let reminder = NewNotification(recipientID: mentor.id, senderID: nil, kind: .assignment, title: "Reminder", body: "", urgency: .urgent,
+                                       deepLink: .contact(contactID: assignment.contactID, assignmentID: assignment.id))
+        let later = now.addingTimeInterval(86400)
+        let first = try await store.recordEscalation(assignmentID: assignment.id, step: .mentorReminded, notification: reminder, at: later)
+        #expect(first?.title == "Reminder")
+        #expect(try await store.recordEscalation(assignmentID: assignment.id, step: .mentorReminded, notification: reminder, at: later) == nil)
+        #expect(try await store.escalations(assignmentID: assignment.id) == [.mentorReminded: later])
+        #expect(try await store.unreadCount(for: mentor.id) == 2)
+        _ = try await store.respond(to: assignment.id, status: .acknowledged, at: later)
+        #expect(try await store.pendingAssignments(createdBefore: later.addingTimeInterval(1)).isEmpty)
+    }
+}

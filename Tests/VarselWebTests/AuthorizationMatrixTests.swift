@@ -114,6 +114,8 @@ struct AuthorizationMatrixTests {
         "GET /scenarios": .signedIn(303, 200),
         "GET /scenarios/{id}": .signedIn(303, 200),
         "GET /coordinator": Row(303, 403, 403, 200, 200),
+        "GET /coordinator/assignments": Row(303, 403, 403, 200, 200),
+        "GET /api/v1/assignments": .signedIn(401, 200),
         "POST /coordinator/notifications": Row(303, 403, 403, 303, 303, body: form + "&recipient={kari}&kind=scenarioPrompt&title=Hi&body=b"),
         "POST /coordinator/assignments": Row(303, 403, 403, 303, 303, body: form + "&mentor={ola}&contactName=N&contactAddress=A"),
     ]

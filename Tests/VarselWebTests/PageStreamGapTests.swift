@@ -131,6 +131,16 @@ struct PageStreamGapTests {
     }
 }
 
+/// The assignment pipeline's part of the store, passed through unchanged.
+extension WindowInjectingStore {
+    func allAssignments() async throws -> [Assignment] { try await base.allAssignments() }
+    func pendingAssignments(createdBefore date: Date) async throws -> [Assignment] { try await base.pendingAssignments(createdBefore: date) }
+    func recordEscalation(assignmentID: Int64, step: EscalationStep, notification: NewNotification, at date: Date) async throws -> NotificationItem? {
+        try await base.recordEscalation(assignmentID: assignmentID, step: step, notification: notification, at: date)
+    }
+    func escalations(assignmentID: Int64) async throws -> [EscalationStep: Date] { try await base.escalations(assignmentID: assignmentID) }
+}
+
 /// Web Push's part of the store, passed through unchanged.
 extension WindowInjectingStore {
     func vapidPrivateKey(orStore candidate: Data) async throws -> Data { try await base.vapidPrivateKey(orStore: candidate) }

@@ -9,6 +9,7 @@ struct AssignmentsController {
     let services: VarselServices
 
     func addRoutes(to router: some RouterMethods<VarselContext>) {
+        router.get("assignments", use: list)
         router.post("assignments", use: create)
         router.get("assignments/:id", use: show)
         router.post("assignments/:id/acknowledge", use: { try await respond(.acknowledged, $0, $1) })
@@ -43,6 +44,40 @@ struct AssignmentsController {
         context.logger.info("assignment created", metadata: ["assignment.id": "\(assignment.id)", "notification.id": "\(item.id)"])
         return try JSONCoding.response(CreateResponse(assignment: AssignmentResource(assignment, contact: stored), notificationId: item.id),
                                        status: .created)
+    }
+
+    /// An assignment on the dashboard's wire: its state, how long it waited, and its history.
+    struct SummaryResource: Encodable {
+        var id: Int64
+        var contactId: Int64
+        var mentorName: String
+        var state: AssignmentProgress
+        var createdAt: Date
+        var respondedAt: Date?
+        /// The row's full accessible name, as the pages say it.
+        var accessibleName: String
+        var trail: [AssignmentEvent]
+    }
+
+    /// `GET /api/v1/assignments`: a mentor's own, the ones a coordinator created, or all for an admin.
+    func list(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try context.requireUser()
+        let user = identity.user
+        let assignments: [Assignment] = switch user.role {
+        case .mentor: try await services.repository.assignments(forMentor: user.id)
+        case .coordinator: try await services.repository.allAssignments().filter { $0.coordinatorID == user.id }
+        case .admin: try await services.repository.allAssignments()
+        }
+        let describer = services.describer(user.language)
+        let now = services.now()
+        let summaries = try await services.assignmentSummaries(assignments)
+        return try JSONCoding.response(summaries.map { summary in
+            SummaryResource(id: summary.id, contactId: summary.contactID, mentorName: summary.mentorName, state: summary.progress,
+                            createdAt: summary.createdAt, respondedAt: summary.respondedAt,
+                            accessibleName: user.role == .mentor ? describer.mentorAssignmentRow(summary, now: now)
+                                : describer.coordinatorAssignmentRow(summary, now: now),
+                            trail: summary.trail)
+        })
     }
 
     /// The assignment, if the signed-in user may see it: its mentor, or a coordinator or admin.

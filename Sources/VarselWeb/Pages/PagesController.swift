@@ -25,10 +25,7 @@ struct PagesController {
         router.get("signin", use: signInPage)
         router.post("signin", use: signIn)
         router.post("signout", use: signOut)
-        router.get("/", use: { try await simplePage(.home, tab: .home, $0, $1) })
-        router.get("assignments", use: { try await simplePage(.assignments, tab: .assignments, $0, $1) })
-        router.get("contacts", use: { try await simplePage(.contacts, tab: .contacts, $0, $1) })
-        router.get("profile", use: { try await simplePage(.profile, tab: .profile, $0, $1) })
+        addWorkRoutes(to: router)
         router.get("notifications", use: centre)
         router.get("notifications/:id/open", use: open)
         router.post("notifications/read-all", use: readAll)
@@ -129,7 +126,8 @@ struct PagesController {
             lang: user.language.tag, title: title, csrfToken: identity.session.csrfToken, userName: user.displayName,
             isCoordinator: identity.holds(.coordinator, .admin), tabs: tabs, flash: flash, lastEventId: resumePoint,
             strings: ChromeStrings(skipToContent: strings.skipToContent, signOut: strings.signOut, mainNavigation: strings.mainNavigation,
-                                   settings: strings.screenTitle(.notificationSettings), coordinator: strings.coordinatorTools),
+                                   settings: strings.screenTitle(.notificationSettings), coordinator: strings.coordinatorTools,
+                                   dashboard: strings.dashboardTitle),
             announcer: AnnouncerSettings(userActionDelayMs: Int(configuration.userActionDelay * 1000)))
     }
 

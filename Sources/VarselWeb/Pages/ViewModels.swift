@@ -26,6 +26,7 @@ struct ChromeStrings {
     var mainNavigation: String
     var settings: String
     var coordinator: String
+    var dashboard: String
 }
 
 /// The core's announcer setting the page script needs: how long feedback for the user's own action waits.

@@ -1,0 +1,79 @@
+import Foundation
+import Logging
+import Synchronization
+import Testing
+import VarselCore
+import VarselStore
+@testable import VarselService
+
+/// Issue 10, "nothing goes unanswered": an assignment nobody answers reminds its mentor, then tells its
+/// coordinator — each once, in each reader's language, on an injected clock (no test sleeps).
+@Suite("Escalation of unanswered assignments")
+struct EscalationTests {
+    final class Clock: Sendable {
+        private let current = Mutex(DemoData.now)
+        var now: Date { current.withLock { $0 } }
+        func advance(hours: Double) { current.withLock { $0 = $0.addingTimeInterval(hours * 3600) } }
+    }
+
+    struct World {
+        let repository = InMemoryRepository()
+        let clock = Clock()
+        let sender: NotificationSender
+        let mentor: User
+        let coordinator: User
+
+        init() async throws {
+            let pump = EventPump(repository: repository, broker: EventBroker(bufferLimit: 64, metrics: ServiceMetrics()), logger: Logger(label: "test"))
+            let clock = clock
+            sender = NotificationSender(repository: repository, pump: pump, now: { clock.now })
+            mentor = try await repository.createUser(NewUser(username: "kari", displayName: "Kari Mentor", role: .mentor, passwordHash: "x",
+                                                             language: .norwegianBokmal), at: clock.now)
+            coordinator = try await repository.createUser(NewUser(username: "coord", displayName: "Coordinator", role: .coordinator,
+                                                                  passwordHash: "x", language: .english), at: clock.now)
+        }
+
+        func escalate() async throws -> [NotificationItem] {
+            try await sender.sendDueEscalations(now: clock.now, remindAfter: 24 * 3600, escalateAfter: 48 * 3600)
+        }
+    }
+
+    @Test("after 24 h the mentor gets one urgent reminder; after 48 h the coordinator one urgent notice; never again")
+    func remindsThenEscalatesOnce() async throws {
+        let world = try await World()
+        let (assignment, _, _) = try await world.sender.assign(mentor: world.mentor, coordinatorID: world.coordinator.id,
+                                                               contact: NewContact(name: "Per Olsen", phone: "", address: "Torggata 3", notes: ""),
+                                                               urgency: .normal)
+        world.clock.advance(hours: 23)
+        #expect(try await world.escalate().isEmpty)
+        world.clock.advance(hours: 2)
+        let reminders = try await world.escalate()
+        let reminder = try #require(reminders.first)
+        #expect(reminders.count == 1)
+        #expect(reminder.recipientID == world.mentor.id && reminder.urgency == .urgent)
+        #expect(reminder.title == "Påminnelse: et oppdrag venter på svaret ditt")  // the mentor reads Norwegian
+        #expect(reminder.deepLink == .contact(contactID: assignment.contactID, assignmentID: assignment.id))
+        #expect(!reminder.title.contains("Per") && !reminder.body.contains("Per") && !reminder.body.contains("Torggata"))
+        #expect(try await world.escalate().isEmpty, "the reminder is sent once")
+        world.clock.advance(hours: 24)
+        let notices = try await world.escalate()
+        #expect(notices.map(\.recipientID) == [world.coordinator.id])
+        #expect(notices.first?.title == "Unanswered assignment: Kari Mentor has not answered in 2 days")
+        #expect(notices.first?.urgency == .urgent)
+        #expect(try await world.escalate().isEmpty, "the coordinator is told once")
+        let steps = try await world.repository.escalations(assignmentID: assignment.id)
+        #expect(Set(steps.keys) == [.mentorReminded, .coordinatorTold])
+    }
+
+    @Test("an answered assignment is neither reminded nor escalated")
+    func answeredIsLeftAlone() async throws {
+        let world = try await World()
+        let (assignment, _, _) = try await world.sender.assign(mentor: world.mentor, coordinatorID: world.coordinator.id,
+                                                               contact: NewContact(name: "Per Olsen", phone: "", address: "Torggata 3", notes: ""),
+                                                               urgency: .normal)
+        world.clock.advance(hours: 1)
+        _ = try await world.repository.respond(to: assignment.id, status: .acknowledged, at: world.clock.now)
+        world.clock.advance(hours: 72)
+        #expect(try await world.escalate().isEmpty)
+    }
+}
