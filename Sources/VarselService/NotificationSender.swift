@@ -132,14 +132,19 @@ public struct NotificationSender: Sendable {
             let item: NotificationItem
             if let index = entry.contactIndex {
                 let person = contacts[index]
-                item = try await repository.createAssignment(
+                let (assignment, _, notification) = try await repository.createAssignment(
                     mentorID: mentor.id, coordinatorID: coordinator.id,
                     contact: NewContact(name: person.name, phone: person.phone, address: person.address, notes: person.notes), at: created
                 ) { contactID, assignmentID in
                     NewNotification(recipientID: mentor.id, senderID: coordinator.id, kind: entry.kind, title: entry.title, body: entry.body,
                                     urgency: entry.urgency, deepLink: entry.deepLink(contactID: contactID, assignmentID: assignmentID),
                                     personalDetails: entry.personalDetails)
-                }.2
+                }
+                item = notification
+                // The older assignment was answered long ago (the dashboard shows one of each); the new one waits.
+                if entry.isRead {
+                    _ = try await repository.respond(to: assignment.id, status: .acknowledged, at: created.addingTimeInterval(3600))
+                }
             } else {
                 item = try await repository.createNotifications([
                     NewNotification(recipientID: mentor.id, senderID: nil, kind: entry.kind, title: entry.title, body: entry.body,

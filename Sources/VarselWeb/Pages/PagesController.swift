@@ -300,6 +300,12 @@ struct PagesController {
         let assignmentID = request.uri.queryParameters["assignment"].flatMap { Int64(String($0)) }
         if let assignmentID, let assignment = try await services.repository.assignment(id: assignmentID),
            assignment.contactID == id, assignment.mentorID == identity.user.id {
+            // The mentor has now seen their assignment: its notification is read, wherever they came from
+            // (the notification, the Assignments tab, Home), and the coordinator's history says so.
+            if let notificationID = assignment.notificationID, let item = try await services.repository.notification(id: notificationID),
+               item.recipientID == identity.user.id, item.isUnread {
+                _ = try await services.inbox.setRead(true, notificationID: notificationID, userID: identity.user.id)
+            }
             assignmentView = AssignmentView(
                 id: assignment.id, statusText: strings.assignmentStatus(assignment.status.rawValue), isPending: assignment.status == .pending,
                 acknowledge: strings.acknowledgeAssignment, decline: strings.declineAssignment, cancel: strings.cancel,

@@ -1,0 +1,103 @@
+"""Issue 10: the whole assignment pipeline in Debian's Chromium, as two users.
+
+A coordinator creates an assignment on the coordinator page; the mentor, on the notification centre, hears it
+arrive (the polite live region), finds it under Assignments named in full, opens the contact, acknowledges it
+in the dialog; the coordinator's dashboard then shows it acknowledged, with its history. Phrases are the core's
+(Strings+Assignments.swift, seed 003's "New notification: [title]").
+"""
+from __future__ import annotations
+
+import re
+
+from ax_tree import find
+from conftest import SCREENSHOTS
+from varsel_server import wait_until
+
+
+def signed_in(browser, server, username):
+    context = browser.new_context(bypass_csp=True, viewport={"width": 1024, "height": 900})
+    page = context.new_page()
+    page.goto(server.base_url + "/signin")
+    page.fill("#username", username)
+    from varsel_server import DEMO_PASSWORD
+    page.fill("#password", DEMO_PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_load_state()
+    return context, page
+
+
+def test_the_pipeline_from_coordinator_to_mentor_and_back(browser, server):
+    mentor_context, mentor = signed_in(browser, server, "demo-mentor")
+    coordinator_context, coordinator = signed_in(browser, server, "demo-coordinator")
+    try:
+        mentor.goto(server.base_url + "/notifications")
+        # The coordinator creates an assignment from a contact.
+        coordinator.goto(server.base_url + "/coordinator")
+        coordinator.select_option("#assignment-mentor", label="Demo Mentor")
+        coordinator.fill("#assignment-name", "Per Olsen")
+        coordinator.fill("#assignment-address", "Torggata 3")
+        coordinator.fill("#assignment-phone", "+47 900 00 000")
+        coordinator.click("#assignment-heading ~ form button[type=submit]")
+        coordinator.wait_for_load_state()
+
+        # The mentor hears it arrive: seed 003's phrase, the title (no personal details in it).
+        assert wait_until(lambda: "New notification: New assignment" in mentor.inner_text("#live-polite"), 15)
+
+        # …finds it under Assignments, named in full: who, where, state, how long.
+        mentor.click("a[role=tab][href='/assignments']")
+        mentor.wait_for_url("**/assignments")
+        waiting = mentor.locator("section[aria-labelledby=assignments-waitingForAnswer] a")
+        names = waiting.all_inner_texts()
+        assert "Per Olsen, Torggata 3, waiting for your answer, less than a minute" in names, names
+        assert mentor.inner_text("#assignments-waitingForAnswer").startswith("Waiting for your answer (")
+        assert find(mentor, "link", "Per Olsen, Torggata 3, waiting for your answer, less than a minute")
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        mentor.screenshot(path=str(SCREENSHOTS / "mentor-assignments.png"), full_page=True)
+
+        # …opens the contact and acknowledges in the dialog.
+        mentor.get_by_role("link", name="Per Olsen, Torggata 3, waiting for your answer, less than a minute").click()
+        mentor.wait_for_url(re.compile(r"/contacts/\d+\?assignment=\d+"))
+        assert mentor.inner_text("h1") == "Per Olsen"
+        mentor.click("#acknowledge-button")
+        mentor.click("#confirm-acknowledge")
+        mentor.wait_for_load_state()
+        assert wait_until(lambda: "Assignment acknowledged" in mentor.inner_text("body"))
+
+        # Home now has the next visit.
+        mentor.goto(server.base_url + "/")
+        assert "Next visit: Per Olsen, Torggata 3" in mentor.locator("#needs-you-now ~ ul").inner_text()
+        mentor.screenshot(path=str(SCREENSHOTS / "mentor-home.png"), full_page=True)
+
+        # The coordinator's dashboard shows it acknowledged, with its history.
+        coordinator.goto(server.base_url + "/coordinator/assignments")
+        row = coordinator.locator("section[aria-labelledby=dashboard-acknowledged] li", has_text="Per Olsen").first
+        name = row.locator("a").inner_text()
+        assert name.startswith("Per Olsen, Torggata 3, Demo Mentor, acknowledged, answered after "), name
+        history = row.locator("ol.trail li").all_inner_texts()
+        assert [line.split(",")[0] for line in history] == ["Created", "Mentor notified", "Read by the mentor", "Acknowledged"], history
+        assert row.locator("ol.trail").get_attribute("aria-label") == "History: Per Olsen"
+        coordinator.screenshot(path=str(SCREENSHOTS / "coordinator-dashboard.png"), full_page=True)
+    finally:
+        mentor_context.close()
+        coordinator_context.close()
+
+
+def test_every_tab_has_content_and_contacts_show_only_live_assignments(page, server):
+    page.goto(server.base_url + "/")
+    assert page.inner_text("h1") == "Home"
+    needs = page.locator("#needs-you-now ~ ul li").all_inner_texts()
+    assert "1 assignment waits for your answer" in needs and "3 unread notifications" in needs, needs
+    page.goto(server.base_url + "/assignments")
+    headings = page.locator("h2").all_inner_texts()
+    assert headings == ["Waiting for your answer (1)", "Acknowledged (1)", "Declined (0)"], headings
+    assert page.locator("section[aria-labelledby=assignments-acknowledged] a").inner_text().startswith(
+        "Ola Hansen, Kirkegata 5, 0153 Oslo, acknowledged, answered after 1 hour")
+    page.goto(server.base_url + "/contacts")
+    # Both demo assignments are live (one waiting, one acknowledged); a declined one would not be listed.
+    assert sorted(page.locator("main a").all_inner_texts()) == ["Kari Nordmann, Storgata 1, 0155 Oslo", "Ola Hansen, Kirkegata 5, 0153 Oslo"]
+    page.goto(server.base_url + "/profile")
+    assert page.locator("h2").all_inner_texts() == ["Certifications", "Pause"]
+    assert page.locator("#certifications ~ ul li").inner_text().startswith("Peer mentor certificate expires on ")
+    # A mentor has no dashboard.
+    response = page.goto(server.base_url + "/coordinator/assignments")
+    assert response.status == 403
