@@ -368,19 +368,10 @@ struct PagesController {
                                                     urgency: form.urgent == "on" ? Urgency.urgent.rawValue : nil,
                                                     personalDetails: [], allowAssignment: false)
         } catch {
-            for issue in error.issues {
-                let message = Self.formMessage(issue, strings: strings)
-                switch issue.field {
-                case "title":
-                    values.titleError = message
-                    errors.append(FormError(field: strings.titleField, fieldId: "send-title", message: message))
-                case "body":
-                    values.bodyError = message
-                    errors.append(FormError(field: strings.bodyField, fieldId: "send-body", message: message))
-                default:
-                    errors.append(FormError(field: strings.kind, fieldId: "send-kind", message: message))
-                }
-            }
+            errors += Self.place(error.issues, strings: strings, values: &values, on: [
+                "title": FormField(label: strings.titleField, id: "send-title", inline: \.titleError),
+                "body": FormField(label: strings.bodyField, id: "send-body", inline: \.bodyError),
+            ], otherwise: FormField(label: strings.kind, id: "send-kind"))
         }
         guard errors.isEmpty, let recipient, let validated else {
             return try await coordinatorPage(request, context, errors: errors, values: values, status: .unprocessableContent)
@@ -404,21 +395,11 @@ struct PagesController {
             contact = try Validation.contact(NewContact(name: values.contactName, phone: values.contactPhone, address: values.contactAddress,
                                                         notes: values.contactNotes), prefix: "")
         } catch {
-            for issue in error.issues {
-                let message = Self.formMessage(issue, strings: strings)
-                switch issue.field {
-                case "name":
-                    values.contactNameError = message
-                    errors.append(FormError(field: strings.contactName, fieldId: "assignment-name", message: message))
-                case "address":
-                    values.contactAddressError = message
-                    errors.append(FormError(field: strings.address, fieldId: "assignment-address", message: message))
-                case "phone":
-                    errors.append(FormError(field: strings.phone, fieldId: "assignment-phone", message: message))
-                default:
-                    errors.append(FormError(field: strings.notes, fieldId: "assignment-notes", message: message))
-                }
-            }
+            errors += Self.place(error.issues, strings: strings, values: &values, on: [
+                "name": FormField(label: strings.contactName, id: "assignment-name", inline: \.contactNameError),
+                "address": FormField(label: strings.address, id: "assignment-address", inline: \.contactAddressError),
+                "phone": FormField(label: strings.phone, id: "assignment-phone"),
+            ], otherwise: FormField(label: strings.notes, id: "assignment-notes"))
         }
         guard errors.isEmpty, let contact, let mentorID, let mentor = try await services.repository.user(id: mentorID), mentor.role == .mentor else {
             return try await coordinatorPage(request, context, errors: errors, values: values, status: .unprocessableContent)
@@ -429,6 +410,24 @@ struct PagesController {
 }
 
 extension PagesController {
+    /// Where a field of the coordinator's forms shows its error: its label, its element id, and its inline message.
+    struct FormField {
+        var label: String
+        var id: String
+        var inline: WritableKeyPath<CoordinatorValues, String?>?
+    }
+
+    /// The error summary's entries for `issues`, each on its field (`otherwise` for the rest), inline messages set.
+    static func place(_ issues: [Validation.Issue], strings: Strings, values: inout CoordinatorValues,
+                      on fields: [String: FormField], otherwise: FormField) -> [FormError] {
+        issues.map { issue in
+            let field = fields[issue.field] ?? otherwise
+            let message = formMessage(issue, strings: strings)
+            if let inline = field.inline { values[keyPath: inline] = message }
+            return FormError(field: field.label, fieldId: field.id, message: message)
+        }
+    }
+
     /// A validation message for a form, in the user's language where the core has the words for it.
     static func formMessage(_ issue: Validation.Issue, strings: Strings) -> String {
         switch issue.rule {
