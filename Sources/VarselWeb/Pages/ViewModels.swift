@@ -88,6 +88,19 @@ struct NotificationRow {
     }
 }
 
+extension NotificationRow {
+    /// An empty row for the page's `<template>`: every part present (the urgency too), the script fills them.
+    static let template = NotificationRow()
+
+    private init() {
+        id = 0
+        (elementId, href, label, kindName, title, body, timeAgo, readState, checkboxId, checkboxLabel) = ("", "", "", "", "", "", "", "", "", "")
+        isUnread = false
+        isUrgent = false
+        urgencyText = " "
+    }
+}
+
 /// A filter option on the filter bar: a toggle button that submits the filter form.
 struct FilterOption {
     /// The `filter` query value it submits.
@@ -103,6 +116,8 @@ struct NotificationCentrePage {
     var headingId: String
     var filterBar: FilterBarView
     var rows: [NotificationRow]
+    /// The same row partial, empty, as a `<template>` the script fills for a notification that arrives live.
+    var rowTemplate: NotificationRow = .template
     var isEmpty: Bool
     var emptyText: String
     var currentFilter: String

@@ -81,41 +81,17 @@
     return notification.kind === filter;
   }
 
+  // A live row is the page's own row partial (the <template> the server renders), filled in.
+  const rowTemplate = document.getElementById("notification-row-template");
   function row(notification) {
-    const item = document.createElement("li");
+    const item = rowTemplate.content.firstElementChild.cloneNode(true);
     item.id = "notification-" + notification.id;
     item.dataset.id = notification.id;
-    const link = document.createElement("a");
-    link.className = "notification-link";
-    link.href = "/notifications/" + notification.id + "/open";
-    const kind = document.createElement("span");
-    kind.className = "kind";
-    const urgency = document.createElement("span");
-    urgency.className = "urgency";
-    const title = document.createElement("strong");
-    title.className = "title";
-    const text = document.createElement("span");
-    text.className = "body";
-    const meta = document.createElement("span");
-    meta.className = "meta";
-    const time = document.createElement("span");
-    time.className = "time";
-    const state = document.createElement("span");
-    state.className = "state";
-    meta.append(time, " · ", state);
-    link.append(kind, " ", urgency, " ", title, " ", text, " ", meta);
-    const select = document.createElement("span");
-    select.className = "select";
-    const box = document.createElement("input");
-    box.type = "checkbox";
-    box.name = "ids[]";
+    item.querySelector(".notification-link").href = "/notifications/" + notification.id + "/open";
+    const box = item.querySelector(".select input");
     box.value = notification.id;
     box.id = "select-" + notification.id;
-    const label = document.createElement("label");
-    label.htmlFor = box.id;
-    label.textContent = notification.accessibility.selectLabel;
-    select.append(box, " ", label);
-    item.append(link, select);
+    item.querySelector(".select label").htmlFor = box.id;
     update(item, notification);
     return item;
   }
@@ -140,7 +116,7 @@
   }
 
   function insert(notification) {
-    if (!list || !matchesFilter(notification) || document.getElementById("notification-" + notification.id)) return;
+    if (!list || !rowTemplate || !matchesFilter(notification) || document.getElementById("notification-" + notification.id)) return;
     // Inserted at the top without touching focus: the user keeps their place.
     list.insertBefore(row(notification), list.firstChild);
     const empty = document.getElementById("empty-list");
