@@ -118,13 +118,11 @@ struct PagesController {
                            setsize: web[attribute: "aria-setsize"] ?? "", badge: element.value)
         }
         let strings = describer.strings
-        let configuration = Announcer.Configuration()
         return PageChrome(
             lang: user.language.tag, title: title, csrfToken: identity.session.csrfToken, userName: user.displayName,
             isCoordinator: identity.holds(.coordinator, .admin), tabs: tabs, flash: flash, lastEventId: resumePoint,
             strings: ChromeStrings(skipToContent: strings.skipToContent, signOut: strings.signOut, mainNavigation: strings.mainNavigation,
-                                   settings: strings.screenTitle(.notificationSettings), coordinator: strings.coordinatorTools),
-            announcer: AnnouncerSettings(userActionDelayMs: Int(configuration.userActionDelay * 1000)))
+                                   settings: strings.screenTitle(.notificationSettings), coordinator: strings.coordinatorTools))
     }
 
     /// The confirmation for a finished form action, carried across the redirect as `?done=` (``Flash``).

@@ -15,8 +15,6 @@ struct PageChrome {
     var flash: String?
     var lastEventId: Int64
     var strings: ChromeStrings
-    /// The announcer's timing for feedback on the user's own actions, for the page script (the core decides it).
-    var announcer: AnnouncerSettings
 }
 
 /// Fixed words of the page frame in the page's language.
@@ -26,12 +24,6 @@ struct ChromeStrings {
     var mainNavigation: String
     var settings: String
     var coordinator: String
-}
-
-/// The core's announcer setting the page script needs: how long feedback for the user's own action waits.
-/// Arrivals are announced by the server's stream (``Announcer`` per stream), not timed by the script.
-struct AnnouncerSettings {
-    var userActionDelayMs: Int
 }
 
 /// One tab of the bottom navigation, rendered from the core's description of it.

@@ -7,9 +7,6 @@
   const body = document.body;
   if (!body || !body.dataset.csrf) return;
   const csrf = body.dataset.csrf;
-  const config = {
-    delayMs: Number(body.dataset.userActionDelayMs || 1000),
-  };
 
   // ---- Announcements -------------------------------------------------------------------------
   // The region is chosen when the sentence is spoken: inside an open modal dialog if there is one,
@@ -34,8 +31,8 @@
   }
 
   // Feedback for the user's own action waits, so the screen reader's echo of the control is not cut off.
-  function announceFeedback(text) {
-    setTimeout(() => speak(text, "polite"), config.delayMs);
+  function announceFeedback(outcome) {
+    setTimeout(() => speak(outcome.announcement.text, outcome.announcement.politeness), outcome.feedbackDelayMs);
   }
 
   // ---- Cues: heard and felt, as the server's cue says (seed 000) ------------------------------
@@ -242,7 +239,7 @@
     readAll.addEventListener("submit", (event) => {
       event.preventDefault();
       post("/api/v1/notifications/read-all")
-        .then((outcome) => announceFeedback(outcome.announcement.text))
+        .then(announceFeedback)
         .catch(() => readAll.submit());
     });
   }
@@ -256,7 +253,7 @@
       post("/api/v1/notifications/bulk", { action, ids })
         .then((outcome) => {
           bulk.querySelectorAll("input[name='ids[]']:checked").forEach((box) => { box.checked = false; });
-          announceFeedback(outcome.announcement.text);
+          announceFeedback(outcome);
         })
         .catch(() => bulk.submit());
     });
@@ -280,7 +277,9 @@
         const box = settings.querySelector('[data-setting="' + name + '"]');
         return Boolean(box && box.checked);
       };
-      const kinds = ["assignment", "certificationExpiry", "pauseConfirmation", "scenarioPrompt"].filter((k) => on("kind-" + k));
+      // The kinds are the page's own kind switches (`kind-<name>`), as the server rendered them.
+      const kinds = Array.from(settings.querySelectorAll('[data-setting^="kind-"]'))
+        .filter((box) => box.checked).map((box) => box.dataset.setting.slice("kind-".length));
       const next = {
         enabledKinds: kinds, sound: on("sound"), vibration: on("vibration"),
         systemNotifications: on("system-notifications"), speakPersonalDetails: on("speak-personal-details"),
