@@ -98,8 +98,7 @@ let package = Package(
         .executableTarget(
             name: "varsel",
             dependencies: [
-                "VarselCore", "VarselServer", "VarselStore", "VarselSQLite", "VarselService", "VarselWeb", "VarselPush",
-                .product(name: "Hummingbird", package: "hummingbird"),
+                "VarselServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -26,8 +26,9 @@ public struct ServerConfiguration: Sendable {
     public var http = VarselServices.Configuration()
     /// How often maintenance (expiry warnings, escalations, pruning) runs.
     public var maintenanceInterval: Duration = .seconds(300)
-    /// When an unanswered assignment reminds its mentor, and when its coordinator is told.
-    public var escalation = MaintenanceService.EscalationDeadlines()
+    /// How long an assignment may wait for an answer before its mentor is reminded (`--escalate-after`); twice
+    /// that and its coordinator is told.
+    public var remindUnansweredAfter: TimeInterval = 24 * 3600
     /// How long a connection may sit idle, or take to send a request, before it is closed. Live streams are
     /// responses in progress and are not idle; their writes have their own timeout
     /// (``VarselServices/Configuration/streamWriteTimeout``).
@@ -107,7 +108,8 @@ public func buildApplication(
     let pushWorker = PushDeliveryWorker(store: store, transport: HTTPPushTransport(), vapid: vapid, configuration: pushConfiguration,
                                         metrics: services.metrics.push, now: now, logger: logger)
     app.addServices(services.pump, MaintenanceService(repository: services.repository, sender: services.sender, now: services.now,
-                                                       interval: configuration.maintenanceInterval, escalation: configuration.escalation,
+                                                       interval: configuration.maintenanceInterval,
+                                                       escalation: .init(remindAfter: configuration.remindUnansweredAfter),
                                                        logger: logger),
                     pushWorker)
     if let postgres {

@@ -1,14 +1,6 @@
 import ArgumentParser
 import Foundation
-import Hummingbird
-import Logging
-import VarselCore
-import VarselPush
-import VarselSQLite
 import VarselServer
-import VarselService
-import VarselStore
-import VarselWeb
 
 /// The `varsel` command: parse arguments and call into VarselServer, nothing else.
 @main
@@ -20,9 +12,7 @@ struct Varsel: AsyncParsableCommand {
     )
 }
 
-extension Language: ExpressibleByArgument {}
-extension ScreenReader: ExpressibleByArgument {}
-extension SQLiteRepository.Durability: ExpressibleByArgument {}
+extension ServerConfiguration.Durability: ExpressibleByArgument {}
 
 /// Runs the server.
 struct ServeCommand: AsyncParsableCommand {
@@ -41,7 +31,7 @@ struct ServeCommand: AsyncParsableCommand {
     var metricsToken: String?
     @Option(help: "The bcrypt cost for new passwords.") var bcryptCost: UInt8 = 12
     @Option(help: "SQLite durability: full (a commit survives power loss) or normal (only a process crash).")
-    var durability: SQLiteRepository.Durability = .full
+    var durability: ServerConfiguration.Durability = .full
     @Option(help: "Seconds a connection may sit idle, or take to send its request, before it is closed.") var idleTimeout = 30.0
     @Option(help: "Seconds one write to a live stream may wait for a client that does not read before it is disconnected.")
     var streamWriteTimeout = 30.0
@@ -76,9 +66,8 @@ struct ServeCommand: AsyncParsableCommand {
             }
             configuration.http.publicURL = url
         }
-        configuration.http.trustedProxies = try trustedProxy.map { text in
-            guard let network = CIDR(text) else { throw ValidationError("--trusted-proxy must be an address or CIDR, such as 10.0.0.0/8.") }
-            return network
+        for text in trustedProxy where !configuration.trustProxy(text) {
+            throw ValidationError("--trusted-proxy must be an address or CIDR, such as 10.0.0.0/8.")
         }
         configuration.http.metricsToken = metricsToken ?? ProcessInfo.processInfo.environment["VARSEL_METRICS_TOKEN"]
         if let vapidSubject {
@@ -88,7 +77,7 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         guard escalateAfter > 0 else { throw ValidationError("--escalate-after must be a positive number of hours.") }
-        configuration.escalation = .init(remindAfter: escalateAfter * 3600)
+        configuration.remindUnansweredAfter = escalateAfter * 3600
         configuration.push.subject = vapidSubject
         configuration.push.keyFile = vapidKeyFile
         configuration.push.allowsInsecureEndpoints = pushAllowHttpEndpoints
@@ -118,15 +107,11 @@ struct UserCommand: AsyncParsableCommand {
 
         func run() async throws {
             let password = (readLine(strippingNewline: true) ?? "")
-            let repository = try SQLiteRepository(path: database)
             do {
-                let user = try await UserAdministration(repository: repository, passwords: PasswordHasher(cost: bcryptCost))
-                    .add(username: name, password: password, role: role, displayName: displayName, locale: locale, at: Date())
-                print("Added \(user.role.rawValue) \(user.username) (id \(user.id)).")
-            } catch let error as InvalidInput {
-                throw ValidationError(error.summary)
-            } catch let error as StoreError {
-                throw ValidationError(Problem.from(error).detail)
+                print(try await Administration.addUser(database: database, username: name, password: password, role: role,
+                                                       displayName: displayName, locale: locale, bcryptCost: bcryptCost))
+            } catch let failure as Administration.Failure {
+                throw ValidationError(failure.description)
             }
         }
     }
@@ -137,10 +122,7 @@ struct UserCommand: AsyncParsableCommand {
         @Option(help: "The SQLite database file.") var database = "./varsel.sqlite"
 
         func run() async throws {
-            let repository = try SQLiteRepository(path: database)
-            for user in try await repository.users() {
-                print("\(user.id)\t\(user.username)\t\(user.role.rawValue)\t\(user.language.rawValue)\t\(user.displayName)")
-            }
+            for line in try await Administration.userLines(database: database) { print(line) }
         }
     }
 }
@@ -152,10 +134,17 @@ struct TranscriptCommand: ParsableCommand {
         abstract: "Print what a screen reader says on the demo notification centre, then a timed announcement simulation."
     )
 
-    @Option(help: "The language: en or nb.") var locale: Language = .english
-    @Option(help: "The screen reader: voiceover, talkback or web.") var reader: ScreenReader = .voiceOver
+    @Option(help: "The language: en or nb.") var locale = "en"
+    @Option(help: "The screen reader: voiceover, talkback or web.") var reader = "voiceover"
+
+    func validate() throws {
+        guard Administration.transcriptLocales.contains(locale), Administration.transcriptReaders.contains(reader) else {
+            throw ValidationError("--locale must be one of \(Administration.transcriptLocales.joined(separator: ", ")); "
+                                  + "--reader one of \(Administration.transcriptReaders.joined(separator: ", ")).")
+        }
+    }
 
     func run() throws {
-        print(Transcript(language: locale, reader: reader).render(), terminator: "")
+        print(try Administration.transcript(locale: locale, reader: reader), terminator: "")
     }
 }

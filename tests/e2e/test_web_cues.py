@@ -31,7 +31,8 @@ def open_centre(browser, server, hidden=False):
         context.add_init_script("Object.defineProperty(document, 'hidden', { get: () => true });")
     page = context.new_page()
     sign_in(page, server)
-    page.wait_for_timeout(300)  # the page script has read the preferences
+    # No wait: the server's stream knows the preferences, and replays from the page's resume point anything sent
+    # before the script connects.
     return context, page
 
 

@@ -198,6 +198,8 @@ struct NotificationsController {
         var count: Int
         var outcome: String
         var announcement: AnnouncementResource
+        /// How long the client waits before announcing it: the core's delay for feedback on the user's own action.
+        var feedbackDelayMs = Int(Announcer.Configuration().userActionDelay * 1000)
     }
 
     func readAll(_ request: Request, context: VarselContext) async throws -> Response {

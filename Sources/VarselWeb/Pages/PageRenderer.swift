@@ -9,7 +9,10 @@ public struct PageRenderer: Sendable {
     let assets: [String: (contentType: String, body: ByteBuffer)]
 
     /// The templates every page needs; start-up fails if one is missing.
-    static let templateNames = ["notifications", "settings", "detail", "signin", "coordinator", "header", "footer", "switch", "offline", "list", "dashboard"]
+    static let templateNames = [
+        "notifications", "settings", "detail", "signin", "coordinator", "header", "footer", "switch", "notification-row", "offline", "list",
+        "dashboard",
+    ]
     static let assetNames = [
         "varsel.js": "text/javascript; charset=utf-8", "varsel.css": "text/css; charset=utf-8",
         "push.js": "text/javascript; charset=utf-8", "sw.js": "text/javascript; charset=utf-8",

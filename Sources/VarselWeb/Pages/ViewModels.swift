@@ -15,8 +15,6 @@ struct PageChrome {
     var flash: String?
     var lastEventId: Int64
     var strings: ChromeStrings
-    /// The announcer's timing for feedback on the user's own actions, for the page script (the core decides it).
-    var announcer: AnnouncerSettings
 }
 
 /// Fixed words of the page frame in the page's language.
@@ -27,12 +25,6 @@ struct ChromeStrings {
     var settings: String
     var coordinator: String
     var dashboard: String
-}
-
-/// The core's announcer setting the page script needs: how long feedback for the user's own action waits.
-/// Arrivals are announced by the server's stream (``Announcer`` per stream), not timed by the script.
-struct AnnouncerSettings {
-    var userActionDelayMs: Int
 }
 
 /// One tab of the bottom navigation, rendered from the core's description of it.
@@ -89,6 +81,19 @@ struct NotificationRow {
     }
 }
 
+extension NotificationRow {
+    /// An empty row for the page's `<template>`: every part present (the urgency too), the script fills them.
+    static let template = NotificationRow()
+
+    private init() {
+        id = 0
+        (elementId, href, label, kindName, title, body, timeAgo, readState, checkboxId, checkboxLabel) = ("", "", "", "", "", "", "", "", "", "")
+        isUnread = false
+        isUrgent = false
+        urgencyText = " "
+    }
+}
+
 /// A filter option on the filter bar: a toggle button that submits the filter form.
 struct FilterOption {
     /// The `filter` query value it submits.
@@ -104,6 +109,8 @@ struct NotificationCentrePage {
     var headingId: String
     var filterBar: FilterBarView
     var rows: [NotificationRow]
+    /// The same row partial, empty, as a `<template>` the script fills for a notification that arrives live.
+    var rowTemplate: NotificationRow = .template
     var isEmpty: Bool
     var emptyText: String
     var currentFilter: String

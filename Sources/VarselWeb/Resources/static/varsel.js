@@ -7,9 +7,6 @@
   const body = document.body;
   if (!body || !body.dataset.csrf) return;
   const csrf = body.dataset.csrf;
-  const config = {
-    delayMs: Number(body.dataset.userActionDelayMs || 1000),
-  };
 
   // ---- Announcements -------------------------------------------------------------------------
   // The region is chosen when the sentence is spoken: inside an open modal dialog if there is one,
@@ -36,8 +33,8 @@
   window.Varsel = Object.freeze({ speak });
 
   // Feedback for the user's own action waits, so the screen reader's echo of the control is not cut off.
-  function announceFeedback(text) {
-    setTimeout(() => speak(text, "polite"), config.delayMs);
+  function announceFeedback(outcome) {
+    setTimeout(() => speak(outcome.announcement.text, outcome.announcement.politeness), outcome.feedbackDelayMs);
   }
 
   // ---- Cues: heard and felt, as the server's cue says (seed 000) ------------------------------
@@ -84,41 +81,17 @@
     return notification.kind === filter;
   }
 
+  // A live row is the page's own row partial (the <template> the server renders), filled in.
+  const rowTemplate = document.getElementById("notification-row-template");
   function row(notification) {
-    const item = document.createElement("li");
+    const item = rowTemplate.content.firstElementChild.cloneNode(true);
     item.id = "notification-" + notification.id;
     item.dataset.id = notification.id;
-    const link = document.createElement("a");
-    link.className = "notification-link";
-    link.href = "/notifications/" + notification.id + "/open";
-    const kind = document.createElement("span");
-    kind.className = "kind";
-    const urgency = document.createElement("span");
-    urgency.className = "urgency";
-    const title = document.createElement("strong");
-    title.className = "title";
-    const text = document.createElement("span");
-    text.className = "body";
-    const meta = document.createElement("span");
-    meta.className = "meta";
-    const time = document.createElement("span");
-    time.className = "time";
-    const state = document.createElement("span");
-    state.className = "state";
-    meta.append(time, " · ", state);
-    link.append(kind, " ", urgency, " ", title, " ", text, " ", meta);
-    const select = document.createElement("span");
-    select.className = "select";
-    const box = document.createElement("input");
-    box.type = "checkbox";
-    box.name = "ids[]";
+    item.querySelector(".notification-link").href = "/notifications/" + notification.id + "/open";
+    const box = item.querySelector(".select input");
     box.value = notification.id;
     box.id = "select-" + notification.id;
-    const label = document.createElement("label");
-    label.htmlFor = box.id;
-    label.textContent = notification.accessibility.selectLabel;
-    select.append(box, " ", label);
-    item.append(link, select);
+    item.querySelector(".select label").htmlFor = box.id;
     update(item, notification);
     return item;
   }
@@ -143,7 +116,7 @@
   }
 
   function insert(notification) {
-    if (!list || !matchesFilter(notification) || document.getElementById("notification-" + notification.id)) return;
+    if (!list || !rowTemplate || !matchesFilter(notification) || document.getElementById("notification-" + notification.id)) return;
     // Inserted at the top without touching focus: the user keeps their place.
     list.insertBefore(row(notification), list.firstChild);
     const empty = document.getElementById("empty-list");
@@ -269,7 +242,7 @@
     readAll.addEventListener("submit", (event) => {
       event.preventDefault();
       post("/api/v1/notifications/read-all")
-        .then((outcome) => announceFeedback(outcome.announcement.text))
+        .then(announceFeedback)
         .catch(() => readAll.submit());
     });
   }
@@ -283,7 +256,7 @@
       post("/api/v1/notifications/bulk", { action, ids })
         .then((outcome) => {
           bulk.querySelectorAll("input[name='ids[]']:checked").forEach((box) => { box.checked = false; });
-          announceFeedback(outcome.announcement.text);
+          announceFeedback(outcome);
         })
         .catch(() => bulk.submit());
     });
@@ -307,7 +280,9 @@
         const box = settings.querySelector('[data-setting="' + name + '"]');
         return Boolean(box && box.checked);
       };
-      const kinds = ["assignment", "certificationExpiry", "pauseConfirmation", "scenarioPrompt"].filter((k) => on("kind-" + k));
+      // The kinds are the page's own kind switches (`kind-<name>`), as the server rendered them.
+      const kinds = Array.from(settings.querySelectorAll('[data-setting^="kind-"]'))
+        .filter((box) => box.checked).map((box) => box.dataset.setting.slice("kind-".length));
       const next = {
         enabledKinds: kinds, sound: on("sound"), vibration: on("vibration"),
         systemNotifications: on("system-notifications"), speakPersonalDetails: on("speak-personal-details"),

@@ -1,0 +1,88 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import VarselCore
+import VarselService
+import VarselStore
+
+/// The notification centre: the list, following a notification, and the list's form actions.
+extension PagesController {
+    func centre(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try signedIn(request, context)
+        let resumePoint = try await self.resumePoint()
+        let user = identity.user
+        let filter = request.uri.queryParameters["filter"].flatMap { NotificationFilter(wireName: String($0)) } ?? .all
+        let describer = services.describer(user.language)
+        let now = services.now()
+        let page = try await services.repository.notifications(for: user.id, filter: filter, after: nil, limit: Limits.maxPageSize)
+        // The rows are the API's resources: one place composes each item's accessible name and times.
+        let preferences = try await services.repository.preferences(for: user.id)
+        let rows = page.items.map { item in
+            NotificationRow(NotificationResource(item, describer: describer, preferences: preferences, now: now))
+        }
+        let barElement = describer.filterBar(filter)
+        let options = zip(NotificationFilter.allCases, describer.filterOptions(filter)).map { option, element in
+            FilterOption(value: option.wireName, label: element.label,
+                         ariaPressed: WebAccessibility(element)[attribute: "aria-pressed"] ?? "false", isCurrent: element.state.isSelected)
+        }
+        let strings = describer.strings
+        let unread = try await services.repository.unreadCount(for: user.id)
+        let model = NotificationCentrePage(
+            chrome: try await chrome(identity, resumePoint: resumePoint, title: strings.screenTitle(.notificationCentre), tab: .notifications,
+                                     flash: flash(request, language: user.language), unread: unread),
+            heading: strings.screenTitle(.notificationCentre), headingId: Screen.notificationCentre.headingElementID,
+            filterBar: FilterBarView(name: WebAccessibility(barElement).name, label: barElement.label, state: barElement.value, options: options),
+            rows: rows, isEmpty: rows.isEmpty, emptyText: strings.noNotifications, currentFilter: filter.wireName,
+            unreadSummary: strings.unreadSummary(unread), markAllAsRead: strings.markAllAsRead,
+            markSelectedAsRead: strings.markSelectedAsRead, deleteSelected: strings.deleteSelected,
+            listLabel: strings.notificationList, settingsLink: strings.screenTitle(.notificationSettings))
+        return try renderer.page("notifications", model)
+    }
+
+    /// Following a notification: go to its screen, whose heading takes focus. A GET changes nothing: the target
+    /// screen marks the notification read when it is shown to its owner (``markFollowedNotificationRead``).
+    func open(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try signedIn(request, context)
+        let id = try NotificationsController.id(context)
+        guard let item = try await services.repository.notification(id: id), item.recipientID == identity.user.id else {
+            throw Problem.notFound("You have no notification with id \(id).")
+        }
+        let path = item.deepLink.path
+        return .redirect(to: path + (path.contains("?") ? "&" : "?") + "from=notification&notification=\(id)", type: .normal)
+    }
+
+    /// Marks read the notification a screen was opened from (`?notification=`), when it is the viewer's own:
+    /// showing the notification's target to its owner is what reading it means.
+    func markFollowedNotificationRead(_ request: Request, _ identity: Identity) async throws {
+        guard request.uri.queryParameters["from"] == "notification",
+              let id = request.uri.queryParameters["notification"].flatMap({ Int64(String($0)) }), id > 0,
+              let item = try await services.repository.notification(id: id), item.recipientID == identity.user.id, item.isUnread else { return }
+        _ = try await services.inbox.setRead(true, notificationID: id, userID: identity.user.id)
+    }
+
+    func readAll(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try signedIn(request, context)
+        let form = try await PageForm.decode(PageForm.ReadAll.self, from: request)
+        let count = try await services.inbox.markAllRead(userID: identity.user.id)
+        return .redirect(to: Flash.markedRead(count: count).added(to: Self.centrePath(filter: form.filter)), type: .normal)
+    }
+
+    /// The centre's path, keeping a form's filter when it is one the centre knows.
+    static func centrePath(filter: String?) -> String {
+        guard let filter, let parsed = NotificationFilter(wireName: filter), parsed != .all else { return "/notifications" }
+        return "/notifications?filter=\(parsed.wireName)"
+    }
+
+    func bulk(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try signedIn(request, context)
+        let form = try await PageForm.decode(PageForm.Bulk.self, from: request)
+        let ids = form.ids ?? []
+        let done: Flash
+        if form.action == "delete" {
+            done = .deleted(count: try await services.inbox.delete(ids: ids, userID: identity.user.id))
+        } else {
+            done = .markedRead(count: try await services.inbox.markRead(ids: ids, userID: identity.user.id))
+        }
+        return .redirect(to: done.added(to: Self.centrePath(filter: form.filter)), type: .normal)
+    }
+}
