@@ -54,30 +54,27 @@ public final class SQLiteRepository: VarselRepository, Sendable {
 
     public func createUser(_ user: NewUser, at date: Date) async throws -> User {
         try await writer.write { db in
-            if try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE username = ?", arguments: [user.username]) == true {
+            if try UserRecord.all().named(user.username).isEmpty(db) == false {
                 throw StoreError.conflict("username is taken")
             }
-            try db.execute(sql: """
-                INSERT INTO user (username, display_name, role, password_hash, language, created_at) VALUES (?, ?, ?, ?, ?, ?)
-                """, arguments: [user.username, user.displayName, user.role.rawValue, user.passwordHash, user.language.rawValue,
-                                 date.timeIntervalSince1970])
-            return User(id: db.lastInsertedRowID, username: user.username, displayName: user.displayName, role: user.role,
-                        passwordHash: user.passwordHash, language: user.language, createdAt: date)
+            var record = UserRecord(user, at: date)
+            try record.insert(db)
+            return try record.user()
         }
     }
 
     public func user(id: Int64) async throws -> User? {
-        try await writer.read { db in try Row.fetchOne(db, sql: "SELECT * FROM user WHERE id = ?", arguments: [id]).map(Self.user) }
+        try await writer.read { db in try UserRecord.fetchOne(db, key: id)?.user() }
     }
 
     public func user(username: String) async throws -> User? {
         try await writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM user WHERE username = ?", arguments: [username]).map(Self.user)
+            try UserRecord.all().named(username).fetchOne(db)?.user()
         }
     }
 
     public func users() async throws -> [User] {
-        try await writer.read { db in try Row.fetchAll(db, sql: "SELECT * FROM user ORDER BY id").map(Self.user) }
+        try await writer.read { db in try UserRecord.order(UserRecord.Columns.id).fetchAll(db).map { try $0.user() } }
     }
 
     public func setPausedUntil(_ date: Date?, userID: Int64) async throws {
@@ -85,13 +82,6 @@ public final class SQLiteRepository: VarselRepository, Sendable {
             try db.execute(sql: "UPDATE user SET paused_until = ? WHERE id = ?", arguments: [date?.timeIntervalSince1970, userID])
             if db.changesCount == 0 { throw StoreError.notFound(.user) }
         }
-    }
-
-    private static func user(_ row: Row) throws -> User {
-        User(id: row["id"], username: row["username"], displayName: row["display_name"],
-             role: try known(Role.self, row["role"], column: "user.role"), passwordHash: row["password_hash"],
-             language: try known(Language.self, row["language"], column: "user.language"), createdAt: date(row["created_at"]),
-             pausedUntil: (row["paused_until"] as Double?).map(date))
     }
 
     // MARK: Sessions
