@@ -54,30 +54,27 @@ public final class SQLiteRepository: VarselRepository, Sendable {
 
     public func createUser(_ user: NewUser, at date: Date) async throws -> User {
         try await writer.write { db in
-            if try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE username = ?", arguments: [user.username]) == true {
+            if try UserRecord.all().named(user.username).isEmpty(db) == false {
                 throw StoreError.conflict("username is taken")
             }
-            try db.execute(sql: """
-                INSERT INTO user (username, display_name, role, password_hash, language, created_at) VALUES (?, ?, ?, ?, ?, ?)
-                """, arguments: [user.username, user.displayName, user.role.rawValue, user.passwordHash, user.language.rawValue,
-                                 date.timeIntervalSince1970])
-            return User(id: db.lastInsertedRowID, username: user.username, displayName: user.displayName, role: user.role,
-                        passwordHash: user.passwordHash, language: user.language, createdAt: date)
+            var record = UserRecord(user, at: date)
+            try record.insert(db)
+            return try record.user()
         }
     }
 
     public func user(id: Int64) async throws -> User? {
-        try await writer.read { db in try Row.fetchOne(db, sql: "SELECT * FROM user WHERE id = ?", arguments: [id]).map(Self.user) }
+        try await writer.read { db in try UserRecord.fetchOne(db, key: id)?.user() }
     }
 
     public func user(username: String) async throws -> User? {
         try await writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM user WHERE username = ?", arguments: [username]).map(Self.user)
+            try UserRecord.all().named(username).fetchOne(db)?.user()
         }
     }
 
     public func users() async throws -> [User] {
-        try await writer.read { db in try Row.fetchAll(db, sql: "SELECT * FROM user ORDER BY id").map(Self.user) }
+        try await writer.read { db in try UserRecord.order(UserRecord.Columns.id).fetchAll(db).map { try $0.user() } }
     }
 
     public func setPausedUntil(_ date: Date?, userID: Int64) async throws {
@@ -85,13 +82,6 @@ public final class SQLiteRepository: VarselRepository, Sendable {
             try db.execute(sql: "UPDATE user SET paused_until = ? WHERE id = ?", arguments: [date?.timeIntervalSince1970, userID])
             if db.changesCount == 0 { throw StoreError.notFound(.user) }
         }
-    }
-
-    private static func user(_ row: Row) throws -> User {
-        User(id: row["id"], username: row["username"], displayName: row["display_name"],
-             role: try known(Role.self, row["role"], column: "user.role"), passwordHash: row["password_hash"],
-             language: try known(Language.self, row["language"], column: "user.language"), createdAt: date(row["created_at"]),
-             pausedUntil: (row["paused_until"] as Double?).map(date))
     }
 
     // MARK: Sessions
@@ -179,17 +169,8 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     private static func appendEvent(userID: Int64, _ payload: EventPayload, at date: Date, db: Database) throws {
-        var notification: NotificationItem?
-        var unreadCount: Int?
-        switch payload {
-        case let .notificationCreated(item), let .notificationUpdated(item): notification = item
-        case .notificationDeleted: break
-        case let .unreadCount(count): unreadCount = count
-        }
-        try db.execute(sql: """
-            INSERT INTO event (user_id, type, notification_id, notification, unread_count, created_at) VALUES (?, ?, ?, ?, ?, ?)
-            """, arguments: [userID, payload.type.rawValue, payload.notificationID, try notification.map(json), unreadCount,
-                             date.timeIntervalSince1970])
+        var record = try EventRecord(userID: userID, payload: payload, at: date, encoder: encoder)
+        try record.insert(db)
     }
 
     private static func appendUnreadCounts(for userIDs: [Int64], at date: Date, db: Database) throws {
@@ -477,25 +458,6 @@ public final class SQLiteRepository: VarselRepository, Sendable {
 
     // MARK: Event log
 
-    private static func event(_ row: Row) throws -> StoredEvent {
-        func item() throws -> NotificationItem {
-            guard let json = row["notification"] as String? else { throw StoreError.unknownStoredValue(column: "event.notification") }
-            return try decoder.decode(NotificationItem.self, from: Data(json.utf8))
-        }
-        let payload: EventPayload
-        switch try known(EventType.self, row["type"], column: "event.type") {
-        case .notificationCreated: payload = .notificationCreated(try item())
-        case .notificationUpdated: payload = .notificationUpdated(try item())
-        case .notificationDeleted:
-            guard let id = row["notification_id"] as Int64? else { throw StoreError.unknownStoredValue(column: "event.notification_id") }
-            payload = .notificationDeleted(notificationID: id)
-        case .unreadCount:
-            guard let count = row["unread_count"] as Int? else { throw StoreError.unknownStoredValue(column: "event.unread_count") }
-            payload = .unreadCount(count)
-        }
-        return StoredEvent(id: row["id"], userID: row["user_id"], payload: payload, createdAt: date(row["created_at"]))
-    }
-
     /// The value of `type` a stored text names; a text this version does not know is an error, never a default.
     static func known<Value: RawRepresentable>(_ type: Value.Type, _ raw: String, column: String) throws -> Value where Value.RawValue == String {
         guard let value = Value(rawValue: raw) else { throw StoreError.unknownStoredValue(column: column) }
@@ -504,14 +466,13 @@ public final class SQLiteRepository: VarselRepository, Sendable {
 
     public func events(after id: Int64, limit: Int) async throws -> [StoredEvent] {
         try await writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM event WHERE id > ? ORDER BY id LIMIT ?", arguments: [id, limit]).map(Self.event)
+            try EventRecord.all().after(id).limit(limit).fetchAll(db).map { try $0.event(decoder: Self.decoder) }
         }
     }
 
     public func events(for userID: Int64, after id: Int64, limit: Int) async throws -> [StoredEvent] {
         try await writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM event WHERE user_id = ? AND id > ? ORDER BY id LIMIT ?",
-                             arguments: [userID, id, limit]).map(Self.event)
+            try EventRecord.all().belonging(to: userID).after(id).limit(limit).fetchAll(db).map { try $0.event(decoder: Self.decoder) }
         }
     }
 

@@ -54,8 +54,8 @@ struct LivePathTests {
         for await message in kari.messages { kariMessages.append(message) }
         var olaMessages: [StreamMessage] = []
         for await message in ola.messages { olaMessages.append(message) }
-        let expectedKari = try await world.repository.events(for: world.kari.id, after: 0, limit: 100).map(\.id)
-        let expectedOla = try await world.repository.events(for: world.ola.id, after: 0, limit: 100).map(\.id)
+        let expectedKari = await world.repository.events(for: world.kari.id, after: 0, limit: 100).map(\.id)
+        let expectedOla = await world.repository.events(for: world.ola.id, after: 0, limit: 100).map(\.id)
         #expect(eventIDs(kariMessages) == expectedKari)
         #expect(eventIDs(olaMessages) == expectedOla)
         #expect(expectedKari.count == 6 && expectedOla.count == 2, "created and unread-count for each notification")

@@ -47,7 +47,7 @@ struct LiveStreamTests {
             #expect(response.status == .ok)
             #expect(response.headers[.contentType] == "text/event-stream; charset=utf-8")
             let events = Self.events(in: response.text)
-            let logged = try await world.repository.events(for: kari.id, after: 0, limit: 100).map(\.id)
+            let logged = await world.repository.events(for: kari.id, after: 0, limit: 100).map(\.id)
             #expect(events.map(\.name) == ["notification.created", "unread-count", "notification.created", "unread-count", "reset"])
             #expect(Array(events.map(\.id).dropLast()) == logged, "every logged event once, in order")
             #expect(response.text.contains(#""reason":"signed-out""#))

@@ -11,7 +11,7 @@ import VarselStore
 /// A store that commits one notification for a user between the first two reads a page makes of the list and
 /// of the event log's end (in whichever order the page makes them): the window a notification could slip through.
 final class WindowInjectingStore: VarselRepository {
-    let base: InMemoryRepository
+    let base: any VarselRepository
     private let armed = Mutex<(notification: NewNotification, date: Date)?>(nil)
     private let reads = Mutex(0)
 
@@ -118,7 +118,7 @@ struct PageStreamGapTests {
             let resumePoint = try #require(Self.lastEventID(in: page.text))
             let onPage = page.text.contains("id=\"notification-\(injected.id)\"")
             // What the page's stream (`/api/v1/events?since=<resume point>`) replays first.
-            let replayed = try await world.repository.events(for: kari.id, after: resumePoint, limit: 100)
+            let replayed = await world.repository.events(for: kari.id, after: resumePoint, limit: 100)
                 .contains { $0.type == .notificationCreated && $0.notificationID == injected.id }
             #expect(onPage || replayed, "the notification is on neither the page nor its stream")
         }

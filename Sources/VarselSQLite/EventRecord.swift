@@ -1,0 +1,87 @@
+import Foundation
+import GRDB
+import VarselCore
+import VarselStore
+
+/// One row of the `event` table as it is stored, and its conversion to and from a typed ``StoredEvent``.
+struct EventRecord: Codable, FetchableRecord, MutablePersistableRecord {
+    static let databaseTableName = "event"
+
+    var id: Int64?
+    var userID: Int64
+    var type: String
+    var notificationID: Int64?
+    /// The notification as JSON, for created and updated events.
+    var notification: String?
+    var unreadCount: Int?
+    /// Seconds since 1970.
+    var createdAt: Double
+
+    enum CodingKeys: String, CodingKey {
+        case id
+        case userID = "user_id"
+        case type
+        case notificationID = "notification_id"
+        case notification
+        case unreadCount = "unread_count"
+        case createdAt = "created_at"
+    }
+
+    /// The columns requests filter and order on.
+    enum Columns {
+        static let id = Column(CodingKeys.id)
+        static let userID = Column(CodingKeys.userID)
+    }
+
+    /// The row for `payload`, an event of `userID` at `date`.
+    init(userID: Int64, payload: EventPayload, at date: Date, encoder: JSONEncoder) throws {
+        self.userID = userID
+        type = payload.type.rawValue
+        notificationID = payload.notificationID
+        switch payload {
+        case let .notificationCreated(item), let .notificationUpdated(item):
+            notification = String(decoding: try encoder.encode(item), as: UTF8.self)
+        case .notificationDeleted:
+            break
+        case let .unreadCount(count):
+            unreadCount = count
+        }
+        createdAt = date.timeIntervalSince1970
+    }
+
+    mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+
+    /// The typed event; a type this version does not know, or a payload its type lacks, is an error.
+    func event(decoder: JSONDecoder) throws -> StoredEvent {
+        func item() throws -> NotificationItem {
+            guard let notification else { throw StoreError.unknownStoredValue(column: "event.notification") }
+            return try decoder.decode(NotificationItem.self, from: Data(notification.utf8))
+        }
+        let payload: EventPayload
+        switch try SQLiteRepository.known(EventType.self, type, column: "event.type") {
+        case .notificationCreated: payload = .notificationCreated(try item())
+        case .notificationUpdated: payload = .notificationUpdated(try item())
+        case .notificationDeleted:
+            guard let notificationID else { throw StoreError.unknownStoredValue(column: "event.notification_id") }
+            payload = .notificationDeleted(notificationID: notificationID)
+        case .unreadCount:
+            guard let unreadCount else { throw StoreError.unknownStoredValue(column: "event.unread_count") }
+            payload = .unreadCount(unreadCount)
+        }
+        return StoredEvent(id: id ?? 0, userID: userID, payload: payload, createdAt: Date(timeIntervalSince1970: createdAt))
+    }
+}
+
+extension DerivableRequest<EventRecord> {
+    /// Events after `id`, oldest first: the order the live stream delivers them in.
+    func after(_ id: Int64) -> Self {
+        filter(EventRecord.Columns.id > id).order(EventRecord.Columns.id)
+    }
+
+    /// The events of one user.
+    func belonging(to userID: Int64) -> Self {
+        filter(EventRecord.Columns.userID == userID)
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import GRDB
+import VarselCore
+import VarselStore
+
+/// One row of the `user` table as it is stored, and its conversion to a typed ``User``.
+struct UserRecord: Codable, FetchableRecord, MutablePersistableRecord {
+    static let databaseTableName = "user"
+
+    var id: Int64?
+    var username: String
+    var displayName: String
+    var role: String
+    var passwordHash: String
+    var language: String
+    /// Seconds since 1970.
+    var createdAt: Double
+    var pausedUntil: Double?
+
+    enum CodingKeys: String, CodingKey {
+        case id
+        case username
+        case displayName = "display_name"
+        case role
+        case passwordHash = "password_hash"
+        case language
+        case createdAt = "created_at"
+        case pausedUntil = "paused_until"
+    }
+
+    /// The columns requests filter and order on.
+    enum Columns {
+        static let id = Column(CodingKeys.id)
+        /// Compared case-insensitively: the column is `COLLATE NOCASE`.
+        static let username = Column(CodingKeys.username)
+    }
+
+    /// The row for a new user, created at `date`.
+    init(_ user: NewUser, at date: Date) {
+        username = user.username
+        displayName = user.displayName
+        role = user.role.rawValue
+        passwordHash = user.passwordHash
+        language = user.language.rawValue
+        createdAt = date.timeIntervalSince1970
+    }
+
+    mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+
+    /// The typed user; a role or language this version does not know is an error, never a default.
+    func user() throws -> User {
+        User(id: id ?? 0, username: username, displayName: displayName,
+             role: try SQLiteRepository.known(Role.self, role, column: "user.role"), passwordHash: passwordHash,
+             language: try SQLiteRepository.known(Language.self, language, column: "user.language"),
+             createdAt: Date(timeIntervalSince1970: createdAt), pausedUntil: pausedUntil.map(Date.init(timeIntervalSince1970:)))
+    }
+}
+
+extension DerivableRequest<UserRecord> {
+    /// The user with `username`, in any case.
+    func named(_ username: String) -> Self {
+        filter(UserRecord.Columns.username == username)
+    }
+}
