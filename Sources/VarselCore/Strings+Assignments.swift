@@ -127,6 +127,18 @@ extension Strings {
     public var dashboardTitle: String { isEnglish ? "Assignments dashboard" : "Oppdragsoversikt" }
     public var trailHeading: String { isEnglish ? "History" : "Historikk" }
 
+    /// Under the coordinator's mentor list: `Ola Hansen is not offered: paused until 1 December 2026`.
+    public func mentorNotOfferedPaused(_ name: String, until: Date, timeZone: TimeZone) -> String {
+        isEnglish ? "\(name) is not offered: paused until \(longDate(until, timeZone: timeZone))"
+            : "\(name) vises ikke: pause til \(longDate(until, timeZone: timeZone))"
+    }
+
+    /// `Per Olsen is not offered: First aid expired on 1 March 2026`.
+    public func mentorNotOfferedExpired(_ name: String, certification: String, on date: Date, timeZone: TimeZone) -> String {
+        isEnglish ? "\(name) is not offered: \(certification) expired on \(longDate(date, timeZone: timeZone))"
+            : "\(name) vises ikke: \(certification) utløp \(longDate(date, timeZone: timeZone))"
+    }
+
     // MARK: Reminders and escalation
 
     /// The urgent reminder to a mentor who has not answered: `Reminder: an assignment waits for your answer`.

@@ -33,6 +33,13 @@ public struct NotificationSender: Sendable {
     /// Creates an assignment for `mentor`: the contact, the assignment, and the notification (in the mentor's
     /// language, deep-linking to the contact, its personal details marked) that tells them.
     public func assign(mentor: User, coordinatorID: Int64, contact: NewContact, urgency: Urgency) async throws -> (Assignment, Contact, NotificationItem) {
+        if let reason = try await unavailability(of: mentor) {
+            let why = switch reason {
+            case .paused: "is paused"
+            case .certificationExpired: "has an expired certification"
+            }
+            throw InvalidInput([.init(field: "mentor", rule: .other(why))], summary: "This mentor \(why) and cannot be given assignments now.")
+        }
         let strings = Strings(mentor.language)
         let created = try await repository.createAssignment(mentorID: mentor.id, coordinatorID: coordinatorID, contact: contact, at: now()) { contactID, assignmentID in
             NewNotification(recipientID: mentor.id, senderID: coordinatorID, kind: .assignment, title: strings.newAssignmentTitle,
@@ -42,6 +49,17 @@ public struct NotificationSender: Sendable {
         }
         pump.wake()
         return created
+    }
+
+    /// Why `mentor` cannot be given an assignment now, or nil when they can: a pause in force, or an expired
+    /// certification. The coordinator's page leaves them out of its list and says why.
+    public func unavailability(of mentor: User) async throws -> MentorUnavailability? {
+        let now = now()
+        if let until = mentor.pausedUntil, until > now { return .paused(until: until) }
+        if let expired = try await repository.certifications(mentorID: mentor.id).first(where: { $0.expiresAt < now }) {
+            return .certificationExpired(name: expired.name, on: expired.expiresAt)
+        }
+        return nil
     }
 
     /// Pauses `mentor`'s new assignments until the start of `until` and confirms it to them; `until` must be in the future.
@@ -157,4 +175,10 @@ public struct NotificationSender: Sendable {
         }
         pump.wake()
     }
+}
+
+/// Why a mentor is not offered new assignments.
+public enum MentorUnavailability: Sendable, Hashable {
+    case paused(until: Date)
+    case certificationExpired(name: String, on: Date)
 }

@@ -77,3 +77,30 @@ struct EscalationTests {
         #expect(try await world.escalate().isEmpty)
     }
 }
+
+/// Issue 10: paused mentors and mentors with an expired certification are not given assignments.
+@Suite("Who can be given an assignment")
+struct MentorAvailabilityTests {
+    @Test("a paused mentor, or one whose certification expired, is refused with the reason; others are not")
+    func unavailableMentorsAreRefused() async throws {
+        let world = try await EscalationTests.World()
+        let contact = NewContact(name: "Per Olsen", phone: "", address: "Torggata 3", notes: "")
+        #expect(try await world.sender.unavailability(of: world.mentor) == nil)
+        let until = world.clock.now.addingTimeInterval(7 * 86400)
+        try await world.repository.setPausedUntil(until, userID: world.mentor.id)
+        let paused = try #require(try await world.repository.user(id: world.mentor.id))
+        #expect(try await world.sender.unavailability(of: paused) == .paused(until: until))
+        await #expect(throws: InvalidInput.self) {
+            _ = try await world.sender.assign(mentor: paused, coordinatorID: world.coordinator.id, contact: contact, urgency: .normal)
+        }
+        try await world.repository.setPausedUntil(nil, userID: world.mentor.id)
+        let expiredOn = world.clock.now.addingTimeInterval(-86400)
+        _ = try await world.repository.setCertifications([NewCertification(name: "Peer mentor certificate", expiresAt: expiredOn)], mentorID: world.mentor.id)
+        let expired = try #require(try await world.repository.user(id: world.mentor.id))
+        #expect(try await world.sender.unavailability(of: expired) == .certificationExpired(name: "Peer mentor certificate", on: expiredOn))
+        await #expect(throws: InvalidInput.self) {
+            _ = try await world.sender.assign(mentor: expired, coordinatorID: world.coordinator.id, contact: contact, urgency: .normal)
+        }
+        #expect(try await world.repository.allAssignments().isEmpty)
+    }
+}

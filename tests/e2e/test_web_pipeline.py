@@ -101,3 +101,24 @@ def test_every_tab_has_content_and_contacts_show_only_live_assignments(page, ser
     # A mentor has no dashboard.
     response = page.goto(server.base_url + "/coordinator/assignments")
     assert response.status == 403
+
+
+def test_a_paused_mentor_is_not_offered_and_the_page_says_why(browser, server):
+    mentor = server.token("demo-mentor")
+    status, _, _ = server.request("POST", "/api/v1/pause", mentor, {"until": "2031-06-01"})
+    assert status == 201
+    context, coordinator = signed_in(browser, server, "demo-coordinator")
+    try:
+        coordinator.goto(server.base_url + "/coordinator")
+        offered = coordinator.locator("#assignment-mentor option").all_inner_texts()
+        assert "Demo Mentor" not in offered, offered
+        assert coordinator.inner_text("#assignment-not-offered") == "Demo Mentor is not offered: paused until June 1, 2031"
+        assert coordinator.get_attribute("#assignment-mentor", "aria-describedby") == "assignment-not-offered"
+        # Messages still reach a paused mentor.
+        assert "Demo Mentor" in coordinator.locator("#send-recipient option").all_inner_texts()
+        # And the API refuses the assignment too, saying why without echoing anything sent.
+        status, _, body = server.request("POST", "/api/v1/assignments", server.token("demo-coordinator"), {
+            "mentor": "demo-mentor", "contact": {"name": "Per Olsen", "phone": "", "address": "Torggata 3", "notes": ""}})
+        assert status == 422 and "paused" in body["detail"] and "Per Olsen" not in str(body)
+    finally:
+        context.close()

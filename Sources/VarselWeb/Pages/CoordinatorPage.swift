@@ -11,11 +11,25 @@ extension PagesController {
         let identity = try signedIn(request, context).require(.coordinator, .admin)
         let resumePoint = try await self.resumePoint()
         let strings = Strings(identity.user.language)
-        let mentors = try await services.repository.users().filter { $0.role == .mentor }
+        // Paused mentors and mentors with an expired certification are not offered an assignment; the page says why.
+        var mentors: [User] = []
+        var notOffered: [String] = []
+        for mentor in try await services.repository.users() where mentor.role == .mentor {
+            switch try await services.sender.unavailability(of: mentor) {
+            case nil: mentors.append(mentor)
+            case let .paused(until):
+                notOffered.append(strings.mentorNotOfferedPaused(mentor.displayName, until: until, timeZone: osloTimeZone))
+            case let .certificationExpired(name, on):
+                notOffered.append(strings.mentorNotOfferedExpired(mentor.displayName, certification: name, on: on, timeZone: osloTimeZone))
+            }
+        }
+        let allMentors = try await services.repository.users().filter { $0.role == .mentor }
         let model = CoordinatorPage(
             chrome: try await chrome(identity, resumePoint: resumePoint, title: strings.coordinatorTools, tab: nil, flash: flash(request, language: identity.user.language)),
             heading: strings.coordinatorTools, headingId: "coordinator-heading",
             mentors: mentors.map { MentorOption(id: $0.id, name: $0.displayName, isSelected: false) },
+            recipients: allMentors.map { MentorOption(id: $0.id, name: $0.displayName, isSelected: false) },
+            notOffered: notOffered, hasNotOffered: !notOffered.isEmpty,
             kinds: [NotificationKind.certificationExpiry, .pauseConfirmation, .scenarioPrompt].map {
                 KindOption(value: $0.rawValue, label: strings.kindName($0), isSelected: false)
             },

@@ -252,7 +252,14 @@ struct CoordinatorPage {
     var chrome: PageChrome
     var heading: String
     var headingId: String
+    /// Mentors who may be given an assignment now.
     var mentors: [MentorOption]
+    /// Every mentor, as recipients of a message.
+    var recipients: [MentorOption]
+    /// One sentence per mentor left out of ``mentors``, saying why.
+    var notOffered: [String]
+    /// Stored, not computed: templates read stored properties only.
+    var hasNotOffered: Bool
     var kinds: [KindOption]
     var errors: [FormError]
     var hasErrors: Bool
