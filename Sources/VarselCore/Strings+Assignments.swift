@@ -15,9 +15,10 @@ extension Strings {
         }
     }
 
-    /// The heading of a group of assignments, with how many: `Waiting for your answer (1)`.
-    public func assignmentGroupHeading(_ progress: AssignmentProgress, count: Int) -> String {
-        let state = assignmentState(progress, forMentor: true)
+    /// The heading of a group of assignments, with how many: `Waiting for your answer (1)` for the mentor,
+    /// `Waiting for an answer (3)` on the coordinators' dashboard.
+    public func assignmentGroupHeading(_ progress: AssignmentProgress, count: Int, forMentor: Bool = true) -> String {
+        let state = assignmentState(progress, forMentor: forMentor)
         return "\(state.prefix(1).uppercased())\(state.dropFirst()) (\(number(count)))"
     }
 

@@ -588,22 +588,8 @@ public final class PostgresRepository: VarselRepository, Sendable {
     static func event(_ row: PostgresRow) throws -> StoredEvent {
         let (id, userID, type, notificationID, notification, unreadCount, created) =
             try row.decode((Int64, Int64, String, Int64?, String?, Int32?, Double).self)
-        func item() throws -> NotificationItem {
-            guard let notification else { throw StoreError.unknownStoredValue(column: "event.notification") }
-            return try decoder.decode(NotificationItem.self, from: Data(notification.utf8))
-        }
-        let payload: EventPayload
-        switch EventType(rawValue: type) {
-        case .notificationCreated: payload = .notificationCreated(try item())
-        case .notificationUpdated: payload = .notificationUpdated(try item())
-        case .notificationDeleted:
-            guard let notificationID else { throw StoreError.unknownStoredValue(column: "event.notification_id") }
-            payload = .notificationDeleted(notificationID: notificationID)
-        case .unreadCount:
-            guard let unreadCount else { throw StoreError.unknownStoredValue(column: "event.unread_count") }
-            payload = .unreadCount(Int(unreadCount))
-        case nil: throw StoreError.unknownStoredValue(column: "event.type")
-        }
+        let payload = try EventPayload.stored(type: type, notificationJSON: notification, notificationID: notificationID,
+                                              unreadCount: unreadCount.map(Int.init), decoder: decoder)
         return StoredEvent(id: id, userID: userID, payload: payload, createdAt: date(created))
     }
 

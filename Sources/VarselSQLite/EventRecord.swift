@@ -55,21 +55,8 @@ struct EventRecord: Codable, FetchableRecord, MutablePersistableRecord {
 
     /// The typed event; a type this version does not know, or a payload its type lacks, is an error.
     func event(decoder: JSONDecoder) throws -> StoredEvent {
-        func item() throws -> NotificationItem {
-            guard let notification else { throw StoreError.unknownStoredValue(column: "event.notification") }
-            return try decoder.decode(NotificationItem.self, from: Data(notification.utf8))
-        }
-        let payload: EventPayload
-        switch try SQLiteRepository.known(EventType.self, type, column: "event.type") {
-        case .notificationCreated: payload = .notificationCreated(try item())
-        case .notificationUpdated: payload = .notificationUpdated(try item())
-        case .notificationDeleted:
-            guard let notificationID else { throw StoreError.unknownStoredValue(column: "event.notification_id") }
-            payload = .notificationDeleted(notificationID: notificationID)
-        case .unreadCount:
-            guard let unreadCount else { throw StoreError.unknownStoredValue(column: "event.unread_count") }
-            payload = .unreadCount(unreadCount)
-        }
+        let payload = try EventPayload.stored(type: type, notificationJSON: notification, notificationID: notificationID,
+                                              unreadCount: unreadCount, decoder: decoder)
         return StoredEvent(id: id ?? 0, userID: userID, payload: payload, createdAt: Date(timeIntervalSince1970: createdAt))
     }
 }

@@ -253,6 +253,30 @@ public enum EventPayload: Sendable, Hashable {
     }
 }
 
+extension EventPayload {
+    /// The payload an event-log row holds, from its columns as every store keeps them: the type's name, the
+    /// notification as JSON, its id, the unread count. A type this version does not know, or a column its type
+    /// needs that is empty, is ``StoreError/unknownStoredValue(column:)`` — never a default.
+    public static func stored(type: String, notificationJSON: String?, notificationID: Int64?, unreadCount: Int?,
+                              decoder: JSONDecoder) throws -> EventPayload {
+        func item() throws -> NotificationItem {
+            guard let notificationJSON else { throw StoreError.unknownStoredValue(column: "event.notification") }
+            return try decoder.decode(NotificationItem.self, from: Data(notificationJSON.utf8))
+        }
+        switch EventType(rawValue: type) {
+        case .notificationCreated: return .notificationCreated(try item())
+        case .notificationUpdated: return .notificationUpdated(try item())
+        case .notificationDeleted:
+            guard let notificationID else { throw StoreError.unknownStoredValue(column: "event.notification_id") }
+            return .notificationDeleted(notificationID: notificationID)
+        case .unreadCount:
+            guard let unreadCount else { throw StoreError.unknownStoredValue(column: "event.unread_count") }
+            return .unreadCount(unreadCount)
+        case nil: throw StoreError.unknownStoredValue(column: "event.type")
+        }
+    }
+}
+
 /// One entry of the event log: a monotonic id the live stream resumes from, for one user.
 public struct StoredEvent: Sendable, Hashable, Identifiable {
     public var id: Int64

@@ -136,7 +136,7 @@ extension PagesController {
         let groups = AssignmentProgress.allCases.map { progress in
             let rows = summaries.filter { $0.progress == progress }
             return DashboardGroup(
-                heading: "\(strings.assignmentState(progress, forMentor: false).prefix(1).uppercased())\(strings.assignmentState(progress, forMentor: false).dropFirst()) (\(rows.count))",
+                heading: strings.assignmentGroupHeading(progress, count: rows.count, forMentor: false),
                 headingId: "dashboard-\(progress.rawValue)",
                 rows: rows.map { summary in
                     DashboardRow(id: "assignment-\(summary.id)", name: describer.coordinatorAssignmentRow(summary, now: now),
