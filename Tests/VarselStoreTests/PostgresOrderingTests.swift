@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import Synchronization
 import Testing
 import VarselCore
 import VarselPostgres
@@ -113,20 +114,22 @@ struct PostgresOrderingTests {
         #expect(try await first.enqueuePushDeliveries(more, after: 1, through: 2, at: now))
         let logger = logger
         let gate = AsyncStream<Void>.makeStream()
+        let claimed = Mutex(false)
         let holder = Task {
             try await first.withConnectionForTests { a in
                 try await a.query("BEGIN", logger: logger)
                 try await a.query("SELECT id FROM push_delivery WHERE notification_id <= 1004 ORDER BY id FOR UPDATE", logger: logger)
                 gate.continuation.yield()
-                try await Task.sleep(for: .milliseconds(500))
+                // Held until the other claim returns (or 10 s: a claim that waited for these rows would then take
+                // all ten, and the expectation below fails instead of the test hanging).
+                for _ in 0..<200 where !claimed.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(50)) }
                 try await a.query("ROLLBACK", logger: logger)
             }
         }
         for await _ in gate.stream { break }
-        let started = ContinuousClock.now
         let skipped = try await second.claimDuePushDeliveries(at: now, limit: 10, leaseUntil: now.addingTimeInterval(600))
-        #expect(ContinuousClock.now - started < .milliseconds(400), "the claim waited for the locked rows")
-        #expect(skipped.map(\.notificationID) == (1005...1010).map(Int64.init))
+        claimed.withLock { $0 = true }
+        #expect(skipped.map(\.notificationID) == (1005...1010).map(Int64.init), "the claim took or waited for locked rows")
         try await holder.value
         second.shutdown()
     }
