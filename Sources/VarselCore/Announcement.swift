@@ -15,6 +15,10 @@ public enum AnnouncementRegion: Sendable, Codable, Hashable {
 
 /// One sentence for the screen reader to speak, when, how politely, and where.
 public struct Announcement: Sendable, Codable, Hashable {
+    /// How long a spoken sentence stays in its live region before it is removed: long enough for every screen
+    /// reader to have read it, short enough that reading the page later does not find a pile of old sentences.
+    public static let lingerSeconds: TimeInterval = 7
+
     public var text: String
     public var politeness: Politeness
     public var region: AnnouncementRegion

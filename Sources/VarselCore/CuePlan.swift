@@ -16,6 +16,18 @@ public struct CuePlan: Sendable, Codable, Hashable {
     public enum Earcon: String, Sendable, Codable, Hashable {
         case standard
         case urgent
+
+        /// The tones, in hertz, played one after another: one for standard, a rising-falling three for urgent.
+        public var tones: [Int] {
+            switch self {
+            case .standard: [660]
+            case .urgent: [880, 660, 880]
+            }
+        }
+
+        /// How long each tone sounds, and the time from one tone's start to the next, in milliseconds.
+        public static let toneMilliseconds = 120
+        public static let toneSpacingMilliseconds = 150
     }
 
     /// A vibration pattern; urgent is longer.

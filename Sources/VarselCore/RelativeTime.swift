@@ -7,6 +7,9 @@ import Foundation
 /// `RelativeDateTimeFormatter`). The anchored style formats its anchor relative to its input, so the
 /// anchor is the past date and the input is now.
 public struct RelativeTime: Sendable {
+    /// How often a screen showing relative times refreshes them: the finest unit said is a minute.
+    public static let refreshSeconds: TimeInterval = 60
+
     public let language: Language
     public let calendar: Calendar
 

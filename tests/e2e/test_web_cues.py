@@ -39,7 +39,8 @@ def open_centre(browser, server, hidden=False):
 def test_an_arrival_is_seen_heard_and_felt(browser, server):
     context, page = open_centre(browser, server)
     server.create(server.token("demo-coordinator"), "Audible", ["demo-mentor"])
-    assert wait_until(lambda: len(cues(page)["tones"]) == 1 and cues(page)["vibrations"] == [[120]])
+    # The core's standard earcon (CuePlan.Earcon.standard: one 660 Hz tone) and vibration, as the stream's cue says.
+    assert wait_until(lambda: cues(page)["tones"] == [660] and cues(page)["vibrations"] == [[120]])
     assert page.locator("#notification-list li").first.locator(".title").inner_text() == "Audible"
     assert cues(page)["notices"] == [], "no system notification while the page is visible"
     context.close()
@@ -50,7 +51,7 @@ def test_urgent_arrivals_sound_and_vibrate_differently(browser, server):
     status, _, _ = server.request("POST", "/api/v1/notifications", server.token("demo-coordinator"), {
         "recipients": ["demo-mentor"], "kind": "certificationExpiry", "title": "Expires today", "body": "", "urgency": "urgent"})
     assert status == 201
-    assert wait_until(lambda: len(cues(page)["tones"]) == 3)
+    assert wait_until(lambda: cues(page)["tones"] == [880, 660, 880])  # the core's urgent earcon
     assert cues(page)["vibrations"] == [[200, 100, 200, 100, 200]]
     context.close()
 

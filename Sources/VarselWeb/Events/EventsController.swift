@@ -46,6 +46,10 @@ struct EventsController {
     struct CuePayload: Encodable {
         var notificationId: Int64
         var earcon: CuePlan.Earcon?
+        /// The earcon as the browser plays it: tones in hertz, each `toneMs` long, `spacingMs` apart.
+        var tones: [Int]?
+        var toneMs: Int?
+        var spacingMs: Int?
         /// The `navigator.vibrate` pattern in milliseconds.
         var vibration: [Int]?
         var systemNotification: SystemNotice?
@@ -61,6 +65,9 @@ struct EventsController {
             let plan = CuePlan(for: item, preferences: announcer.preferences, isAppInForeground: false)
             notificationId = item.id
             earcon = plan.earcon
+            tones = plan.earcon?.tones
+            toneMs = plan.earcon.map { _ in CuePlan.Earcon.toneMilliseconds }
+            spacingMs = plan.earcon.map { _ in CuePlan.Earcon.toneSpacingMilliseconds }
             vibration = plan.haptic?.pattern
             // What a Web Push shows for it, with the same tag, so a hidden page and a push never show it twice; no
             // personal details unless the mentor allowed them on the lock screen.

@@ -15,6 +15,9 @@ struct PageChrome {
     var flash: String?
     var lastEventId: Int64
     var strings: ChromeStrings
+    /// How long a spoken sentence stays in a live region, and how often relative times refresh (the core's).
+    var announcementLingerMs = Int(Announcement.lingerSeconds * 1000)
+    var timesRefreshMs = Int(RelativeTime.refreshSeconds * 1000)
 }
 
 /// Fixed words of the page frame in the page's language.

@@ -27,7 +27,7 @@
     const node = document.createElement("p");
     node.textContent = text;
     target.appendChild(node);
-    setTimeout(() => node.remove(), 7000);
+    setTimeout(() => node.remove(), Number(document.body.dataset.announcementLingerMs));
   }
   // push.js says what came of the device switch through the same live regions.
   window.Varsel = Object.freeze({ speak });
@@ -38,23 +38,21 @@
   }
 
   // ---- Cues: heard and felt, as the server's cue says (seed 000) ------------------------------
-  // The two earcons' tones: how "standard" and "urgent" sound here.
-  const earconTones = { standard: [660], urgent: [880, 660, 880] };
+  // Plays the earcon the cue describes: its tones, lengths and spacing are the core's (CuePlan.Earcon).
   let audio = null;
-  function earcon(name) {
-    const tones = earconTones[name];
-    if (!tones) return;
+  function earcon(cue) {
+    if (!cue.tones || !cue.tones.length) return;
     try {
       audio = audio || new (window.AudioContext || window.webkitAudioContext)();
-      tones.forEach((frequency, index) => {
+      cue.tones.forEach((frequency, index) => {
         const oscillator = audio.createOscillator();
         const gain = audio.createGain();
         oscillator.frequency.value = frequency;
         gain.gain.value = 0.08;
         oscillator.connect(gain).connect(audio.destination);
-        const start = audio.currentTime + index * 0.15;
+        const start = audio.currentTime + (index * cue.spacingMs) / 1000;
         oscillator.start(start);
-        oscillator.stop(start + 0.12);
+        oscillator.stop(start + cue.toneMs / 1000);
       });
     } catch (error) { /* no audio device */ }
   }
@@ -137,7 +135,7 @@
       })
       .catch(() => {});
   }
-  setInterval(refreshTimes, 60000);
+  setInterval(refreshTimes, Number(document.body.dataset.timesRefreshMs));
 
   // ---- The badge -----------------------------------------------------------------------------
   // The count is part of the tab's name, "Notifications, 3 unread", as the server renders it: screen readers read a
@@ -201,7 +199,7 @@
     });
     stream.addEventListener("cue", (event) => {
       const cue = JSON.parse(event.data);
-      earcon(cue.earcon);
+      earcon(cue);
       vibrate(cue.vibration);
       systemNotification(cue.systemNotification);
     });
