@@ -49,6 +49,15 @@ extension PostgresRepository {
         }
     }
 
+    public func pushSubscriptions(forAnyOf userIDs: Set<Int64>) async throws -> [PushSubscription] {
+        guard !userIDs.isEmpty else { return [] }
+        let ids = Array(userIDs)
+        return try await read { c in
+            try await c.query("SELECT \(unescaped: Self.subscriptionColumns) FROM push_subscription s WHERE s.user_id = ANY(\(ids)) ORDER BY s.id",
+                              logger: self.logger).collect().map(Self.subscription)
+        }
+    }
+
     public func deletePushSubscription(id: Int64, userID: Int64?) async throws -> Bool {
         try await write { c in
             try await !c.query("""

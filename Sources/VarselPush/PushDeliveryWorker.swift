@@ -99,13 +99,14 @@ public final class PushDeliveryWorker: Service, Sendable {
         while true {
             let events = try await store.events(after: cursor, limit: 500)
             guard let last = events.last else { return }
-            var subscriptions: [Int64: [PushSubscription]] = [:]
-            var deliveries: [NewPushDelivery] = []
-            for event in events {
-                guard case let .notificationCreated(item) = event.payload else { continue }
-                let notificationID = item.id
-                if subscriptions[event.userID] == nil { subscriptions[event.userID] = try await store.pushSubscriptions(for: event.userID) }
-                deliveries += (subscriptions[event.userID] ?? []).map { NewPushDelivery(subscriptionID: $0.id, notificationID: notificationID) }
+            // One read for the whole batch's recipients (a burst to a thousand mentors is one query, not a thousand).
+            let created = events.compactMap { event -> NotificationItem? in
+                guard case let .notificationCreated(item) = event.payload else { return nil }
+                return item
+            }
+            let subscriptions = Dictionary(grouping: try await store.pushSubscriptions(forAnyOf: Set(created.map(\.recipientID))), by: \.userID)
+            let deliveries = created.flatMap { item in
+                (subscriptions[item.recipientID] ?? []).map { NewPushDelivery(subscriptionID: $0.id, notificationID: item.id) }
             }
             // Another instance on the same database may have queued these first; then read on from where it got.
             guard try await store.enqueuePushDeliveries(deliveries, after: cursor, through: last.id, at: now()) else {

@@ -42,6 +42,15 @@ extension SQLiteRepository {
         }
     }
 
+    public func pushSubscriptions(forAnyOf userIDs: Set<Int64>) async throws -> [PushSubscription] {
+        guard !userIDs.isEmpty else { return [] }
+        return try await writer.read { db in
+            let placeholders = Array(repeating: "?", count: userIDs.count).joined(separator: ",")
+            return try Row.fetchAll(db, sql: "SELECT * FROM push_subscription WHERE user_id IN (\(placeholders)) ORDER BY id",
+                                    arguments: StatementArguments(Array(userIDs))).map(Self.pushSubscription)
+        }
+    }
+
     public func deletePushSubscription(id: Int64, userID: Int64?) async throws -> Bool {
         try await writer.write { db in
             if let userID {

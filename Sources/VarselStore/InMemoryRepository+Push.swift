@@ -45,6 +45,10 @@ extension InMemoryRepository {
         push.subscriptions.values.filter { $0.userID == userID }.sorted { $0.id < $1.id }
     }
 
+    public func pushSubscriptions(forAnyOf userIDs: Set<Int64>) -> [PushSubscription] {
+        push.subscriptions.values.filter { userIDs.contains($0.userID) }.sorted { $0.id < $1.id }
+    }
+
     public func deletePushSubscription(id: Int64, userID: Int64?) -> Bool {
         guard let subscription = push.subscriptions[id], userID == nil || subscription.userID == userID else { return false }
         push.remove(id)

@@ -95,6 +95,8 @@ public protocol PushStore: Sendable {
     func pushSubscription(id: Int64) async throws -> PushSubscription?
     /// `userID`'s subscriptions, oldest first.
     func pushSubscriptions(for userID: Int64) async throws -> [PushSubscription]
+    /// The subscriptions of any of `userIDs`, in one read (the delivery worker's batch).
+    func pushSubscriptions(forAnyOf userIDs: Set<Int64>) async throws -> [PushSubscription]
     /// Deletes a subscription and its queued deliveries; with `userID`, only when it is theirs. Returns whether it did.
     func deletePushSubscription(id: Int64, userID: Int64?) async throws -> Bool
     /// The event id the push outbox has read through; nil before the worker first ran.

@@ -36,6 +36,8 @@ struct PushStoreContractTests {
         let first = try await store.savePushSubscription(subscription(kari, session: "s1", endpoint: "https://push.example/a"), at: now)
         _ = try await store.savePushSubscription(subscription(ola, session: "s2", endpoint: "https://push.example/b"), at: now)
         #expect(try await store.pushSubscriptions(for: kari.id).map(\.endpoint) == ["https://push.example/a"])
+        #expect(try await store.pushSubscriptions(forAnyOf: [kari.id, ola.id, 999]).map(\.endpoint) == ["https://push.example/a", "https://push.example/b"])
+        #expect(try await store.pushSubscriptions(forAnyOf: []).isEmpty)
         #expect(try await store.pushSubscription(id: first.id)?.actionSecret == Data(repeating: 9, count: 32))
         // Another user cannot delete it; its owner can.
         #expect(try await store.deletePushSubscription(id: first.id, userID: ola.id) == false)

@@ -149,6 +149,7 @@ extension WindowInjectingStore {
     }
     func pushSubscription(id: Int64) async throws -> PushSubscription? { try await base.pushSubscription(id: id) }
     func pushSubscriptions(for userID: Int64) async throws -> [PushSubscription] { try await base.pushSubscriptions(for: userID) }
+    func pushSubscriptions(forAnyOf userIDs: Set<Int64>) async throws -> [PushSubscription] { try await base.pushSubscriptions(forAnyOf: userIDs) }
     func deletePushSubscription(id: Int64, userID: Int64?) async throws -> Bool { try await base.deletePushSubscription(id: id, userID: userID) }
     func pushOutboxCursor() async throws -> Int64? { try await base.pushOutboxCursor() }
     func enqueuePushDeliveries(_ deliveries: [NewPushDelivery], after expectedCursor: Int64?, through eventID: Int64, at date: Date) async throws -> Bool {
