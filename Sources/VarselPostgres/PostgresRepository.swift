@@ -151,9 +151,8 @@ public final class PostgresRepository: VarselRepository, Sendable {
     static func user(_ row: PostgresRow) throws -> User {
         let (id, username, displayName, role, hash, language, created, paused) =
             try row.decode((Int64, String, String, String, String, String, Double, Double?).self)
-        guard let role = Role(rawValue: role) else { throw StoreError.unknownStoredValue(column: "users.role") }
-        guard let language = Language(rawValue: language) else { throw StoreError.unknownStoredValue(column: "users.language") }
-        return User(id: id, username: username, displayName: displayName, role: role, passwordHash: hash, language: language,
+        return User(id: id, username: username, displayName: displayName, role: try Role(stored: role, column: "users.role"),
+                    passwordHash: hash, language: try Language(stored: language, column: "users.language"),
                     createdAt: Self.date(created), pausedUntil: paused.map(Self.date))
     }
 
@@ -285,10 +284,9 @@ public final class PostgresRepository: VarselRepository, Sendable {
     static func notification(_ row: PostgresRow) throws -> NotificationItem {
         let (id, recipient, kind, title, body, created, read, urgency, deepLink, details) =
             try row.decode((Int64, Int64, String, String, String, Double, Double?, String, String, String).self)
-        guard let kind = NotificationKind(rawValue: kind) else { throw StoreError.unknownStoredValue(column: "notification.kind") }
-        guard let urgency = Urgency(rawValue: urgency) else { throw StoreError.unknownStoredValue(column: "notification.urgency") }
-        return NotificationItem(id: id, recipientID: recipient, kind: kind, title: title, body: body, createdAt: date(created),
-                                readAt: read.map(date), urgency: urgency,
+        return NotificationItem(id: id, recipientID: recipient, kind: try NotificationKind(stored: kind, column: "notification.kind"),
+                                title: title, body: body, createdAt: date(created), readAt: read.map(date),
+                                urgency: try Urgency(stored: urgency, column: "notification.urgency"),
                                 deepLink: try decoder.decode(DeepLinkTarget.self, from: Data(deepLink.utf8)),
                                 personalDetails: try decoder.decode([String].self, from: Data(details.utf8)))
     }
@@ -428,8 +426,8 @@ public final class PostgresRepository: VarselRepository, Sendable {
     static func assignment(_ row: PostgresRow) throws -> Assignment {
         let (id, mentor, contact, coordinator, status, created, responded, notification) =
             try row.decode((Int64, Int64, Int64, Int64?, String, Double, Double?, Int64?).self)
-        guard let status = AssignmentStatus(rawValue: status) else { throw StoreError.unknownStoredValue(column: "assignment.status") }
-        return Assignment(id: id, mentorID: mentor, contactID: contact, coordinatorID: coordinator, status: status,
+        return Assignment(id: id, mentorID: mentor, contactID: contact, coordinatorID: coordinator,
+                          status: try AssignmentStatus(stored: status, column: "assignment.status"),
                           createdAt: date(created), respondedAt: responded.map(date), notificationID: notification)
     }
 
@@ -484,8 +482,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
             var steps: [EscalationStep: Date] = [:]
             for row in try await c.query("SELECT step, at FROM assignment_escalation WHERE assignment_id = \(assignmentID)", logger: self.logger).collect() {
                 let (step, at) = try row.decode((String, Double).self)
-                guard let known = EscalationStep(rawValue: step) else { throw StoreError.unknownStoredValue(column: "assignment_escalation.step") }
-                steps[known] = Self.date(at)
+                steps[try EscalationStep(stored: step, column: "assignment_escalation.step")] = Self.date(at)
             }
             return steps
         }

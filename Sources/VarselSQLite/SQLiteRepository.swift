@@ -191,9 +191,9 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     private static func notification(_ row: Row) throws -> NotificationItem {
         NotificationItem(
             id: row["id"], recipientID: row["recipient_id"],
-            kind: try known(NotificationKind.self, row["kind"], column: "notification.kind"),
+            kind: try NotificationKind(stored: row["kind"], column: "notification.kind"),
             title: row["title"], body: row["body"], createdAt: date(row["created_at"]),
-            readAt: (row["read_at"] as Double?).map(date), urgency: try known(Urgency.self, row["urgency"], column: "notification.urgency"),
+            readAt: (row["read_at"] as Double?).map(date), urgency: try Urgency(stored: row["urgency"], column: "notification.urgency"),
             deepLink: try decoder.decode(DeepLinkTarget.self, from: Data((row["deep_link"] as String).utf8)),
             personalDetails: try decoder.decode([String].self, from: Data((row["personal_details"] as String).utf8))
         )
@@ -327,7 +327,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
 
     private static func assignment(_ row: Row) throws -> Assignment {
         Assignment(id: row["id"], mentorID: row["mentor_id"], contactID: row["contact_id"], coordinatorID: row["coordinator_id"],
-                   status: try known(AssignmentStatus.self, row["status"], column: "assignment.status"), createdAt: date(row["created_at"]),
+                   status: try AssignmentStatus(stored: row["status"], column: "assignment.status"), createdAt: date(row["created_at"]),
                    respondedAt: (row["responded_at"] as Double?).map(date), notificationID: row["notification_id"])
     }
 
@@ -370,7 +370,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         try await writer.read { db in
             var steps: [EscalationStep: Date] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT step, at FROM assignment_escalation WHERE assignment_id = ?", arguments: [assignmentID]) {
-                steps[try Self.known(EscalationStep.self, row["step"], column: "assignment_escalation.step")] = Self.date(row["at"])
+                steps[try EscalationStep(stored: row["step"], column: "assignment_escalation.step")] = Self.date(row["at"])
             }
             return steps
         }
@@ -457,12 +457,6 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     // MARK: Event log
-
-    /// The value of `type` a stored text names; a text this version does not know is an error, never a default.
-    static func known<Value: RawRepresentable>(_ type: Value.Type, _ raw: String, column: String) throws -> Value where Value.RawValue == String {
-        guard let value = Value(rawValue: raw) else { throw StoreError.unknownStoredValue(column: column) }
-        return value
-    }
 
     public func events(after id: Int64, limit: Int) async throws -> [StoredEvent] {
         try await writer.read { db in

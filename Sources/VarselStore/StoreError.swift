@@ -20,3 +20,12 @@ public enum StoreError: Error, Sendable, Equatable {
     /// The assignment was already answered.
     case alreadyResponded(AssignmentStatus)
 }
+
+extension RawRepresentable where RawValue == String {
+    /// The value a stored text names; a text this version does not know is ``StoreError/unknownStoredValue(column:)``,
+    /// never a default. Every store reads its kinds, roles, states and steps through this.
+    public init(stored raw: String, column: String) throws {
+        guard let value = Self(rawValue: raw) else { throw StoreError.unknownStoredValue(column: column) }
+        self = value
+    }
+}

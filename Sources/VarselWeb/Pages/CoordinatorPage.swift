@@ -12,9 +12,10 @@ extension PagesController {
         let resumePoint = try await self.resumePoint()
         let strings = Strings(identity.user.language)
         // Paused mentors and mentors with an expired certification are not offered an assignment; the page says why.
+        let allMentors = try await services.repository.users().filter { $0.role == .mentor }
         var mentors: [User] = []
         var notOffered: [String] = []
-        for mentor in try await services.repository.users() where mentor.role == .mentor {
+        for mentor in allMentors {
             switch try await services.sender.unavailability(of: mentor) {
             case nil: mentors.append(mentor)
             case let .paused(until):
@@ -23,7 +24,6 @@ extension PagesController {
                 notOffered.append(strings.mentorNotOfferedExpired(mentor.displayName, certification: name, on: on, timeZone: osloTimeZone))
             }
         }
-        let allMentors = try await services.repository.users().filter { $0.role == .mentor }
         let model = CoordinatorPage(
             chrome: try await chrome(identity, resumePoint: resumePoint, title: strings.coordinatorTools, tab: nil, flash: flash(request, language: identity.user.language)),
             heading: strings.coordinatorTools, headingId: "coordinator-heading",

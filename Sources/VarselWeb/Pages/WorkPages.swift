@@ -15,8 +15,16 @@ extension PagesController {
         router.get("coordinator/assignments", use: dashboard)
     }
 
-    func summaries(_ assignments: [Assignment]) async throws -> [AssignmentSummary] {
-        try await services.assignmentSummaries(assignments)
+    /// Renders a screen of lists: the frame, the screen's heading (focused when arrived at from a notification), the lists.
+    func listPage(_ request: Request, _ identity: Identity, resumePoint: Int64, screen: Screen, tab: AppTab, groups: [ListGroup],
+                  emptyText: String? = nil, unread: Int? = nil) async throws -> Response {
+        let title = Strings(identity.user.language).screenTitle(screen)
+        let model = ListPage(
+            chrome: try await chrome(identity, resumePoint: resumePoint, title: title, tab: tab, flash: flash(request, language: identity.user.language),
+                                     unread: unread),
+            heading: title, headingId: screen.headingElementID, focusHeading: request.uri.queryParameters["from"] == "notification",
+            groups: groups, emptyText: emptyText)
+        return try renderer.page("list", model)
     }
 
     static func contactLink(_ summary: AssignmentSummary) -> String { "/contacts/\(summary.contactID)?assignment=\(summary.id)" }
@@ -30,7 +38,7 @@ extension PagesController {
         let now = services.now()
         var items: [LinkItem] = []
         if user.role == .mentor {
-            let mine = try await summaries(try await services.repository.assignments(forMentor: user.id))
+            let mine = try await services.assignmentSummaries(try await services.repository.assignments(forMentor: user.id))
             let waiting = mine.filter { $0.progress == .waitingForAnswer }
             items.append(LinkItem(text: strings.assignmentsWaiting(waiting.count), href: waiting.count == 1 ? Self.contactLink(waiting[0]) : "/assignments"))
             if let next = mine.first(where: { $0.progress == .acknowledged }) {
@@ -49,13 +57,8 @@ extension PagesController {
         if let until = user.pausedUntil, until > now {
             items.append(LinkItem(text: strings.pausedUntil(until, timeZone: osloTimeZone), href: "/profile"))
         }
-        let title = strings.screenTitle(.home)
-        let model = ListPage(
-            chrome: try await chrome(identity, resumePoint: resumePoint, title: title, tab: .home, flash: flash(request, language: user.language),
-                                     unread: unread),
-            heading: title, headingId: Screen.home.headingElementID, focusHeading: request.uri.queryParameters["from"] == "notification",
-            groups: [ListGroup(heading: strings.needsYouNow, headingId: "needs-you-now", items: items)], emptyText: nil)
-        return try renderer.page("list", model)
+        return try await listPage(request, identity, resumePoint: resumePoint, screen: .home, tab: .home,
+                                  groups: [ListGroup(heading: strings.needsYouNow, headingId: "needs-you-now", items: items)], unread: unread)
     }
 
     func assignmentsPage(_ request: Request, context: VarselContext) async throws -> Response {
@@ -66,18 +69,14 @@ extension PagesController {
         let describer = services.describer(user.language)
         let strings = describer.strings
         let now = services.now()
-        let mine = try await summaries(try await services.repository.assignments(forMentor: user.id))
+        let mine = try await services.assignmentSummaries(try await services.repository.assignments(forMentor: user.id))
         let groups = AssignmentProgress.allCases.map { progress in
             let rows = mine.filter { $0.progress == progress }
             return ListGroup(heading: strings.assignmentGroupHeading(progress, count: rows.count), headingId: "assignments-\(progress.rawValue)",
                              items: rows.map { LinkItem(text: describer.mentorAssignmentRow($0, now: now), href: Self.contactLink($0)) })
         }
-        let title = strings.screenTitle(.assignments)
-        let model = ListPage(
-            chrome: try await chrome(identity, resumePoint: resumePoint, title: title, tab: .assignments, flash: flash(request, language: user.language)),
-            heading: title, headingId: Screen.assignments.headingElementID, focusHeading: request.uri.queryParameters["from"] == "notification",
-            groups: mine.isEmpty ? [] : groups, emptyText: mine.isEmpty ? strings.noAssignments : nil)
-        return try renderer.page("list", model)
+        return try await listPage(request, identity, resumePoint: resumePoint, screen: .assignments, tab: .assignments,
+                                  groups: mine.isEmpty ? [] : groups, emptyText: mine.isEmpty ? strings.noAssignments : nil)
     }
 
     func contactsPage(_ request: Request, context: VarselContext) async throws -> Response {
@@ -86,16 +85,12 @@ extension PagesController {
         let user = identity.user
         let strings = Strings(user.language)
         // Only the people of the mentor's live assignments: a declined one no longer gives access.
-        let live = try await summaries(try await services.repository.assignments(forMentor: user.id)).filter { $0.progress != .declined }
-        let title = strings.screenTitle(.contacts)
-        let model = ListPage(
-            chrome: try await chrome(identity, resumePoint: resumePoint, title: title, tab: .contacts, flash: flash(request, language: user.language)),
-            heading: title, headingId: Screen.contacts.headingElementID, focusHeading: request.uri.queryParameters["from"] == "notification",
-            groups: live.isEmpty ? [] : [ListGroup(heading: nil, headingId: nil, items: live.map {
-                LinkItem(text: "\($0.contactName), \($0.address)", href: Self.contactLink($0))
-            })],
-            emptyText: live.isEmpty ? strings.noContacts : nil)
-        return try renderer.page("list", model)
+        let live = try await services.assignmentSummaries(try await services.repository.assignments(forMentor: user.id)).filter { $0.progress != .declined }
+        return try await listPage(request, identity, resumePoint: resumePoint, screen: .contacts, tab: .contacts,
+                                  groups: live.isEmpty ? [] : [ListGroup(heading: nil, headingId: nil, items: live.map {
+                                      LinkItem(text: "\($0.contactName), \($0.address)", href: Self.contactLink($0))
+                                  })],
+                                  emptyText: live.isEmpty ? strings.noContacts : nil)
     }
 
     func profilePage(_ request: Request, context: VarselContext) async throws -> Response {
@@ -108,14 +103,9 @@ extension PagesController {
             LinkItem(text: strings.certificationExpires(name: $0.name, on: $0.expiresAt, timeZone: osloTimeZone), href: nil)
         }
         let pause = user.pausedUntil.flatMap { $0 > services.now() ? strings.pausedUntil($0, timeZone: osloTimeZone) : nil } ?? strings.notPaused
-        let title = strings.screenTitle(.profile)
-        let model = ListPage(
-            chrome: try await chrome(identity, resumePoint: resumePoint, title: title, tab: .profile, flash: flash(request, language: user.language)),
-            heading: title, headingId: Screen.profile.headingElementID, focusHeading: request.uri.queryParameters["from"] == "notification",
-            groups: [ListGroup(heading: strings.certificationsHeading, headingId: "certifications", items: certifications),
-                     ListGroup(heading: strings.pauseHeading, headingId: "pause", items: [LinkItem(text: pause, href: nil)])],
-            emptyText: nil)
-        return try renderer.page("list", model)
+        return try await listPage(request, identity, resumePoint: resumePoint, screen: .profile, tab: .profile,
+                                  groups: [ListGroup(heading: strings.certificationsHeading, headingId: "certifications", items: certifications),
+                                           ListGroup(heading: strings.pauseHeading, headingId: "pause", items: [LinkItem(text: pause, href: nil)])])
     }
 
     /// The coordinators' dashboard: assignments by state, how long each waited, and each one's history.
@@ -132,7 +122,7 @@ extension PagesController {
         let now = services.now()
         let all = try await services.repository.allAssignments()
             .filter { user.role == .admin || $0.coordinatorID == user.id }
-        let summaries = try await summaries(all)
+        let summaries = try await services.assignmentSummaries(all)
         let groups = AssignmentProgress.allCases.map { progress in
             let rows = summaries.filter { $0.progress == progress }
             return DashboardGroup(
@@ -162,7 +152,8 @@ extension VarselServices {
             if mentors[assignment.mentorID] == nil {
                 mentors[assignment.mentorID] = try await repository.user(id: assignment.mentorID)?.displayName ?? ""
             }
-            let readAt = try await assignment.notificationID.asyncMap { try await repository.notification(id: $0) }??.readAt
+            var readAt: Date?
+            if let notificationID = assignment.notificationID { readAt = try await repository.notification(id: notificationID)?.readAt }
             let steps = try await repository.escalations(assignmentID: assignment.id)
             let progress: AssignmentProgress = switch assignment.status {
             case .pending: .waitingForAnswer
@@ -177,14 +168,6 @@ extension VarselServices {
         return summaries
     }
 
-}
-
-extension Optional {
-    /// `map` for an async transform.
-    func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
-        guard let self else { return nil }
-        return try await transform(self)
-    }
 }
 
 /// A link (or plain text) in a list of a screen.
