@@ -120,13 +120,17 @@ public struct NotificationSender: Sendable {
             guard let mentor = try await repository.user(id: assignment.mentorID) else { continue }
             let waited = now.timeIntervalSince(assignment.createdAt)
             let link = DeepLinkTarget.contact(contactID: assignment.contactID, assignmentID: assignment.id)
+            // A read first, so an assignment already handled costs no write each round; the store still makes each
+            // step happen once if two instances get here together.
+            let done = try await repository.escalations(assignmentID: assignment.id)
             let mentorWords = Strings(mentor.language)
             let reminder = NewNotification(recipientID: mentor.id, senderID: nil, kind: .assignment, title: mentorWords.reminderTitle,
                                            body: mentorWords.reminderBody(waited: waited), urgency: .urgent, deepLink: link)
-            if let item = try await repository.recordEscalation(assignmentID: assignment.id, step: .mentorReminded, notification: reminder, at: now) {
+            if done[.mentorReminded] == nil,
+               let item = try await repository.recordEscalation(assignmentID: assignment.id, step: .mentorReminded, notification: reminder, at: now) {
                 created.append(item)
             }
-            guard waited >= escalateAfter, let coordinatorID = assignment.coordinatorID,
+            guard done[.coordinatorTold] == nil, waited >= escalateAfter, let coordinatorID = assignment.coordinatorID,
                   let coordinator = try await repository.user(id: coordinatorID) else { continue }
             let coordinatorWords = Strings(coordinator.language)
             let notice = NewNotification(recipientID: coordinator.id, senderID: nil, kind: .assignment,
