@@ -12,6 +12,8 @@ extension Strings {
         case (.acknowledged, false): "bekreftet"
         case (.declined, true): "declined"
         case (.declined, false): "avslått"
+        case (.done, true): "visit done"
+        case (.done, false): "besøk gjennomført"
         }
     }
 
@@ -67,6 +69,12 @@ extension Strings {
         case (.acknowledged, false): "Bekreftet"
         case (.declined, true): "Declined"
         case (.declined, false): "Avslått"
+        case (.delivered, true): "Delivered to the mentor's open app"
+        case (.delivered, false): "Levert til likepersonens åpne app"
+        case (.reassigned, true): "Reassigned"
+        case (.reassigned, false): "Gitt videre"
+        case (.done, true): "Visit done"
+        case (.done, false): "Besøk gjennomført"
         }
     }
 

@@ -131,6 +131,34 @@ enum PostgresMigrations {
             """,
             "CREATE INDEX assignment_pending_by_age ON assignment (status, created_at)",
         ]),
+        ("v3: booked pauses, reassignment, visits done, live delivery, scenarios", [
+            "ALTER TABLE users ADD COLUMN paused_from DOUBLE PRECISION",
+            """
+            ALTER TABLE assignment ADD COLUMN previous_id BIGINT REFERENCES assignment(id),
+                ADD COLUMN reassigned_at DOUBLE PRECISION, ADD COLUMN done_at DOUBLE PRECISION,
+                ADD COLUMN visit_note TEXT, ADD COLUMN delivered_at DOUBLE PRECISION
+            """,
+            "CREATE INDEX assignment_by_notification ON assignment (notification_id)",
+            """
+            CREATE TABLE scenario (
+                id BIGSERIAL PRIMARY KEY,
+                title TEXT NOT NULL,
+                body TEXT NOT NULL,
+                coordinator_id BIGINT,
+                created_at DOUBLE PRECISION NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE scenario_recipient (
+                scenario_id BIGINT NOT NULL REFERENCES scenario(id) ON DELETE CASCADE,
+                mentor_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                done_at DOUBLE PRECISION,
+                reflection TEXT NOT NULL DEFAULT '',
+                PRIMARY KEY (scenario_id, mentor_id)
+            )
+            """,
+            "CREATE INDEX scenario_recipient_by_mentor ON scenario_recipient (mentor_id, scenario_id)",
+        ]),
     ]
 
     /// Applies the migrations not yet applied, one transaction each, under a lock so instances starting together

@@ -138,22 +138,31 @@ public final class PostgresRepository: VarselRepository, Sendable {
         try await read { c in try await c.query("SELECT \(unescaped: Self.userColumns) FROM users ORDER BY id", logger: self.logger).collect().map(Self.user) }
     }
 
-    public func setPausedUntil(_ date: Date?, userID: Int64) async throws {
+    public func setLanguage(_ language: Language, userID: Int64) async throws {
         try await write { c in
-            let rows = try await c.query("UPDATE users SET paused_until = \(date?.timeIntervalSince1970) WHERE id = \(userID) RETURNING id",
-                                         logger: self.logger).collect()
+            let rows = try await c.query("UPDATE users SET language = \(language.rawValue) WHERE id = \(userID) RETURNING id", logger: self.logger).collect()
             if rows.isEmpty { throw StoreError.notFound(.user) }
         }
     }
 
-    static let userColumns = "id, username, display_name, role, password_hash, language, created_at, paused_until"
+    public func setPause(from: Date?, until: Date?, userID: Int64) async throws {
+        let from = until == nil ? nil : from?.timeIntervalSince1970
+        try await write { c in
+            let rows = try await c.query("""
+                UPDATE users SET paused_from = \(from), paused_until = \(until?.timeIntervalSince1970) WHERE id = \(userID) RETURNING id
+                """, logger: self.logger).collect()
+            if rows.isEmpty { throw StoreError.notFound(.user) }
+        }
+    }
+
+    static let userColumns = "id, username, display_name, role, password_hash, language, created_at, paused_until, paused_from"
 
     static func user(_ row: PostgresRow) throws -> User {
-        let (id, username, displayName, role, hash, language, created, paused) =
-            try row.decode((Int64, String, String, String, String, String, Double, Double?).self)
+        let (id, username, displayName, role, hash, language, created, paused, pausedFrom) =
+            try row.decode((Int64, String, String, String, String, String, Double, Double?, Double?).self)
         return User(id: id, username: username, displayName: displayName, role: try Role(stored: role, column: "users.role"),
                     passwordHash: hash, language: try Language(stored: language, column: "users.language"),
-                    createdAt: Self.date(created), pausedUntil: paused.map(Self.date))
+                    createdAt: Self.date(created), pausedUntil: paused.map(Self.date), pausedFrom: pausedFrom.map(Self.date))
     }
 
     // MARK: Sessions
@@ -421,14 +430,19 @@ public final class PostgresRepository: VarselRepository, Sendable {
         var item: NotificationItem
     }
 
-    static let assignmentColumns = "id, mentor_id, contact_id, coordinator_id, status, created_at, responded_at, notification_id"
+    static let assignmentColumns = """
+        id, mentor_id, contact_id, coordinator_id, status, created_at, responded_at, notification_id, \
+        previous_id, reassigned_at, done_at, visit_note, delivered_at
+        """
 
     static func assignment(_ row: PostgresRow) throws -> Assignment {
-        let (id, mentor, contact, coordinator, status, created, responded, notification) =
-            try row.decode((Int64, Int64, Int64, Int64?, String, Double, Double?, Int64?).self)
+        let (id, mentor, contact, coordinator, status, created, responded, notification, previous, reassigned, done, note, delivered) =
+            try row.decode((Int64, Int64, Int64, Int64?, String, Double, Double?, Int64?, Int64?, Double?, Double?, String?, Double?).self)
         return Assignment(id: id, mentorID: mentor, contactID: contact, coordinatorID: coordinator,
                           status: try AssignmentStatus(stored: status, column: "assignment.status"),
-                          createdAt: date(created), respondedAt: responded.map(date), notificationID: notification)
+                          createdAt: date(created), respondedAt: responded.map(date), notificationID: notification,
+                          previousID: previous, reassignedAt: reassigned.map(date), doneAt: done.map(date), visitNote: note,
+                          deliveredAt: delivered.map(date))
     }
 
     public func assignment(id: Int64) async throws -> Assignment? {
@@ -456,7 +470,8 @@ public final class PostgresRepository: VarselRepository, Sendable {
         try await read { c in
             try await c.query("""
                 SELECT \(unescaped: Self.assignmentColumns) FROM assignment
-                WHERE status = \(AssignmentStatus.pending.rawValue) AND created_at < \(date.timeIntervalSince1970) ORDER BY id
+                WHERE status = \(AssignmentStatus.pending.rawValue) AND created_at < \(date.timeIntervalSince1970) AND reassigned_at IS NULL
+                ORDER BY id
                 """, logger: self.logger).collect().map(Self.assignment)
         }
     }
@@ -499,18 +514,161 @@ public final class PostgresRepository: VarselRepository, Sendable {
 
     public func respond(to assignmentID: Int64, status: AssignmentStatus, at date: Date) async throws -> Assignment {
         try await write { c in
-            guard var assignment = try await Self.first(c.query("""
-                SELECT \(unescaped: Self.assignmentColumns) FROM assignment WHERE id = \(assignmentID) FOR UPDATE
-                """, logger: self.logger)).map(Self.assignment) else {
-                throw StoreError.notFound(.assignment)
-            }
-            guard assignment.status == .pending else { throw StoreError.alreadyResponded(assignment.status) }
+            var assignment = try await self.lockedAssignment(assignmentID, c)
+            if let refusal = assignment.refusalToRespond { throw refusal }
             assignment.status = status
             assignment.respondedAt = date
             try await c.query("""
                 UPDATE assignment SET status = \(status.rawValue), responded_at = \(date.timeIntervalSince1970) WHERE id = \(assignmentID)
                 """, logger: self.logger)
             return assignment
+        }
+    }
+
+    /// The assignment, its row locked for the rest of the transaction.
+    func lockedAssignment(_ id: Int64, _ c: PostgresConnection) async throws -> Assignment {
+        guard let assignment = try await Self.first(c.query("""
+            SELECT \(unescaped: Self.assignmentColumns) FROM assignment WHERE id = \(id) FOR UPDATE
+            """, logger: logger)).map(Self.assignment) else {
+            throw StoreError.notFound(.assignment)
+        }
+        return assignment
+    }
+
+    public func reassign(
+        assignmentID: Int64, to mentorID: Int64, at date: Date,
+        makeNotification: @Sendable (Int64, Int64) -> NewNotification
+    ) async throws -> (Assignment, NotificationItem) {
+        let result: Reassigned = try await write(appendsEvents: true) { c in
+            let old = try await self.lockedAssignment(assignmentID, c)
+            let mentor = try await c.query("SELECT 1 FROM users WHERE id = \(mentorID)", logger: self.logger).collect()
+            guard !mentor.isEmpty else { throw StoreError.notFound(.mentor) }
+            if let refusal = old.refusalToReassign { throw refusal }
+            let seconds = date.timeIntervalSince1970
+            try await c.query("UPDATE assignment SET reassigned_at = \(seconds) WHERE id = \(assignmentID)", logger: self.logger)
+            let newID = try await Self.one(c.query("""
+                INSERT INTO assignment (mentor_id, contact_id, coordinator_id, status, created_at, previous_id)
+                VALUES (\(mentorID), \(old.contactID), \(old.coordinatorID), \(AssignmentStatus.pending.rawValue), \(seconds), \(assignmentID))
+                RETURNING id
+                """, logger: self.logger)).decode(Int64.self)
+            let item = try await self.insert(makeNotification(old.contactID, newID), at: date, c)
+            try await self.appendUnreadCounts(for: [item.recipientID], at: date, c)
+            try await c.query("UPDATE assignment SET notification_id = \(item.id) WHERE id = \(newID)", logger: self.logger)
+            return Reassigned(assignment: Assignment(id: newID, mentorID: mentorID, contactID: old.contactID, coordinatorID: old.coordinatorID,
+                                                     status: .pending, createdAt: date, respondedAt: nil, notificationID: item.id,
+                                                     previousID: assignmentID), item: item)
+        }
+        return (result.assignment, result.item)
+    }
+
+    private struct Reassigned: Sendable {
+        var assignment: Assignment
+        var item: NotificationItem
+    }
+
+    public func completeVisit(assignmentID: Int64, note: String, at date: Date) async throws -> Assignment {
+        try await write { c in
+            var assignment = try await self.lockedAssignment(assignmentID, c)
+            if let refusal = assignment.refusalToComplete { throw refusal }
+            assignment.status = .done
+            assignment.doneAt = date
+            assignment.visitNote = note
+            try await c.query("""
+                UPDATE assignment SET status = \(AssignmentStatus.done.rawValue), done_at = \(date.timeIntervalSince1970), visit_note = \(note)
+                WHERE id = \(assignmentID)
+                """, logger: self.logger)
+            return assignment
+        }
+    }
+
+    public func recordLiveDelivery(notificationID: Int64, at date: Date) async throws {
+        try await write { c in
+            try await c.query("""
+                UPDATE assignment SET delivered_at = \(date.timeIntervalSince1970) WHERE notification_id = \(notificationID) AND delivered_at IS NULL
+                """, logger: self.logger)
+        }
+    }
+
+    // MARK: Scenarios
+
+    static let scenarioColumns = "s.id, s.title, s.body, s.coordinator_id, s.created_at"
+    static let mentorScenarioQuery = """
+        SELECT s.id, s.title, s.body, s.coordinator_id, s.created_at, r.mentor_id, r.done_at, r.reflection
+        FROM scenario_recipient r JOIN scenario s ON s.id = r.scenario_id
+        """
+
+    static func scenario(_ row: PostgresRow) throws -> Scenario {
+        let (id, title, body, coordinator, created) = try row.decode((Int64, String, String, Int64?, Double).self)
+        return Scenario(id: id, title: title, body: body, coordinatorID: coordinator, createdAt: date(created))
+    }
+
+    static func mentorScenario(_ row: PostgresRow) throws -> MentorScenario {
+        let (id, title, body, coordinator, created, mentor, done, reflection) =
+            try row.decode((Int64, String, String, Int64?, Double, Int64, Double?, String).self)
+        return MentorScenario(scenario: Scenario(id: id, title: title, body: body, coordinatorID: coordinator, createdAt: date(created)),
+                              mentorID: mentor, doneAt: done.map(date), reflection: reflection)
+    }
+
+    public func publishScenario(
+        title: String, body: String, coordinatorID: Int64?, mentorIDs: [Int64], at date: Date,
+        makeNotification: @Sendable (Int64, Int64) -> NewNotification
+    ) async throws -> (Scenario, [NotificationItem]) {
+        let mentors = Set(mentorIDs).sorted()
+        let published: Published = try await write(appendsEvents: true) { c in
+            for mentorID in mentors {
+                let found = try await c.query("SELECT 1 FROM users WHERE id = \(mentorID)", logger: self.logger).collect()
+                guard !found.isEmpty else { throw StoreError.notFound(.mentor) }
+            }
+            let id = try await Self.one(c.query("""
+                INSERT INTO scenario (title, body, coordinator_id, created_at) VALUES (\(title), \(body), \(coordinatorID), \(date.timeIntervalSince1970))
+                RETURNING id
+                """, logger: self.logger)).decode(Int64.self)
+            var items: [NotificationItem] = []
+            for mentorID in mentors {
+                try await c.query("INSERT INTO scenario_recipient (scenario_id, mentor_id) VALUES (\(id), \(mentorID))", logger: self.logger)
+                items.append(try await self.insert(makeNotification(id, mentorID), at: date, c))
+            }
+            try await self.appendUnreadCounts(for: items.map(\.recipientID), at: date, c)
+            return Published(scenario: Scenario(id: id, title: title, body: body, coordinatorID: coordinatorID, createdAt: date), items: items)
+        }
+        return (published.scenario, published.items)
+    }
+
+    private struct Published: Sendable {
+        var scenario: Scenario
+        var items: [NotificationItem]
+    }
+
+    public func scenarios(forMentor mentorID: Int64) async throws -> [MentorScenario] {
+        try await read { c in
+            try await c.query("\(unescaped: Self.mentorScenarioQuery) WHERE r.mentor_id = \(mentorID) ORDER BY s.id DESC", logger: self.logger)
+                .collect().map(Self.mentorScenario)
+        }
+    }
+
+    public func allScenarios() async throws -> [(Scenario, [MentorScenario])] {
+        let scenarios = try await read { c in
+            try await c.query("SELECT \(unescaped: Self.scenarioColumns) FROM scenario s ORDER BY s.id DESC", logger: self.logger)
+                .collect().map(Self.scenario)
+        }
+        let copies = try await read { c in
+            try await c.query("\(unescaped: Self.mentorScenarioQuery) ORDER BY r.scenario_id, r.mentor_id", logger: self.logger)
+                .collect().map(Self.mentorScenario)
+        }
+        let byScenario = Dictionary(grouping: copies, by: \.scenario.id)
+        return scenarios.map { ($0, byScenario[$0.id] ?? []) }
+    }
+
+    public func completeScenario(scenarioID: Int64, mentorID: Int64, reflection: String, at date: Date) async throws -> MentorScenario {
+        try await write { c in
+            try await c.query("""
+                UPDATE scenario_recipient SET done_at = COALESCE(done_at, \(date.timeIntervalSince1970)), reflection = \(reflection)
+                WHERE scenario_id = \(scenarioID) AND mentor_id = \(mentorID)
+                """, logger: self.logger)
+            guard let row = try await Self.first(c.query("""
+                \(unescaped: Self.mentorScenarioQuery) WHERE r.scenario_id = \(scenarioID) AND r.mentor_id = \(mentorID)
+                """, logger: self.logger)) else { throw StoreError.notFound(.scenario) }
+            return try Self.mentorScenario(row)
         }
     }
 

@@ -137,6 +137,32 @@ enum Migrations {
                 CREATE INDEX assignment_pending_by_age ON assignment(status, created_at);
                 """)
         }
+        migrator.registerMigration("v4: booked pauses, reassignment, visits done, live delivery, scenarios") { db in
+            try db.execute(sql: """
+                ALTER TABLE user ADD COLUMN paused_from DOUBLE;
+                ALTER TABLE assignment ADD COLUMN previous_id INTEGER REFERENCES assignment(id);
+                ALTER TABLE assignment ADD COLUMN reassigned_at DOUBLE;
+                ALTER TABLE assignment ADD COLUMN done_at DOUBLE;
+                ALTER TABLE assignment ADD COLUMN visit_note TEXT;
+                ALTER TABLE assignment ADD COLUMN delivered_at DOUBLE;
+                CREATE INDEX assignment_by_notification ON assignment(notification_id);
+                CREATE TABLE scenario (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    title TEXT NOT NULL,
+                    body TEXT NOT NULL,
+                    coordinator_id INTEGER,
+                    created_at DOUBLE NOT NULL
+                );
+                CREATE TABLE scenario_recipient (
+                    scenario_id INTEGER NOT NULL REFERENCES scenario(id) ON DELETE CASCADE,
+                    mentor_id INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                    done_at DOUBLE,
+                    reflection TEXT NOT NULL DEFAULT '',
+                    PRIMARY KEY (scenario_id, mentor_id)
+                );
+                CREATE INDEX scenario_recipient_by_mentor ON scenario_recipient(mentor_id, scenario_id);
+                """)
+        }
         return migrator
     }
 }

@@ -77,9 +77,17 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         try await writer.read { db in try UserRecord.order(UserRecord.Columns.id).fetchAll(db).map { try $0.user() } }
     }
 
-    public func setPausedUntil(_ date: Date?, userID: Int64) async throws {
+    public func setLanguage(_ language: Language, userID: Int64) async throws {
         try await writer.write { db in
-            try db.execute(sql: "UPDATE user SET paused_until = ? WHERE id = ?", arguments: [date?.timeIntervalSince1970, userID])
+            try db.execute(sql: "UPDATE user SET language = ? WHERE id = ?", arguments: [language.rawValue, userID])
+            if db.changesCount == 0 { throw StoreError.notFound(.user) }
+        }
+    }
+
+    public func setPause(from: Date?, until: Date?, userID: Int64) async throws {
+        try await writer.write { db in
+            try db.execute(sql: "UPDATE user SET paused_from = ?, paused_until = ? WHERE id = ?",
+                           arguments: [until == nil ? nil : from?.timeIntervalSince1970, until?.timeIntervalSince1970, userID])
             if db.changesCount == 0 { throw StoreError.notFound(.user) }
         }
     }
@@ -328,7 +336,10 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     private static func assignment(_ row: Row) throws -> Assignment {
         Assignment(id: row["id"], mentorID: row["mentor_id"], contactID: row["contact_id"], coordinatorID: row["coordinator_id"],
                    status: try AssignmentStatus(stored: row["status"], column: "assignment.status"), createdAt: date(row["created_at"]),
-                   respondedAt: (row["responded_at"] as Double?).map(date), notificationID: row["notification_id"])
+                   respondedAt: (row["responded_at"] as Double?).map(date), notificationID: row["notification_id"],
+                   previousID: row["previous_id"], reassignedAt: (row["reassigned_at"] as Double?).map(date),
+                   doneAt: (row["done_at"] as Double?).map(date), visitNote: row["visit_note"],
+                   deliveredAt: (row["delivered_at"] as Double?).map(date))
     }
 
     public func assignment(id: Int64) async throws -> Assignment? {
@@ -347,7 +358,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
 
     public func pendingAssignments(createdBefore date: Date) async throws -> [Assignment] {
         try await writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM assignment WHERE status = ? AND created_at < ? ORDER BY id",
+            try Row.fetchAll(db, sql: "SELECT * FROM assignment WHERE status = ? AND created_at < ? AND reassigned_at IS NULL ORDER BY id",
                              arguments: [AssignmentStatus.pending.rawValue, date.timeIntervalSince1970]).map(Self.assignment)
         }
     }
@@ -386,15 +397,131 @@ public final class SQLiteRepository: VarselRepository, Sendable {
 
     public func respond(to assignmentID: Int64, status: AssignmentStatus, at date: Date) async throws -> Assignment {
         try await writer.write { db in
-            guard var assignment = try Row.fetchOne(db, sql: "SELECT * FROM assignment WHERE id = ?", arguments: [assignmentID]).map(Self.assignment) else {
-                throw StoreError.notFound(.assignment)
-            }
-            guard assignment.status == .pending else { throw StoreError.alreadyResponded(assignment.status) }
+            var assignment = try Self.assignment(assignmentID, db: db)
+            if let refusal = assignment.refusalToRespond { throw refusal }
             assignment.status = status
             assignment.respondedAt = date
             try db.execute(sql: "UPDATE assignment SET status = ?, responded_at = ? WHERE id = ?",
                            arguments: [status.rawValue, date.timeIntervalSince1970, assignmentID])
             return assignment
+        }
+    }
+
+    private static func assignment(_ id: Int64, db: Database) throws -> Assignment {
+        guard let assignment = try Row.fetchOne(db, sql: "SELECT * FROM assignment WHERE id = ?", arguments: [id]).map(Self.assignment) else {
+            throw StoreError.notFound(.assignment)
+        }
+        return assignment
+    }
+
+    public func reassign(
+        assignmentID: Int64, to mentorID: Int64, at date: Date,
+        makeNotification: @Sendable (Int64, Int64) -> NewNotification
+    ) async throws -> (Assignment, NotificationItem) {
+        try await writer.write { db in
+            let old = try Self.assignment(assignmentID, db: db)
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE id = ?", arguments: [mentorID]) == true else {
+                throw StoreError.notFound(.mentor)
+            }
+            if let refusal = old.refusalToReassign { throw refusal }
+            let seconds = date.timeIntervalSince1970
+            try db.execute(sql: "UPDATE assignment SET reassigned_at = ? WHERE id = ?", arguments: [seconds, assignmentID])
+            try db.execute(sql: """
+                INSERT INTO assignment (mentor_id, contact_id, coordinator_id, status, created_at, previous_id) VALUES (?, ?, ?, ?, ?, ?)
+                """, arguments: [mentorID, old.contactID, old.coordinatorID, AssignmentStatus.pending.rawValue, seconds, assignmentID])
+            let newID = db.lastInsertedRowID
+            let item = try Self.insert(makeNotification(old.contactID, newID), at: date, db: db)
+            try Self.appendUnreadCounts(for: [item.recipientID], at: date, db: db)
+            try db.execute(sql: "UPDATE assignment SET notification_id = ? WHERE id = ?", arguments: [item.id, newID])
+            return (Assignment(id: newID, mentorID: mentorID, contactID: old.contactID, coordinatorID: old.coordinatorID, status: .pending,
+                               createdAt: date, respondedAt: nil, notificationID: item.id, previousID: assignmentID), item)
+        }
+    }
+
+    public func completeVisit(assignmentID: Int64, note: String, at date: Date) async throws -> Assignment {
+        try await writer.write { db in
+            var assignment = try Self.assignment(assignmentID, db: db)
+            if let refusal = assignment.refusalToComplete { throw refusal }
+            assignment.status = .done
+            assignment.doneAt = date
+            assignment.visitNote = note
+            try db.execute(sql: "UPDATE assignment SET status = ?, done_at = ?, visit_note = ? WHERE id = ?",
+                           arguments: [AssignmentStatus.done.rawValue, date.timeIntervalSince1970, note, assignmentID])
+            return assignment
+        }
+    }
+
+    public func recordLiveDelivery(notificationID: Int64, at date: Date) async throws {
+        try await writer.write { db in
+            try db.execute(sql: "UPDATE assignment SET delivered_at = ? WHERE notification_id = ? AND delivered_at IS NULL",
+                           arguments: [date.timeIntervalSince1970, notificationID])
+        }
+    }
+
+    // MARK: Scenarios
+
+    private static func scenario(_ row: Row) -> Scenario {
+        Scenario(id: row["id"], title: row["title"], body: row["body"], coordinatorID: row["coordinator_id"], createdAt: date(row["created_at"]))
+    }
+
+    private static func mentorScenario(_ row: Row, _ scenario: Scenario) -> MentorScenario {
+        MentorScenario(scenario: scenario, mentorID: row["mentor_id"], doneAt: (row["done_at"] as Double?).map(date), reflection: row["reflection"])
+    }
+
+    public func publishScenario(
+        title: String, body: String, coordinatorID: Int64?, mentorIDs: [Int64], at date: Date,
+        makeNotification: @Sendable (Int64, Int64) -> NewNotification
+    ) async throws -> (Scenario, [NotificationItem]) {
+        try await writer.write { db in
+            let mentors = Set(mentorIDs).sorted()
+            for mentorID in mentors where try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE id = ?", arguments: [mentorID]) != true {
+                throw StoreError.notFound(.mentor)
+            }
+            try db.execute(sql: "INSERT INTO scenario (title, body, coordinator_id, created_at) VALUES (?, ?, ?, ?)",
+                           arguments: [title, body, coordinatorID, date.timeIntervalSince1970])
+            let scenario = Scenario(id: db.lastInsertedRowID, title: title, body: body, coordinatorID: coordinatorID, createdAt: date)
+            var items: [NotificationItem] = []
+            for mentorID in mentors {
+                try db.execute(sql: "INSERT INTO scenario_recipient (scenario_id, mentor_id) VALUES (?, ?)", arguments: [scenario.id, mentorID])
+                items.append(try Self.insert(makeNotification(scenario.id, mentorID), at: date, db: db))
+            }
+            try Self.appendUnreadCounts(for: items.map(\.recipientID), at: date, db: db)
+            return (scenario, items)
+        }
+    }
+
+    public func scenarios(forMentor mentorID: Int64) async throws -> [MentorScenario] {
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT s.*, r.mentor_id, r.done_at, r.reflection FROM scenario_recipient r JOIN scenario s ON s.id = r.scenario_id
+                WHERE r.mentor_id = ? ORDER BY s.id DESC
+                """, arguments: [mentorID]).map { Self.mentorScenario($0, Self.scenario($0)) }
+        }
+    }
+
+    public func allScenarios() async throws -> [(Scenario, [MentorScenario])] {
+        try await writer.read { db in
+            let scenarios = try Row.fetchAll(db, sql: "SELECT * FROM scenario ORDER BY id DESC").map(Self.scenario)
+            var copies: [Int64: [MentorScenario]] = [:]
+            let byID = Dictionary(uniqueKeysWithValues: scenarios.map { ($0.id, $0) })
+            for row in try Row.fetchAll(db, sql: "SELECT * FROM scenario_recipient ORDER BY scenario_id, mentor_id") {
+                guard let scenario = byID[row["scenario_id"]] else { continue }
+                copies[scenario.id, default: []].append(Self.mentorScenario(row, scenario))
+            }
+            return scenarios.map { ($0, copies[$0.id] ?? []) }
+        }
+    }
+
+    public func completeScenario(scenarioID: Int64, mentorID: Int64, reflection: String, at date: Date) async throws -> MentorScenario {
+        try await writer.write { db in
+            try db.execute(sql: """
+                UPDATE scenario_recipient SET done_at = COALESCE(done_at, ?), reflection = ? WHERE scenario_id = ? AND mentor_id = ?
+                """, arguments: [date.timeIntervalSince1970, reflection, scenarioID, mentorID])
+            guard db.changesCount == 1, let row = try Row.fetchOne(db, sql: """
+                SELECT s.*, r.mentor_id, r.done_at, r.reflection FROM scenario_recipient r JOIN scenario s ON s.id = r.scenario_id
+                WHERE r.scenario_id = ? AND r.mentor_id = ?
+                """, arguments: [scenarioID, mentorID]) else { throw StoreError.notFound(.scenario) }
+            return Self.mentorScenario(row, Self.scenario(row))
         }
     }
 

@@ -16,6 +16,7 @@ struct UserRecord: Codable, FetchableRecord, MutablePersistableRecord {
     /// Seconds since 1970.
     var createdAt: Double
     var pausedUntil: Double?
+    var pausedFrom: Double?
 
     enum CodingKeys: String, CodingKey {
         case id
@@ -26,6 +27,7 @@ struct UserRecord: Codable, FetchableRecord, MutablePersistableRecord {
         case language
         case createdAt = "created_at"
         case pausedUntil = "paused_until"
+        case pausedFrom = "paused_from"
     }
 
     /// The columns requests filter and order on.
@@ -54,7 +56,8 @@ struct UserRecord: Codable, FetchableRecord, MutablePersistableRecord {
         User(id: id ?? 0, username: username, displayName: displayName,
              role: try Role(stored: role, column: "user.role"), passwordHash: passwordHash,
              language: try Language(stored: language, column: "user.language"),
-             createdAt: Date(timeIntervalSince1970: createdAt), pausedUntil: pausedUntil.map(Date.init(timeIntervalSince1970:)))
+             createdAt: Date(timeIntervalSince1970: createdAt), pausedUntil: pausedUntil.map(Date.init(timeIntervalSince1970:)),
+             pausedFrom: pausedFrom.map(Date.init(timeIntervalSince1970:)))
     }
 }
 

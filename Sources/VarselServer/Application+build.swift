@@ -86,8 +86,10 @@ public func buildApplication(
     if configuration.push.subject == nil, configuration.http.publicURL?.scheme?.lowercased() != "https" {
         logger.notice("Web Push has no VAPID subject: set --vapid-subject (mailto: or https) for a real deployment")
     }
+    var http = configuration.http
+    http.answerDeadline = configuration.remindUnansweredAfter
     let services = VarselServices(repository: store, now: now, passwords: PasswordHasher(cost: configuration.bcryptCost),
-                                  configuration: configuration.http,
+                                  configuration: http,
                                   webPush: WebPushSettings(publicKey: vapid.publicKeyBase64URL, endpointPolicy: endpointPolicy),
                                   logger: logger)
     if configuration.loadsDemo {

@@ -9,6 +9,9 @@ public enum Limits {
     public static let maxPageSize = 100
     public static let defaultPageSize = 25
     public static let maxContactFieldLength = 2000
+    /// A mentor's note from a visit, and their reflection on a training scenario.
+    public static let maxVisitNoteLength = 1000
+    public static let maxReflectionLength = 2000
     public static let maxIdempotencyKeyLength = 200
     public static let maxContactNameLength = 200
     public static let maxContactAddressLength = 300

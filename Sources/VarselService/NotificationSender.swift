@@ -33,45 +33,111 @@ public struct NotificationSender: Sendable {
     /// Creates an assignment for `mentor`: the contact, the assignment, and the notification (in the mentor's
     /// language, deep-linking to the contact, its personal details marked) that tells them.
     public func assign(mentor: User, coordinatorID: Int64, contact: NewContact, urgency: Urgency) async throws -> (Assignment, Contact, NotificationItem) {
-        if let reason = try await unavailability(of: mentor) {
-            let why = switch reason {
-            case .paused: "is paused"
-            case .certificationExpired: "has an expired certification"
-            }
-            throw InvalidInput([.init(field: "mentor", rule: .other(why))], summary: "This mentor \(why) and cannot be given assignments now.")
-        }
-        let strings = Strings(mentor.language)
+        try await requireAvailable(mentor)
         let created = try await repository.createAssignment(mentorID: mentor.id, coordinatorID: coordinatorID, contact: contact, at: now()) { contactID, assignmentID in
-            NewNotification(recipientID: mentor.id, senderID: coordinatorID, kind: .assignment, title: strings.newAssignmentTitle,
-                            body: strings.assignmentBody(name: contact.name, address: contact.address), urgency: urgency,
-                            deepLink: .contact(contactID: contactID, assignmentID: assignmentID),
-                            personalDetails: [contact.name, contact.address, contact.phone].filter { !$0.isEmpty })
+            Self.assignmentNotification(to: mentor, from: coordinatorID, contact: contact, contactID: contactID, assignmentID: assignmentID, urgency: urgency)
         }
         pump.wake()
         return created
+    }
+
+    /// Gives an assignment's contact to `mentor`: the first mentor's access ends, and `mentor` gets the assignment
+    /// notification, as for a new assignment. Paused mentors and mentors with an expired certification are refused.
+    public func reassign(_ assignment: Assignment, to mentor: User, by coordinatorID: Int64) async throws -> (Assignment, NotificationItem) {
+        guard mentor.role == .mentor else {
+            throw InvalidInput([.init(field: "mentorId", rule: .other("not a mentor"))], summary: "Only a mentor can be given an assignment.")
+        }
+        guard mentor.id != assignment.mentorID else {
+            throw InvalidInput([.init(field: "mentorId", rule: .other("same mentor"))], summary: "The assignment is already this mentor's.")
+        }
+        try await requireAvailable(mentor)
+        guard let contact = try await repository.contact(id: assignment.contactID) else { throw StoreError.notFound(.assignment) }
+        let details = NewContact(name: contact.name, phone: contact.phone, address: contact.address, notes: contact.notes)
+        let created = try await repository.reassign(assignmentID: assignment.id, to: mentor.id, at: now()) { contactID, assignmentID in
+            Self.assignmentNotification(to: mentor, from: coordinatorID, contact: details, contactID: contactID, assignmentID: assignmentID, urgency: .normal)
+        }
+        pump.wake()
+        return created
+    }
+
+    /// The notification that tells a mentor of their assignment: in their language, deep-linking to the contact,
+    /// its personal details marked.
+    static func assignmentNotification(to mentor: User, from coordinatorID: Int64, contact: NewContact, contactID: Int64, assignmentID: Int64,
+                                       urgency: Urgency) -> NewNotification {
+        let strings = Strings(mentor.language)
+        return NewNotification(recipientID: mentor.id, senderID: coordinatorID, kind: .assignment, title: strings.newAssignmentTitle,
+                               body: strings.assignmentBody(name: contact.name, address: contact.address), urgency: urgency,
+                               deepLink: .contact(contactID: contactID, assignmentID: assignmentID),
+                               personalDetails: [contact.name, contact.address, contact.phone].filter { !$0.isEmpty })
+    }
+
+    private func requireAvailable(_ mentor: User) async throws {
+        guard let reason = try await unavailability(of: mentor) else { return }
+        let why = switch reason {
+        case .paused: "is paused"
+        case .certificationExpired: "has an expired certification"
+        }
+        throw InvalidInput([.init(field: "mentor", rule: .other(why))], summary: "This mentor \(why) and cannot be given assignments now.")
+    }
+
+    /// Publishes a training scenario to `mentors`, each told by a notification in their language that opens it.
+    public func publishScenario(title: String, body: String, from coordinatorID: Int64, to mentors: [User]) async throws -> (Scenario, [NotificationItem]) {
+        let byID = Dictionary(mentors.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let published = try await repository.publishScenario(title: title, body: body, coordinatorID: coordinatorID,
+                                                             mentorIDs: Array(byID.keys), at: now()) { scenarioID, mentorID in
+            let strings = Strings(byID[mentorID]?.language ?? .norwegianBokmal)
+            return NewNotification(recipientID: mentorID, senderID: coordinatorID, kind: .scenarioPrompt, title: strings.scenarioNotificationTitle(title),
+                                   body: strings.scenarioNotificationBody, deepLink: .scenario(scenarioID: scenarioID))
+        }
+        pump.wake()
+        return published
     }
 
     /// Why `mentor` cannot be given an assignment now, or nil when they can: a pause in force, or an expired
     /// certification. The coordinator's page leaves them out of its list and says why.
     public func unavailability(of mentor: User) async throws -> MentorUnavailability? {
         let now = now()
-        if let until = mentor.pausedUntil, until > now { return .paused(until: until) }
+        if mentor.isPaused(at: now), let until = mentor.pausedUntil { return .paused(until: until) }
         if let expired = try await repository.certifications(mentorID: mentor.id).first(where: { $0.expiresAt < now }) {
             return .certificationExpired(name: expired.name, on: expired.expiresAt)
         }
         return nil
     }
 
-    /// Pauses `mentor`'s new assignments until the start of `until` and confirms it to them; `until` must be in the future.
-    public func pause(_ mentor: User, until: Date) async throws -> NotificationItem {
-        guard until > now() else {
+    /// Pauses `mentor`'s new assignments from the start of `from` (nil: now) until the start of `until`, and confirms
+    /// it to them: "has started" when it is in force, "is booked" when it begins later. `until` must be in the future
+    /// and after `from`.
+    public func pause(_ mentor: User, from: Date? = nil, until: Date) async throws -> NotificationItem {
+        let current = now()
+        guard until > current else {
             throw InvalidInput([.init(field: "until", rule: .other("in the past"))], summary: "until must be a date in the future.")
         }
+        let from = from.flatMap { $0 > current ? $0 : nil }
+        if let from, from >= until {
+            throw InvalidInput([.init(field: "from", rule: .other("not before until"))], summary: "from must be before until.")
+        }
         let strings = Strings(mentor.language)
-        try await repository.setPausedUntil(until, userID: mentor.id)
-        let created = try await repository.createNotifications([
+        try await repository.setPause(from: from, until: until, userID: mentor.id)
+        let confirmation = if let from {
+            NewNotification(recipientID: mentor.id, senderID: nil, kind: .pauseConfirmation, title: strings.pauseBookedTitle,
+                            body: strings.pauseBookedBody(from: from, until: until, timeZone: timeZone), deepLink: .pause)
+        } else {
             NewNotification(recipientID: mentor.id, senderID: nil, kind: .pauseConfirmation, title: strings.pauseStartedTitle,
-                            body: strings.pauseBody(until: until, timeZone: timeZone), deepLink: .pause),
+                            body: strings.pauseBody(until: until, timeZone: timeZone), deepLink: .pause)
+        }
+        let created = try await repository.createNotifications([confirmation], idempotencyKey: nil, at: current)
+        pump.wake()
+        return created.items[0]
+    }
+
+    /// Ends `mentor`'s pause (in force or booked) now and confirms it; nil, changing nothing, when there was none.
+    public func endPause(_ mentor: User) async throws -> NotificationItem? {
+        guard mentor.hasPause(at: now()) else { return nil }
+        let strings = Strings(mentor.language)
+        try await repository.setPause(from: nil, until: nil, userID: mentor.id)
+        let created = try await repository.createNotifications([
+            NewNotification(recipientID: mentor.id, senderID: nil, kind: .pauseConfirmation, title: strings.pauseEndedTitle,
+                            body: strings.pauseEndedBody, deepLink: .pause),
         ], idempotencyKey: nil, at: now())
         pump.wake()
         return created.items[0]

@@ -33,7 +33,8 @@ public struct UserAdministration: Sendable {
     }
 }
 
-/// Who may see a contact's personal details: mentors assigned to them, coordinators and admins.
+/// Who may see an assignment and its contact's personal details: the mentor while the assignment is live (not
+/// declined, done or reassigned), the coordinator who manages it, and admins. The one place this is decided.
 public struct ContactAccess: Sendable {
     let repository: any VarselRepository
 
@@ -43,7 +44,25 @@ public struct ContactAccess: Sendable {
 
     /// Whether `user` may see the contact with id `contactID`.
     public func canSee(contactID: Int64, user: User) async throws -> Bool {
-        if user.role != .mentor { return true }
-        return try await repository.assignments(forMentor: user.id).contains { $0.contactID == contactID }
+        switch user.role {
+        case .admin: return true
+        case .coordinator: return try await repository.allAssignments().contains { $0.contactID == contactID && $0.coordinatorID == user.id }
+        case .mentor: return try await repository.assignments(forMentor: user.id).contains { $0.contactID == contactID && $0.isLive }
+        }
+    }
+
+    /// Whether `user` may see the assignment: its mentor (even after it closed, without the contact), the
+    /// coordinator who manages it, or an admin.
+    public func canSee(_ assignment: Assignment, user: User) -> Bool {
+        switch user.role {
+        case .admin: true
+        case .coordinator: assignment.coordinatorID == user.id
+        case .mentor: assignment.mentorID == user.id
+        }
+    }
+
+    /// Whether `user` may change who has the assignment: the coordinator who manages it, or an admin.
+    public func canManage(_ assignment: Assignment, user: User) -> Bool {
+        user.role != .mentor && canSee(assignment, user: user)
     }
 }

@@ -94,6 +94,32 @@ public enum Validation {
                                  personalDetails: freeText + personalDetails.filter { !$0.isEmpty })
     }
 
+    /// Validates and trims a mentor's note from a visit (it may be empty).
+    public static func visitNote(_ note: String, field: String = "note") throws(InvalidInput) -> String {
+        let clean = note.trimmingCharacters(in: .whitespacesAndNewlines)
+        let issues = text(clean, field: field, max: Limits.maxVisitNoteLength, allowEmpty: true, allowsNewlines: true)
+        guard issues.isEmpty else { throw InvalidInput(issues) }
+        return clean
+    }
+
+    /// Validates and trims a mentor's reflection on a scenario (it may be empty).
+    public static func reflection(_ text: String, field: String = "reflection") throws(InvalidInput) -> String {
+        let clean = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let issues = Self.text(clean, field: field, max: Limits.maxReflectionLength, allowEmpty: true, allowsNewlines: true)
+        guard issues.isEmpty else { throw InvalidInput(issues) }
+        return clean
+    }
+
+    /// Validates and trims a training scenario's title and text.
+    public static func scenario(title: String, body: String) throws(InvalidInput) -> (title: String, body: String) {
+        let cleanTitle = title.trimmingCharacters(in: .whitespacesAndNewlines)
+        let cleanBody = body.trimmingCharacters(in: .whitespacesAndNewlines)
+        let issues = text(cleanTitle, field: "title", max: Limits.maxTitleLength)
+            + text(cleanBody, field: "body", max: Limits.maxBodyLength, allowsNewlines: true)
+        guard issues.isEmpty else { throw InvalidInput(issues) }
+        return (cleanTitle, cleanBody)
+    }
+
     /// Validates and trims a contact (a person a mentor visits); `prefix` names the fields (`contact.`).
     public static func contact(_ contact: NewContact, prefix: String = "contact.") throws(InvalidInput) -> NewContact {
         let clean = NewContact(

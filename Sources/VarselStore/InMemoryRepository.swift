@@ -14,6 +14,8 @@ public actor InMemoryRepository: VarselRepository {
     private var certificationsByID: [Int64: Certification] = [:]
     private var expiryWarnings: Set<String> = []
     private var escalationsByAssignment: [Int64: [EscalationStep: Date]] = [:]
+    private var scenariosByID: [Int64: Scenario] = [:]
+    private var mentorScenarios: [Int64: [Int64: MentorScenario]] = [:]
     private var eventLog: [StoredEvent] = []
     private var prunedThrough: Int64 = 0
     private var nextIDs: [String: Int64] = [:]
@@ -48,9 +50,15 @@ public actor InMemoryRepository: VarselRepository {
 
     public func users() -> [User] { usersByID.values.sorted { $0.id < $1.id } }
 
-    public func setPausedUntil(_ date: Date?, userID: Int64) throws {
+    public func setLanguage(_ language: Language, userID: Int64) throws {
         guard usersByID[userID] != nil else { throw StoreError.notFound(.user) }
-        usersByID[userID]?.pausedUntil = date
+        usersByID[userID]?.language = language
+    }
+
+    public func setPause(from: Date?, until: Date?, userID: Int64) throws {
+        guard usersByID[userID] != nil else { throw StoreError.notFound(.user) }
+        usersByID[userID]?.pausedFrom = until == nil ? nil : from
+        usersByID[userID]?.pausedUntil = until
     }
 
     // MARK: Sessions
@@ -211,7 +219,7 @@ public actor InMemoryRepository: VarselRepository {
     public func allAssignments() -> [Assignment] { assignmentsByID.values.sorted { $0.id > $1.id } }
 
     public func pendingAssignments(createdBefore date: Date) -> [Assignment] {
-        assignmentsByID.values.filter { $0.status == .pending && $0.createdAt < date }.sorted { $0.id < $1.id }
+        assignmentsByID.values.filter { $0.status == .pending && $0.reassignedAt == nil && $0.createdAt < date }.sorted { $0.id < $1.id }
     }
 
     public func recordEscalation(assignmentID: Int64, step: EscalationStep, notification: NewNotification, at date: Date) throws -> NotificationItem? {
@@ -229,11 +237,80 @@ public actor InMemoryRepository: VarselRepository {
 
     public func respond(to assignmentID: Int64, status: AssignmentStatus, at date: Date) throws -> Assignment {
         guard var assignment = assignmentsByID[assignmentID] else { throw StoreError.notFound(.assignment) }
-        guard assignment.status == .pending else { throw StoreError.alreadyResponded(assignment.status) }
+        if let refusal = assignment.refusalToRespond { throw refusal }
         assignment.status = status
         assignment.respondedAt = date
         assignmentsByID[assignmentID] = assignment
         return assignment
+    }
+
+    public func reassign(
+        assignmentID: Int64, to mentorID: Int64, at date: Date,
+        makeNotification: @Sendable (Int64, Int64) -> NewNotification
+    ) throws -> (Assignment, NotificationItem) {
+        guard var old = assignmentsByID[assignmentID] else { throw StoreError.notFound(.assignment) }
+        guard usersByID[mentorID] != nil else { throw StoreError.notFound(.mentor) }
+        if let refusal = old.refusalToReassign { throw refusal }
+        old.reassignedAt = date
+        assignmentsByID[assignmentID] = old
+        let newID = nextID("assignment")
+        let item = insert(makeNotification(old.contactID, newID), at: date)
+        appendUnreadCounts(for: [item.recipientID], at: date)
+        let new = Assignment(id: newID, mentorID: mentorID, contactID: old.contactID, coordinatorID: old.coordinatorID, status: .pending,
+                             createdAt: date, respondedAt: nil, notificationID: item.id, previousID: assignmentID)
+        assignmentsByID[newID] = new
+        return (new, item)
+    }
+
+    public func completeVisit(assignmentID: Int64, note: String, at date: Date) throws -> Assignment {
+        guard var assignment = assignmentsByID[assignmentID] else { throw StoreError.notFound(.assignment) }
+        if let refusal = assignment.refusalToComplete { throw refusal }
+        assignment.status = .done
+        assignment.doneAt = date
+        assignment.visitNote = note
+        assignmentsByID[assignmentID] = assignment
+        return assignment
+    }
+
+    public func recordLiveDelivery(notificationID: Int64, at date: Date) {
+        guard let id = assignmentsByID.values.first(where: { $0.notificationID == notificationID && $0.deliveredAt == nil })?.id else { return }
+        assignmentsByID[id]?.deliveredAt = date
+    }
+
+    // MARK: Scenarios
+
+    public func publishScenario(
+        title: String, body: String, coordinatorID: Int64?, mentorIDs: [Int64], at date: Date,
+        makeNotification: @Sendable (Int64, Int64) -> NewNotification
+    ) throws -> (Scenario, [NotificationItem]) {
+        guard mentorIDs.allSatisfy({ usersByID[$0] != nil }) else { throw StoreError.notFound(.mentor) }
+        let scenario = Scenario(id: nextID("scenario"), title: title, body: body, coordinatorID: coordinatorID, createdAt: date)
+        scenariosByID[scenario.id] = scenario
+        var items: [NotificationItem] = []
+        for mentorID in Set(mentorIDs).sorted() {
+            mentorScenarios[scenario.id, default: [:]][mentorID] = MentorScenario(scenario: scenario, mentorID: mentorID, doneAt: nil, reflection: "")
+            items.append(insert(makeNotification(scenario.id, mentorID), at: date))
+        }
+        appendUnreadCounts(for: items.map(\.recipientID), at: date)
+        return (scenario, items)
+    }
+
+    public func scenarios(forMentor mentorID: Int64) -> [MentorScenario] {
+        mentorScenarios.values.compactMap { $0[mentorID] }.sorted { $0.scenario.id > $1.scenario.id }
+    }
+
+    public func allScenarios() -> [(Scenario, [MentorScenario])] {
+        scenariosByID.values.sorted { $0.id > $1.id }.map { scenario in
+            (scenario, (mentorScenarios[scenario.id] ?? [:]).values.sorted { $0.mentorID < $1.mentorID })
+        }
+    }
+
+    public func completeScenario(scenarioID: Int64, mentorID: Int64, reflection: String, at date: Date) throws -> MentorScenario {
+        guard var copy = mentorScenarios[scenarioID]?[mentorID] else { throw StoreError.notFound(.scenario) }
+        copy.doneAt = copy.doneAt ?? date
+        copy.reflection = reflection
+        mentorScenarios[scenarioID]?[mentorID] = copy
+        return copy
     }
 
     // MARK: Certifications

@@ -20,9 +20,11 @@ public struct User: Sendable, Codable, Hashable, Identifiable {
     public var createdAt: Date
     /// Until when a mentor has paused new assignments; nil when not paused.
     public var pausedUntil: Date?
+    /// When a booked pause begins; nil when it began when it was asked for.
+    public var pausedFrom: Date?
 
     public init(id: Int64, username: String, displayName: String, role: Role, passwordHash: String,
-                language: Language, createdAt: Date, pausedUntil: Date? = nil) {
+                language: Language, createdAt: Date, pausedUntil: Date? = nil, pausedFrom: Date? = nil) {
         self.id = id
         self.username = username
         self.displayName = displayName
@@ -31,7 +33,17 @@ public struct User: Sendable, Codable, Hashable, Identifiable {
         self.language = language
         self.createdAt = createdAt
         self.pausedUntil = pausedUntil
+        self.pausedFrom = pausedFrom
     }
+
+    /// Whether the mentor's pause is in force at `date`.
+    public func isPaused(at date: Date) -> Bool {
+        guard let pausedUntil, pausedUntil > date else { return false }
+        return (pausedFrom ?? .distantPast) <= date
+    }
+
+    /// Whether the mentor has a pause in force or booked for later at `date`.
+    public func hasPause(at date: Date) -> Bool { pausedUntil.map { $0 > date } ?? false }
 }
 
 /// The fields of a user about to be created.
@@ -156,6 +168,8 @@ public enum AssignmentStatus: String, Sendable, Codable, Hashable, CaseIterable 
     case pending
     case acknowledged
     case declined
+    /// The mentor made the visit and wrote a short note about it; the assignment is closed.
+    case done
 }
 
 /// What is done about an assignment nobody answers: first an urgent reminder to the mentor, then the coordinator
@@ -176,9 +190,19 @@ public struct Assignment: Sendable, Codable, Hashable, Identifiable {
     public var respondedAt: Date?
     /// The notification that told the mentor.
     public var notificationID: Int64?
+    /// The assignment this one replaces when a coordinator reassigned the contact to this mentor.
+    public var previousID: Int64?
+    /// When a coordinator gave the contact to another mentor: this mentor's access ended then.
+    public var reassignedAt: Date?
+    /// When the mentor marked the visit done, and their short note about it.
+    public var doneAt: Date?
+    public var visitNote: String?
+    /// When the assignment's notification first reached the mentor on a live event stream.
+    public var deliveredAt: Date?
 
     public init(id: Int64, mentorID: Int64, contactID: Int64, coordinatorID: Int64?, status: AssignmentStatus,
-                createdAt: Date, respondedAt: Date?, notificationID: Int64?) {
+                createdAt: Date, respondedAt: Date?, notificationID: Int64?, previousID: Int64? = nil, reassignedAt: Date? = nil,
+                doneAt: Date? = nil, visitNote: String? = nil, deliveredAt: Date? = nil) {
         self.id = id
         self.mentorID = mentorID
         self.contactID = contactID
@@ -187,6 +211,68 @@ public struct Assignment: Sendable, Codable, Hashable, Identifiable {
         self.createdAt = createdAt
         self.respondedAt = respondedAt
         self.notificationID = notificationID
+        self.previousID = previousID
+        self.reassignedAt = reassignedAt
+        self.doneAt = doneAt
+        self.visitNote = visitNote
+        self.deliveredAt = deliveredAt
+    }
+
+    /// Whether the mentor still has this case: not declined, not done, not given to someone else. Only a live
+    /// assignment gives its mentor access to the contact.
+    public var isLive: Bool { reassignedAt == nil && (status == .pending || status == .acknowledged) }
+}
+
+/// The rules of an assignment's life, in one place: every store asks them inside its transaction.
+extension Assignment {
+    /// Why the mentor cannot answer now, or nil when they can.
+    public var refusalToRespond: StoreError? {
+        if reassignedAt != nil { return .notAllowed("The assignment was given to another mentor.") }
+        return status == .pending ? nil : .alreadyResponded(status)
+    }
+
+    /// Why the visit cannot be marked done now, or nil when it can.
+    public var refusalToComplete: StoreError? {
+        if reassignedAt != nil { return .notAllowed("The assignment was given to another mentor.") }
+        return status == .acknowledged ? nil : .notAllowed("A visit can be marked done only once the assignment is acknowledged.")
+    }
+
+    /// Why the contact cannot be given to another mentor now, or nil when it can.
+    public var refusalToReassign: StoreError? {
+        if reassignedAt != nil { return .notAllowed("The assignment was already given to another mentor.") }
+        return status == .done ? .notAllowed("A done assignment is not reassigned.") : nil
+    }
+}
+
+/// A training scenario a coordinator publishes to mentors.
+public struct Scenario: Sendable, Codable, Hashable, Identifiable {
+    public var id: Int64
+    public var title: String
+    public var body: String
+    public var coordinatorID: Int64?
+    public var createdAt: Date
+
+    public init(id: Int64, title: String, body: String, coordinatorID: Int64?, createdAt: Date) {
+        self.id = id
+        self.title = title
+        self.body = body
+        self.coordinatorID = coordinatorID
+        self.createdAt = createdAt
+    }
+}
+
+/// One mentor's copy of a scenario: when they marked it done and what they wrote about it.
+public struct MentorScenario: Sendable, Codable, Hashable {
+    public var scenario: Scenario
+    public var mentorID: Int64
+    public var doneAt: Date?
+    public var reflection: String
+
+    public init(scenario: Scenario, mentorID: Int64, doneAt: Date?, reflection: String) {
+        self.scenario = scenario
+        self.mentorID = mentorID
+        self.doneAt = doneAt
+        self.reflection = reflection
     }
 }
 

@@ -14,11 +14,15 @@ public enum StoreError: Error, Sendable, Equatable {
         case recipient
         case mentor
         case assignment
+        case scenario
     }
     /// The idempotency key was used before with a different request.
     case idempotencyKeyReused
     /// The assignment was already answered.
     case alreadyResponded(AssignmentStatus)
+    /// The assignment is not in a state that allows the change: a visit is marked done only once acknowledged; a
+    /// done or already reassigned assignment is not reassigned. The message is safe to show.
+    case notAllowed(String)
 }
 
 extension RawRepresentable where RawValue == String {

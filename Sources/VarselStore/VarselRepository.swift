@@ -14,7 +14,10 @@ public protocol VarselRepository: PushStore, Sendable {
     func user(id: Int64) async throws -> User?
     func user(username: String) async throws -> User?
     func users() async throws -> [User]
-    func setPausedUntil(_ date: Date?, userID: Int64) async throws
+    /// Sets or clears a mentor's pause: in force from `from` (nil: at once) until `until` (nil: no pause).
+    func setPause(from: Date?, until: Date?, userID: Int64) async throws
+    /// Sets the language a user reads Varsel in.
+    func setLanguage(_ language: Language, userID: Int64) async throws
 
     // MARK: Sessions
     func createSession(_ session: Session) async throws
@@ -58,7 +61,7 @@ public protocol VarselRepository: PushStore, Sendable {
     func assignments(forMentor mentorID: Int64) async throws -> [Assignment]
     /// Every assignment, newest first (the coordinators' dashboard).
     func allAssignments() async throws -> [Assignment]
-    /// Assignments still waiting for an answer that were created before `date`, oldest first.
+    /// Assignments still waiting for an answer (and not reassigned) that were created before `date`, oldest first.
     func pendingAssignments(createdBefore date: Date) async throws -> [Assignment]
     /// Records that escalation `step` happened for an assignment and creates its notification — once: returns
     /// nil, creating nothing, when that step was recorded before (by this instance or another).
@@ -66,8 +69,36 @@ public protocol VarselRepository: PushStore, Sendable {
     /// When each escalation step of an assignment happened.
     func escalations(assignmentID: Int64) async throws -> [EscalationStep: Date]
     func contact(id: Int64) async throws -> Contact?
-    /// Records the mentor's answer; throws ``StoreError/alreadyResponded(_:)`` when answered before.
+    /// Records the mentor's answer; throws ``StoreError/alreadyResponded(_:)`` when answered before and
+    /// ``StoreError/notAllowed(_:)`` when the assignment was given to another mentor.
     func respond(to assignmentID: Int64, status: AssignmentStatus, at date: Date) async throws -> Assignment
+    /// Gives an assignment's contact to another mentor in one transaction: the old assignment is marked reassigned
+    /// (its mentor's access ends), a new one for `mentorID` replaces it, and its notification is created.
+    /// Throws ``StoreError/notAllowed(_:)`` for a done or already reassigned assignment.
+    func reassign(
+        assignmentID: Int64, to mentorID: Int64, at date: Date,
+        makeNotification: @Sendable (_ contactID: Int64, _ assignmentID: Int64) -> NewNotification
+    ) async throws -> (Assignment, NotificationItem)
+    /// Marks an acknowledged assignment's visit done with the mentor's short note; throws
+    /// ``StoreError/notAllowed(_:)`` unless it is acknowledged and still the mentor's.
+    func completeVisit(assignmentID: Int64, note: String, at date: Date) async throws -> Assignment
+    /// Records when the assignment told by `notificationID` first reached its mentor on a live stream; later
+    /// deliveries change nothing.
+    func recordLiveDelivery(notificationID: Int64, at date: Date) async throws
+
+    // MARK: Scenarios
+    /// Publishes a training scenario to `mentorIDs` with one notification each, in one transaction.
+    func publishScenario(
+        title: String, body: String, coordinatorID: Int64?, mentorIDs: [Int64], at date: Date,
+        makeNotification: @Sendable (_ scenarioID: Int64, _ mentorID: Int64) -> NewNotification
+    ) async throws -> (Scenario, [NotificationItem])
+    /// A mentor's scenarios, newest first.
+    func scenarios(forMentor mentorID: Int64) async throws -> [MentorScenario]
+    /// Every scenario, newest first, with each mentor's copy (the coordinators' view).
+    func allScenarios() async throws -> [(Scenario, [MentorScenario])]
+    /// Marks a mentor's scenario done with their reflection (a later call replaces the reflection, keeping the
+    /// first time); throws ``StoreError/notFound(_:)`` when it was not published to them.
+    func completeScenario(scenarioID: Int64, mentorID: Int64, reflection: String, at date: Date) async throws -> MentorScenario
 
     // MARK: Certifications
     /// Replaces a mentor's certifications.

@@ -78,6 +78,7 @@ public struct Problem: HTTPResponseError, Sendable, Equatable {
             case .idempotencyKeyReused:
                 return .unprocessable("This Idempotency-Key was already used with a different request body. Use a new key for a new request.")
             case let .alreadyResponded(status): return .conflict("The assignment was already \(status.rawValue).")
+            case let .notAllowed(why): return .conflict(why)
             }
         case let http as HTTPError:
             let detail = http.body ?? defaultDetail(for: http.status)

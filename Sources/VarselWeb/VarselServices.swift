@@ -50,6 +50,9 @@ public struct VarselServices: Sendable {
         public var heartbeatInterval: TimeInterval = 20
         /// How many undelivered messages one stream may hold before it is closed (the client then resumes).
         public var streamBufferLimit = 512
+        /// How long an assignment may wait for an answer before the dashboard calls it overdue (and the mentor is
+        /// reminded): `--escalate-after`.
+        public var answerDeadline: TimeInterval = 24 * 3600
 
         public init() {}
 

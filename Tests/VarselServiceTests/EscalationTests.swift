@@ -87,13 +87,13 @@ struct MentorAvailabilityTests {
         let contact = NewContact(name: "Per Olsen", phone: "", address: "Torggata 3", notes: "")
         #expect(try await world.sender.unavailability(of: world.mentor) == nil)
         let until = world.clock.now.addingTimeInterval(7 * 86400)
-        try await world.repository.setPausedUntil(until, userID: world.mentor.id)
+        try await world.repository.setPause(from: nil, until: until, userID: world.mentor.id)
         let paused = try #require(try await world.repository.user(id: world.mentor.id))
         #expect(try await world.sender.unavailability(of: paused) == .paused(until: until))
         await #expect(throws: InvalidInput.self) {
             _ = try await world.sender.assign(mentor: paused, coordinatorID: world.coordinator.id, contact: contact, urgency: .normal)
         }
-        try await world.repository.setPausedUntil(nil, userID: world.mentor.id)
+        try await world.repository.setPause(from: nil, until: nil, userID: world.mentor.id)
         let expiredOn = world.clock.now.addingTimeInterval(-86400)
         _ = try await world.repository.setCertifications([NewCertification(name: "Peer mentor certificate", expiresAt: expiredOn)], mentorID: world.mentor.id)
         let expired = try #require(try await world.repository.user(id: world.mentor.id))

@@ -50,7 +50,8 @@ final class WindowInjectingStore: VarselRepository {
     func user(id: Int64) async throws -> User? { try await base.user(id: id) }
     func user(username: String) async throws -> User? { try await base.user(username: username) }
     func users() async throws -> [User] { try await base.users() }
-    func setPausedUntil(_ date: Date?, userID: Int64) async throws { try await base.setPausedUntil(date, userID: userID) }
+    func setPause(from: Date?, until: Date?, userID: Int64) async throws { try await base.setPause(from: from, until: until, userID: userID) }
+    func setLanguage(_ language: Language, userID: Int64) async throws { try await base.setLanguage(language, userID: userID) }
     func createSession(_ session: Session) async throws { try await base.createSession(session) }
     func session(tokenHash: String, at date: Date) async throws -> Session? { try await base.session(tokenHash: tokenHash, at: date) }
     func deleteSession(tokenHash: String) async throws { try await base.deleteSession(tokenHash: tokenHash) }
@@ -139,6 +140,23 @@ extension WindowInjectingStore {
         try await base.recordEscalation(assignmentID: assignmentID, step: step, notification: notification, at: date)
     }
     func escalations(assignmentID: Int64) async throws -> [EscalationStep: Date] { try await base.escalations(assignmentID: assignmentID) }
+    func reassign(assignmentID: Int64, to mentorID: Int64, at date: Date,
+                  makeNotification: @Sendable (Int64, Int64) -> NewNotification) async throws -> (Assignment, NotificationItem) {
+        try await base.reassign(assignmentID: assignmentID, to: mentorID, at: date, makeNotification: makeNotification)
+    }
+    func completeVisit(assignmentID: Int64, note: String, at date: Date) async throws -> Assignment {
+        try await base.completeVisit(assignmentID: assignmentID, note: note, at: date)
+    }
+    func recordLiveDelivery(notificationID: Int64, at date: Date) async throws { try await base.recordLiveDelivery(notificationID: notificationID, at: date) }
+    func publishScenario(title: String, body: String, coordinatorID: Int64?, mentorIDs: [Int64], at date: Date,
+                         makeNotification: @Sendable (Int64, Int64) -> NewNotification) async throws -> (Scenario, [NotificationItem]) {
+        try await base.publishScenario(title: title, body: body, coordinatorID: coordinatorID, mentorIDs: mentorIDs, at: date, makeNotification: makeNotification)
+    }
+    func scenarios(forMentor mentorID: Int64) async throws -> [MentorScenario] { try await base.scenarios(forMentor: mentorID) }
+    func allScenarios() async throws -> [(Scenario, [MentorScenario])] { try await base.allScenarios() }
+    func completeScenario(scenarioID: Int64, mentorID: Int64, reflection: String, at date: Date) async throws -> MentorScenario {
+        try await base.completeScenario(scenarioID: scenarioID, mentorID: mentorID, reflection: reflection, at: date)
+    }
 }
 
 /// Web Push's part of the store, passed through unchanged.

@@ -104,22 +104,10 @@ struct SessionController {
     func changePassword(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
         let body = try await JSONCoding.decode(PasswordChangeRequest.self, from: request)
-        let issues = Validation.password(body.newPassword, field: "newPassword")
-        guard issues.isEmpty else { throw InvalidInput(issues) }
         let client = ClientAddress.resolve(peer: context.peerAddress, forwardedFor: request.headers[.forwardedFor],
                                            trustedProxies: services.configuration.trustedProxies)
-        guard case let .proceed(attempt) = await services.throttle.reserve(account: identity.user.username, client: client) else {
-            throw Problem(.tooManyRequests, "Too many wrong passwords. Try again later.", headers: [.retryAfter: "60"])
-        }
-        guard try await services.passwords.verify(body.currentPassword, hash: identity.user.passwordHash) else {
-            await services.throttle.failed(attempt)
-            throw InvalidInput([.init(field: "currentPassword", rule: .other("is not the current password"))])
-        }
-        await services.throttle.succeeded(attempt)
-        let hash = try await services.passwords.hash(body.newPassword)
-        let ended = try await services.repository.changePassword(userID: identity.user.id, passwordHash: hash, keeping: identity.session.tokenHash)
-        ended.forEach(services.broker.endStreams(ofSession:))
-        context.logger.info("password changed", metadata: ["sessions.ended": "\(ended.count)"])
+        let ended = try await services.changePassword(of: identity, current: body.currentPassword, new: body.newPassword, client: client)
+        context.logger.info("password changed", metadata: ["sessions.ended": "\(ended)"])
         return Response(status: .noContent)
     }
 

@@ -5,7 +5,8 @@ import VarselCore
 import VarselService
 import VarselStore
 
-/// A contact's page, with the assignment dialog, and the mentor's answer to an assignment.
+/// A contact's page, which is also the assignment's page: for the mentor, the assignment dialog and the visit-done
+/// form; for the coordinator who manages it, its state, history, visit note and the reassignment form.
 extension PagesController {
     func contact(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context)
@@ -16,33 +17,73 @@ extension PagesController {
             throw Problem.notFound("You have no contact with id \(id).")
         }
         try await markFollowedNotificationRead(request, identity)
-        let strings = Strings(identity.user.language)
+        let user = identity.user
+        let describer = services.describer(user.language)
+        let strings = describer.strings
         var assignmentView: AssignmentView?
+        var manageView: ManageView?
         let assignmentID = request.uri.queryParameters["assignment"].flatMap { Int64(String($0)) }
-        if let assignmentID, let assignment = try await services.repository.assignment(id: assignmentID),
-           assignment.contactID == id, assignment.mentorID == identity.user.id {
-            // The mentor has now seen their assignment: its notification is read, wherever they came from
-            // (the notification, the Assignments tab, Home), and the coordinator's history says so.
-            if let notificationID = assignment.notificationID, let item = try await services.repository.notification(id: notificationID),
-               item.recipientID == identity.user.id, item.isUnread {
-                _ = try await services.inbox.setRead(true, notificationID: notificationID, userID: identity.user.id)
+        if let assignmentID, let assignment = try await services.repository.assignment(id: assignmentID), assignment.contactID == id {
+            if assignment.mentorID == user.id, assignment.isLive {
+                // The mentor has now seen their assignment: its notification is read, wherever they came from
+                // (the notification, the Assignments tab, Home), and the coordinator's history says so.
+                if let notificationID = assignment.notificationID, let item = try await services.repository.notification(id: notificationID),
+                   item.recipientID == user.id, item.isUnread {
+                    _ = try await services.inbox.setRead(true, notificationID: notificationID, userID: user.id)
+                }
+                assignmentView = AssignmentView(
+                    id: assignment.id, statusText: strings.assignmentStatus(assignment.status.rawValue), isPending: assignment.status == .pending,
+                    acknowledge: strings.acknowledgeAssignment, decline: strings.declineAssignment, cancel: strings.cancel,
+                    dialogTitle: strings.acknowledgeDialogTitle, dialogText: strings.acknowledgeDialogText,
+                    contactId: id,
+                    showInlineConfirmation: request.uri.queryParameters["confirm"] == "acknowledge",
+                    isAcknowledged: assignment.status == .acknowledged, markDone: strings.markVisitDone,
+                    noteLabel: strings.visitNoteField, noteHint: strings.visitNoteHint)
+            } else if services.contactAccess.canManage(assignment, user: user) {
+                manageView = try await managedAssignment(assignment, for: user, describer: describer)
             }
-            assignmentView = AssignmentView(
-                id: assignment.id, statusText: strings.assignmentStatus(assignment.status.rawValue), isPending: assignment.status == .pending,
-                acknowledge: strings.acknowledgeAssignment, decline: strings.declineAssignment, cancel: strings.cancel,
-                dialogTitle: strings.acknowledgeDialogTitle, dialogText: strings.acknowledgeDialogText,
-                contactId: id,
-                showInlineConfirmation: request.uri.queryParameters["confirm"] == "acknowledge")
         }
         let model = DetailPage(
-            chrome: try await chrome(identity, resumePoint: resumePoint, title: strings.screenTitle(.contactDetail), tab: .contacts, flash: flash(request, language: identity.user.language)),
+            chrome: try await chrome(identity, resumePoint: resumePoint, title: strings.screenTitle(.contactDetail),
+                                     tab: user.role == .mentor ? .contacts : nil, flash: flash(request, language: user.language)),
             heading: contact.name, headingId: Screen.contactDetail.headingElementID,
             focusHeading: request.uri.queryParameters["from"] == "notification", paragraphs: [],
             contact: ContactView(phoneLabel: strings.phone, phone: contact.phone, addressLabel: strings.address, address: contact.address,
-                                 notesLabel: strings.notes, notes: contact.notes, assignment: assignmentView))
+                                 notesLabel: strings.notes, notes: contact.notes, assignment: assignmentView, manage: manageView))
         return try renderer.page("detail", model)
     }
 
+    /// What the coordinator sees of an assignment on its page: the row's full name, its history, the visit note,
+    /// and the mentors it can be given to (and why others are not offered).
+    func managedAssignment(_ assignment: Assignment, for user: User, describer: Describer) async throws -> ManageView {
+        let strings = describer.strings
+        let now = services.now()
+        guard let summary = try await services.assignmentSummaries([assignment]).first else { throw Problem.notFound("No such assignment.") }
+        var options: [MentorOption] = []
+        var notOffered: [String] = []
+        if assignment.refusalToReassign == nil {
+            for mentor in try await services.repository.users() where mentor.role == .mentor && mentor.id != assignment.mentorID {
+                switch try await services.sender.unavailability(of: mentor) {
+                case nil: options.append(MentorOption(id: mentor.id, name: mentor.displayName, isSelected: false))
+                case let .paused(until):
+                    notOffered.append(strings.mentorNotOfferedPaused(mentor.displayName, until: until, timeZone: osloTimeZone))
+                case let .certificationExpired(name, on):
+                    notOffered.append(strings.mentorNotOfferedExpired(mentor.displayName, certification: name, on: on, timeZone: osloTimeZone))
+                }
+            }
+        }
+        return ManageView(
+            assignmentId: assignment.id,
+            state: describer.coordinatorAssignmentRow(summary, now: now, overdueAfter: services.configuration.answerDeadline),
+            trailHeading: strings.trailHeading, trail: summary.trail.map(describer.trailLine),
+            noteHeading: strings.visitNoteHeading, note: summary.visitNote,
+            canReassign: assignment.refusalToReassign == nil && !options.isEmpty, reassignHeading: strings.reassignHeading,
+            mentorLabel: strings.mentor, mentors: options, notOffered: notOffered, hasNotOffered: !notOffered.isEmpty,
+            reassign: strings.reassignButton)
+    }
+
+    /// The mentor's answer from the contact page or the Assignments list. An acknowledgement comes back to the
+    /// contact; a decline ends the mentor's access to the contact, so it goes to the Assignments list.
     func answer(_ status: AssignmentStatus, _ request: Request, _ context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context)
         let id = try NotificationsController.id(context)
@@ -54,7 +95,52 @@ extension PagesController {
         } catch StoreError.alreadyResponded {
             // Answering twice changes nothing; the page shows the standing answer.
         }
-        let path = "/contacts/\(assignment.contactID)?assignment=\(id)"
+        let path = status == .acknowledged ? "/contacts/\(assignment.contactID)?assignment=\(id)" : "/assignments"
         return .redirect(to: Flash(answer: status)?.added(to: path) ?? path, type: .normal)
     }
+
+    /// The mentor marks an acknowledged visit done with a short note; the assignment closes.
+    func visitDone(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try signedIn(request, context).require(.mentor)
+        let id = try NotificationsController.id(context)
+        let form = try await PageForm.decode(PageForm.VisitDone.self, from: request)
+        guard let assignment = try await services.repository.assignment(id: id), assignment.mentorID == identity.user.id else {
+            throw Problem.notFound("You have no assignment with id \(id).")
+        }
+        let note = try Validation.visitNote(form.note ?? "")
+        _ = try await services.repository.completeVisit(assignmentID: id, note: note, at: services.now())
+        return .redirect(to: Flash.visitDone.added(to: "/assignments"), type: .normal)
+    }
+
+    /// The coordinator gives the assignment to another mentor, who is notified; the first mentor's access ends.
+    func reassign(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try signedIn(request, context).require(.coordinator, .admin)
+        let id = try NotificationsController.id(context)
+        let form = try await PageForm.decode(PageForm.Reassign.self, from: request)
+        guard let assignment = try await services.repository.assignment(id: id), services.contactAccess.canManage(assignment, user: identity.user) else {
+            throw Problem.notFound("You manage no assignment with id \(id).")
+        }
+        guard let mentorID = form.mentor.flatMap({ Int64($0) }), let mentor = try await services.repository.user(id: mentorID) else {
+            throw Problem.unprocessable("Choose the mentor to give the assignment to.", errors: [.init(field: "mentor", message: "required")])
+        }
+        let (new, _) = try await services.sender.reassign(assignment, to: mentor, by: identity.user.id)
+        return .redirect(to: Flash.reassigned.added(to: "/contacts/\(new.contactID)?assignment=\(new.id)"), type: .normal)
+    }
+}
+
+/// The coordinator's part of an assignment's page.
+struct ManageView {
+    var assignmentId: Int64
+    var state: String
+    var trailHeading: String
+    var trail: [String]
+    var noteHeading: String
+    var note: String?
+    var canReassign: Bool
+    var reassignHeading: String
+    var mentorLabel: String
+    var mentors: [MentorOption]
+    var notOffered: [String]
+    var hasNotOffered: Bool
+    var reassign: String
 }

@@ -76,6 +76,44 @@ enum PageForm {
         var urgent: String?
     }
 
+    /// A mentor's visit done, with its note.
+    struct VisitDone: Decodable {
+        var note: String?
+    }
+
+    /// A coordinator's reassignment: the new mentor.
+    struct Reassign: Decodable {
+        var mentor: String?
+    }
+
+    /// A mentor's pause request: `yyyy-mm-dd` days.
+    struct Pause: Decodable {
+        var from: String?
+        var until: String?
+    }
+
+    struct LanguageChoice: Decodable {
+        var language: String?
+    }
+
+    struct PasswordChange: Decodable {
+        var currentPassword: String?
+        var newPassword: String?
+    }
+
+    /// A mentor's scenario done, with the reflection.
+    struct Reflection: Decodable {
+        var reflection: String?
+    }
+
+    /// A coordinator's new scenario: its title and text, and to whom (`audience` all, or the chosen `mentors`).
+    struct Scenario: Decodable {
+        var title: String?
+        var body: String?
+        var audience: String?
+        var mentors: [Int64]?
+    }
+
     /// A coordinator's new assignment: the mentor and the contact to visit.
     struct Assignment: Decodable {
         var mentor: String?
@@ -95,6 +133,14 @@ enum Flash: Equatable {
     case declined
     case sent
     case assignmentCreated
+    case visitDone
+    case reassigned
+    case pauseRequested
+    case pauseEnded
+    case languageSaved
+    case passwordChanged
+    case scenarioDone
+    case scenarioPublished
 
     /// The flash a `?done=` value names; nil for one this server does not write.
     init?(query: String) {
@@ -108,6 +154,14 @@ enum Flash: Equatable {
         case ("declined", nil): self = .declined
         case ("sent", nil): self = .sent
         case ("assignment", nil): self = .assignmentCreated
+        case ("visit", nil): self = .visitDone
+        case ("reassigned", nil): self = .reassigned
+        case ("pause", nil): self = .pauseRequested
+        case ("pause-ended", nil): self = .pauseEnded
+        case ("language", nil): self = .languageSaved
+        case ("password", nil): self = .passwordChanged
+        case ("scenario", nil): self = .scenarioDone
+        case ("published", nil): self = .scenarioPublished
         default: return nil
         }
     }
@@ -117,6 +171,7 @@ enum Flash: Equatable {
         switch answer {
         case .acknowledged: self = .acknowledged
         case .declined: self = .declined
+        case .done: self = .visitDone
         case .pending: return nil
         }
     }
@@ -131,6 +186,14 @@ enum Flash: Equatable {
         case .declined: "declined"
         case .sent: "sent"
         case .assignmentCreated: "assignment"
+        case .visitDone: "visit"
+        case .reassigned: "reassigned"
+        case .pauseRequested: "pause"
+        case .pauseEnded: "pause-ended"
+        case .languageSaved: "language"
+        case .passwordChanged: "password"
+        case .scenarioDone: "scenario"
+        case .scenarioPublished: "published"
         }
     }
 
@@ -149,6 +212,14 @@ enum Flash: Equatable {
         case .declined: describer.confirmation(of: .assignmentDeclined)
         case .sent: describer.strings.sent
         case .assignmentCreated: describer.strings.assignmentCreated
+        case .visitDone: describer.strings.visitDoneConfirmation
+        case .reassigned: describer.strings.reassignedConfirmation
+        case .pauseRequested: describer.strings.pauseRequested
+        case .pauseEnded: describer.strings.pauseEnded
+        case .languageSaved: describer.strings.languageSaved
+        case .passwordChanged: describer.strings.passwordChanged
+        case .scenarioDone: describer.strings.scenarioSaved
+        case .scenarioPublished: describer.strings.scenarioPublished
         }
     }
 }

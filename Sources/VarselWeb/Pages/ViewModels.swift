@@ -224,6 +224,7 @@ struct ContactView {
     var notesLabel: String
     var notes: String
     var assignment: AssignmentView?
+    var manage: ManageView?
 }
 
 struct AssignmentView {
@@ -238,6 +239,11 @@ struct AssignmentView {
     /// The contact page the no-script launcher reloads with `confirm=acknowledge`, showing the dialog inline.
     var contactId: Int64
     var showInlineConfirmation: Bool
+    /// An acknowledged assignment: the visit-done form.
+    var isAcknowledged: Bool
+    var markDone: String
+    var noteLabel: String
+    var noteHint: String
 }
 
 struct SignInPage {

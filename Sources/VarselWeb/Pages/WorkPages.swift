@@ -11,7 +11,6 @@ extension PagesController {
         router.get("/", use: home)
         router.get("assignments", use: assignmentsPage)
         router.get("contacts", use: contactsPage)
-        router.get("profile", use: profilePage)
         router.get("coordinator/assignments", use: dashboard)
     }
 
@@ -38,11 +37,16 @@ extension PagesController {
         let now = services.now()
         var items: [LinkItem] = []
         if user.role == .mentor {
-            let mine = try await services.assignmentSummaries(try await services.repository.assignments(forMentor: user.id))
+            let mine = try await services.assignmentSummaries(try await services.repository.assignments(forMentor: user.id).filter { $0.reassignedAt == nil })
             let waiting = mine.filter { $0.progress == .waitingForAnswer }
             items.append(LinkItem(text: strings.assignmentsWaiting(waiting.count), href: waiting.count == 1 ? Self.contactLink(waiting[0]) : "/assignments"))
             if let next = mine.first(where: { $0.progress == .acknowledged }) {
                 items.append(LinkItem(text: strings.nextVisit(name: next.contactName, address: next.address), href: Self.contactLink(next)))
+            }
+            let toDo = try await services.repository.scenarios(forMentor: user.id).filter { $0.doneAt == nil }
+            if let first = toDo.first {
+                items.append(LinkItem(text: strings.scenarioRow(title: first.scenario.title, doneAt: nil, timeZone: osloTimeZone),
+                                      href: "/scenarios/\(first.scenario.id)"))
             }
         } else {
             items.append(LinkItem(text: strings.dashboardTitle, href: "/coordinator/assignments"))
@@ -54,13 +58,17 @@ extension PagesController {
             items.append(LinkItem(text: strings.certificationExpires(name: certification.name, on: certification.expiresAt, timeZone: osloTimeZone),
                                   href: "/profile"))
         }
-        if let until = user.pausedUntil, until > now {
+        if user.isPaused(at: now), let until = user.pausedUntil {
             items.append(LinkItem(text: strings.pausedUntil(until, timeZone: osloTimeZone), href: "/profile"))
+        } else if user.hasPause(at: now), let from = user.pausedFrom, let until = user.pausedUntil {
+            items.append(LinkItem(text: strings.pauseBooked(from: from, until: until, timeZone: osloTimeZone), href: "/profile"))
         }
         return try await listPage(request, identity, resumePoint: resumePoint, screen: .home, tab: .home,
                                   groups: [ListGroup(heading: strings.needsYouNow, headingId: "needs-you-now", items: items)], unread: unread)
     }
 
+    /// The mentor's assignments by state. A waiting one can be acknowledged (through the dialog on its page) or
+    /// declined from the list; a closed one (declined, done) no longer links to the contact.
     func assignmentsPage(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context)
         let resumePoint = try await self.resumePoint()
@@ -69,11 +77,26 @@ extension PagesController {
         let describer = services.describer(user.language)
         let strings = describer.strings
         let now = services.now()
-        let mine = try await services.assignmentSummaries(try await services.repository.assignments(forMentor: user.id))
+        let mine = try await services.assignmentSummaries(try await services.repository.assignments(forMentor: user.id).filter { $0.reassignedAt == nil })
         let groups = AssignmentProgress.allCases.map { progress in
             let rows = mine.filter { $0.progress == progress }
             return ListGroup(heading: strings.assignmentGroupHeading(progress, count: rows.count), headingId: "assignments-\(progress.rawValue)",
-                             items: rows.map { LinkItem(text: describer.mentorAssignmentRow($0, now: now), href: Self.contactLink($0)) })
+                             items: rows.map { summary in
+                                 let isLive = progress == .waitingForAnswer || progress == .acknowledged
+                                 var item = LinkItem(text: describer.mentorAssignmentRow(summary, now: now), href: isLive ? Self.contactLink(summary) : nil)
+                                 if progress == .waitingForAnswer {
+                                     item.actions = [
+                                         RowAction(label: strings.acknowledgeShort, name: strings.acknowledgeAssignment(with: summary.contactName),
+                                                   method: "get", action: "/contacts/\(summary.contactID)", isPost: false,
+                                                   fields: [HiddenField(name: "assignment", value: "\(summary.id)"),
+                                                            HiddenField(name: "confirm", value: "acknowledge")]),
+                                         RowAction(label: strings.declineShort, name: strings.declineAssignment(with: summary.contactName),
+                                                   method: "post", action: "/assignments/\(summary.id)/decline", isPost: true,
+                                                   fields: []),
+                                     ]
+                                 }
+                                 return item
+                             })
         }
         return try await listPage(request, identity, resumePoint: resumePoint, screen: .assignments, tab: .assignments,
                                   groups: mine.isEmpty ? [] : groups, emptyText: mine.isEmpty ? strings.noAssignments : nil)
@@ -84,8 +107,8 @@ extension PagesController {
         let resumePoint = try await self.resumePoint()
         let user = identity.user
         let strings = Strings(user.language)
-        // Only the people of the mentor's live assignments: a declined one no longer gives access.
-        let live = try await services.assignmentSummaries(try await services.repository.assignments(forMentor: user.id)).filter { $0.progress != .declined }
+        // Only the people of the mentor's live assignments: a declined, done or reassigned one gives no access.
+        let live = try await services.assignmentSummaries(try await services.repository.assignments(forMentor: user.id).filter(\.isLive))
         return try await listPage(request, identity, resumePoint: resumePoint, screen: .contacts, tab: .contacts,
                                   groups: live.isEmpty ? [] : [ListGroup(heading: nil, headingId: nil, items: live.map {
                                       LinkItem(text: "\($0.contactName), \($0.address)", href: Self.contactLink($0))
@@ -93,23 +116,9 @@ extension PagesController {
                                   emptyText: live.isEmpty ? strings.noContacts : nil)
     }
 
-    func profilePage(_ request: Request, context: VarselContext) async throws -> Response {
-        let identity = try signedIn(request, context)
-        let resumePoint = try await self.resumePoint()
-        try await markFollowedNotificationRead(request, identity)
-        let user = identity.user
-        let strings = Strings(user.language)
-        let certifications = try await services.repository.certifications(mentorID: user.id).map {
-            LinkItem(text: strings.certificationExpires(name: $0.name, on: $0.expiresAt, timeZone: osloTimeZone), href: nil)
-        }
-        let pause = user.pausedUntil.flatMap { $0 > services.now() ? strings.pausedUntil($0, timeZone: osloTimeZone) : nil } ?? strings.notPaused
-        return try await listPage(request, identity, resumePoint: resumePoint, screen: .profile, tab: .profile,
-                                  groups: [ListGroup(heading: strings.certificationsHeading, headingId: "certifications", items: certifications),
-                                           ListGroup(heading: strings.pauseHeading, headingId: "pause", items: [LinkItem(text: pause, href: nil)])])
-    }
-
-    /// The coordinators' dashboard: assignments by state, how long each waited, and each one's history.
-    /// A coordinator sees the assignments they created; an admin sees all.
+    /// The coordinators' dashboard: current assignments by state, how long each waited (overdue ones said so),
+    /// and each one's history; filtered by state (waiting, overdue) and mentor. A coordinator sees the
+    /// assignments they manage; an admin sees all.
     func dashboard(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context)
         guard identity.user.role != .mentor else {
@@ -120,60 +129,131 @@ extension PagesController {
         let describer = services.describer(user.language)
         let strings = describer.strings
         let now = services.now()
-        let all = try await services.repository.allAssignments()
-            .filter { user.role == .admin || $0.coordinatorID == user.id }
-        let summaries = try await services.assignmentSummaries(all)
-        let groups = AssignmentProgress.allCases.map { progress in
+        let filter = AssignmentFilter(request.uri.queryParameters)
+        let deadline = services.configuration.answerDeadline
+        let summaries = try await services.managedSummaries(of: user).filter { filter.includes($0, now: now, deadline: deadline) }
+        let groups = AssignmentProgress.allCases.compactMap { progress -> DashboardGroup? in
             let rows = summaries.filter { $0.progress == progress }
+            if filter.show != .all && rows.isEmpty { return nil }
             return DashboardGroup(
                 heading: strings.assignmentGroupHeading(progress, count: rows.count, forMentor: false),
                 headingId: "dashboard-\(progress.rawValue)",
                 rows: rows.map { summary in
-                    DashboardRow(id: "assignment-\(summary.id)", name: describer.coordinatorAssignmentRow(summary, now: now),
+                    DashboardRow(id: "assignment-\(summary.id)", name: describer.coordinatorAssignmentRow(summary, now: now, overdueAfter: deadline),
                                  href: Self.contactLink(summary), trailLabel: "\(strings.trailHeading): \(summary.contactName)",
                                  trail: summary.trail.map(describer.trailLine))
                 })
         }
+        let mentors = try await services.repository.users().filter { $0.role == .mentor }
         let title = strings.dashboardTitle
         let model = DashboardPage(
             chrome: try await chrome(identity, resumePoint: resumePoint, title: title, tab: nil, flash: flash(request, language: user.language)),
-            heading: title, headingId: "dashboard-heading", groups: groups)
+            heading: title, headingId: "dashboard-heading", groups: groups, emptyText: groups.isEmpty ? strings.noMatchingAssignments : nil,
+            filter: FilterView(
+                shows: [(AssignmentFilter.Show.all, strings.filterAll), (.waiting, strings.filterWaiting), (.overdue, strings.filterOverdue)].map {
+                    SelectOption(value: $0.0.rawValue, label: $0.1, isSelected: filter.show == $0.0)
+                },
+                mentors: [SelectOption(value: "", label: strings.filterAllMentors, isSelected: filter.mentorID == nil)]
+                    + mentors.map { SelectOption(value: "\($0.id)", label: $0.displayName, isSelected: filter.mentorID == $0.id) },
+                heading: strings.filterHeading, show: strings.filterShow, mentor: strings.mentor, apply: strings.filterApply))
         return try renderer.page("dashboard", model)
     }
 }
 
+/// Which of the dashboard's assignments to show: by state (all, waiting, overdue) and by mentor. Read from the
+/// page's and the API's query the same way.
+struct AssignmentFilter {
+    enum Show: String { case all, waiting, overdue }
+    var show: Show
+    var mentorID: Int64?
+
+    init(_ query: Hummingbird.Parameters) {
+        show = query["show"].flatMap { Show(rawValue: String($0)) } ?? .all
+        mentorID = query["mentor"].flatMap { Int64(String($0)) }
+    }
+
+    func includes(_ summary: AssignmentSummary, now: Date, deadline: TimeInterval) -> Bool {
+        if let mentorID, summary.mentorID != mentorID { return false }
+        switch show {
+        case .all: return true
+        case .waiting: return summary.progress == .waitingForAnswer
+        case .overdue: return summary.isOverdue(now: now, deadline: deadline)
+        }
+    }
+}
+
 extension VarselServices {
-    /// The store's assignments as the core describes them: contact, mentor, read and escalation times.
-    func assignmentSummaries(_ assignments: [Assignment]) async throws -> [AssignmentSummary] {
+    /// The current assignments `user` manages, as the core describes them: a coordinator's own, all for an admin;
+    /// a reassigned one is shown through the assignment that replaced it.
+    func managedSummaries(of user: User) async throws -> [AssignmentSummary] {
+        let all = try await repository.allAssignments()
+        let byID = Dictionary(uniqueKeysWithValues: all.map { ($0.id, $0) })
+        let managed = all.filter { $0.reassignedAt == nil && contactAccess.canManage($0, user: user) }
+        return try await assignmentSummaries(managed, earlier: byID)
+    }
+
+    /// The store's assignments as the core describes them: contact, mentor, read, delivery and escalation times,
+    /// and for a reassignment the history of those it replaced (`earlier` holds them, by id, when already read).
+    func assignmentSummaries(_ assignments: [Assignment], earlier: [Int64: Assignment] = [:]) async throws -> [AssignmentSummary] {
         var summaries: [AssignmentSummary] = []
         var mentors: [Int64: String] = [:]
-        for assignment in assignments {
-            guard let contact = try await repository.contact(id: assignment.contactID) else { continue }
+        var contacts: [Int64: Contact] = [:]
+        func summary(_ assignment: Assignment, depth: Int) async throws -> AssignmentSummary? {
+            if contacts[assignment.contactID] == nil { contacts[assignment.contactID] = try await repository.contact(id: assignment.contactID) }
+            guard let contact = contacts[assignment.contactID] else { return nil }
             if mentors[assignment.mentorID] == nil {
                 mentors[assignment.mentorID] = try await repository.user(id: assignment.mentorID)?.displayName ?? ""
             }
             var readAt: Date?
             if let notificationID = assignment.notificationID { readAt = try await repository.notification(id: notificationID)?.readAt }
             let steps = try await repository.escalations(assignmentID: assignment.id)
+            var earlierTrail: [AssignmentEvent] = []
+            // The chain of reassignments is short; the bound keeps a damaged chain from looping.
+            if let previousID = assignment.previousID, depth < 20 {
+                let previous: Assignment? = if let known = earlier[previousID] { known } else { try await repository.assignment(id: previousID) }
+                if let previous, let before = try await summary(previous, depth: depth + 1) { earlierTrail = before.trail }
+            }
             let progress: AssignmentProgress = switch assignment.status {
             case .pending: .waitingForAnswer
             case .acknowledged: .acknowledged
             case .declined: .declined
+            case .done: .done
             }
-            summaries.append(AssignmentSummary(
+            return AssignmentSummary(
                 id: assignment.id, contactID: assignment.contactID, contactName: contact.name, address: contact.address,
-                mentorName: mentors[assignment.mentorID] ?? "", progress: progress, createdAt: assignment.createdAt,
-                respondedAt: assignment.respondedAt, readAt: readAt, wasRemindedAt: steps[.mentorReminded], wasEscalatedAt: steps[.coordinatorTold]))
+                mentorID: assignment.mentorID, mentorName: mentors[assignment.mentorID] ?? "", progress: progress, createdAt: assignment.createdAt,
+                respondedAt: assignment.respondedAt, readAt: readAt, wasRemindedAt: steps[.mentorReminded], wasEscalatedAt: steps[.coordinatorTold],
+                deliveredAt: assignment.deliveredAt, doneAt: assignment.doneAt, visitNote: assignment.visitNote, earlierTrail: earlierTrail)
+        }
+        for assignment in assignments {
+            if let made = try await summary(assignment, depth: 0) { summaries.append(made) }
         }
         return summaries
     }
-
 }
 
-/// A link (or plain text) in a list of a screen.
+/// A link (or plain text) in a list of a screen, with the row's buttons.
 struct LinkItem {
     var text: String
     var href: String?
+    var actions: [RowAction] = []
+}
+
+/// A button of a list row, in its own small form: its visible word, and the full accessible name that says which
+/// row it acts on (`Decline the assignment with Kari Nordmann`, starting with the visible word).
+struct RowAction {
+    var label: String
+    var name: String
+    var method: String
+    var action: String
+    var isPost: Bool
+    var fields: [HiddenField]
+}
+
+/// A hidden field of a form.
+struct HiddenField {
+    var name: String
+    var value: String
 }
 
 /// A titled list on a screen.
@@ -199,6 +279,25 @@ struct DashboardPage {
     var heading: String
     var headingId: String
     var groups: [DashboardGroup]
+    var emptyText: String?
+    var filter: FilterView
+}
+
+/// The dashboard's filter form.
+struct FilterView {
+    var shows: [SelectOption]
+    var mentors: [SelectOption]
+    var heading: String
+    var show: String
+    var mentor: String
+    var apply: String
+}
+
+/// An option of a select box.
+struct SelectOption {
+    var value: String
+    var label: String
+    var isSelected: Bool
 }
 
 struct DashboardGroup {

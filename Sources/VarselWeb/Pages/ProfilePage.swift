@@ -1,0 +1,245 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import VarselCore
+import VarselService
+import VarselStore
+
+/// The Profile and its parts: certifications with their state, the pause (request, end early), the language and
+/// the password. `/certifications` and `/pause`, where notifications lead, show their part of it.
+extension PagesController {
+    func addProfileRoutes(to router: Router<VarselContext>) {
+        router.get("profile", use: { try await profilePage(.profile, $0, $1) })
+        router.get("certifications", use: { try await profilePage(.certification, $0, $1) })
+        router.get("certifications/:id", use: { try await profilePage(.certification, $0, $1) })
+        router.get("pause", use: { try await profilePage(.pause, $0, $1) })
+        router.post("profile/pause", use: requestPause)
+        router.post("profile/pause/end", use: endPause)
+        router.post("profile/language", use: saveLanguage)
+        router.post("profile/password", use: changePassword)
+    }
+
+    /// Renders the Profile (every section), or the certification or pause screen (their section only).
+    func profilePage(_ screen: Screen, _ request: Request, _ context: VarselContext, errors: [FormError] = [],
+                     pauseValues: PageForm.Pause? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
+        let identity = try signedIn(request, context)
+        let resumePoint = try await self.resumePoint()
+        try await markFollowedNotificationRead(request, identity)
+        let user = identity.user
+        let strings = Strings(user.language)
+        let now = services.now()
+        let isMentor = user.role == .mentor
+        let certifications = isMentor && screen != .pause ? try await services.repository.certifications(mentorID: user.id).map {
+            strings.certificationState(name: $0.name, expiresAt: $0.expiresAt, now: now, timeZone: osloTimeZone)
+        } : []
+        var pause: PauseView?
+        if isMentor && screen != .certification {
+            let state: String = if user.isPaused(at: now), let until = user.pausedUntil {
+                strings.pausedUntil(until, timeZone: osloTimeZone)
+            } else if user.hasPause(at: now), let from = user.pausedFrom, let until = user.pausedUntil {
+                strings.pauseBooked(from: from, until: until, timeZone: osloTimeZone)
+            } else {
+                strings.notPaused
+            }
+            pause = PauseView(state: state, canEnd: user.hasPause(at: now),
+                              from: pauseValues?.from ?? Self.day(now), until: pauseValues?.until ?? "",
+                              fromError: errors.first { $0.fieldId == "pause-from" }?.message,
+                              untilError: errors.first { $0.fieldId == "pause-until" }?.message)
+        }
+        let title = strings.screenTitle(screen)
+        let model = ProfilePageModel(
+            chrome: try await chrome(identity, resumePoint: resumePoint, title: title, tab: .profile, flash: flash(request, language: user.language)),
+            heading: title, headingId: screen.headingElementID, focusHeading: request.uri.queryParameters["from"] == "notification",
+            errors: errors, hasErrors: !errors.isEmpty,
+            showCertifications: isMentor && screen != .pause, certifications: certifications,
+            pause: pause,
+            account: screen == .profile ? AccountView(
+                languages: Language.allCases.map { LanguageOption(value: $0.rawValue, label: Self.autonym($0), isSelected: $0 == user.language) },
+                passwordError: errors.first { $0.fieldId == "current-password" || $0.fieldId == "new-password" }.map { _ in true } ?? false,
+                currentPasswordError: errors.first { $0.fieldId == "current-password" }?.message,
+                newPasswordError: errors.first { $0.fieldId == "new-password" }?.message) : nil,
+            strings: ProfileStrings(strings))
+        return try renderer.page("profile", model, status: status)
+    }
+
+    /// A language's own name, which is how a reader finds theirs: `English`, `Norsk bokmål`.
+    static func autonym(_ language: Language) -> String {
+        switch language {
+        case .english: "English"
+        case .norwegianBokmal: "Norsk bokmål"
+        }
+    }
+
+    /// A date as a date field holds it: `2026-11-23`, in Oslo.
+    static func day(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = osloTimeZone
+        let parts = calendar.dateComponents([.year, .month, .day], from: date)
+        return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
+    }
+
+    func requestPause(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try signedIn(request, context).require(.mentor)
+        let form = try await PageForm.decode(PageForm.Pause.self, from: request)
+        let strings = Strings(identity.user.language)
+        var errors: [FormError] = []
+        var from: Date?
+        var until: Date?
+        if let raw = form.from, !raw.isEmpty {
+            do { from = try Validation.day(raw, field: "from") } catch {
+                errors.append(FormError(field: strings.pauseFrom, fieldId: "pause-from", message: strings.invalidDay))
+            }
+        }
+        do { until = try Validation.day(form.until ?? "", field: "until") } catch {
+            errors.append(FormError(field: strings.pauseUntil, fieldId: "pause-until", message: strings.invalidDay))
+        }
+        if errors.isEmpty, let until {
+            do {
+                _ = try await services.sender.pause(identity.user, from: from, until: until)
+                return .redirect(to: Flash.pauseRequested.added(to: "/profile"), type: .normal)
+            } catch let invalid as InvalidInput {
+                errors += invalid.issues.map { issue in
+                    issue.field == "from"
+                        ? FormError(field: strings.pauseFrom, fieldId: "pause-from", message: strings.pauseFromBeforeUntil)
+                        : FormError(field: strings.pauseUntil, fieldId: "pause-until", message: strings.pauseUntilInFuture)
+                }
+            }
+        }
+        return try await profilePage(.profile, request, context, errors: errors, pauseValues: form, status: .unprocessableContent)
+    }
+
+    func endPause(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try signedIn(request, context).require(.mentor)
+        _ = try await services.sender.endPause(identity.user)
+        return .redirect(to: Flash.pauseEnded.added(to: "/profile"), type: .normal)
+    }
+
+    func saveLanguage(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try signedIn(request, context)
+        let form = try await PageForm.decode(PageForm.LanguageChoice.self, from: request)
+        guard let language = form.language.flatMap(Language.init(rawValue:)) else {
+            throw Problem.unprocessable("Choose English (en) or Norwegian Bokmål (nb).", errors: [.init(field: "language", message: "must be en or nb")])
+        }
+        try await services.repository.setLanguage(language, userID: identity.user.id)
+        return .redirect(to: Flash.languageSaved.added(to: "/profile"), type: .normal)
+    }
+
+    func changePassword(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try signedIn(request, context)
+        let form = try await PageForm.decode(PageForm.PasswordChange.self, from: request)
+        let strings = Strings(identity.user.language)
+        do {
+            try await services.changePassword(of: identity, current: form.currentPassword ?? "", new: form.newPassword ?? "",
+                                              client: ClientAddress.resolve(peer: context.peerAddress, forwardedFor: request.headers[.forwardedFor],
+                                                                            trustedProxies: services.configuration.trustedProxies))
+        } catch let invalid as InvalidInput {
+            let errors = invalid.issues.map { issue in
+                issue.field == "currentPassword"
+                    ? FormError(field: strings.currentPassword, fieldId: "current-password", message: strings.wrongCurrentPassword)
+                    : FormError(field: strings.newPassword, fieldId: "new-password", message: strings.newPasswordHint)
+            }
+            return try await profilePage(.profile, request, context, errors: errors, status: .unprocessableContent)
+        }
+        return .redirect(to: Flash.passwordChanged.added(to: "/profile"), type: .normal)
+    }
+}
+
+extension VarselServices {
+    /// Changes a signed-in user's password after checking the current one (throttled as sign-in is), and ends
+    /// their other sessions and those sessions' streams. The API and the Profile page both come here.
+    @discardableResult
+    func changePassword(of identity: Identity, current: String, new: String, client: String) async throws -> Int {
+        let issues = Validation.password(new, field: "newPassword")
+        guard issues.isEmpty else { throw InvalidInput(issues) }
+        guard case let .proceed(attempt) = await throttle.reserve(account: identity.user.username, client: client) else {
+            throw Problem(.tooManyRequests, "Too many wrong passwords. Try again later.", headers: [.retryAfter: "60"])
+        }
+        guard try await passwords.verify(current, hash: identity.user.passwordHash) else {
+            await throttle.failed(attempt)
+            throw InvalidInput([.init(field: "currentPassword", rule: .other("is not the current password"))])
+        }
+        await throttle.succeeded(attempt)
+        let hash = try await passwords.hash(new)
+        let ended = try await repository.changePassword(userID: identity.user.id, passwordHash: hash, keeping: identity.session.tokenHash)
+        ended.forEach(broker.endStreams(ofSession:))
+        return ended.count
+    }
+}
+
+/// The Profile page and its parts.
+struct ProfilePageModel {
+    var chrome: PageChrome
+    var heading: String
+    var headingId: String
+    var focusHeading: Bool
+    var errors: [FormError]
+    var hasErrors: Bool
+    var showCertifications: Bool
+    var certifications: [String]
+    var pause: PauseView?
+    var account: AccountView?
+    var strings: ProfileStrings
+}
+
+/// The pause section: where the pause stands, the request form's values, and whether it can be ended.
+struct PauseView {
+    var state: String
+    var canEnd: Bool
+    var from: String
+    var until: String
+    var fromError: String?
+    var untilError: String?
+}
+
+/// The language and password forms.
+struct AccountView {
+    var languages: [LanguageOption]
+    var passwordError: Bool
+    var currentPasswordError: String?
+    var newPasswordError: String?
+}
+
+struct LanguageOption {
+    var value: String
+    var label: String
+    var isSelected: Bool
+}
+
+/// The Profile's words in the user's language.
+struct ProfileStrings {
+    var certificationsHeading: String
+    var noCertifications: String
+    var pauseHeading: String
+    var requestPauseHeading: String
+    var from: String
+    var until: String
+    var requestPause: String
+    var endPause: String
+    var languageHeading: String
+    var saveLanguage: String
+    var passwordHeading: String
+    var currentPassword: String
+    var newPassword: String
+    var newPasswordHint: String
+    var changePassword: String
+    var errorSummary: String
+
+    init(_ strings: Strings) {
+        certificationsHeading = strings.certificationsHeading
+        noCertifications = strings.noCertifications
+        pauseHeading = strings.pauseHeading
+        requestPauseHeading = strings.requestPauseHeading
+        from = strings.pauseFrom
+        until = strings.pauseUntil
+        requestPause = strings.requestPause
+        endPause = strings.endPauseNow
+        languageHeading = strings.languageHeading
+        saveLanguage = strings.saveLanguage
+        passwordHeading = strings.passwordHeading
+        currentPassword = strings.currentPassword
+        newPassword = strings.newPassword
+        newPasswordHint = strings.newPasswordHint
+        changePassword = strings.changePassword
+        errorSummary = strings.errorSummary
+    }
+}
