@@ -28,6 +28,31 @@ public enum DemoData {
         public var contactIndex: Int?
     }
 
+    /// How long ago the demo's overdue assignment was made: past both escalation deadlines (24 and 48 hours).
+    public static let overdueAge: TimeInterval = 50 * 3600
+
+    /// The person of the second demo mentor's overdue assignment.
+    public static func overdueContact(_ language: Language) -> Contact {
+        Contact(name: "Per Olsen", phone: "+47 934 56 789", address: "Fjordveien 3, 0250 Oslo",
+                notes: language == .english ? "Lives alone. Call before the visit." : "Bor alene. Ring før besøket.")
+    }
+
+    /// The demo's training scenario: its title and text.
+    public static func scenario(_ language: Language) -> (title: String, body: String) {
+        switch language {
+        case .english:
+            ("A first visit", """
+            You visit a woman in her seventies who lost her sight this spring. She has not left her flat since, and says she does not want to be a burden.
+            Try how you would open the conversation, and how you would let her set the pace. Afterwards, note what you said first and how she answered.
+            """)
+        case .norwegianBokmal:
+            ("Et første besøk", """
+            Du besøker en kvinne i syttiårene som mistet synet i vår. Hun har ikke gått ut av leiligheten siden, og sier hun ikke vil være til bry.
+            Prøv hvordan du ville åpnet samtalen, og hvordan du lar henne bestemme tempoet. Skriv etterpå hva du sa først, og hva hun svarte.
+            """)
+        }
+    }
+
     /// The people the demo mentor visits.
     public static func contacts(_ language: Language) -> [Contact] {
         switch language {

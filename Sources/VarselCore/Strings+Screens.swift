@@ -33,10 +33,6 @@ extension Strings {
         case (_, false): "Dette oppdraget venter på svaret ditt."
         }
     }
-    public var homeText: String {
-        en ? "Welcome. New assignments and other notifications are under Notifications."
-            : "Velkommen. Nye oppdrag og andre varsler finner du under Varsler."
-    }
     public var sendNotification: String { en ? "Send a notification" : "Send et varsel" }
     public var createAssignment: String { en ? "Create an assignment" : "Opprett et oppdrag" }
     public var recipient: String { en ? "Recipient" : "Mottaker" }

@@ -13,6 +13,7 @@ struct DemoSeeder {
 
     static let mentorName = "demo-mentor"
     static let coordinatorName = "demo-coordinator"
+    static let secondMentorName = "demo-mentor-2"
 
     /// Writes a line to standard output at once (print is buffered when output is not a terminal).
     func say(_ line: String) {
@@ -35,11 +36,18 @@ struct DemoSeeder {
         try await services.sender.sendDemo(to: mentor, from: coordinator)
         _ = try await repository.setCertifications(
             [NewCertification(name: "Peer mentor certificate", expiresAt: now.addingTimeInterval(90 * 86400))], mentorID: mentor.id)
+        // A second mentor, in Norwegian, fills the coordinator's dashboard: an assignment nobody answered (so the
+        // upkeep reminds her and tells the coordinator) and a certification near expiry.
+        let second = try await admin.add(username: Self.secondMentorName, password: password, role: "mentor", displayName: "Ingrid Berg",
+                                         locale: "nb", at: now)
+        try await services.sender.sendDemoOverdue(to: second, from: coordinator)
+        _ = try await repository.setCertifications(
+            [NewCertification(name: "Likepersonsertifikat", expiresAt: now.addingTimeInterval(20 * 86400))], mentorID: second.id)
         logger.info("demo loaded", metadata: ["user.id": "\(mentor.id)"])
         if fromEnvironment == nil {
-            say("Demo users \(Self.mentorName) and \(Self.coordinatorName) created with password: \(password)")
+            say("Demo users \(Self.mentorName), \(Self.secondMentorName) and \(Self.coordinatorName) created with password: \(password)")
         } else {
-            say("Demo users \(Self.mentorName) and \(Self.coordinatorName) created with the password from VARSEL_DEMO_PASSWORD.")
+            say("Demo users \(Self.mentorName), \(Self.secondMentorName) and \(Self.coordinatorName) created with the password from VARSEL_DEMO_PASSWORD.")
         }
     }
 }

@@ -233,6 +233,14 @@ public struct NotificationSender: Sendable {
                 if entry.isRead {
                     _ = try await repository.respond(to: assignment.id, status: .acknowledged, at: created.addingTimeInterval(3600))
                 }
+            } else if entry.kind == .scenarioPrompt {
+                // The scenario prompt opens a real scenario, published to the demo mentor.
+                let scenario = DemoData.scenario(mentor.language)
+                item = try await repository.publishScenario(title: scenario.title, body: scenario.body, coordinatorID: coordinator.id,
+                                                            mentorIDs: [mentor.id], at: created) { scenarioID, mentorID in
+                    NewNotification(recipientID: mentorID, senderID: coordinator.id, kind: entry.kind, title: entry.title, body: entry.body,
+                                    urgency: entry.urgency, deepLink: .scenario(scenarioID: scenarioID), personalDetails: entry.personalDetails)
+                }.1[0]
             } else {
                 item = try await repository.createNotifications([
                     NewNotification(recipientID: mentor.id, senderID: nil, kind: entry.kind, title: entry.title, body: entry.body,
@@ -242,6 +250,19 @@ public struct NotificationSender: Sendable {
             if entry.isRead {
                 _ = try await repository.setRead(true, notificationID: item.id, userID: mentor.id, at: created.addingTimeInterval(600))
             }
+        }
+        pump.wake()
+    }
+
+    /// Stores the demo's overdue assignment for `mentor` from `coordinator`: created ``DemoData/overdueAge`` ago
+    /// and never answered, so the next upkeep reminds the mentor and tells the coordinator.
+    public func sendDemoOverdue(to mentor: User, from coordinator: User) async throws {
+        let person = DemoData.overdueContact(mentor.language)
+        let contact = NewContact(name: person.name, phone: person.phone, address: person.address, notes: person.notes)
+        _ = try await repository.createAssignment(mentorID: mentor.id, coordinatorID: coordinator.id, contact: contact,
+                                                  at: now().addingTimeInterval(-DemoData.overdueAge)) { contactID, assignmentID in
+            Self.assignmentNotification(to: mentor, from: coordinator.id, contact: contact, contactID: contactID, assignmentID: assignmentID,
+                                        urgency: .normal)
         }
         pump.wake()
     }

@@ -39,6 +39,7 @@ public enum VarselRouter {
         PreferencesController(services: services).addRoutes(to: api)
         AssignmentsController(services: services).addRoutes(to: api)
         PauseController(services: services).addRoutes(to: api)
+        ScenariosController(services: services).addRoutes(to: api)
         CertificationsController(services: services).addRoutes(to: api)
         UsersController(services: services).addRoutes(to: api)
         EventsController(services: services).addRoutes(to: api)

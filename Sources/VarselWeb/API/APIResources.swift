@@ -151,7 +151,15 @@ public struct AssignmentResource: Codable, Sendable, Equatable {
     public var notificationId: Int64?
     public var createdAt: Date
     public var respondedAt: Date?
+    /// The assignment this one replaced, and when this one was given to another mentor.
+    public var previousId: Int64?
+    public var reassignedAt: Date?
+    public var doneAt: Date?
+    public var visitNote: String?
+    public var deliveredAt: Date?
     public var contact: ContactResource?
+    /// Its history (on `GET /assignments/{id}`).
+    public var trail: [AssignmentEvent]?
 
     public init(_ assignment: Assignment, contact: Contact?) {
         id = assignment.id
@@ -161,6 +169,11 @@ public struct AssignmentResource: Codable, Sendable, Equatable {
         notificationId = assignment.notificationID
         createdAt = assignment.createdAt
         respondedAt = assignment.respondedAt
+        previousId = assignment.previousID
+        reassignedAt = assignment.reassignedAt
+        doneAt = assignment.doneAt
+        visitNote = assignment.visitNote
+        deliveredAt = assignment.deliveredAt
         self.contact = contact.map(ContactResource.init)
     }
 }

@@ -14,6 +14,8 @@ struct AssignmentsController {
         router.get("assignments/:id", use: show)
         router.post("assignments/:id/acknowledge", use: { try await respond(.acknowledged, $0, $1) })
         router.post("assignments/:id/decline", use: { try await respond(.declined, $0, $1) })
+        router.post("assignments/:id/done", use: done)
+        router.post("assignments/:id/reassign", use: reassign)
         router.get("contacts/:id", use: contact)
     }
 
@@ -54,47 +56,92 @@ struct AssignmentsController {
         var state: AssignmentProgress
         var createdAt: Date
         var respondedAt: Date?
+        var mentorId: Int64
+        /// Whether it has waited for an answer past the deadline (`--escalate-after`).
+        var overdue: Bool
+        var doneAt: Date?
+        var visitNote: String?
         /// The row's full accessible name, as the pages say it.
         var accessibleName: String
         var trail: [AssignmentEvent]
     }
 
-    /// `GET /api/v1/assignments`: a mentor's own, the ones a coordinator created, or all for an admin.
+    /// `GET /api/v1/assignments`: a mentor's own, the ones a coordinator manages, or all for an admin; the current
+    /// assignment of each contact (a reassigned one shows through the one that replaced it, history included).
+    /// Filtered as the dashboard is: `show=all|waiting|overdue`, `mentor=<id>`.
     func list(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
         let user = identity.user
-        let assignments: [Assignment] = switch user.role {
-        case .mentor: try await services.repository.assignments(forMentor: user.id)
-        case .coordinator: try await services.repository.allAssignments().filter { $0.coordinatorID == user.id }
-        case .admin: try await services.repository.allAssignments()
+        let summaries: [AssignmentSummary] = if user.role == .mentor {
+            try await services.assignmentSummaries(try await services.repository.assignments(forMentor: user.id).filter { $0.reassignedAt == nil })
+        } else {
+            try await services.managedSummaries(of: user)
         }
         let describer = services.describer(user.language)
         let now = services.now()
-        let summaries = try await services.assignmentSummaries(assignments)
-        return try JSONCoding.response(summaries.map { summary in
+        let deadline = services.configuration.answerDeadline
+        let filter = AssignmentFilter(request.uri.queryParameters)
+        return try JSONCoding.response(summaries.filter { filter.includes($0, now: now, deadline: deadline) }.map { summary in
             SummaryResource(id: summary.id, contactId: summary.contactID, mentorName: summary.mentorName, state: summary.progress,
-                            createdAt: summary.createdAt, respondedAt: summary.respondedAt,
+                            createdAt: summary.createdAt, respondedAt: summary.respondedAt, mentorId: summary.mentorID,
+                            overdue: summary.isOverdue(now: now, deadline: deadline), doneAt: summary.doneAt, visitNote: summary.visitNote,
                             accessibleName: user.role == .mentor ? describer.mentorAssignmentRow(summary, now: now)
-                                : describer.coordinatorAssignmentRow(summary, now: now),
+                                : describer.coordinatorAssignmentRow(summary, now: now, overdueAfter: deadline),
                             trail: summary.trail)
         })
     }
 
-    /// The assignment, if the signed-in user may see it: its mentor, or a coordinator or admin.
+    /// The assignment, if the signed-in user may see it: its mentor, the coordinator who manages it, or an admin.
     func visibleAssignment(_ context: VarselContext) async throws -> (Identity, Assignment) {
         let identity = try context.requireUser()
         let id = try NotificationsController.id(context)
-        guard let assignment = try await services.repository.assignment(id: id),
-              assignment.mentorID == identity.user.id || identity.user.role != .mentor else {
+        guard let assignment = try await services.repository.assignment(id: id), services.contactAccess.canSee(assignment, user: identity.user) else {
             throw Problem.notFound("You have no assignment with id \(id).")
         }
         return (identity, assignment)
     }
 
+    /// `GET /api/v1/assignments/{id}`: the assignment, its history, and its contact while the reader may see it.
     func show(_ request: Request, context: VarselContext) async throws -> Response {
-        let (_, assignment) = try await visibleAssignment(context)
-        let contact = try await services.repository.contact(id: assignment.contactID)
-        return try JSONCoding.response(AssignmentResource(assignment, contact: contact))
+        let (identity, assignment) = try await visibleAssignment(context)
+        let contact = try await services.contactAccess.canSee(contactID: assignment.contactID, user: identity.user)
+            ? try await services.repository.contact(id: assignment.contactID) : nil
+        var resource = AssignmentResource(assignment, contact: contact)
+        resource.trail = try await services.assignmentSummaries([assignment]).first?.trail
+        return try JSONCoding.response(resource)
+    }
+
+    struct DoneRequest: Decodable { var note: String? }
+
+    /// `POST /api/v1/assignments/{id}/done`: the mentor made the visit; a short note closes the assignment.
+    func done(_ request: Request, context: VarselContext) async throws -> Response {
+        let (identity, assignment) = try await visibleAssignment(context)
+        guard assignment.mentorID == identity.user.id else {
+            throw Problem.forbidden("Only the assigned mentor can mark the visit done.")
+        }
+        let body = try await JSONCoding.decode(DoneRequest.self, from: request)
+        let note = try Validation.visitNote(body.note ?? "")
+        let done = try await services.repository.completeVisit(assignmentID: assignment.id, note: note, at: services.now())
+        context.logger.info("visit done", metadata: ["assignment.id": "\(assignment.id)"])
+        return try JSONCoding.response(AssignmentResource(done, contact: nil))
+    }
+
+    struct ReassignRequest: Decodable { var mentor: NotificationsController.Recipient }
+
+    /// `POST /api/v1/assignments/{id}/reassign`: the coordinator who manages it (or an admin) gives the contact to
+    /// another mentor, who is notified; the first mentor's access to the contact ends.
+    func reassign(_ request: Request, context: VarselContext) async throws -> Response {
+        let (identity, assignment) = try await visibleAssignment(context)
+        guard services.contactAccess.canManage(assignment, user: identity.user) else {
+            throw Problem.forbidden("Only the coordinator who manages the assignment, or an admin, can reassign it.")
+        }
+        let body = try await JSONCoding.decode(ReassignRequest.self, from: request)
+        guard let mentor = try await NotificationsController(services: services).resolve([body.mentor]).first, mentor.role == .mentor else {
+            throw Problem.unprocessable("mentor must name a user with the mentor role.", errors: [.init(field: "mentor", message: "not a mentor")])
+        }
+        let (new, item) = try await services.sender.reassign(assignment, to: mentor, by: identity.user.id)
+        context.logger.info("assignment reassigned", metadata: ["assignment.id": "\(assignment.id)", "assignment.new_id": "\(new.id)"])
+        return try JSONCoding.response(CreateResponse(assignment: AssignmentResource(new, contact: nil), notificationId: item.id), status: .created)
     }
 
     func respond(_ status: AssignmentStatus, _ request: Request, _ context: VarselContext) async throws -> Response {

@@ -14,6 +14,7 @@ struct SessionController {
         router.delete("session", use: signOut)
         router.get("me", use: me)
         router.put("me/password", use: changePassword)
+        router.put("me/language", use: setLanguage)
     }
 
     struct SignInRequest: Decodable {
@@ -109,6 +110,20 @@ struct SessionController {
         let ended = try await services.changePassword(of: identity, current: body.currentPassword, new: body.newPassword, client: client)
         context.logger.info("password changed", metadata: ["sessions.ended": "\(ended)"])
         return Response(status: .noContent)
+    }
+
+    struct LanguageRequest: Decodable { var language: String }
+
+    /// `PUT /api/v1/me/language`: the language the user reads Varsel in (`en` or `nb`).
+    func setLanguage(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try context.requireUser()
+        let body = try await JSONCoding.decode(LanguageRequest.self, from: request)
+        guard let language = Language(rawValue: body.language) else {
+            throw InvalidInput([.init(field: "language", rule: .other("must be en or nb"))])
+        }
+        try await services.repository.setLanguage(language, userID: identity.user.id)
+        guard let user = try await services.repository.user(id: identity.user.id) else { throw Problem.notFound("No such user.") }
+        return try JSONCoding.response(UserResource(user))
     }
 
     func me(_ request: Request, context: VarselContext) async throws -> Response {

@@ -124,7 +124,10 @@ struct EventsController {
             defer { ticker?.cancel() }
             /// An arrival: its cues now; its announcement when the announcer says (alone, urgent, or in a burst).
             func arrived(_ event: StoredEvent) async throws {
-                guard isPlayer, case let .notificationCreated(item) = event.payload else { return }
+                guard case let .notificationCreated(item) = event.payload else { return }
+                // The coordinator's history says when an assignment reached the mentor's open page or app.
+                if item.kind == .assignment { try await services.repository.recordLiveDelivery(notificationID: item.id, at: services.now()) }
+                guard isPlayer else { return }
                 announcer.notificationArrived(item, at: services.now())
                 try await write(Frame.unlogged(name: "cue", json: try JSONCoding.encoder.encode(CuePayload(item, announcer: announcer))))
                 try await announceDue()

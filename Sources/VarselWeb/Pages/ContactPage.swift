@@ -12,8 +12,16 @@ extension PagesController {
         let identity = try signedIn(request, context)
         let resumePoint = try await self.resumePoint()
         let id = try NotificationsController.id(context)
+        let assignmentID = request.uri.queryParameters["assignment"].flatMap { Int64(String($0)) }
         guard let contact = try await services.repository.contact(id: id),
               try await services.contactAccess.canSee(contactID: id, user: identity.user) else {
+            // A mentor following an old notification of an assignment that has closed learns why, without the
+            // contact's details.
+            if let assignmentID, let closed = try await services.repository.assignment(id: assignmentID),
+               closed.contactID == id, closed.mentorID == identity.user.id, !closed.isLive {
+                try await markFollowedNotificationRead(request, identity)
+                return try await closedAssignmentPage(closed, request, identity, resumePoint: resumePoint)
+            }
             throw Problem.notFound("You have no contact with id \(id).")
         }
         try await markFollowedNotificationRead(request, identity)
@@ -22,7 +30,6 @@ extension PagesController {
         let strings = describer.strings
         var assignmentView: AssignmentView?
         var manageView: ManageView?
-        let assignmentID = request.uri.queryParameters["assignment"].flatMap { Int64(String($0)) }
         if let assignmentID, let assignment = try await services.repository.assignment(id: assignmentID), assignment.contactID == id {
             if assignment.mentorID == user.id, assignment.isLive {
                 // The mentor has now seen their assignment: its notification is read, wherever they came from
@@ -50,6 +57,19 @@ extension PagesController {
             focusHeading: request.uri.queryParameters["from"] == "notification", paragraphs: [],
             contact: ContactView(phoneLabel: strings.phone, phone: contact.phone, addressLabel: strings.address, address: contact.address,
                                  notesLabel: strings.notes, notes: contact.notes, assignment: assignmentView, manage: manageView))
+        return try renderer.page("detail", model)
+    }
+
+    /// The page for an assignment that is no longer the mentor's: given to someone else, declined, or done.
+    func closedAssignmentPage(_ assignment: Assignment, _ request: Request, _ identity: Identity, resumePoint: Int64) async throws -> Response {
+        let strings = Strings(identity.user.language)
+        let text = assignment.reassignedAt != nil ? strings.noLongerYours
+            : assignment.status == .done ? strings.doneStatus : strings.assignmentStatus(assignment.status.rawValue)
+        let title = strings.screenTitle(.contactDetail)
+        let model = DetailPage(
+            chrome: try await chrome(identity, resumePoint: resumePoint, title: title, tab: .contacts, flash: flash(request, language: identity.user.language)),
+            heading: title, headingId: Screen.contactDetail.headingElementID,
+            focusHeading: request.uri.queryParameters["from"] == "notification", paragraphs: [text], contact: nil)
         return try renderer.page("detail", model)
     }
 

@@ -132,33 +132,6 @@ struct PagesController {
     func flash(_ request: Request, language: Language) -> String? {
         request.uri.queryParameters["done"].flatMap { Flash(query: String($0)) }?.text(services.describer(language))
     }
-
-    // MARK: Simple screens
-
-    func simplePage(_ screen: Screen, tab: AppTab?, _ request: Request, _ context: VarselContext) async throws -> Response {
-        let identity = try signedIn(request, context)
-        let resumePoint = try await self.resumePoint()
-        try await markFollowedNotificationRead(request, identity)
-        let strings = Strings(identity.user.language)
-        let title = strings.screenTitle(screen)
-        var paragraphs: [String] = []
-        switch screen {
-        case .home: paragraphs = [strings.homeText]
-        case .pause:
-            if let until = identity.user.pausedUntil {
-                paragraphs = [strings.pauseBody(until: until, timeZone: osloTimeZone)]
-            }
-        case .certification:
-            paragraphs = try await services.repository.certifications(mentorID: identity.user.id).map {
-                strings.certificationExpiryBody(name: $0.name, expiresAt: $0.expiresAt, timeZone: osloTimeZone)
-            }
-        default: break
-        }
-        let model = DetailPage(chrome: try await chrome(identity, resumePoint: resumePoint, title: title, tab: tab, flash: flash(request, language: identity.user.language)),
-                               heading: title, headingId: screen.headingElementID,
-                               focusHeading: request.uri.queryParameters["from"] == "notification", paragraphs: paragraphs, contact: nil)
-        return try renderer.page("detail", model)
-    }
 }
 
 /// Sends an anonymous page request to the sign-in page.

@@ -1,0 +1,120 @@
+import Foundation
+import Hummingbird
+import VarselCore
+import VarselService
+import VarselStore
+
+/// Training scenarios: coordinators publish them to all mentors or chosen ones; a mentor reads theirs, marks one
+/// done and writes a reflection.
+struct ScenariosController {
+    let services: VarselServices
+
+    func addRoutes(to router: some RouterMethods<VarselContext>) {
+        router.get("scenarios", use: list)
+        router.post("scenarios", use: publish)
+        router.get("scenarios/:id", use: show)
+        router.post("scenarios/:id/done", use: done)
+    }
+
+    /// A scenario on the wire: for a mentor with their own progress, for a coordinator with every mentor's.
+    struct ScenarioResource: Encodable {
+        var id: Int64
+        var title: String
+        var body: String
+        var createdAt: Date
+        var doneAt: Date?
+        var reflection: String?
+        var mentors: [MentorProgress]?
+
+        struct MentorProgress: Encodable {
+            var mentorId: Int64
+            var doneAt: Date?
+            var reflection: String
+        }
+
+        init(_ copy: MentorScenario) {
+            id = copy.scenario.id
+            title = copy.scenario.title
+            body = copy.scenario.body
+            createdAt = copy.scenario.createdAt
+            doneAt = copy.doneAt
+            reflection = copy.reflection
+        }
+
+        init(_ scenario: Scenario, copies: [MentorScenario]) {
+            id = scenario.id
+            title = scenario.title
+            body = scenario.body
+            createdAt = scenario.createdAt
+            mentors = copies.map { MentorProgress(mentorId: $0.mentorID, doneAt: $0.doneAt, reflection: $0.reflection) }
+        }
+    }
+
+    /// The scenarios a coordinator published (all for an admin), each with its mentors' progress.
+    func published(by user: User) async throws -> [(Scenario, [MentorScenario])] {
+        try await services.repository.allScenarios().filter { user.role == .admin || $0.0.coordinatorID == user.id }
+    }
+
+    func list(_ request: Request, context: VarselContext) async throws -> Response {
+        let user = try context.requireUser().user
+        if user.role == .mentor {
+            return try JSONCoding.response(try await services.repository.scenarios(forMentor: user.id).map(ScenarioResource.init))
+        }
+        return try JSONCoding.response(try await published(by: user).map { ScenarioResource($0.0, copies: $0.1) })
+    }
+
+    func show(_ request: Request, context: VarselContext) async throws -> Response {
+        let user = try context.requireUser().user
+        let id = try NotificationsController.id(context)
+        if user.role == .mentor {
+            guard let copy = try await services.repository.scenarios(forMentor: user.id).first(where: { $0.scenario.id == id }) else {
+                throw Problem.notFound("You have no scenario with id \(id).")
+            }
+            return try JSONCoding.response(ScenarioResource(copy))
+        }
+        guard let (scenario, copies) = try await published(by: user).first(where: { $0.0.id == id }) else {
+            throw Problem.notFound("You published no scenario with id \(id).")
+        }
+        return try JSONCoding.response(ScenarioResource(scenario, copies: copies))
+    }
+
+    struct PublishRequest: Decodable {
+        var title: String
+        var body: String
+        /// The mentors to publish to; absent means every mentor.
+        var mentors: [NotificationsController.Recipient]?
+    }
+
+    func publish(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try context.require(.coordinator, .admin)
+        let body = try await JSONCoding.decode(PublishRequest.self, from: request)
+        let valid = try Validation.scenario(title: body.title, body: body.body)
+        let mentors: [User]
+        if let chosen = body.mentors {
+            mentors = try await NotificationsController(services: services).resolve(chosen)
+            guard mentors.allSatisfy({ $0.role == .mentor }) else {
+                throw Problem.unprocessable("mentors must name users with the mentor role.", errors: [.init(field: "mentors", message: "not a mentor")])
+            }
+        } else {
+            mentors = try await services.repository.users().filter { $0.role == .mentor }
+            guard !mentors.isEmpty else {
+                throw Problem.unprocessable("There are no mentors to publish to.", errors: [.init(field: "mentors", message: "empty")])
+            }
+        }
+        let (scenario, items) = try await services.sender.publishScenario(title: valid.title, body: valid.body, from: identity.user.id, to: mentors)
+        context.logger.info("scenario published", metadata: ["scenario.id": "\(scenario.id)", "notification.count": "\(items.count)"])
+        let copies = mentors.map { MentorScenario(scenario: scenario, mentorID: $0.id, doneAt: nil, reflection: "") }
+        return try JSONCoding.response(ScenarioResource(scenario, copies: copies), status: .created)
+    }
+
+    struct DoneRequest: Decodable { var reflection: String? }
+
+    func done(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try context.require(.mentor)
+        let id = try NotificationsController.id(context)
+        let body = try await JSONCoding.decode(DoneRequest.self, from: request)
+        let reflection = try Validation.reflection(body.reflection ?? "")
+        let copy = try await services.repository.completeScenario(scenarioID: id, mentorID: identity.user.id, reflection: reflection, at: services.now())
+        return try JSONCoding.response(ScenarioResource(copy))
+    }
+}
