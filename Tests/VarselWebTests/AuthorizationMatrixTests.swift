@@ -77,6 +77,16 @@ struct AuthorizationMatrixTests {
         "POST /api/v1/assignments/{id}/decline": Row(401, 200, 404, 403, 403),
         "GET /api/v1/contacts/{id}": Row(401, 200, 404, 200, 200),
         "POST /api/v1/pause": Row(401, 201, 201, 403, 403, body: #"{"until":"2031-06-01"}"#),
+        "DELETE /api/v1/pause": Row(401, 204, 204, 403, 403),
+        "PUT /api/v1/me/language": .signedIn(401, 200, body: #"{"language":"nb"}"#),
+        // The assignment waits for an answer, so its mentor's "done" passes authorization and is refused as too early.
+        "POST /api/v1/assignments/{id}/done": Row(401, 409, 404, 403, 403, body: #"{"note":"Went well."}"#),
+        // The coordinator who made it reassigns it (to Kari); the admin then finds it already reassigned.
+        "POST /api/v1/assignments/{id}/reassign": Row(401, 403, 404, 201, 409, body: #"{"mentor":"kari"}"#),
+        "GET /api/v1/scenarios": .signedIn(401, 200),
+        "POST /api/v1/scenarios": Row(401, 403, 403, 201, 201, body: #"{"title":"A first visit","body":"Try it."}"#),
+        "GET /api/v1/scenarios/{id}": Row(401, 200, 404, 200, 200),
+        "POST /api/v1/scenarios/{id}/done": Row(401, 200, 404, 403, 403, body: #"{"reflection":"I listened first."}"#),
         "GET /api/v1/mentors/{id}/certifications": Row(401, 200, 404, 200, 200),
         "PUT /api/v1/mentors/{id}/certifications": Row(401, 403, 403, 200, 200, body: #"[{"name":"First aid","expiresOn":"2031-06-01"}]"#),
         "GET /api/v1/users": Row(401, 403, 403, 200, 200),
@@ -112,7 +122,15 @@ struct AuthorizationMatrixTests {
         "GET /certifications/{id}": .signedIn(303, 200),
         "GET /pause": .signedIn(303, 200),
         "GET /scenarios": .signedIn(303, 200),
-        "GET /scenarios/{id}": .signedIn(303, 200),
+        "GET /scenarios/{id}": Row(303, 200, 404, 200, 200),
+        "POST /scenarios/{id}/done": Row(303, 303, 404, 403, 403, body: form + "&reflection=I+listened"),
+        "POST /coordinator/scenarios": Row(303, 403, 403, 303, 303, body: form + "&title=T&body=B&audience=all"),
+        "POST /profile/pause": Row(303, 303, 303, 403, 403, body: form + "&until=2031-06-01"),
+        "POST /profile/pause/end": Row(303, 303, 303, 403, 403, body: form),
+        "POST /profile/language": .signedIn(303, 303, body: form + "&language=en"),
+        "POST /profile/password": .signedIn(303, 303, body: form + "&currentPassword={password}&newPassword=another+long+one"),
+        "POST /assignments/{id}/done": Row(303, 409, 404, 403, 403, body: form + "&note=ok"),
+        "POST /assignments/{id}/reassign": Row(303, 403, 403, 303, 409, body: form + "&mentor={kari}"),
         "GET /coordinator": Row(303, 403, 403, 200, 200),
         "GET /coordinator/assignments": Row(303, 403, 403, 200, 200),
         "GET /api/v1/assignments": .signedIn(401, 200),
@@ -156,6 +174,12 @@ struct AuthorizationMatrixTests {
             NewNotification(recipientID: world.ola.id, senderID: world.coordinator.id, kind: .assignment, title: "New assignment", body: "b",
                             deepLink: .contact(contactID: contactID, assignmentID: assignmentID), personalDetails: ["Per Olsen"])
         }
+        let (scenario, _) = try await world.repository.publishScenario(
+            title: "A first visit", body: "Try it.", coordinatorID: world.coordinator.id, mentorIDs: [world.ola.id], at: world.clock.now
+        ) { scenarioID, mentorID in
+            NewNotification(recipientID: mentorID, senderID: world.coordinator.id, kind: .scenarioPrompt, title: "Scenario", body: "b",
+                            deepLink: .scenario(scenarioID: scenarioID))
+        }
         // Ola's phone, subscribed from a session of its own.
         try await world.repository.createSession(Session(tokenHash: "ola-phone", userID: world.ola.id, csrfToken: "c",
                                                          createdAt: world.clock.now, expiresAt: world.clock.now.addingTimeInterval(3600)))
@@ -170,6 +194,7 @@ struct AuthorizationMatrixTests {
         case pattern.contains("/assignments/{id}"): "\(assignment.id)"
         case pattern.contains("/contacts/{id}"): "\(contact.id)"
         case pattern.contains("/mentors/{id}"): "\(world.ola.id)"
+        case pattern.contains("/scenarios/{id}"): "\(scenario.id)"
         default: "1"
         }
         let path = pattern.replacingOccurrences(of: "{id}", with: id).replacingOccurrences(of: "{name}", with: "varsel.css")
@@ -184,6 +209,7 @@ struct AuthorizationMatrixTests {
                     .replacingOccurrences(of: "{ola}", with: "\(world.ola.id)")
                     .replacingOccurrences(of: "{assignment}", with: "\(assignment.id)")
                     .replacingOccurrences(of: "{ackToken}", with: acknowledgeToken)
+                    .replacingOccurrences(of: "{password}", with: TestWorld.password.replacingOccurrences(of: " ", with: "+"))
                 if let username {
                     let (cookie, csrf) = try await client.cookieAndCSRF(username)
                     if isAPI {
