@@ -74,7 +74,9 @@ def test_the_pipeline_from_coordinator_to_mentor_and_back(browser, server):
         name = row.locator("a").inner_text()
         assert name.startswith("Per Olsen, Torggata 3, Demo Mentor, acknowledged, answered after "), name
         history = row.locator("ol.trail li").all_inner_texts()
-        assert [line.split(",")[0] for line in history] == ["Created", "Mentor notified", "Read by the mentor", "Acknowledged"], history
+        # The mentor's open page got it live: the history says so, between "notified" and "read".
+        assert [line.split(",")[0] for line in history] == ["Created", "Mentor notified", "Delivered to the mentor's open app",
+                                                            "Read by the mentor", "Acknowledged"], history
         assert row.locator("ol.trail").get_attribute("aria-label") == "History: Per Olsen"
         coordinator.screenshot(path=str(SCREENSHOTS / "coordinator-dashboard.png"), full_page=True)
     finally:
@@ -89,15 +91,23 @@ def test_every_tab_has_content_and_contacts_show_only_live_assignments(page, ser
     assert "1 assignment waits for your answer" in needs and "3 unread notifications" in needs, needs
     page.goto(server.base_url + "/assignments")
     headings = page.locator("h2").all_inner_texts()
-    assert headings == ["Waiting for your answer (1)", "Acknowledged (1)", "Declined (0)"], headings
+    assert headings == ["Waiting for your answer (1)", "Acknowledged (1)", "Declined (0)", "Visit done (0)"], headings
     assert page.locator("section[aria-labelledby=assignments-acknowledged] a").inner_text().startswith(
         "Ola Hansen, Kirkegata 5, 0153 Oslo, acknowledged, answered after 1 hour")
     page.goto(server.base_url + "/contacts")
     # Both demo assignments are live (one waiting, one acknowledged); a declined one would not be listed.
     assert sorted(page.locator("main a").all_inner_texts()) == ["Kari Nordmann, Storgata 1, 0155 Oslo", "Ola Hansen, Kirkegata 5, 0153 Oslo"]
     page.goto(server.base_url + "/profile")
-    assert page.locator("h2").all_inner_texts() == ["Certifications", "Pause"]
-    assert page.locator("#certifications ~ ul li").inner_text().startswith("Peer mentor certificate expires on ")
+    assert page.locator("h2").all_inner_texts() == ["Certifications", "Pause", "Language", "Change password"]
+    assert page.locator("#certifications ~ ul li").inner_text().startswith("Peer mentor certificate: valid until ")
+    assert page.inner_text("#pause-state") == "You are not paused."
+    # The demo's scenario prompt opens a real scenario with its text and the reflection form.
+    page.goto(server.base_url + "/scenarios")
+    assert page.locator("#scenarios-to-do ~ ul a").all_inner_texts() == ["A first visit, not done yet"]
+    page.click("text=A first visit, not done yet")
+    assert page.inner_text("h1") == "A first visit"
+    assert "lost her sight this spring" in page.inner_text(".scenario-text")
+    assert page.get_attribute("#reflection", "aria-describedby") == "reflection-hint"
     # A mentor has no dashboard.
     response = page.goto(server.base_url + "/coordinator/assignments")
     assert response.status == 403
@@ -122,3 +132,61 @@ def test_a_paused_mentor_is_not_offered_and_the_page_says_why(browser, server):
         assert status == 422 and "paused" in body["detail"] and "Per Olsen" not in str(body)
     finally:
         context.close()
+
+
+def test_reassignment_a_visit_done_and_the_history_in_the_browser(browser, server):
+    """The coordinator gives the demo's overdue assignment (Ingrid Berg's, reminded and escalated at start-up) to
+    Demo Mentor, who hears it arrive, acknowledges it from the Assignments list through the dialog, makes the visit
+    and notes it; Ingrid loses the contact; the coordinator's page shows the whole history and the note."""
+    mentor_context, mentor = signed_in(browser, server, "demo-mentor")
+    coordinator_context, coordinator = signed_in(browser, server, "demo-coordinator")
+    try:
+        mentor.goto(server.base_url + "/notifications")
+        coordinator.goto(server.base_url + "/coordinator/assignments?show=overdue")
+        row = coordinator.locator("section[aria-labelledby=dashboard-waitingForAnswer] li").first
+        assert row.locator("a").inner_text().startswith("Per Olsen, Fjordveien 3, 0250 Oslo, Ingrid Berg, waiting for an answer, ")
+        assert row.locator("a").inner_text().endswith(", overdue")
+        steps = [line.split(",")[0] for line in row.locator("ol.trail li").all_inner_texts()]
+        assert steps == ["Created", "Mentor notified", "Reminder sent to the mentor", "Coordinator told it is unanswered"], steps
+        old_link = row.locator("a").get_attribute("href")
+        row.locator("a").click()
+        coordinator.select_option("#reassign-mentor", label="Demo Mentor")
+        coordinator.click("#reassign-button")
+        coordinator.wait_for_load_state()
+        assert wait_until(lambda: "Assignment reassigned" in coordinator.inner_text("body"))
+
+        # The new mentor hears it, and acknowledges it from the list: the button opens the same dialog.
+        assert wait_until(lambda: "New notification: New assignment" in mentor.inner_text("#live-polite"), 15)
+        mentor.goto(server.base_url + "/assignments")
+        mentor.get_by_role("button", name="Acknowledge the assignment with Per Olsen").click()
+        mentor.wait_for_url(re.compile(r"/contacts/\d+\?assignment=\d+&confirm=acknowledge"))
+        assert mentor.locator("#acknowledge-dialog").is_visible()
+        mentor.click("#confirm-acknowledge")
+        mentor.wait_for_load_state()
+        assert wait_until(lambda: "Assignment acknowledged" in mentor.inner_text("body"))
+        mentor.fill("#visit-note", "Coffee and a walk; she wants to try the bus next time.")
+        mentor.click("#visit-done-button")
+        mentor.wait_for_url(re.compile(r"/assignments\?done=visit"))
+        assert "Visit done (1)" in mentor.locator("h2").all_inner_texts()
+        assert mentor.locator("section[aria-labelledby=assignments-done] li").first.inner_text().startswith("Per Olsen, Fjordveien 3")
+
+        # Ingrid's old link now says why, without the person's details.
+        ingrid_context, ingrid = signed_in(browser, server, "demo-mentor-2")
+        try:
+            ingrid.goto(server.base_url + old_link)
+            assert ingrid.inner_text("main p") == "Dette oppdraget er gitt til en annen likeperson."
+            assert "Per Olsen" not in ingrid.inner_text("body")
+        finally:
+            ingrid_context.close()
+
+        # The coordinator sees the note and the history through both mentors.
+        coordinator.reload()
+        assert coordinator.inner_text("#visit-note-heading + p") == "Coffee and a walk; she wants to try the bus next time."
+        history = [line.split(",")[0] for line in coordinator.locator("ol.trail li").all_inner_texts()]
+        assert history[:4] == ["Created", "Mentor notified", "Reminder sent to the mentor", "Coordinator told it is unanswered"], history
+        assert history[4:] == ["Reassigned to Demo Mentor", "Mentor notified", "Delivered to the mentor's open app", "Read by the mentor",
+                               "Acknowledged", "Visit done"], history
+        assert coordinator.locator("#reassign-button").count() == 0, "a done assignment is not reassigned"
+    finally:
+        mentor_context.close()
+        coordinator_context.close()

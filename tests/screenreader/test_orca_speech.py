@@ -291,3 +291,29 @@ def test_a_confirmation_after_a_form_post_is_spoken_once(reader):
     reader.desktop.wait_for_quiet(1.5)
     spoken = reader.spoken_since(mark)
     assert spoken.count("Settings saved") == 1, "\n".join(spoken)
+
+
+def test_an_assignment_row_is_named_in_full_and_its_buttons_say_which_assignment(reader):
+    # Issue 10: each row "named in full for a screen reader (who, where, when, state, how long it has waited)";
+    # acknowledge and decline from the list, each button saying which assignment it acts on.
+    reader.goto("/assignments")
+    spoken, _ = reader.tab_until(lambda text: text.startswith("Kari Nordmann, Storgata 1"))
+    [row] = [text for text in spoken if text.startswith("Kari Nordmann, Storgata 1")]
+    assert re.fullmatch(r"Kari Nordmann, Storgata 1, 0155 Oslo, waiting for your answer, \d+ minutes link", row), row
+    assert "Acknowledge the assignment with Kari Nordmann push button" in reader.press("Tab")
+    assert "Decline the assignment with Kari Nordmann push button" in reader.press("Tab")
+    spoken, _ = reader.tab_until(lambda text: text.startswith("Ola Hansen, Kirkegata 5"))
+    assert any(re.fullmatch(r"Ola Hansen, Kirkegata 5, 0153 Oslo, acknowledged, answered after 1 hour link", text) for text in spoken), spoken
+
+
+def test_following_a_scenario_prompt_puts_focus_on_the_scenario_heading(reader):
+    # Issue 10: every screen a deep-link target whose heading takes focus when opened from a notification.
+    reader.goto("/notifications")
+    reader.tab_until(lambda text: text.startswith("Scenario prompt: New training scenario"))
+    mark = reader.desktop.mark()
+    reader.desktop.key("Return")
+    reader.desktop.wait_for_speech(lambda u: normalize(u.text) == "A first visit", 15, since=mark)
+    reader.desktop.wait_for_quiet(0.8)
+    spoken = reader.spoken_since(mark)
+    assert spoken[spoken.index("A first visit") + 1] == "heading level 1", spoken
+    assert reader.focused_id() == "scenario-heading"
