@@ -11,6 +11,14 @@ public enum Language: String, Sendable, Codable, Hashable, CaseIterable {
     /// The BCP 47 tag, suitable for an HTML `lang` attribute.
     public var tag: String { rawValue }
 
+    /// The language's own name, which is how a reader finds theirs in a list: `English`, `Norsk bokmål`.
+    public var autonym: String {
+        switch self {
+        case .english: "English"
+        case .norwegianBokmal: "Norsk bokmål"
+        }
+    }
+
     /// Parses a language tag such as `nb`, `nb-NO`, `no`, `nn` or `en-GB`; nil when Varsel does not speak it.
     public init?(tag: String) {
         let primary = tag.split(whereSeparator: { $0 == "-" || $0 == "_" }).first.map { $0.lowercased() } ?? ""

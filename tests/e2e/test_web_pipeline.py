@@ -190,3 +190,27 @@ def test_reassignment_a_visit_done_and_the_history_in_the_browser(browser, serve
     finally:
         mentor_context.close()
         coordinator_context.close()
+
+
+def test_every_tab_has_content_in_norwegian(browser, server):
+    """The second demo mentor reads Norwegian: Home, Assignments, Contacts and Profile say it all in Bokmål."""
+    context, page = signed_in(browser, server, "demo-mentor-2")
+    try:
+        page.goto(server.base_url + "/")
+        assert page.inner_text("h1") == "Hjem"
+        needs = page.locator("#needs-you-now ~ ul li").all_inner_texts()
+        assert "1 oppdrag venter på svaret ditt" in needs, needs
+        assert any(line.startswith("Likepersonsertifikat utløper ") for line in needs), needs
+        page.goto(server.base_url + "/assignments")
+        assert page.locator("h2").all_inner_texts() == ["Venter på svaret ditt (1)", "Bekreftet (0)", "Avslått (0)", "Besøk gjennomført (0)"]
+        row = page.locator("section[aria-labelledby=assignments-waitingForAnswer] a").inner_text()
+        assert row.startswith("Per Olsen, Fjordveien 3, 0250 Oslo, venter på svaret ditt, "), row
+        assert page.get_by_role("button", name="Avslå oppdraget hos Per Olsen").count() == 1
+        page.goto(server.base_url + "/contacts")
+        assert page.locator("main a").all_inner_texts() == ["Per Olsen, Fjordveien 3, 0250 Oslo"]
+        page.goto(server.base_url + "/profile")
+        assert page.locator("h2").all_inner_texts() == ["Sertifiseringer", "Pause", "Språk", "Bytt passord"]
+        assert page.locator("#certifications ~ ul li").inner_text().startswith("Likepersonsertifikat: utløper snart, ")
+        assert page.inner_text("#pause-state") == "Du har ikke pause."
+    finally:
+        context.close()

@@ -54,20 +54,12 @@ extension PagesController {
             showCertifications: isMentor && screen != .pause, certifications: certifications,
             pause: pause,
             account: screen == .profile ? AccountView(
-                languages: Language.allCases.map { LanguageOption(value: $0.rawValue, label: Self.autonym($0), isSelected: $0 == user.language) },
+                languages: Language.allCases.map { LanguageOption(value: $0.rawValue, label: $0.autonym, isSelected: $0 == user.language) },
                 passwordError: errors.first { $0.fieldId == "current-password" || $0.fieldId == "new-password" }.map { _ in true } ?? false,
                 currentPasswordError: errors.first { $0.fieldId == "current-password" }?.message,
                 newPasswordError: errors.first { $0.fieldId == "new-password" }?.message) : nil,
             strings: ProfileStrings(strings))
         return try renderer.page("profile", model, status: status)
-    }
-
-    /// A language's own name, which is how a reader finds theirs: `English`, `Norsk bokmål`.
-    static func autonym(_ language: Language) -> String {
-        switch language {
-        case .english: "English"
-        case .norwegianBokmal: "Norsk bokmål"
-        }
     }
 
     /// A date as a date field holds it: `2026-11-23`, in Oslo.
