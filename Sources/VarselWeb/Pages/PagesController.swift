@@ -125,7 +125,7 @@ struct PagesController {
             isCoordinator: identity.holds(.coordinator, .admin), tabs: tabs, flash: flash, lastEventId: resumePoint,
             strings: ChromeStrings(skipToContent: strings.skipToContent, signOut: strings.signOut, mainNavigation: strings.mainNavigation,
                                    settings: strings.screenTitle(.notificationSettings), coordinator: strings.coordinatorTools,
-                                   dashboard: strings.dashboardTitle))
+                                   dashboard: strings.dashboardTitle, scenarios: strings.scenariosTitle))
     }
 
     /// The confirmation for a finished form action, carried across the redirect as `?done=` (``Flash``).

@@ -28,6 +28,7 @@ struct ChromeStrings {
     var settings: String
     var coordinator: String
     var dashboard: String
+    var scenarios: String
 }
 
 /// One tab of the bottom navigation, rendered from the core's description of it.
