@@ -263,7 +263,7 @@ struct ListGroup {
     var items: [LinkItem]
 }
 
-/// A screen of lists: Home, Assignments, Contacts, Profile.
+/// A screen of lists: Home, Assignments, Contacts.
 struct ListPage {
     var chrome: PageChrome
     var heading: String
