@@ -64,7 +64,9 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     public func user(id: Int64) async throws -> User? {
-        try await writer.read { db in try UserRecord.fetchOne(db, key: id)?.user() }
+        try await writer.read { db in
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM user WHERE id = ?"), arguments: [id]).map { try UserRecord(row: $0).user() }
+        }
     }
 
     public func user(username: String) async throws -> User? {
@@ -97,7 +99,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
 
     public func session(tokenHash: String, at date: Date) async throws -> Session? {
         try await writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM session WHERE token_hash = ? AND expires_at > ?",
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM session WHERE token_hash = ? AND expires_at > ?"),
                              arguments: [tokenHash, date.timeIntervalSince1970]).map { row in
                 Session(tokenHash: row["token_hash"], userID: row["user_id"], csrfToken: row["csrf_token"],
                         createdAt: Self.date(row["created_at"]), expiresAt: Self.date(row["expires_at"]))
@@ -132,14 +134,14 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     public func createNotifications(_ notifications: [NewNotification], idempotencyKey: IdempotencyKey?, at date: Date) async throws -> CreatedNotifications {
         try await writer.write { db in
             if let key = idempotencyKey,
-               let row = try Row.fetchOne(db, sql: "SELECT fingerprint, notification_ids FROM idempotency_key WHERE sender_id = ? AND key = ?",
+               let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT fingerprint, notification_ids FROM idempotency_key WHERE sender_id = ? AND key = ?"),
                                           arguments: [key.senderID, key.key]) {
                 guard (row["fingerprint"] as String) == key.fingerprint else { throw StoreError.idempotencyKeyReused }
                 let ids = try Self.decoder.decode([Int64].self, from: Data((row["notification_ids"] as String).utf8))
                 return CreatedNotifications(items: try ids.compactMap { try Self.fetchNotification(db, id: $0) }, isReplay: true)
             }
             for recipient in Set(notifications.map(\.recipientID)) {
-                guard try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE id = ?", arguments: [recipient]) == true else {
+                guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM user WHERE id = ?"), arguments: [recipient]) == true else {
                     throw StoreError.notFound(.recipient)
                 }
             }
@@ -156,10 +158,10 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     private static func insert(_ new: NewNotification, at date: Date, db: Database) throws -> NotificationItem {
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             INSERT INTO notification (recipient_id, sender_id, kind, title, body, urgency, created_at, read_at, deep_link, personal_details)
             VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)
-            """, arguments: [new.recipientID, new.senderID, new.kind.rawValue, new.title, new.body, new.urgency.rawValue,
+            """).execute(arguments: [new.recipientID, new.senderID, new.kind.rawValue, new.title, new.body, new.urgency.rawValue,
                              date.timeIntervalSince1970, try json(new.deepLink), try json(new.personalDetails)])
         let item = NotificationItem(id: db.lastInsertedRowID, recipientID: new.recipientID, kind: new.kind, title: new.title,
                                     body: new.body, createdAt: date, urgency: new.urgency, deepLink: new.deepLink,
@@ -181,7 +183,8 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     private static func unreadCount(_ userID: Int64, db: Database) throws -> Int {
-        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM notification WHERE recipient_id = ? AND read_at IS NULL", arguments: [userID]) ?? 0
+        try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM notification WHERE recipient_id = ? AND read_at IS NULL"),
+                         arguments: [userID]) ?? 0
     }
 
     private static func fetchNotification(_ db: Database, id: Int64) throws -> NotificationItem? {
@@ -284,7 +287,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
 
     public func preferences(for userID: Int64) async throws -> NotificationPreferences {
         try await writer.read { db in
-            guard let json = try String.fetchOne(db, sql: "SELECT json FROM preferences WHERE user_id = ?", arguments: [userID]) else {
+            guard let json = try String.fetchOne(db.cachedStatement(sql: "SELECT json FROM preferences WHERE user_id = ?"), arguments: [userID]) else {
                 return .standard
             }
             return try Self.decoder.decode(NotificationPreferences.self, from: Data(json.utf8))
@@ -460,25 +463,27 @@ public final class SQLiteRepository: VarselRepository, Sendable {
 
     public func events(after id: Int64, limit: Int) async throws -> [StoredEvent] {
         try await writer.read { db in
-            try EventRecord.all().after(id).limit(limit).fetchAll(db).map { try $0.event(decoder: Self.decoder) }
+            try EventRecord.fetchAll(db.cachedStatement(sql: "SELECT * FROM event WHERE id > ? ORDER BY id LIMIT ?"), arguments: [id, limit])
+                .map { try $0.event(decoder: Self.decoder) }
         }
     }
 
     public func events(for userID: Int64, after id: Int64, limit: Int) async throws -> [StoredEvent] {
         try await writer.read { db in
-            try EventRecord.all().belonging(to: userID).after(id).limit(limit).fetchAll(db).map { try $0.event(decoder: Self.decoder) }
+            try EventRecord.fetchAll(db.cachedStatement(sql: "SELECT * FROM event WHERE user_id = ? AND id > ? ORDER BY id LIMIT ?"),
+                                     arguments: [userID, id, limit]).map { try $0.event(decoder: Self.decoder) }
         }
     }
 
     public func latestEventID() async throws -> Int64 {
         try await writer.read { db in
             // AUTOINCREMENT keeps the highest id ever used in sqlite_sequence, even after pruning.
-            try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'event'") ?? 0
+            try Int64.fetchOne(db.cachedStatement(sql: "SELECT seq FROM sqlite_sequence WHERE name = 'event'")) ?? 0
         }
     }
 
     public func prunedThroughEventID() async throws -> Int64 {
-        try await writer.read { db in try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'events_pruned_through'") ?? 0 }
+        try await writer.read { db in try Int64.fetchOne(db.cachedStatement(sql: "SELECT value FROM meta WHERE key = 'events_pruned_through'")) ?? 0 }
     }
 
     public func pruneEvents(before date: Date) async throws -> Int {
