@@ -6,7 +6,7 @@ import VarselStore
 /// and the push outbox with its cursor in `meta`.
 extension SQLiteRepository {
     public func vapidPrivateKey(orStore candidate: Data) async throws -> Data {
-        try await writer.write { db in
+        try await commits.write { db in
             try db.execute(sql: "INSERT OR IGNORE INTO vapid_key (id, private_key) VALUES (1, ?)", arguments: [candidate])
             guard let kept = try Data.fetchOne(db, sql: "SELECT private_key FROM vapid_key WHERE id = 1") else {
                 throw StoreError.unknownStoredValue(column: "vapid_key.private_key")
@@ -16,7 +16,7 @@ extension SQLiteRepository {
     }
 
     public func savePushSubscription(_ new: NewPushSubscription, at date: Date) async throws -> PushSubscription {
-        try await writer.write { db in
+        try await commits.write { db in
             try db.execute(sql: "DELETE FROM push_subscription WHERE endpoint = ?", arguments: [new.endpoint])
             try db.execute(sql: """
                 INSERT INTO push_subscription (user_id, session_token_hash, endpoint, p256dh, auth, action_secret, created_at)
@@ -52,7 +52,7 @@ extension SQLiteRepository {
     }
 
     public func deletePushSubscription(id: Int64, userID: Int64?) async throws -> Bool {
-        try await writer.write { db in
+        try await commits.write { db in
             if let userID {
                 try db.execute(sql: "DELETE FROM push_subscription WHERE id = ? AND user_id = ?", arguments: [id, userID])
             } else {
@@ -67,7 +67,7 @@ extension SQLiteRepository {
     }
 
     public func enqueuePushDeliveries(_ deliveries: [NewPushDelivery], after expectedCursor: Int64?, through eventID: Int64, at date: Date) async throws -> Bool {
-        try await writer.write { db in
+        try await commits.write { db in
             let cursor = try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'push_outbox_cursor'")
             guard cursor == expectedCursor else { return false }
             for delivery in deliveries {
@@ -85,7 +85,7 @@ extension SQLiteRepository {
     }
 
     public func claimDuePushDeliveries(at date: Date, limit: Int, leaseUntil: Date) async throws -> [PushDelivery] {
-        try await writer.write { db in
+        try await commits.write { db in
             let due = try Row.fetchAll(db, sql: """
                 SELECT d.id AS delivery_id, d.notification_id, d.attempts, d.enqueued_at, d.next_attempt_at, s.*
                 FROM push_delivery d JOIN push_subscription s ON s.id = d.subscription_id
@@ -110,14 +110,14 @@ extension SQLiteRepository {
     }
 
     public func reschedulePushDelivery(id: Int64, attempts: Int, at date: Date) async throws {
-        try await writer.write { db in
+        try await commits.write { db in
             try db.execute(sql: "UPDATE push_delivery SET attempts = ?, next_attempt_at = ? WHERE id = ?",
                            arguments: [attempts, date.timeIntervalSince1970, id])
         }
     }
 
     public func finishPushDelivery(id: Int64) async throws {
-        try await writer.write { db in try db.execute(sql: "DELETE FROM push_delivery WHERE id = ?", arguments: [id]) }
+        try await commits.write { db in try db.execute(sql: "DELETE FROM push_delivery WHERE id = ?", arguments: [id]) }
     }
 
     private static func pushSubscription(_ row: Row) -> PushSubscription {

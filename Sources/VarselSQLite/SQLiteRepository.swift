@@ -5,10 +5,13 @@ import VarselStore
 
 /// The embedded default store: one SQLite file in WAL mode, through a GRDB `DatabasePool`.
 ///
-/// Each public method is one transaction. Writes are serialized by SQLite, so event ids are assigned in commit
-/// order, which the live stream relies on to resume without gaps.
+/// Each public method is all or nothing: a read is one transaction, a write one savepoint of a transaction that
+/// writes arriving together share (``GroupCommit``). Writes are serialized by SQLite, so event ids are assigned in
+/// commit order, which the live stream relies on to resume without gaps.
 public final class SQLiteRepository: VarselRepository, Sendable {
     let writer: any DatabaseWriter
+    /// Where every write goes: one transaction, and one wait for the disk, for a burst of them.
+    let commits: GroupCommit
     private static let encoder = JSONEncoder()
     private static let decoder = JSONDecoder()
 
@@ -38,6 +41,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     public init(writer: any DatabaseWriter) throws {
         try Migrations.migrator.migrate(writer)
         self.writer = writer
+        commits = GroupCommit(writer: writer)
     }
 
     /// A store in memory, gone when released: for fast contract tests.
@@ -53,7 +57,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     // MARK: Users
 
     public func createUser(_ user: NewUser, at date: Date) async throws -> User {
-        try await writer.write { db in
+        try await commits.write { db in
             if try UserRecord.all().named(user.username).isEmpty(db) == false {
                 throw StoreError.conflict("username is taken")
             }
@@ -80,7 +84,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     public func setPausedUntil(_ date: Date?, userID: Int64) async throws {
-        try await writer.write { db in
+        try await commits.write { db in
             try db.execute(sql: "UPDATE user SET paused_until = ? WHERE id = ?", arguments: [date?.timeIntervalSince1970, userID])
             if db.changesCount == 0 { throw StoreError.notFound(.user) }
         }
@@ -89,7 +93,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     // MARK: Sessions
 
     public func createSession(_ session: Session) async throws {
-        try await writer.write { db in
+        try await commits.write { db in
             try db.execute(sql: """
                 INSERT INTO session (token_hash, user_id, csrf_token, created_at, expires_at) VALUES (?, ?, ?, ?, ?)
                 """, arguments: [session.tokenHash, session.userID, session.csrfToken, session.createdAt.timeIntervalSince1970,
@@ -108,11 +112,11 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     public func deleteSession(tokenHash: String) async throws {
-        try await writer.write { db in try db.execute(sql: "DELETE FROM session WHERE token_hash = ?", arguments: [tokenHash]) }
+        try await commits.write { db in try db.execute(sql: "DELETE FROM session WHERE token_hash = ?", arguments: [tokenHash]) }
     }
 
     public func changePassword(userID: Int64, passwordHash: String, keeping keptSession: String?) async throws -> [String] {
-        try await writer.write { db in
+        try await commits.write { db in
             try db.execute(sql: "UPDATE user SET password_hash = ? WHERE id = ?", arguments: [passwordHash, userID])
             if db.changesCount == 0 { throw StoreError.notFound(.user) }
             let ended = try String.fetchAll(db, sql: "SELECT token_hash FROM session WHERE user_id = ? AND token_hash IS NOT ?",
@@ -123,7 +127,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     public func deleteExpiredSessions(at date: Date) async throws -> Int {
-        try await writer.write { db in
+        try await commits.write { db in
             try db.execute(sql: "DELETE FROM session WHERE expires_at <= ?", arguments: [date.timeIntervalSince1970])
             return db.changesCount
         }
@@ -132,7 +136,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     // MARK: Notifications
 
     public func createNotifications(_ notifications: [NewNotification], idempotencyKey: IdempotencyKey?, at date: Date) async throws -> CreatedNotifications {
-        try await writer.write { db in
+        try await commits.write { db in
             if let key = idempotencyKey,
                let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT fingerprint, notification_ids FROM idempotency_key WHERE sender_id = ? AND key = ?"),
                                           arguments: [key.senderID, key.key]) {
@@ -234,7 +238,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     public func setRead(_ isRead: Bool, notificationID: Int64, userID: Int64, at date: Date) async throws -> NotificationItem? {
-        try await writer.write { db in
+        try await commits.write { db in
             guard var item = try Self.fetchNotification(db, id: notificationID), item.recipientID == userID else { return nil }
             guard item.isUnread == isRead else { return item }
             item.readAt = isRead ? date : nil
@@ -246,14 +250,14 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     public func markAllRead(userID: Int64, at date: Date) async throws -> Int {
-        try await writer.write { db in
+        try await commits.write { db in
             let ids = try Int64.fetchAll(db, sql: "SELECT id FROM notification WHERE recipient_id = ? AND read_at IS NULL", arguments: [userID])
             return try Self.markRead(ids: ids, userID: userID, at: date, db: db)
         }
     }
 
     public func markRead(ids: [Int64], userID: Int64, at date: Date) async throws -> Int {
-        try await writer.write { db in try Self.markRead(ids: ids, userID: userID, at: date, db: db) }
+        try await commits.write { db in try Self.markRead(ids: ids, userID: userID, at: date, db: db) }
     }
 
     private static func markRead(ids: [Int64], userID: Int64, at date: Date, db: Database) throws -> Int {
@@ -270,7 +274,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     public func delete(ids: [Int64], userID: Int64, at date: Date) async throws -> Int {
-        try await writer.write { db in
+        try await commits.write { db in
             var deleted = 0
             for id in Set(ids).sorted() {
                 try db.execute(sql: "DELETE FROM notification WHERE id = ? AND recipient_id = ?", arguments: [id, userID])
@@ -295,7 +299,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     public func setPreferences(_ preferences: NotificationPreferences, for userID: Int64) async throws {
-        try await writer.write { db in
+        try await commits.write { db in
             try db.execute(sql: """
                 INSERT INTO preferences (user_id, json) VALUES (?, ?) ON CONFLICT(user_id) DO UPDATE SET json = excluded.json
                 """, arguments: [userID, try Self.json(preferences)])
@@ -308,6 +312,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         mentorID: Int64, coordinatorID: Int64?, contact: NewContact, at date: Date,
         makeNotification: @Sendable (Int64, Int64) -> NewNotification
     ) async throws -> (Assignment, Contact, NotificationItem) {
+        // A transaction of its own: `makeNotification` may not outlive this call, as a write waiting for a batch would.
         try await writer.write { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE id = ?", arguments: [mentorID]) == true else {
                 throw StoreError.notFound(.mentor)
@@ -356,7 +361,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     public func recordEscalation(assignmentID: Int64, step: EscalationStep, notification: NewNotification, at date: Date) async throws -> NotificationItem? {
-        try await writer.write { db in
+        try await commits.write { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM assignment WHERE id = ?", arguments: [assignmentID]) == true else {
                 throw StoreError.notFound(.assignment)
             }
@@ -388,7 +393,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     public func respond(to assignmentID: Int64, status: AssignmentStatus, at date: Date) async throws -> Assignment {
-        try await writer.write { db in
+        try await commits.write { db in
             guard var assignment = try Row.fetchOne(db, sql: "SELECT * FROM assignment WHERE id = ?", arguments: [assignmentID]).map(Self.assignment) else {
                 throw StoreError.notFound(.assignment)
             }
@@ -408,7 +413,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     public func setCertifications(_ certifications: [NewCertification], mentorID: Int64) async throws -> [Certification] {
-        try await writer.write { db in
+        try await commits.write { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE id = ?", arguments: [mentorID]) == true else {
                 throw StoreError.notFound(.mentor)
             }
@@ -445,7 +450,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     public func recordExpiryWarning(certificationID: Int64, threshold: Int, alsoCovers: [Int], notification: NewNotification, at date: Date) async throws -> NotificationItem? {
-        try await writer.write { db in
+        try await commits.write { db in
             try db.execute(sql: "INSERT OR IGNORE INTO certification_warning (certification_id, threshold) VALUES (?, ?)",
                            arguments: [certificationID, threshold])
             guard db.changesCount > 0 else { return nil }
@@ -487,7 +492,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     public func pruneEvents(before date: Date) async throws -> Int {
-        try await writer.write { db in
+        try await commits.write { db in
             guard let highest = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM event WHERE created_at < ?",
                                                    arguments: [date.timeIntervalSince1970]) else { return 0 }
             try db.execute(sql: "DELETE FROM event WHERE id <= ?", arguments: [highest])
