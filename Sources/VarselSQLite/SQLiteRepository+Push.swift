@@ -30,13 +30,13 @@ extension SQLiteRepository {
     }
 
     public func pushSubscription(id: Int64) async throws -> PushSubscription? {
-        try await writer.read { db in
+        try read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM push_subscription WHERE id = ?", arguments: [id]).map(Self.pushSubscription)
         }
     }
 
     public func pushSubscriptions(for userID: Int64) async throws -> [PushSubscription] {
-        try await writer.read { db in
+        try read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM push_subscription WHERE user_id = ? ORDER BY id", arguments: [userID])
                 .map(Self.pushSubscription)
         }
@@ -44,7 +44,7 @@ extension SQLiteRepository {
 
     public func pushSubscriptions(forAnyOf userIDs: Set<Int64>) async throws -> [PushSubscription] {
         guard !userIDs.isEmpty else { return [] }
-        return try await writer.read { db in
+        return try read { db in
             let placeholders = Array(repeating: "?", count: userIDs.count).joined(separator: ",")
             return try Row.fetchAll(db, sql: "SELECT * FROM push_subscription WHERE user_id IN (\(placeholders)) ORDER BY id",
                                     arguments: StatementArguments(Array(userIDs))).map(Self.pushSubscription)
@@ -63,7 +63,7 @@ extension SQLiteRepository {
     }
 
     public func pushOutboxCursor() async throws -> Int64? {
-        try await writer.read { db in try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'push_outbox_cursor'") }
+        try read { db in try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'push_outbox_cursor'") }
     }
 
     public func enqueuePushDeliveries(_ deliveries: [NewPushDelivery], after expectedCursor: Int64?, through eventID: Int64, at date: Date) async throws -> Bool {
@@ -104,7 +104,7 @@ extension SQLiteRepository {
     }
 
     public func nextPushDeliveryDate() async throws -> Date? {
-        try await writer.read { db in
+        try read { db in
             try Double.fetchOne(db, sql: "SELECT MIN(next_attempt_at) FROM push_delivery").map(Self.date)
         }
     }

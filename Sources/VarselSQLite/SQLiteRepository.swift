@@ -49,6 +49,12 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         try SQLiteRepository(writer: DatabaseQueue())
     }
 
+    /// Runs `body` in a read transaction on the calling thread. The store's reads take microseconds; handing one to a
+    /// GRDB reader thread and back (`await writer.read`) cost more than the read, in thread switches.
+    func read<T>(_ body: (Database) throws -> T) throws -> T {
+        try writer.read(body)
+    }
+
     /// The `synchronous` setting in force (2 is FULL, 1 NORMAL), for tests.
     public func synchronousSetting() async throws -> Int {
         try await writer.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
@@ -68,19 +74,19 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     public func user(id: Int64) async throws -> User? {
-        try await writer.read { db in
+        try read { db in
             try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM user WHERE id = ?"), arguments: [id]).map { try UserRecord(row: $0).user() }
         }
     }
 
     public func user(username: String) async throws -> User? {
-        try await writer.read { db in
+        try read { db in
             try UserRecord.all().named(username).fetchOne(db)?.user()
         }
     }
 
     public func users() async throws -> [User] {
-        try await writer.read { db in try UserRecord.order(UserRecord.Columns.id).fetchAll(db).map { try $0.user() } }
+        try read { db in try UserRecord.order(UserRecord.Columns.id).fetchAll(db).map { try $0.user() } }
     }
 
     public func setPausedUntil(_ date: Date?, userID: Int64) async throws {
@@ -102,7 +108,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     public func session(tokenHash: String, at date: Date) async throws -> Session? {
-        try await writer.read { db in
+        try read { db in
             try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM session WHERE token_hash = ? AND expires_at > ?"),
                              arguments: [tokenHash, date.timeIntervalSince1970]).map { row in
                 Session(tokenHash: row["token_hash"], userID: row["user_id"], csrfToken: row["csrf_token"],
@@ -207,11 +213,11 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     public func notification(id: Int64) async throws -> NotificationItem? {
-        try await writer.read { db in try Self.fetchNotification(db, id: id) }
+        try read { db in try Self.fetchNotification(db, id: id) }
     }
 
     public func notifications(for userID: Int64, filter: NotificationFilter, after cursor: Int64?, limit: Int) async throws -> NotificationPage {
-        try await writer.read { db in
+        try read { db in
             var sql = "SELECT * FROM notification WHERE recipient_id = ?"
             var arguments: StatementArguments = [userID]
             switch filter {
@@ -234,7 +240,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     public func unreadCount(for userID: Int64) async throws -> Int {
-        try await writer.read { db in try Self.unreadCount(userID, db: db) }
+        try read { db in try Self.unreadCount(userID, db: db) }
     }
 
     public func setRead(_ isRead: Bool, notificationID: Int64, userID: Int64, at date: Date) async throws -> NotificationItem? {
@@ -290,7 +296,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     // MARK: Preferences
 
     public func preferences(for userID: Int64) async throws -> NotificationPreferences {
-        try await writer.read { db in
+        try read { db in
             guard let json = try String.fetchOne(db.cachedStatement(sql: "SELECT json FROM preferences WHERE user_id = ?"), arguments: [userID]) else {
                 return .standard
             }
@@ -340,21 +346,21 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     public func assignment(id: Int64) async throws -> Assignment? {
-        try await writer.read { db in try Row.fetchOne(db, sql: "SELECT * FROM assignment WHERE id = ?", arguments: [id]).map(Self.assignment) }
+        try read { db in try Row.fetchOne(db, sql: "SELECT * FROM assignment WHERE id = ?", arguments: [id]).map(Self.assignment) }
     }
 
     public func assignments(forMentor mentorID: Int64) async throws -> [Assignment] {
-        try await writer.read { db in
+        try read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM assignment WHERE mentor_id = ? ORDER BY id DESC", arguments: [mentorID]).map(Self.assignment)
         }
     }
 
     public func allAssignments() async throws -> [Assignment] {
-        try await writer.read { db in try Row.fetchAll(db, sql: "SELECT * FROM assignment ORDER BY id DESC").map(Self.assignment) }
+        try read { db in try Row.fetchAll(db, sql: "SELECT * FROM assignment ORDER BY id DESC").map(Self.assignment) }
     }
 
     public func pendingAssignments(createdBefore date: Date) async throws -> [Assignment] {
-        try await writer.read { db in
+        try read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM assignment WHERE status = ? AND created_at < ? ORDER BY id",
                              arguments: [AssignmentStatus.pending.rawValue, date.timeIntervalSince1970]).map(Self.assignment)
         }
@@ -375,7 +381,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     public func escalations(assignmentID: Int64) async throws -> [EscalationStep: Date] {
-        try await writer.read { db in
+        try read { db in
             var steps: [EscalationStep: Date] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT step, at FROM assignment_escalation WHERE assignment_id = ?", arguments: [assignmentID]) {
                 steps[try EscalationStep(stored: row["step"], column: "assignment_escalation.step")] = Self.date(row["at"])
@@ -385,7 +391,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     public func contact(id: Int64) async throws -> Contact? {
-        try await writer.read { db in
+        try read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM contact WHERE id = ?", arguments: [id]).map { row in
                 Contact(id: row["id"], name: row["name"], phone: row["phone"], address: row["address"], notes: row["notes"])
             }
@@ -437,13 +443,13 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     public func certifications(mentorID: Int64) async throws -> [Certification] {
-        try await writer.read { db in
+        try read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM certification WHERE mentor_id = ? ORDER BY id", arguments: [mentorID]).map(Self.certification)
         }
     }
 
     public func certifications(expiringBefore date: Date) async throws -> [Certification] {
-        try await writer.read { db in
+        try read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM certification WHERE expires_at < ? ORDER BY id",
                              arguments: [date.timeIntervalSince1970]).map(Self.certification)
         }
@@ -467,28 +473,28 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     // MARK: Event log
 
     public func events(after id: Int64, limit: Int) async throws -> [StoredEvent] {
-        try await writer.read { db in
+        try read { db in
             try EventRecord.fetchAll(db.cachedStatement(sql: "SELECT * FROM event WHERE id > ? ORDER BY id LIMIT ?"), arguments: [id, limit])
                 .map { try $0.event(decoder: Self.decoder) }
         }
     }
 
     public func events(for userID: Int64, after id: Int64, limit: Int) async throws -> [StoredEvent] {
-        try await writer.read { db in
+        try read { db in
             try EventRecord.fetchAll(db.cachedStatement(sql: "SELECT * FROM event WHERE user_id = ? AND id > ? ORDER BY id LIMIT ?"),
                                      arguments: [userID, id, limit]).map { try $0.event(decoder: Self.decoder) }
         }
     }
 
     public func latestEventID() async throws -> Int64 {
-        try await writer.read { db in
+        try read { db in
             // AUTOINCREMENT keeps the highest id ever used in sqlite_sequence, even after pruning.
             try Int64.fetchOne(db.cachedStatement(sql: "SELECT seq FROM sqlite_sequence WHERE name = 'event'")) ?? 0
         }
     }
 
     public func prunedThroughEventID() async throws -> Int64 {
-        try await writer.read { db in try Int64.fetchOne(db.cachedStatement(sql: "SELECT value FROM meta WHERE key = 'events_pruned_through'")) ?? 0 }
+        try read { db in try Int64.fetchOne(db.cachedStatement(sql: "SELECT value FROM meta WHERE key = 'events_pruned_through'")) ?? 0 }
     }
 
     public func pruneEvents(before date: Date) async throws -> Int {
