@@ -94,22 +94,12 @@ struct EventsController {
         let initialPreferences = try await services.repository.preferences(for: userID)
 
         let channel = context.channel
-        let writeTimeout = services.configuration.streamWriteTimeout
         let body = ResponseBody { writer in
-            // A client that stops reading would hold its socket for ever once its buffers fill: a watchdog closes
+            // A client that stops reading would hold its socket for ever once its buffers fill: the watchdog closes
             // the connection when one write has waited longer than the write timeout.
             let progress = WriteProgress()
-            let watchdog = Task {
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: writeTimeout / 4)
-                    if progress.hasWaited(longerThan: writeTimeout) {
-                        services.metrics.streamDroppedAsSlow()
-                        channel?.close(promise: nil)
-                        return
-                    }
-                }
-            }
-            defer { watchdog.cancel() }
+            let watched = services.streamWatchdog.watch(progress) { channel?.close(promise: nil) }
+            defer { services.streamWatchdog.stopWatching(watched) }
             func write(_ buffer: ByteBuffer) async throws {
                 progress.begin()
                 defer { progress.end() }
