@@ -37,6 +37,9 @@ struct EventsController {
         }
     }
 
+    /// Unread-count events as JSON, shared by every stream.
+    static let unreadCounts = UnreadCountJSON()
+
     struct CreatedPayload: Encodable { var notification: NotificationResource }
     struct DeletedPayload: Encodable { var id: Int64 }
     struct ResetPayload: Encodable { var reason: String; var lastEventId: Int64 }
@@ -235,7 +238,7 @@ struct EventsController {
             json = try JSONCoding.encoder.encode(DeletedPayload(id: id))
             services.metrics.eventDelivered(latency: nil)
         case let .unreadCount(count):
-            json = try JSONCoding.encoder.encode(UnreadCountResource(count: count, describer: describer))
+            json = try Self.unreadCounts.json(count: count, describer: describer)
             services.metrics.eventDelivered(latency: nil)
         }
         return Frame.event(id: event.id, name: event.type.rawValue, json: json)
