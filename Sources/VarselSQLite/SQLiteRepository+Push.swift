@@ -6,7 +6,7 @@ import VarselStore
 /// and the push outbox with its cursor in `meta`.
 extension SQLiteRepository {
     public func vapidPrivateKey(orStore candidate: Data) async throws -> Data {
-        try await writer.write { db in
+        try await commits.write { db in
             try db.execute(sql: "INSERT OR IGNORE INTO vapid_key (id, private_key) VALUES (1, ?)", arguments: [candidate])
             guard let kept = try Data.fetchOne(db, sql: "SELECT private_key FROM vapid_key WHERE id = 1") else {
                 throw StoreError.unknownStoredValue(column: "vapid_key.private_key")
@@ -16,7 +16,7 @@ extension SQLiteRepository {
     }
 
     public func savePushSubscription(_ new: NewPushSubscription, at date: Date) async throws -> PushSubscription {
-        try await writer.write { db in
+        try await commits.write { db in
             try db.execute(sql: "DELETE FROM push_subscription WHERE endpoint = ?", arguments: [new.endpoint])
             try db.execute(sql: """
                 INSERT INTO push_subscription (user_id, session_token_hash, endpoint, p256dh, auth, action_secret, created_at)
@@ -30,13 +30,13 @@ extension SQLiteRepository {
     }
 
     public func pushSubscription(id: Int64) async throws -> PushSubscription? {
-        try await writer.read { db in
+        try read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM push_subscription WHERE id = ?", arguments: [id]).map(Self.pushSubscription)
         }
     }
 
     public func pushSubscriptions(for userID: Int64) async throws -> [PushSubscription] {
-        try await writer.read { db in
+        try read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM push_subscription WHERE user_id = ? ORDER BY id", arguments: [userID])
                 .map(Self.pushSubscription)
         }
@@ -44,7 +44,7 @@ extension SQLiteRepository {
 
     public func pushSubscriptions(forAnyOf userIDs: Set<Int64>) async throws -> [PushSubscription] {
         guard !userIDs.isEmpty else { return [] }
-        return try await writer.read { db in
+        return try read { db in
             let placeholders = Array(repeating: "?", count: userIDs.count).joined(separator: ",")
             return try Row.fetchAll(db, sql: "SELECT * FROM push_subscription WHERE user_id IN (\(placeholders)) ORDER BY id",
                                     arguments: StatementArguments(Array(userIDs))).map(Self.pushSubscription)
@@ -52,7 +52,7 @@ extension SQLiteRepository {
     }
 
     public func deletePushSubscription(id: Int64, userID: Int64?) async throws -> Bool {
-        try await writer.write { db in
+        try await commits.write { db in
             if let userID {
                 try db.execute(sql: "DELETE FROM push_subscription WHERE id = ? AND user_id = ?", arguments: [id, userID])
             } else {
@@ -63,11 +63,11 @@ extension SQLiteRepository {
     }
 
     public func pushOutboxCursor() async throws -> Int64? {
-        try await writer.read { db in try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'push_outbox_cursor'") }
+        try read { db in try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'push_outbox_cursor'") }
     }
 
     public func enqueuePushDeliveries(_ deliveries: [NewPushDelivery], after expectedCursor: Int64?, through eventID: Int64, at date: Date) async throws -> Bool {
-        try await writer.write { db in
+        try await commits.write { db in
             let cursor = try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'push_outbox_cursor'")
             guard cursor == expectedCursor else { return false }
             for delivery in deliveries {
@@ -85,7 +85,7 @@ extension SQLiteRepository {
     }
 
     public func claimDuePushDeliveries(at date: Date, limit: Int, leaseUntil: Date) async throws -> [PushDelivery] {
-        try await writer.write { db in
+        try await commits.write { db in
             let due = try Row.fetchAll(db, sql: """
                 SELECT d.id AS delivery_id, d.notification_id, d.attempts, d.enqueued_at, d.next_attempt_at, s.*
                 FROM push_delivery d JOIN push_subscription s ON s.id = d.subscription_id
@@ -104,20 +104,20 @@ extension SQLiteRepository {
     }
 
     public func nextPushDeliveryDate() async throws -> Date? {
-        try await writer.read { db in
+        try read { db in
             try Double.fetchOne(db, sql: "SELECT MIN(next_attempt_at) FROM push_delivery").map(Self.date)
         }
     }
 
     public func reschedulePushDelivery(id: Int64, attempts: Int, at date: Date) async throws {
-        try await writer.write { db in
+        try await commits.write { db in
             try db.execute(sql: "UPDATE push_delivery SET attempts = ?, next_attempt_at = ? WHERE id = ?",
                            arguments: [attempts, date.timeIntervalSince1970, id])
         }
     }
 
     public func finishPushDelivery(id: Int64) async throws {
-        try await writer.write { db in try db.execute(sql: "DELETE FROM push_delivery WHERE id = ?", arguments: [id]) }
+        try await commits.write { db in try db.execute(sql: "DELETE FROM push_delivery WHERE id = ?", arguments: [id]) }
     }
 
     private static func pushSubscription(_ row: Row) -> PushSubscription {

@@ -5,10 +5,13 @@ import VarselStore
 
 /// The embedded default store: one SQLite file in WAL mode, through a GRDB `DatabasePool`.
 ///
-/// Each public method is one transaction. Writes are serialized by SQLite, so event ids are assigned in commit
-/// order, which the live stream relies on to resume without gaps.
+/// Each public method is all or nothing: a read is one transaction, a write one savepoint of a transaction that
+/// writes arriving together share (``GroupCommit``). Writes are serialized by SQLite, so event ids are assigned in
+/// commit order, which the live stream relies on to resume without gaps.
 public final class SQLiteRepository: VarselRepository, Sendable {
     let writer: any DatabaseWriter
+    /// Where every write goes: one transaction, and one wait for the disk, for a burst of them.
+    let commits: GroupCommit
     private static let encoder = JSONEncoder()
     private static let decoder = JSONDecoder()
 
@@ -38,6 +41,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     public init(writer: any DatabaseWriter) throws {
         try Migrations.migrator.migrate(writer)
         self.writer = writer
+        commits = GroupCommit(writer: writer)
     }
 
     /// A store in memory, gone when released: for fast contract tests.
@@ -45,15 +49,21 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         try SQLiteRepository(writer: DatabaseQueue())
     }
 
+    /// Runs `body` in a read transaction on the calling thread. The store's reads take microseconds; handing one to a
+    /// GRDB reader thread and back (`await writer.read`) cost more than the read, in thread switches.
+    func read<T>(_ body: (Database) throws -> T) throws -> T {
+        try writer.read(body)
+    }
+
     /// The `synchronous` setting in force (2 is FULL, 1 NORMAL), for tests.
     public func synchronousSetting() async throws -> Int {
-        try await writer.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
+        try await commits.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
     }
 
     // MARK: Users
 
     public func createUser(_ user: NewUser, at date: Date) async throws -> User {
-        try await writer.write { db in
+        try await commits.write { db in
             if try UserRecord.all().named(user.username).isEmpty(db) == false {
                 throw StoreError.conflict("username is taken")
             }
@@ -64,28 +74,30 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     public func user(id: Int64) async throws -> User? {
-        try await writer.read { db in try UserRecord.fetchOne(db, key: id)?.user() }
+        try read { db in
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM user WHERE id = ?"), arguments: [id]).map { try UserRecord(row: $0).user() }
+        }
     }
 
     public func user(username: String) async throws -> User? {
-        try await writer.read { db in
+        try read { db in
             try UserRecord.all().named(username).fetchOne(db)?.user()
         }
     }
 
     public func users() async throws -> [User] {
-        try await writer.read { db in try UserRecord.order(UserRecord.Columns.id).fetchAll(db).map { try $0.user() } }
+        try read { db in try UserRecord.order(UserRecord.Columns.id).fetchAll(db).map { try $0.user() } }
     }
 
     public func setLanguage(_ language: Language, userID: Int64) async throws {
-        try await writer.write { db in
+        try await commits.write { db in
             try db.execute(sql: "UPDATE user SET language = ? WHERE id = ?", arguments: [language.rawValue, userID])
             if db.changesCount == 0 { throw StoreError.notFound(.user) }
         }
     }
 
     public func setPause(from: Date?, until: Date?, userID: Int64) async throws {
-        try await writer.write { db in
+        try await commits.write { db in
             try db.execute(sql: "UPDATE user SET paused_from = ?, paused_until = ? WHERE id = ?",
                            arguments: [until == nil ? nil : from?.timeIntervalSince1970, until?.timeIntervalSince1970, userID])
             if db.changesCount == 0 { throw StoreError.notFound(.user) }
@@ -95,7 +107,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     // MARK: Sessions
 
     public func createSession(_ session: Session) async throws {
-        try await writer.write { db in
+        try await commits.write { db in
             try db.execute(sql: """
                 INSERT INTO session (token_hash, user_id, csrf_token, created_at, expires_at) VALUES (?, ?, ?, ?, ?)
                 """, arguments: [session.tokenHash, session.userID, session.csrfToken, session.createdAt.timeIntervalSince1970,
@@ -104,8 +116,8 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     public func session(tokenHash: String, at date: Date) async throws -> Session? {
-        try await writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM session WHERE token_hash = ? AND expires_at > ?",
+        try read { db in
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM session WHERE token_hash = ? AND expires_at > ?"),
                              arguments: [tokenHash, date.timeIntervalSince1970]).map { row in
                 Session(tokenHash: row["token_hash"], userID: row["user_id"], csrfToken: row["csrf_token"],
                         createdAt: Self.date(row["created_at"]), expiresAt: Self.date(row["expires_at"]))
@@ -114,11 +126,11 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     public func deleteSession(tokenHash: String) async throws {
-        try await writer.write { db in try db.execute(sql: "DELETE FROM session WHERE token_hash = ?", arguments: [tokenHash]) }
+        try await commits.write { db in try db.execute(sql: "DELETE FROM session WHERE token_hash = ?", arguments: [tokenHash]) }
     }
 
     public func changePassword(userID: Int64, passwordHash: String, keeping keptSession: String?) async throws -> [String] {
-        try await writer.write { db in
+        try await commits.write { db in
             try db.execute(sql: "UPDATE user SET password_hash = ? WHERE id = ?", arguments: [passwordHash, userID])
             if db.changesCount == 0 { throw StoreError.notFound(.user) }
             let ended = try String.fetchAll(db, sql: "SELECT token_hash FROM session WHERE user_id = ? AND token_hash IS NOT ?",
@@ -129,7 +141,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     public func deleteExpiredSessions(at date: Date) async throws -> Int {
-        try await writer.write { db in
+        try await commits.write { db in
             try db.execute(sql: "DELETE FROM session WHERE expires_at <= ?", arguments: [date.timeIntervalSince1970])
             return db.changesCount
         }
@@ -138,16 +150,16 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     // MARK: Notifications
 
     public func createNotifications(_ notifications: [NewNotification], idempotencyKey: IdempotencyKey?, at date: Date) async throws -> CreatedNotifications {
-        try await writer.write { db in
+        try await commits.write { db in
             if let key = idempotencyKey,
-               let row = try Row.fetchOne(db, sql: "SELECT fingerprint, notification_ids FROM idempotency_key WHERE sender_id = ? AND key = ?",
+               let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT fingerprint, notification_ids FROM idempotency_key WHERE sender_id = ? AND key = ?"),
                                           arguments: [key.senderID, key.key]) {
                 guard (row["fingerprint"] as String) == key.fingerprint else { throw StoreError.idempotencyKeyReused }
                 let ids = try Self.decoder.decode([Int64].self, from: Data((row["notification_ids"] as String).utf8))
                 return CreatedNotifications(items: try ids.compactMap { try Self.fetchNotification(db, id: $0) }, isReplay: true)
             }
             for recipient in Set(notifications.map(\.recipientID)) {
-                guard try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE id = ?", arguments: [recipient]) == true else {
+                guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM user WHERE id = ?"), arguments: [recipient]) == true else {
                     throw StoreError.notFound(.recipient)
                 }
             }
@@ -164,10 +176,10 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     private static func insert(_ new: NewNotification, at date: Date, db: Database) throws -> NotificationItem {
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             INSERT INTO notification (recipient_id, sender_id, kind, title, body, urgency, created_at, read_at, deep_link, personal_details)
             VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)
-            """, arguments: [new.recipientID, new.senderID, new.kind.rawValue, new.title, new.body, new.urgency.rawValue,
+            """).execute(arguments: [new.recipientID, new.senderID, new.kind.rawValue, new.title, new.body, new.urgency.rawValue,
                              date.timeIntervalSince1970, try json(new.deepLink), try json(new.personalDetails)])
         let item = NotificationItem(id: db.lastInsertedRowID, recipientID: new.recipientID, kind: new.kind, title: new.title,
                                     body: new.body, createdAt: date, urgency: new.urgency, deepLink: new.deepLink,
@@ -189,7 +201,8 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     private static func unreadCount(_ userID: Int64, db: Database) throws -> Int {
-        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM notification WHERE recipient_id = ? AND read_at IS NULL", arguments: [userID]) ?? 0
+        try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM notification WHERE recipient_id = ? AND read_at IS NULL"),
+                         arguments: [userID]) ?? 0
     }
 
     private static func fetchNotification(_ db: Database, id: Int64) throws -> NotificationItem? {
@@ -208,11 +221,11 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     public func notification(id: Int64) async throws -> NotificationItem? {
-        try await writer.read { db in try Self.fetchNotification(db, id: id) }
+        try read { db in try Self.fetchNotification(db, id: id) }
     }
 
     public func notifications(for userID: Int64, filter: NotificationFilter, after cursor: Int64?, limit: Int) async throws -> NotificationPage {
-        try await writer.read { db in
+        try read { db in
             var sql = "SELECT * FROM notification WHERE recipient_id = ?"
             var arguments: StatementArguments = [userID]
             switch filter {
@@ -235,11 +248,11 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     public func unreadCount(for userID: Int64) async throws -> Int {
-        try await writer.read { db in try Self.unreadCount(userID, db: db) }
+        try read { db in try Self.unreadCount(userID, db: db) }
     }
 
     public func setRead(_ isRead: Bool, notificationID: Int64, userID: Int64, at date: Date) async throws -> NotificationItem? {
-        try await writer.write { db in
+        try await commits.write { db in
             guard var item = try Self.fetchNotification(db, id: notificationID), item.recipientID == userID else { return nil }
             guard item.isUnread == isRead else { return item }
             item.readAt = isRead ? date : nil
@@ -251,14 +264,14 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     public func markAllRead(userID: Int64, at date: Date) async throws -> Int {
-        try await writer.write { db in
+        try await commits.write { db in
             let ids = try Int64.fetchAll(db, sql: "SELECT id FROM notification WHERE recipient_id = ? AND read_at IS NULL", arguments: [userID])
             return try Self.markRead(ids: ids, userID: userID, at: date, db: db)
         }
     }
 
     public func markRead(ids: [Int64], userID: Int64, at date: Date) async throws -> Int {
-        try await writer.write { db in try Self.markRead(ids: ids, userID: userID, at: date, db: db) }
+        try await commits.write { db in try Self.markRead(ids: ids, userID: userID, at: date, db: db) }
     }
 
     private static func markRead(ids: [Int64], userID: Int64, at date: Date, db: Database) throws -> Int {
@@ -275,7 +288,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     public func delete(ids: [Int64], userID: Int64, at date: Date) async throws -> Int {
-        try await writer.write { db in
+        try await commits.write { db in
             var deleted = 0
             for id in Set(ids).sorted() {
                 try db.execute(sql: "DELETE FROM notification WHERE id = ? AND recipient_id = ?", arguments: [id, userID])
@@ -291,8 +304,8 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     // MARK: Preferences
 
     public func preferences(for userID: Int64) async throws -> NotificationPreferences {
-        try await writer.read { db in
-            guard let json = try String.fetchOne(db, sql: "SELECT json FROM preferences WHERE user_id = ?", arguments: [userID]) else {
+        try read { db in
+            guard let json = try String.fetchOne(db.cachedStatement(sql: "SELECT json FROM preferences WHERE user_id = ?"), arguments: [userID]) else {
                 return .standard
             }
             return try Self.decoder.decode(NotificationPreferences.self, from: Data(json.utf8))
@@ -300,7 +313,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     public func setPreferences(_ preferences: NotificationPreferences, for userID: Int64) async throws {
-        try await writer.write { db in
+        try await commits.write { db in
             try db.execute(sql: """
                 INSERT INTO preferences (user_id, json) VALUES (?, ?) ON CONFLICT(user_id) DO UPDATE SET json = excluded.json
                 """, arguments: [userID, try Self.json(preferences)])
@@ -313,6 +326,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         mentorID: Int64, coordinatorID: Int64?, contact: NewContact, at date: Date,
         makeNotification: @Sendable (Int64, Int64) -> NewNotification
     ) async throws -> (Assignment, Contact, NotificationItem) {
+        // A transaction of its own: `makeNotification` may not outlive this call, as a write waiting for a batch would.
         try await writer.write { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE id = ?", arguments: [mentorID]) == true else {
                 throw StoreError.notFound(.mentor)
@@ -343,28 +357,28 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     public func assignment(id: Int64) async throws -> Assignment? {
-        try await writer.read { db in try Row.fetchOne(db, sql: "SELECT * FROM assignment WHERE id = ?", arguments: [id]).map(Self.assignment) }
+        try read { db in try Row.fetchOne(db, sql: "SELECT * FROM assignment WHERE id = ?", arguments: [id]).map(Self.assignment) }
     }
 
     public func assignments(forMentor mentorID: Int64) async throws -> [Assignment] {
-        try await writer.read { db in
+        try read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM assignment WHERE mentor_id = ? ORDER BY id DESC", arguments: [mentorID]).map(Self.assignment)
         }
     }
 
     public func allAssignments() async throws -> [Assignment] {
-        try await writer.read { db in try Row.fetchAll(db, sql: "SELECT * FROM assignment ORDER BY id DESC").map(Self.assignment) }
+        try read { db in try Row.fetchAll(db, sql: "SELECT * FROM assignment ORDER BY id DESC").map(Self.assignment) }
     }
 
     public func pendingAssignments(createdBefore date: Date) async throws -> [Assignment] {
-        try await writer.read { db in
+        try read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM assignment WHERE status = ? AND created_at < ? AND reassigned_at IS NULL ORDER BY id",
                              arguments: [AssignmentStatus.pending.rawValue, date.timeIntervalSince1970]).map(Self.assignment)
         }
     }
 
     public func recordEscalation(assignmentID: Int64, step: EscalationStep, notification: NewNotification, at date: Date) async throws -> NotificationItem? {
-        try await writer.write { db in
+        try await commits.write { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM assignment WHERE id = ?", arguments: [assignmentID]) == true else {
                 throw StoreError.notFound(.assignment)
             }
@@ -378,7 +392,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     public func escalations(assignmentID: Int64) async throws -> [EscalationStep: Date] {
-        try await writer.read { db in
+        try read { db in
             var steps: [EscalationStep: Date] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT step, at FROM assignment_escalation WHERE assignment_id = ?", arguments: [assignmentID]) {
                 steps[try EscalationStep(stored: row["step"], column: "assignment_escalation.step")] = Self.date(row["at"])
@@ -388,7 +402,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     public func contact(id: Int64) async throws -> Contact? {
-        try await writer.read { db in
+        try read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM contact WHERE id = ?", arguments: [id]).map { row in
                 Contact(id: row["id"], name: row["name"], phone: row["phone"], address: row["address"], notes: row["notes"])
             }
@@ -396,7 +410,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     public func respond(to assignmentID: Int64, status: AssignmentStatus, at date: Date) async throws -> Assignment {
-        try await writer.write { db in
+        try await commits.write { db in
             var assignment = try Self.assignment(assignmentID, db: db)
             if let refusal = assignment.refusalToRespond { throw refusal }
             assignment.status = status
@@ -439,7 +453,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     public func completeVisit(assignmentID: Int64, note: String, at date: Date) async throws -> Assignment {
-        try await writer.write { db in
+        try await commits.write { db in
             var assignment = try Self.assignment(assignmentID, db: db)
             if let refusal = assignment.refusalToComplete { throw refusal }
             assignment.status = .done
@@ -452,7 +466,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     public func recordLiveDelivery(notificationID: Int64, at date: Date) async throws {
-        try await writer.write { db in
+        try await commits.write { db in
             try db.execute(sql: "UPDATE assignment SET delivered_at = ? WHERE notification_id = ? AND delivered_at IS NULL",
                            arguments: [date.timeIntervalSince1970, notificationID])
         }
@@ -491,7 +505,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     public func scenarios(forMentor mentorID: Int64) async throws -> [MentorScenario] {
-        try await writer.read { db in
+        try read { db in
             try Row.fetchAll(db, sql: """
                 SELECT s.*, r.mentor_id, r.done_at, r.reflection FROM scenario_recipient r JOIN scenario s ON s.id = r.scenario_id
                 WHERE r.mentor_id = ? ORDER BY s.id DESC
@@ -500,7 +514,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     public func allScenarios() async throws -> [(Scenario, [MentorScenario])] {
-        try await writer.read { db in
+        try read { db in
             let scenarios = try Row.fetchAll(db, sql: "SELECT * FROM scenario ORDER BY id DESC").map(Self.scenario)
             var copies: [Int64: [MentorScenario]] = [:]
             let byID = Dictionary(uniqueKeysWithValues: scenarios.map { ($0.id, $0) })
@@ -513,7 +527,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     public func completeScenario(scenarioID: Int64, mentorID: Int64, reflection: String, at date: Date) async throws -> MentorScenario {
-        try await writer.write { db in
+        try await commits.write { db in
             try db.execute(sql: """
                 UPDATE scenario_recipient SET done_at = COALESCE(done_at, ?), reflection = ? WHERE scenario_id = ? AND mentor_id = ?
                 """, arguments: [date.timeIntervalSince1970, reflection, scenarioID, mentorID])
@@ -532,7 +546,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     public func setCertifications(_ certifications: [NewCertification], mentorID: Int64) async throws -> [Certification] {
-        try await writer.write { db in
+        try await commits.write { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE id = ?", arguments: [mentorID]) == true else {
                 throw StoreError.notFound(.mentor)
             }
@@ -556,20 +570,20 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     public func certifications(mentorID: Int64) async throws -> [Certification] {
-        try await writer.read { db in
+        try read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM certification WHERE mentor_id = ? ORDER BY id", arguments: [mentorID]).map(Self.certification)
         }
     }
 
     public func certifications(expiringBefore date: Date) async throws -> [Certification] {
-        try await writer.read { db in
+        try read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM certification WHERE expires_at < ? ORDER BY id",
                              arguments: [date.timeIntervalSince1970]).map(Self.certification)
         }
     }
 
     public func recordExpiryWarning(certificationID: Int64, threshold: Int, alsoCovers: [Int], notification: NewNotification, at date: Date) async throws -> NotificationItem? {
-        try await writer.write { db in
+        try await commits.write { db in
             try db.execute(sql: "INSERT OR IGNORE INTO certification_warning (certification_id, threshold) VALUES (?, ?)",
                            arguments: [certificationID, threshold])
             guard db.changesCount > 0 else { return nil }
@@ -586,30 +600,32 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     // MARK: Event log
 
     public func events(after id: Int64, limit: Int) async throws -> [StoredEvent] {
-        try await writer.read { db in
-            try EventRecord.all().after(id).limit(limit).fetchAll(db).map { try $0.event(decoder: Self.decoder) }
+        try read { db in
+            try EventRecord.fetchAll(db.cachedStatement(sql: "SELECT * FROM event WHERE id > ? ORDER BY id LIMIT ?"), arguments: [id, limit])
+                .map { try $0.event(decoder: Self.decoder) }
         }
     }
 
     public func events(for userID: Int64, after id: Int64, limit: Int) async throws -> [StoredEvent] {
-        try await writer.read { db in
-            try EventRecord.all().belonging(to: userID).after(id).limit(limit).fetchAll(db).map { try $0.event(decoder: Self.decoder) }
+        try read { db in
+            try EventRecord.fetchAll(db.cachedStatement(sql: "SELECT * FROM event WHERE user_id = ? AND id > ? ORDER BY id LIMIT ?"),
+                                     arguments: [userID, id, limit]).map { try $0.event(decoder: Self.decoder) }
         }
     }
 
     public func latestEventID() async throws -> Int64 {
-        try await writer.read { db in
+        try read { db in
             // AUTOINCREMENT keeps the highest id ever used in sqlite_sequence, even after pruning.
-            try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'event'") ?? 0
+            try Int64.fetchOne(db.cachedStatement(sql: "SELECT seq FROM sqlite_sequence WHERE name = 'event'")) ?? 0
         }
     }
 
     public func prunedThroughEventID() async throws -> Int64 {
-        try await writer.read { db in try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'events_pruned_through'") ?? 0 }
+        try read { db in try Int64.fetchOne(db.cachedStatement(sql: "SELECT value FROM meta WHERE key = 'events_pruned_through'")) ?? 0 }
     }
 
     public func pruneEvents(before date: Date) async throws -> Int {
-        try await writer.write { db in
+        try await commits.write { db in
             guard let highest = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM event WHERE created_at < ?",
                                                    arguments: [date.timeIntervalSince1970]) else { return 0 }
             try db.execute(sql: "DELETE FROM event WHERE id <= ?", arguments: [highest])

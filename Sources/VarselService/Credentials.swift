@@ -47,8 +47,17 @@ public enum Tokens {
 
     /// The SHA-256 of `token`, hex: what the store keeps instead of the token.
     public static func hash(_ token: String) -> String {
-        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+        var hex: [UInt8] = []
+        hex.reserveCapacity(2 * SHA256.byteCount)
+        for byte in SHA256.hash(data: Data(token.utf8)) {
+            hex.append(hexDigits[Int(byte >> 4)])
+            hex.append(hexDigits[Int(byte & 0x0f)])
+        }
+        return String(decoding: hex, as: UTF8.self)
     }
+
+    /// Lower-case hex digits, as bytes: a hash is formatted on every signed-in request, so without `String(format:)`.
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// Compares two secrets in time independent of where they differ.
     public static func constantTimeEquals(_ lhs: String, _ rhs: String) -> Bool {

@@ -24,6 +24,8 @@ public struct VarselServices: Sendable {
     public var configuration: Configuration
     /// Web Push: the VAPID public key the page subscribes with, and which endpoints are accepted.
     public var webPush: WebPushSettings
+    /// Closes live streams whose client stopped reading.
+    let streamWatchdog: StreamWatchdog
 
     /// Settings of the HTTP layer.
     public struct Configuration: Sendable {
@@ -81,6 +83,7 @@ public struct VarselServices: Sendable {
         self.passwords = passwords
         self.configuration = configuration
         self.webPush = webPush
+        self.streamWatchdog = StreamWatchdog(timeout: configuration.streamWriteTimeout, metrics: metrics)
     }
 
     /// The describer for `language`; one per language, shared, so a request or stream does not build its own

@@ -113,3 +113,27 @@ struct LivePathTests {
         world.broker.end(userID: world.ola.id, id: reader.id)
     }
 }
+
+@Suite("Heartbeats")
+struct HeartbeatTests {
+    /// How many heartbeats each of 40 streams (of 7 users) hears when the broker beats `slices` of 4.
+    func beats(slices: Range<Int>) async -> [Int] {
+        let broker = EventBroker(bufferLimit: 8, metrics: ServiceMetrics())
+        let streams = (0..<40).map { broker.subscribe(userID: Int64($0 % 7), session: "s\($0)") }
+        for slice in slices { broker.heartbeat(slice: slice, of: 4) }
+        broker.shutDown()
+        var counts: [Int] = []
+        for stream in streams {
+            var beats = 0
+            for await message in stream.messages { if case .heartbeat = message { beats += 1 } }
+            counts.append(beats)
+        }
+        return counts
+    }
+
+    @Test("issue 12: heartbeats are spread over the interval: one slice reaches its share of the streams, all slices each stream once")
+    func heartbeatsAreSpread() async throws {
+        #expect(await beats(slices: 0..<1).reduce(0, +) == 10)
+        #expect(await beats(slices: 0..<4) == Array(repeating: 1, count: 40))
+    }
+}

@@ -135,9 +135,15 @@ public final class EventBroker: Sendable {
         deliver(.announcementsDue, to: continuation)
     }
 
-    /// Sends a heartbeat to every stream.
-    public func heartbeat() {
-        let targets = state.withLock { $0.subscribers.values.flatMap { $0.values.map(\.continuation) } }
+    /// Sends a heartbeat to the streams in slice `slice` of `slices` (a stream's slice is its id modulo `slices`).
+    /// Calling it for each slice in turn over the heartbeat interval gives every stream one heartbeat per interval,
+    /// spread evenly, instead of ten thousand writes in the same instant.
+    public func heartbeat(slice: Int, of slices: Int) {
+        let targets = state.withLock { state in
+            state.subscribers.values.flatMap { mine in
+                mine.filter { Int($0.key % UInt64(slices)) == slice }.map(\.value.continuation)
+            }
+        }
         for continuation in targets { deliver(.heartbeat, to: continuation) }
     }
 

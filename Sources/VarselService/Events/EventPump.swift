@@ -28,6 +28,9 @@ public final class EventPump: Service, Sendable {
         (signals, signal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
+    /// How many parts the streams' heartbeats are spread over in each interval.
+    static let heartbeatSlices = 20
+
     /// Asks the pump to look for new events now.
     public func wake() {
         signal.yield()
@@ -45,7 +48,12 @@ public final class EventPump: Service, Sendable {
                     for await _ in AsyncTimerSequence(interval: pollInterval, clock: .continuous) { signal.yield() }
                 }
                 group.addTask {
-                    for await _ in AsyncTimerSequence(interval: heartbeatInterval, clock: .continuous) { broker.heartbeat() }
+                    // Each tick beats one slice of the streams, so each stream hears one heartbeat per interval.
+                    var slice = 0
+                    for await _ in AsyncTimerSequence(interval: heartbeatInterval / Self.heartbeatSlices, clock: .continuous) {
+                        broker.heartbeat(slice: slice, of: Self.heartbeatSlices)
+                        slice = (slice + 1) % Self.heartbeatSlices
+                    }
                 }
                 for await _ in signals {
                     do {

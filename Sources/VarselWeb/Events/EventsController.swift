@@ -37,6 +37,9 @@ struct EventsController {
         }
     }
 
+    /// Unread-count events as JSON, shared by every stream.
+    static let unreadCounts = UnreadCountJSON()
+
     struct CreatedPayload: Encodable { var notification: NotificationResource }
     struct DeletedPayload: Encodable { var id: Int64 }
     struct ResetPayload: Encodable { var reason: String; var lastEventId: Int64 }
@@ -94,22 +97,12 @@ struct EventsController {
         let initialPreferences = try await services.repository.preferences(for: userID)
 
         let channel = context.channel
-        let writeTimeout = services.configuration.streamWriteTimeout
         let body = ResponseBody { writer in
-            // A client that stops reading would hold its socket for ever once its buffers fill: a watchdog closes
+            // A client that stops reading would hold its socket for ever once its buffers fill: the watchdog closes
             // the connection when one write has waited longer than the write timeout.
             let progress = WriteProgress()
-            let watchdog = Task {
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: writeTimeout / 4)
-                    if progress.hasWaited(longerThan: writeTimeout) {
-                        services.metrics.streamDroppedAsSlow()
-                        channel?.close(promise: nil)
-                        return
-                    }
-                }
-            }
-            defer { watchdog.cancel() }
+            let watched = services.streamWatchdog.watch(progress) { channel?.close(promise: nil) }
+            defer { services.streamWatchdog.stopWatching(watched) }
             func write(_ buffer: ByteBuffer) async throws {
                 progress.begin()
                 defer { progress.end() }
@@ -248,7 +241,7 @@ struct EventsController {
             json = try JSONCoding.encoder.encode(DeletedPayload(id: id))
             services.metrics.eventDelivered(latency: nil)
         case let .unreadCount(count):
-            json = try JSONCoding.encoder.encode(UnreadCountResource(count: count, describer: describer))
+            json = try Self.unreadCounts.json(count: count, describer: describer)
             services.metrics.eventDelivered(latency: nil)
         }
         return Frame.event(id: event.id, name: event.type.rawValue, json: json)

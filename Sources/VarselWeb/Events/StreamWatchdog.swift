@@ -1,0 +1,65 @@
+import Synchronization
+import VarselService
+
+/// Closes the connection of a live stream whose current write has waited longer than the write timeout.
+///
+/// A client that stops reading would hold its socket for ever once its buffers fill. One sweep every quarter of the
+/// timeout looks at every stream being written, instead of a timer task per stream (ten thousand idle streams were
+/// ten thousand tasks waking every few seconds). The sweep runs only while some stream is watched.
+final class StreamWatchdog: Sendable {
+    private struct Watched {
+        var progress: EventsController.WriteProgress
+        var close: @Sendable () -> Void
+    }
+
+    private struct State {
+        var nextID = 0
+        var watched: [Int: Watched] = [:]
+        var isSweeping = false
+    }
+
+    private let state = Mutex(State())
+    private let timeout: Duration
+    private let metrics: ServiceMetrics
+
+    init(timeout: Duration, metrics: ServiceMetrics) {
+        self.timeout = timeout
+        self.metrics = metrics
+    }
+
+    /// Watches one stream's writes; `close` ends its connection. Returns the id to stop watching it with.
+    func watch(_ progress: EventsController.WriteProgress, close: @escaping @Sendable () -> Void) -> Int {
+        let (id, startsSweeping) = state.withLock { state in
+            state.nextID += 1
+            state.watched[state.nextID] = Watched(progress: progress, close: close)
+            defer { state.isSweeping = true }
+            return (state.nextID, !state.isSweeping)
+        }
+        if startsSweeping {
+            Task {
+                repeat { try? await Task.sleep(for: timeout / 4) } while sweep()
+            }
+        }
+        return id
+    }
+
+    /// Stops watching the stream `id` (it ended).
+    func stopWatching(_ id: Int) {
+        _ = state.withLock { $0.watched.removeValue(forKey: id) }
+    }
+
+    /// Closes the streams whose write has waited too long; returns whether any stream is still watched.
+    private func sweep() -> Bool {
+        let (slow, goesOn) = state.withLock { state in
+            let slow = state.watched.filter { $0.value.progress.hasWaited(longerThan: timeout) }
+            for id in slow.keys { state.watched[id] = nil }
+            state.isSweeping = !state.watched.isEmpty
+            return (Array(slow.values), state.isSweeping)
+        }
+        for stream in slow {
+            metrics.streamDroppedAsSlow()
+            stream.close()
+        }
+        return goesOn
+    }
+}
