@@ -121,7 +121,7 @@ let package = Package(
         .testTarget(
             name: "VarselStoreTests",
             dependencies: [
-                "VarselStore", "VarselSQLite", "VarselPostgres", "VarselCore", .product(name: "GRDB", package: "GRDB.swift"),
+                "VarselStore", "VarselSQLite", "VarselPostgres", "VarselCore", "VarselService", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -158,6 +158,7 @@ enum PostgresMigrations {
             )
             """,
             "CREATE INDEX scenario_recipient_by_mentor ON scenario_recipient (mentor_id, scenario_id)",
+            "CREATE TABLE sign_in_failure (key TEXT PRIMARY KEY, failures INTEGER NOT NULL, last DOUBLE PRECISION NOT NULL)",
         ]),
     ]
 

@@ -161,6 +161,11 @@ enum Migrations {
                     PRIMARY KEY (scenario_id, mentor_id)
                 );
                 CREATE INDEX scenario_recipient_by_mentor ON scenario_recipient(mentor_id, scenario_id);
+                CREATE TABLE sign_in_failure (
+                    key TEXT PRIMARY KEY,
+                    failures INTEGER NOT NULL,
+                    last DOUBLE NOT NULL
+                );
                 """)
         }
         return migrator

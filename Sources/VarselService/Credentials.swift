@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HummingbirdBcrypt
 import NIOPosix
+import VarselStore
 
 /// Hashes and checks passwords with bcrypt, off the request threads.
 public struct PasswordHasher: Sendable {
@@ -76,6 +77,10 @@ public enum Tokens {
 /// - per client across accounts: stops one address from trying one password on many accounts (spraying).
 /// - a global ceiling on checks in progress, so a flood cannot take every bcrypt thread.
 /// An attempt in progress counts as a failure until it ends; a success clears its account-and-client budget.
+///
+/// Failures are counted in the store as well (under a hash of the key, so it holds no usernames or addresses):
+/// every instance on one database sees them, and trying one instance after another gains nothing. Attempts in
+/// progress stay per instance; if the store cannot be reached, this instance's own counts still hold.
 public actor LoginThrottle {
     /// The limits.
     public struct Configuration: Sendable {
@@ -114,19 +119,25 @@ public actor LoginThrottle {
 
     public let configuration: Configuration
     private let now: @Sendable () -> Date
+    private let shared: (any VarselRepository)?
     private var entries: [String: Entry] = [:]
     private var checksInProgress = 0
+    /// Bumped by every attempt that ends, so a store read that raced one is not taken as the whole truth.
+    private var revision = 0
 
-    public init(configuration: Configuration = .init(), now: @escaping @Sendable () -> Date) {
+    public init(configuration: Configuration = .init(), now: @escaping @Sendable () -> Date, shared: (any VarselRepository)? = nil) {
         self.configuration = configuration
         self.now = now
+        self.shared = shared
     }
 
     /// Reserves an attempt for `account` from `client`, or says how long to wait.
-    public func reserve(account: String, client: String) -> Decision {
-        let current = now()
+    public func reserve(account: String, client: String) async -> Decision {
         let keys = [("account:" + account.lowercased() + "|client:" + client, configuration.accountFailures),
                     ("client:" + client, configuration.clientFailures)]
+        await catchUp(keys.map(\.0))
+        // From here to the reservation nothing waits, so parallel attempts cannot all pass the same check.
+        let current = now()
         guard checksInProgress < configuration.concurrentChecks else { return .retry(after: 1) }
         let wait = keys.map { key, free in delay(for: key, free: free, at: current) }.max() ?? 0
         guard wait <= 0 else { return .retry(after: wait) }
@@ -139,21 +150,48 @@ public actor LoginThrottle {
         return .proceed(Attempt(keys: keys.map(\.0)))
     }
 
-    /// The attempt's password was right: its account-and-client failures are forgotten.
-    public func succeeded(_ attempt: Attempt) {
+    /// The attempt's password was right: its account-and-client failures are forgotten, here and in the store.
+    public func succeeded(_ attempt: Attempt) async {
         end(attempt, failed: false)
+        if let shared, let key = attempt.keys.first { try? await shared.clearSignInFailures(key: Self.storedKey(key)) }
     }
 
-    /// The attempt's password was wrong (or the account does not exist).
-    public func failed(_ attempt: Attempt) {
+    /// The attempt's password was wrong (or the account does not exist): counted in the store, then here. It stays
+    /// in progress (and so counted) until the store has it.
+    public func failed(_ attempt: Attempt) async {
+        let current = now()
+        try? await shared?.recordSignInFailure(keys: attempt.keys.map(Self.storedKey), at: current,
+                                               forgetBefore: current.addingTimeInterval(-configuration.memory))
         end(attempt, failed: true)
     }
+
+    /// Takes the failures every instance counted for `keys` from the store: when it answers, its counts are the
+    /// truth (a right password on another instance cleared them); when it does not, this instance's own stand.
+    private func catchUp(_ keys: [String]) async {
+        guard let shared else { return }
+        let current = now()
+        let seen = revision
+        guard let counted = try? await shared.signInFailures(keys: keys.map(Self.storedKey), since: current.addingTimeInterval(-configuration.memory))
+        else { return }
+        for key in keys {
+            var entry = fresh(key, at: current)
+            let failures = counted[Self.storedKey(key)]
+            // An attempt that ended while the store was read may be missing from what it said: keep the larger.
+            entry.failures = revision == seen ? failures?.count ?? 0 : max(entry.failures, failures?.count ?? 0)
+            entry.last = max(entry.last, failures?.last ?? entry.last)
+            entries[key] = entry.failures == 0 && entry.pending == 0 ? nil : entry
+        }
+    }
+
+    /// The key as the store keeps it: a hash, so the table holds no usernames or client addresses.
+    static func storedKey(_ key: String) -> String { Tokens.hash(key) }
 
     /// How many password checks are running now.
     public var inProgress: Int { checksInProgress }
 
     private func end(_ attempt: Attempt, failed: Bool) {
         let current = now()
+        revision += 1
         checksInProgress = max(0, checksInProgress - 1)
         for (index, key) in attempt.keys.enumerated() {
             guard var entry = entries[key] else { continue }

@@ -15,6 +15,7 @@ public actor InMemoryRepository: VarselRepository {
     private var expiryWarnings: Set<String> = []
     private var escalationsByAssignment: [Int64: [EscalationStep: Date]] = [:]
     private var scenariosByID: [Int64: Scenario] = [:]
+    private var signInFailuresByKey: [String: SignInFailures] = [:]
     private var mentorScenarios: [Int64: [Int64: MentorScenario]] = [:]
     private var eventLog: [StoredEvent] = []
     private var prunedThrough: Int64 = 0
@@ -276,6 +277,21 @@ public actor InMemoryRepository: VarselRepository {
         guard let id = assignmentsByID.values.first(where: { $0.notificationID == notificationID && $0.deliveredAt == nil })?.id else { return }
         assignmentsByID[id]?.deliveredAt = date
     }
+
+    // MARK: Sign-in throttling
+
+    public func signInFailures(keys: [String], since: Date) -> [String: SignInFailures] {
+        signInFailuresByKey.filter { keys.contains($0.key) && $0.value.last >= since }
+    }
+
+    public func recordSignInFailure(keys: [String], at date: Date, forgetBefore: Date) {
+        signInFailuresByKey = signInFailuresByKey.filter { $0.value.last >= forgetBefore }
+        for key in keys {
+            signInFailuresByKey[key] = SignInFailures(count: (signInFailuresByKey[key]?.count ?? 0) + 1, last: date)
+        }
+    }
+
+    public func clearSignInFailures(key: String) { signInFailuresByKey[key] = nil }
 
     // MARK: Scenarios
 

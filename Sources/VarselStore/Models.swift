@@ -244,6 +244,17 @@ extension Assignment {
     }
 }
 
+/// The failed sign-ins counted under one throttle key: how many, and when the last was.
+public struct SignInFailures: Sendable, Hashable {
+    public var count: Int
+    public var last: Date
+
+    public init(count: Int, last: Date) {
+        self.count = count
+        self.last = last
+    }
+}
+
 /// A training scenario a coordinator publishes to mentors.
 public struct Scenario: Sendable, Codable, Hashable, Identifiable {
     public var id: Int64

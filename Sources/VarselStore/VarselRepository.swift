@@ -86,6 +86,15 @@ public protocol VarselRepository: PushStore, Sendable {
     /// deliveries change nothing.
     func recordLiveDelivery(notificationID: Int64, at date: Date) async throws
 
+    // MARK: Sign-in throttling, shared by every instance on the store
+    /// The failed sign-ins counted under each of `keys` whose last failure is at or after `since`.
+    func signInFailures(keys: [String], since: Date) async throws -> [String: SignInFailures]
+    /// Counts one failed sign-in under each of `keys` at `date`; a count whose last failure is before `forgetBefore`
+    /// starts again at one, and such stale counts are removed.
+    func recordSignInFailure(keys: [String], at date: Date, forgetBefore: Date) async throws
+    /// Forgets the failures counted under `key` (its password was right).
+    func clearSignInFailures(key: String) async throws
+
     // MARK: Scenarios
     /// Publishes a training scenario to `mentorIDs` with one notification each, in one transaction.
     func publishScenario(

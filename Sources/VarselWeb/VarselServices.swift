@@ -79,7 +79,7 @@ public struct VarselServices: Sendable {
         self.inbox = NotificationInbox(repository: repository, pump: pump, now: now)
         self.users = UserAdministration(repository: repository, passwords: passwords)
         self.contactAccess = ContactAccess(repository: repository)
-        self.throttle = LoginThrottle(configuration: configuration.throttle, now: now)
+        self.throttle = LoginThrottle(configuration: configuration.throttle, now: now, shared: repository)
         self.passwords = passwords
         self.configuration = configuration
         self.webPush = webPush

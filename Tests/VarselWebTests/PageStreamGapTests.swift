@@ -153,6 +153,11 @@ extension WindowInjectingStore {
         try await base.publishScenario(title: title, body: body, coordinatorID: coordinatorID, mentorIDs: mentorIDs, at: date, makeNotification: makeNotification)
     }
     func scenarios(forMentor mentorID: Int64) async throws -> [MentorScenario] { try await base.scenarios(forMentor: mentorID) }
+    func signInFailures(keys: [String], since: Date) async throws -> [String: SignInFailures] { try await base.signInFailures(keys: keys, since: since) }
+    func recordSignInFailure(keys: [String], at date: Date, forgetBefore: Date) async throws {
+        try await base.recordSignInFailure(keys: keys, at: date, forgetBefore: forgetBefore)
+    }
+    func clearSignInFailures(key: String) async throws { try await base.clearSignInFailures(key: key) }
     func allScenarios() async throws -> [(Scenario, [MentorScenario])] { try await base.allScenarios() }
     func completeScenario(scenarioID: Int64, mentorID: Int64, reflection: String, at date: Date) async throws -> MentorScenario {
         try await base.completeScenario(scenarioID: scenarioID, mentorID: mentorID, reflection: reflection, at: date)
