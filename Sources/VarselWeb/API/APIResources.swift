@@ -105,6 +105,7 @@ public struct UserResource: Codable, Sendable, Equatable {
     public var role: Role
     public var locale: Language
     public var pausedUntil: Date?
+    public var pausedFrom: Date?
 
     public init(_ user: User) {
         id = user.id
@@ -113,6 +114,7 @@ public struct UserResource: Codable, Sendable, Equatable {
         role = user.role
         locale = user.language
         pausedUntil = user.pausedUntil
+        pausedFrom = user.pausedFrom
     }
 }
 
