@@ -317,3 +317,17 @@ def test_following_a_scenario_prompt_puts_focus_on_the_scenario_heading(reader):
     spoken = reader.spoken_since(mark)
     assert spoken[spoken.index("A first visit") + 1] == "heading level 1", spoken
     assert reader.focused_id() == "scenario-heading"
+
+
+def test_the_profile_language_choice_is_spoken_and_its_confirmation_once(reader):
+    # Issue 10: the Profile's language (nb/en) is a labelled choice, and saving it is confirmed once.
+    reader.goto("/profile")
+    spoken, _ = reader.tab_until(lambda text: "radio button" in text)
+    # The fieldset's legend names the group; the choice says its own name (an autonym), its state and position.
+    assert spoken[-4:] == ["Language panel", "English", "selected radio button", "1 of 2"], spoken
+    spoken, _ = reader.tab_until(lambda text: text == "Save language push button")
+    mark = reader.desktop.mark()
+    reader.desktop.key("Return")
+    reader.desktop.wait_for_speech(lambda u: normalize(u.text) == "Language saved", 10, since=mark)
+    reader.desktop.wait_for_quiet(1.5)
+    assert reader.spoken_since(mark).count("Language saved") == 1
