@@ -73,7 +73,7 @@ struct AssignmentsController {
         let identity = try context.requireUser()
         let user = identity.user
         let summaries: [AssignmentSummary] = if user.role == .mentor {
-            try await services.assignmentSummaries(try await services.repository.assignments(forMentor: user.id).filter { $0.reassignedAt == nil })
+            try await services.mentorSummaries(of: user)
         } else {
             try await services.managedSummaries(of: user)
         }

@@ -37,7 +37,7 @@ extension PagesController {
         let now = services.now()
         var items: [LinkItem] = []
         if user.role == .mentor {
-            let mine = try await services.assignmentSummaries(try await services.repository.assignments(forMentor: user.id).filter { $0.reassignedAt == nil })
+            let mine = try await services.mentorSummaries(of: user)
             let waiting = mine.filter { $0.progress == .waitingForAnswer }
             items.append(LinkItem(text: strings.assignmentsWaiting(waiting.count), href: waiting.count == 1 ? Self.contactLink(waiting[0]) : "/assignments"))
             if let next = mine.first(where: { $0.progress == .acknowledged }) {
@@ -77,7 +77,7 @@ extension PagesController {
         let describer = services.describer(user.language)
         let strings = describer.strings
         let now = services.now()
-        let mine = try await services.assignmentSummaries(try await services.repository.assignments(forMentor: user.id).filter { $0.reassignedAt == nil })
+        let mine = try await services.mentorSummaries(of: user)
         let groups = AssignmentProgress.allCases.map { progress in
             let rows = mine.filter { $0.progress == progress }
             return ListGroup(heading: strings.assignmentGroupHeading(progress, count: rows.count), headingId: "assignments-\(progress.rawValue)",
@@ -183,6 +183,11 @@ struct AssignmentFilter {
 }
 
 extension VarselServices {
+    /// A mentor's own assignments, as the core describes them, without those given to another mentor.
+    func mentorSummaries(of user: User) async throws -> [AssignmentSummary] {
+        try await assignmentSummaries(try await repository.assignments(forMentor: user.id).filter { $0.reassignedAt == nil })
+    }
+
     /// The current assignments `user` manages, as the core describes them: a coordinator's own, all for an admin;
     /// a reassigned one is shown through the assignment that replaced it.
     func managedSummaries(of user: User) async throws -> [AssignmentSummary] {
