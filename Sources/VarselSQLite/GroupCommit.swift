@@ -10,10 +10,10 @@ import Synchronization
 /// others commit; if the transaction as a whole fails, every write in it fails. Writes commit in arrival order,
 /// so event ids still grow in commit order.
 final class GroupCommit: Sendable {
-    /// One waiting write: runs it in its savepoint, returning how to answer its caller once the commit is known,
-    /// or answers it with the error that ended the whole transaction.
+    /// One waiting write: runs it (in a savepoint of its own when it shares the transaction), returning how to
+    /// answer its caller once the commit is known, or answers it with the error that ended the whole transaction.
     private struct Job: Sendable {
-        var run: @Sendable (Database) throws -> @Sendable () -> Void
+        var run: @Sendable (_ db: Database, _ isShared: Bool) throws -> @Sendable () -> Void
         var fail: @Sendable (any Error) -> Void
     }
 
@@ -29,23 +29,18 @@ final class GroupCommit: Sendable {
         self.writer = writer
     }
 
-    /// Runs `body` in the next transaction, in a savepoint of its own, and returns its result once committed.
+    /// Runs `body` in the next transaction (in a savepoint of its own when others share it) and returns its result
+    /// once committed.
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             let job = Job(
-                run: { db in
-                    var outcome: Result<T, any Error>?
-                    try db.inSavepoint {
-                        do {
-                            outcome = .success(try body(db))
-                            return .commit
-                        } catch {
-                            outcome = .failure(error)
-                            return .rollback
-                        }
+                run: { db, isShared in
+                    // Alone in its transaction, a write needs no savepoint: if it throws, the transaction rolls back.
+                    guard isShared else {
+                        let value = try body(db)
+                        return { continuation.resume(returning: value) }
                     }
-                    // An error that made SQLite abandon the transaction takes the whole batch with it.
-                    guard db.isInsideTransaction, let outcome else { throw outcome?.failure ?? CancellationError() }
+                    let outcome = try Self.inSavepoint(db, body)
                     return { continuation.resume(with: outcome) }
                 },
                 fail: { continuation.resume(throwing: $0) })
@@ -55,6 +50,23 @@ final class GroupCommit: Sendable {
                 return !state.isCommitting
             }
             if startsCommitting { Task { await commitWhileWaiting() } }
+        }
+    }
+
+    /// Runs `body` in a savepoint, returning what it returned or threw, on statements prepared once (GRDB's
+    /// `inSavepoint` parses its statements every time). An error that made SQLite abandon the whole transaction
+    /// is thrown instead: it takes the batch with it.
+    private static func inSavepoint<T>(_ db: Database, _ body: (Database) throws -> T) throws -> Result<T, any Error> {
+        try db.cachedStatement(sql: "SAVEPOINT group_commit").execute()
+        do {
+            let value = try body(db)
+            try db.cachedStatement(sql: "RELEASE group_commit").execute()
+            return .success(value)
+        } catch {
+            guard db.isInsideTransaction else { throw error }
+            try db.cachedStatement(sql: "ROLLBACK TO group_commit").execute()
+            try db.cachedStatement(sql: "RELEASE group_commit").execute()
+            return .failure(error)
         }
     }
 
@@ -68,17 +80,11 @@ final class GroupCommit: Sendable {
             }
             guard !batch.isEmpty else { return }
             do {
-                let answers = try await writer.write { db in try batch.map { try $0.run(db) } }
+                let answers = try await writer.write { db in try batch.map { try $0.run(db, batch.count > 1) } }
                 answers.forEach { $0() }
             } catch {
                 batch.forEach { $0.fail(error) }
             }
         }
-    }
-}
-
-private extension Result {
-    var failure: Failure? {
-        if case let .failure(error) = self { error } else { nil }
     }
 }

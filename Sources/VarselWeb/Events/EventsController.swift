@@ -22,7 +22,11 @@ struct EventsController {
         router.get("events", use: stream)
     }
 
-    /// Event-stream framing for one stored event.
+    /// Event-stream framing.
+    ///
+    /// The builders that encode JSON are never inlined into the stream's body: an async function keeps every
+    /// local of everything inlined into it in its task's frame for the stream's whole life, and the encoders'
+    /// working state made that frame 23 KiB per idle stream. Called, they use the thread's stack and give it back.
     struct Frame {
         static func event(id: Int64, name: String, json: Data) -> ByteBuffer {
             var text = "id: \(id)\nevent: \(name)\n"
@@ -34,6 +38,25 @@ struct EventsController {
         /// An event without an id (an announcement, a cue): the client's resume point stays on the last logged event.
         static func unlogged(name: String, json: Data) -> ByteBuffer {
             ByteBuffer(string: "event: \(name)\ndata: " + String(decoding: json, as: UTF8.self) + "\n\n")
+        }
+
+        /// The `cue` for one arrival: what the browser plays, as the core plans it.
+        @inline(never)
+        static func cue(for item: NotificationItem, announcer: Announcer) throws -> ByteBuffer {
+            unlogged(name: "cue", json: try JSONCoding.encoder.encode(CuePayload(item, announcer: announcer)))
+        }
+
+        /// An `announcement` for the page's live region.
+        @inline(never)
+        static func announcement(_ announcement: Announcement) throws -> ByteBuffer {
+            unlogged(name: "announcement",
+                     json: try JSONCoding.encoder.encode(AnnouncementResource(text: announcement.text, politeness: announcement.politeness)))
+        }
+
+        /// A `reset`: the client must reload its list (`reason`), resuming after `lastEventId`.
+        @inline(never)
+        static func reset(reason: String, lastEventId: Int64) throws -> ByteBuffer {
+            event(id: lastEventId, name: "reset", json: try JSONCoding.encoder.encode(ResetPayload(reason: reason, lastEventId: lastEventId)))
         }
     }
 
@@ -122,14 +145,13 @@ struct EventsController {
                 if item.kind == .assignment { try await services.repository.recordLiveDelivery(notificationID: item.id, at: services.now()) }
                 guard isPlayer else { return }
                 announcer.notificationArrived(item, at: services.now())
-                try await write(Frame.unlogged(name: "cue", json: try JSONCoding.encoder.encode(CuePayload(item, announcer: announcer))))
+                try await write(try Frame.cue(for: item, announcer: announcer))
                 try await announceDue()
             }
             /// Writes the announcements due by now, and sets the stream's timer for the next one.
             func announceDue() async throws {
                 for announcement in announcer.announcements(dueBy: services.now()) {
-                    let json = try JSONCoding.encoder.encode(AnnouncementResource(text: announcement.text, politeness: announcement.politeness))
-                    try await write(Frame.unlogged(name: "announcement", json: json))
+                    try await write(try Frame.announcement(announcement))
                 }
                 guard let deadline = announcer.nextDeadline, deadline != armedDeadline else { return }
                 armedDeadline = deadline
@@ -153,8 +175,7 @@ struct EventsController {
             case let .some(point) where point < prunedThrough || point > latest:
                 // Too old to replay (or not an id this server gave out): the client must reload its list.
                 let reason = point > latest ? "unknown-event-id" : "too-old"
-                let json = try JSONCoding.encoder.encode(ResetPayload(reason: reason, lastEventId: latest))
-                try await write(Frame.event(id: latest, name: "reset", json: json))
+                try await write(try Frame.reset(reason: reason, lastEventId: latest))
                 lastSent = latest
             case let .some(point):
                 lastSent = point
@@ -183,8 +204,7 @@ struct EventsController {
                         try await announceDue()
                     case let .closing(reason):
                         // The last word: why the server ends this stream (sign-out, too many streams).
-                        let json = try JSONCoding.encoder.encode(ResetPayload(reason: reason.rawValue, lastEventId: lastSent))
-                        try await write(Frame.event(id: lastSent, name: "reset", json: json))
+                        try await write(try Frame.reset(reason: reason.rawValue, lastEventId: lastSent))
                     case let .event(event):
                         guard event.id > lastSent else { continue }
                         try await write(try frame(for: event, describer: describer, preferences: preferences, live: true))
@@ -226,6 +246,8 @@ struct EventsController {
         return id
     }
 
+    /// The frame for one stored event; never inlined, like ``Frame``'s encoding builders.
+    @inline(never)
     private func frame(for event: StoredEvent, describer: Describer, preferences: NotificationPreferences, live: Bool) throws -> ByteBuffer {
         let json: Data
         switch event.payload {
