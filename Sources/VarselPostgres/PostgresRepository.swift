@@ -87,12 +87,18 @@ public final class PostgresRepository: VarselRepository, Sendable {
     }
 
     /// Runs `body` in a transaction; with `appendsEvents`, under the event-log lock, with a NOTIFY at commit.
-    func write<T: Sendable>(appendsEvents: Bool = false, _ body: @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+    ///
+    /// The lock is what keeps event ids in commit order across instances, and every write that appends events waits
+    /// for it, so the less a transaction does while holding it, the more writes per second the log takes. With
+    /// `locksLate`, `body` takes it itself (``lockEventLog(_:)``) just before its first event, after the work that
+    /// needs no order (the notifications' own rows).
+    func write<T: Sendable>(appendsEvents: Bool = false, locksLate: Bool = false,
+                            _ body: @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         let logger = logger
         do {
             return try await client.withTransaction(logger: logger) { connection in
-                if appendsEvents {
-                    try await connection.query("SELECT pg_advisory_xact_lock(\(Self.eventLock))", logger: logger)
+                if appendsEvents && !locksLate {
+                    try await lockEventLog(connection)
                 }
                 let result = try await body(connection)
                 if appendsEvents {
@@ -105,6 +111,11 @@ public final class PostgresRepository: VarselRepository, Sendable {
             if let storeError = error.closureError as? StoreError { throw storeError }
             throw error
         }
+    }
+
+    /// Takes the event-log lock until the end of the transaction.
+    func lockEventLog(_ connection: PostgresConnection) async throws {
+        try await connection.query("SELECT pg_advisory_xact_lock(\(Self.eventLock))", logger: logger)
     }
 
     // MARK: Users
@@ -212,7 +223,20 @@ public final class PostgresRepository: VarselRepository, Sendable {
     // MARK: Notifications
 
     public func createNotifications(_ notifications: [NewNotification], idempotencyKey: IdempotencyKey?, at date: Date) async throws -> CreatedNotifications {
-        try await write(appendsEvents: true) { c in
+        do {
+            return try await createNotificationsOnce(notifications, idempotencyKey: idempotencyKey, at: date)
+        } catch let error as PostgresTransactionError
+                    where idempotencyKey != nil && (error.closureError as? PSQLError)?.serverInfo?[.sqlState] == "23505" {
+            // The same key was being used by a request still in flight when this one looked; it has committed now,
+            // so this try finds it and answers as a replay (or as a reused key).
+            return try await createNotificationsOnce(notifications, idempotencyKey: idempotencyKey, at: date)
+        }
+    }
+
+    /// Creates the notifications, then takes the event-log lock only for their events: the rows, the recipient
+    /// check and the idempotency key need no order, and the lock is held for three statements instead of eight.
+    private func createNotificationsOnce(_ notifications: [NewNotification], idempotencyKey: IdempotencyKey?, at date: Date) async throws -> CreatedNotifications {
+        try await write(appendsEvents: true, locksLate: true) { c in
             if let key = idempotencyKey, let row = try await Self.first(c.query("""
                 SELECT fingerprint, notification_ids FROM idempotency_key WHERE sender_id = \(key.senderID) AND key = \(key.key)
                 """, logger: self.logger)) {
@@ -224,36 +248,56 @@ public final class PostgresRepository: VarselRepository, Sendable {
                 }
                 return CreatedNotifications(items: items, isReplay: true)
             }
-            for recipient in Set(notifications.map(\.recipientID)) {
-                let exists = try await c.query("SELECT 1 FROM users WHERE id = \(recipient)", logger: self.logger).collect()
-                guard !exists.isEmpty else { throw StoreError.notFound(.recipient) }
-            }
+            let recipients = Array(Set(notifications.map(\.recipientID)))
+            let found = try await Self.one(c.query("SELECT COUNT(*) FROM users WHERE id = ANY(\(recipients))", logger: self.logger)).decode(Int64.self)
+            guard found == recipients.count else { throw StoreError.notFound(.recipient) }
             var created: [NotificationItem] = []
-            for new in notifications { created.append(try await self.insert(new, at: date, c)) }
-            try await self.appendUnreadCounts(for: created.map(\.recipientID), at: date, c)
+            for new in notifications { created.append(try await self.insertRow(new, at: date, c)) }
             if let key = idempotencyKey {
+                // A concurrent request with the same key waits here until this one ends, then fails as a duplicate
+                // and is tried again (above).
                 let ids = String(decoding: try Self.encoder.encode(created.map(\.id)), as: UTF8.self)
                 try await c.query("""
                     INSERT INTO idempotency_key (sender_id, key, fingerprint, notification_ids, created_at)
                     VALUES (\(key.senderID), \(key.key), \(key.fingerprint), \(ids), \(date.timeIntervalSince1970))
                     """, logger: self.logger)
             }
+            try await self.lockEventLog(c)
+            for item in created { try await self.appendEvent(userID: item.recipientID, .notificationCreated(item), at: date, c) }
+            try await self.appendUnreadCountsCounted(for: created.map(\.recipientID), at: date, c)
             return CreatedNotifications(items: created, isReplay: false)
         }
     }
 
+    /// The unread-count events for `userIDs`, each counted by the statement that appends it (one round trip a user).
+    func appendUnreadCountsCounted(for userIDs: [Int64], at date: Date, _ c: PostgresConnection) async throws {
+        var seen = Set<Int64>()
+        for userID in userIDs where seen.insert(userID).inserted {
+            try await c.query("""
+                INSERT INTO event (user_id, type, notification_id, notification, unread_count, created_at)
+                SELECT \(userID), \(EventType.unreadCount.rawValue), NULL, NULL, COUNT(*), \(date.timeIntervalSince1970)
+                FROM notification WHERE recipient_id = \(userID) AND read_at IS NULL
+                """, logger: logger)
+        }
+    }
+
     func insert(_ new: NewNotification, at date: Date, _ c: PostgresConnection) async throws -> NotificationItem {
+        let item = try await insertRow(new, at: date, c)
+        try await appendEvent(userID: item.recipientID, .notificationCreated(item), at: date, c)
+        return item
+    }
+
+    /// The notification's row alone, without its event.
+    func insertRow(_ new: NewNotification, at date: Date, _ c: PostgresConnection) async throws -> NotificationItem {
         let row = try await Self.one(c.query("""
             INSERT INTO notification (recipient_id, sender_id, kind, title, body, urgency, created_at, read_at, deep_link, personal_details)
             VALUES (\(new.recipientID), \(new.senderID), \(new.kind.rawValue), \(new.title), \(new.body), \(new.urgency.rawValue),
                     \(date.timeIntervalSince1970), NULL, \(try Self.json(new.deepLink)), \(try Self.json(new.personalDetails)))
             RETURNING id
             """, logger: logger))
-        let item = NotificationItem(id: try row.decode(Int64.self), recipientID: new.recipientID, kind: new.kind, title: new.title,
-                                    body: new.body, createdAt: date, urgency: new.urgency, deepLink: new.deepLink,
-                                    personalDetails: new.personalDetails)
-        try await appendEvent(userID: item.recipientID, .notificationCreated(item), at: date, c)
-        return item
+        return NotificationItem(id: try row.decode(Int64.self), recipientID: new.recipientID, kind: new.kind, title: new.title,
+                                body: new.body, createdAt: date, urgency: new.urgency, deepLink: new.deepLink,
+                                personalDetails: new.personalDetails)
     }
 
     func appendEvent(userID: Int64, _ payload: EventPayload, at date: Date, _ c: PostgresConnection) async throws {

@@ -83,6 +83,26 @@ struct PostgresOrderingTests {
         #expect(ids == ids.sorted() && ids.count == 3)  // the held event, then created + unread count
     }
 
+    @Test("requests with one idempotency key at once, on two instances, create the notification once; the others replay it")
+    func concurrentIdempotentCreates() async throws {
+        let repository = try await PostgresTestDatabase.make()
+        let other = try await PostgresRepository(url: repository.urlForTests, logger: logger)
+        let mentor = try await repository.createUser(NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x", language: .english), at: now)
+        let key = IdempotencyKey(senderID: mentor.id, key: "retry-1", fingerprint: "same body")
+        let new = NewNotification(recipientID: mentor.id, senderID: nil, kind: .scenarioPrompt, title: "T", body: "B", deepLink: .scenario(scenarioID: nil))
+        let results = try await withThrowingTaskGroup(of: CreatedNotifications.self) { group in
+            for index in 0..<8 {
+                let store: PostgresRepository = index.isMultiple(of: 2) ? repository : other
+                group.addTask { try await store.createNotifications([new], idempotencyKey: key, at: self.now) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(Set(results.flatMap { $0.items.map(\.id) }).count == 1)
+        #expect(results.filter { !$0.isReplay }.count == 1)
+        #expect(try await repository.unreadCount(for: mentor.id) == 1)
+        #expect(try await repository.events(after: 0, limit: 10).count == 2)
+    }
+
     @Test("two instances claiming due pushes at once never take the same one")
     func claimsAreExclusive() async throws {
         let first = try await PostgresTestDatabase.make()
