@@ -159,6 +159,12 @@ enum PostgresMigrations {
             """,
             "CREATE INDEX scenario_recipient_by_mentor ON scenario_recipient (mentor_id, scenario_id)",
             "CREATE TABLE sign_in_failure (key TEXT PRIMARY KEY, failures INTEGER NOT NULL, last DOUBLE PRECISION NOT NULL)",
+            // Every statement that appends events wakes the other instances at commit: no round trip of its own.
+            """
+            CREATE FUNCTION varsel_notify_events() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN PERFORM pg_notify('varsel_events', ''); RETURN NULL; END $$
+            """,
+            "CREATE TRIGGER event_notify AFTER INSERT ON event FOR EACH STATEMENT EXECUTE FUNCTION varsel_notify_events()",
         ]),
     ]
 

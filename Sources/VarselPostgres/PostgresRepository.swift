@@ -86,7 +86,8 @@ public final class PostgresRepository: VarselRepository, Sendable {
         try await client.withConnection { connection in try await body(connection) }
     }
 
-    /// Runs `body` in a transaction; with `appendsEvents`, under the event-log lock, with a NOTIFY at commit.
+    /// Runs `body` in a transaction; with `appendsEvents`, under the event-log lock. (A trigger on the event table
+    /// sends the NOTIFY that wakes the other instances at commit.)
     ///
     /// The lock is what keeps event ids in commit order across instances, and every write that appends events waits
     /// for it, so the less a transaction does while holding it, the more writes per second the log takes. With
@@ -100,11 +101,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
                 if appendsEvents && !locksLate {
                     try await lockEventLog(connection)
                 }
-                let result = try await body(connection)
-                if appendsEvents {
-                    try await connection.query("SELECT pg_notify(\(Self.eventChannel), '')", logger: logger)
-                }
-                return result
+                return try await body(connection)
             }
         } catch let error as PostgresTransactionError {
             // The store's own errors (a taken username, an answered assignment) come out as themselves.
@@ -263,22 +260,34 @@ public final class PostgresRepository: VarselRepository, Sendable {
                     """, logger: self.logger)
             }
             try await self.lockEventLog(c)
-            for item in created { try await self.appendEvent(userID: item.recipientID, .notificationCreated(item), at: date, c) }
-            try await self.appendUnreadCountsCounted(for: created.map(\.recipientID), at: date, c)
+            try await self.appendCreatedEvents(created, at: date, c)
             return CreatedNotifications(items: created, isReplay: false)
         }
     }
 
-    /// The unread-count events for `userIDs`, each counted by the statement that appends it (one round trip a user).
-    func appendUnreadCountsCounted(for userIDs: [Int64], at date: Date, _ c: PostgresConnection) async throws {
-        var seen = Set<Int64>()
-        for userID in userIDs where seen.insert(userID).inserted {
-            try await c.query("""
-                INSERT INTO event (user_id, type, notification_id, notification, unread_count, created_at)
-                SELECT \(userID), \(EventType.unreadCount.rawValue), NULL, NULL, COUNT(*), \(date.timeIntervalSince1970)
-                FROM notification WHERE recipient_id = \(userID) AND read_at IS NULL
-                """, logger: logger)
+    /// The events of new notifications in one statement: each one's `notification.created`, then each recipient's
+    /// unread count (counted by the statement itself). A multi-row `VALUES` takes its ids in row order.
+    func appendCreatedEvents(_ items: [NotificationItem], at date: Date, _ c: PostgresConnection) async throws {
+        var bindings = PostgresBindings()
+        var rows: [String] = []
+        func bind(_ value: some PostgresNonThrowingEncodable) -> String {
+            bindings.append(value)
+            return "$\(bindings.count)"
         }
+        let time = bind(date.timeIntervalSince1970)
+        for item in items {
+            rows.append("(\(bind(item.recipientID)), \(bind(EventType.notificationCreated.rawValue)), \(bind(item.id)), "
+                        + "\(bind(try Self.json(item))), NULL::integer, \(time))")
+        }
+        var seen = Set<Int64>()
+        for recipient in items.map(\.recipientID) where seen.insert(recipient).inserted {
+            let user = bind(recipient)
+            rows.append("(\(user), \(bind(EventType.unreadCount.rawValue)), NULL::bigint, NULL, "
+                        + "(SELECT COUNT(*)::integer FROM notification WHERE recipient_id = \(user) AND read_at IS NULL), \(time))")
+        }
+        try await c.query(PostgresQuery(unsafeSQL: """
+            INSERT INTO event (user_id, type, notification_id, notification, unread_count, created_at) VALUES \(rows.joined(separator: ", "))
+            """, binds: bindings), logger: logger)
     }
 
     func insert(_ new: NewNotification, at date: Date, _ c: PostgresConnection) async throws -> NotificationItem {

@@ -103,6 +103,32 @@ struct PostgresOrderingTests {
         #expect(try await repository.events(after: 0, limit: 10).count == 2)
     }
 
+    @Test("a create on one instance wakes another instance's listener at commit (the event table's trigger sends the NOTIFY)")
+    func createWakesTheOtherInstance() async throws {
+        let repository = try await PostgresTestDatabase.make()
+        let other = try await PostgresRepository(url: repository.urlForTests, logger: logger)
+        let mentor = try await repository.createUser(NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x", language: .english), at: now)
+        let wakes = WakeCount()
+        let logger = logger
+        let listener = Task { try await PostgresEventListener(repository: other, logger: logger) { wakes.count.withLock { $0 += 1 } }.run() }
+        defer { listener.cancel() }
+        func waitFor(moreThan count: Int) async throws -> Bool {
+            let deadline = ContinuousClock.now + .seconds(5)
+            while wakes.count.withLock({ $0 }) <= count {
+                guard ContinuousClock.now < deadline else { return false }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            return true
+        }
+        #expect(try await waitFor(moreThan: 0), "the listener did not start")  // its catch-up wake
+        try await Task.sleep(for: .milliseconds(200))
+        let before = wakes.count.withLock { $0 }
+        _ = try await repository.createNotifications([NewNotification(recipientID: mentor.id, senderID: nil, kind: .scenarioPrompt, title: "T", body: "B",
+                                                                      deepLink: .scenario(scenarioID: nil))], idempotencyKey: nil, at: now)
+        let woke = try await waitFor(moreThan: before)
+        #expect(woke, "no NOTIFY reached the other instance within 5 s")
+    }
+
     @Test("two instances claiming due pushes at once never take the same one")
     func claimsAreExclusive() async throws {
         let first = try await PostgresTestDatabase.make()
@@ -153,4 +179,9 @@ struct PostgresOrderingTests {
         try await holder.value
         second.shutdown()
     }
+}
+
+/// How often a listener woke, shared with its task.
+final class WakeCount: Sendable {
+    let count = Mutex(0)
 }
