@@ -155,6 +155,8 @@ extension Strings {
     public var scenarioPublished: String { isEnglish ? "Scenario published" : "Scenarioet er publisert" }
     public var chooseMentors: String { isEnglish ? "Choose at least one mentor." : "Velg minst én likeperson." }
     public var publishedScenariosHeading: String { isEnglish ? "Published scenarios" : "Publiserte scenarioer" }
+    /// The heading over who has done a published scenario.
+    public var scenarioProgressHeading: String { isEnglish ? "The mentors' progress" : "Likepersonenes framdrift" }
 }
 
 extension Strings {

@@ -4,6 +4,13 @@ import VarselCore
 import VarselService
 import VarselStore
 
+extension VarselServices {
+    /// The scenarios a coordinator published (all of them for an admin), each with its mentors' progress.
+    func publishedScenarios(visibleTo user: User) async throws -> [(Scenario, [MentorScenario])] {
+        try await repository.allScenarios().filter { user.role == .admin || $0.0.coordinatorID == user.id }
+    }
+}
+
 /// Training scenarios: coordinators publish them to all mentors or chosen ones; a mentor reads theirs, marks one
 /// done and writes a reflection.
 struct ScenariosController {
@@ -50,17 +57,12 @@ struct ScenariosController {
         }
     }
 
-    /// The scenarios a coordinator published (all for an admin), each with its mentors' progress.
-    func published(by user: User) async throws -> [(Scenario, [MentorScenario])] {
-        try await services.repository.allScenarios().filter { user.role == .admin || $0.0.coordinatorID == user.id }
-    }
-
     func list(_ request: Request, context: VarselContext) async throws -> Response {
         let user = try context.requireUser().user
         if user.role == .mentor {
             return try JSONCoding.response(try await services.repository.scenarios(forMentor: user.id).map(ScenarioResource.init))
         }
-        return try JSONCoding.response(try await published(by: user).map { ScenarioResource($0.0, copies: $0.1) })
+        return try JSONCoding.response(try await services.publishedScenarios(visibleTo: user).map { ScenarioResource($0.0, copies: $0.1) })
     }
 
     func show(_ request: Request, context: VarselContext) async throws -> Response {
@@ -72,7 +74,7 @@ struct ScenariosController {
             }
             return try JSONCoding.response(ScenarioResource(copy))
         }
-        guard let (scenario, copies) = try await published(by: user).first(where: { $0.0.id == id }) else {
+        guard let (scenario, copies) = try await services.publishedScenarios(visibleTo: user).first(where: { $0.0.id == id }) else {
             throw Problem.notFound("You published no scenario with id \(id).")
         }
         return try JSONCoding.response(ScenarioResource(scenario, copies: copies))

@@ -55,7 +55,6 @@ extension PagesController {
             pause: pause,
             account: screen == .profile ? AccountView(
                 languages: Language.allCases.map { LanguageOption(value: $0.rawValue, label: $0.autonym, isSelected: $0 == user.language) },
-                passwordError: errors.first { $0.fieldId == "current-password" || $0.fieldId == "new-password" }.map { _ in true } ?? false,
                 currentPasswordError: errors.first { $0.fieldId == "current-password" }?.message,
                 newPasswordError: errors.first { $0.fieldId == "new-password" }?.message) : nil,
             strings: ProfileStrings(strings))
@@ -186,7 +185,6 @@ struct PauseView {
 /// The language and password forms.
 struct AccountView {
     var languages: [LanguageOption]
-    var passwordError: Bool
     var currentPasswordError: String?
     var newPasswordError: String?
 }

@@ -34,7 +34,7 @@ extension PagesController {
             }
             if mine.isEmpty { groups = [] }
         } else {
-            let published = try await services.repository.allScenarios().filter { user.role == .admin || $0.0.coordinatorID == user.id }
+            let published = try await services.publishedScenarios(visibleTo: user)
             groups = [ListGroup(heading: strings.publishedScenariosHeading, headingId: "scenarios-published", items: published.map { scenario, copies in
                 LinkItem(text: strings.scenarioProgress(title: scenario.title, done: copies.filter { $0.doneAt != nil }.count, of: copies.count),
                          href: "/scenarios/\(scenario.id)")
@@ -77,8 +77,7 @@ extension PagesController {
             scenario = copy.scenario
             mine = copy
         } else {
-            guard let (found, copies) = try await services.repository.allScenarios().first(where: { $0.0.id == id }),
-                  user.role == .admin || found.coordinatorID == user.id else {
+            guard let (found, copies) = try await services.publishedScenarios(visibleTo: user).first(where: { $0.0.id == id }) else {
                 throw Problem.notFound("You published no scenario with id \(id).")
             }
             scenario = found
@@ -95,7 +94,7 @@ extension PagesController {
             id: scenario.id, state: mine.map { strings.scenarioRow(title: scenario.title, doneAt: $0.doneAt, timeZone: osloTimeZone) },
             reflection: mine?.reflection ?? "", isMentor: mine != nil, progress: progress,
             strings: ScenarioDetailStrings(reflection: strings.reflectionField, hint: strings.reflectionHint, save: strings.markScenarioDone,
-                                           progress: strings.publishTo))
+                                           progress: strings.scenarioProgressHeading))
         return try renderer.page("scenario", model)
     }
 
