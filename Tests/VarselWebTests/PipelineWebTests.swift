@@ -93,6 +93,9 @@ struct PipelineWebTests {
             #expect(trail[2].mentorName == "Kari")
             let page = try await client.call(.get, "/coordinator/assignments", token: coordinator).text
             #expect(page.contains("Reassigned to Kari,"))
+            // The first assignment's old link (as in an escalation notice) shows the one that replaced it.
+            let old = try await client.call(.get, "/contacts/\(first.contactId)?assignment=\(first.id)", token: coordinator).text
+            #expect(old.contains("Reassigned to Kari,") && old.contains(#"action="/assignments/\#(second.assignment.id)/reassign""#))
         }
     }
 

@@ -47,7 +47,9 @@ extension PagesController {
                     isAcknowledged: assignment.status == .acknowledged, markDone: strings.markVisitDone,
                     noteLabel: strings.visitNoteField, noteHint: strings.visitNoteHint)
             } else if services.contactAccess.canManage(assignment, user: user) {
-                manageView = try await managedAssignment(assignment, for: user, describer: describer)
+                // An old link (an escalation notice, say) to an assignment since given to another mentor shows the
+                // one that replaced it, whose history includes it.
+                manageView = try await managedAssignment(try await services.currentAssignment(replacing: assignment), for: user, describer: describer)
             }
         }
         let model = DetailPage(

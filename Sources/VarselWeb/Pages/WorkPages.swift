@@ -188,6 +188,19 @@ extension VarselServices {
         try await assignmentSummaries(try await repository.assignments(forMentor: user.id).filter { $0.reassignedAt == nil })
     }
 
+    /// The assignment that now stands for `assignment`: itself, or the last of the reassignments that replaced it.
+    func currentAssignment(replacing assignment: Assignment) async throws -> Assignment {
+        guard assignment.reassignedAt != nil else { return assignment }
+        let all = try await repository.allAssignments()
+        var current = assignment
+        // The chain is short; the bound keeps a damaged one from looping.
+        for _ in 0..<20 {
+            guard current.reassignedAt != nil, let next = all.first(where: { $0.previousID == current.id }) else { break }
+            current = next
+        }
+        return current
+    }
+
     /// The current assignments `user` manages, as the core describes them: a coordinator's own, all for an admin;
     /// a reassigned one is shown through the assignment that replaced it.
     func managedSummaries(of user: User) async throws -> [AssignmentSummary] {
