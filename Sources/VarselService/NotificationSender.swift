@@ -118,16 +118,11 @@ public struct NotificationSender: Sendable {
         }
         let strings = Strings(mentor.language)
         try await repository.setPause(from: from, until: until, userID: mentor.id)
-        let confirmation = if let from {
-            NewNotification(recipientID: mentor.id, senderID: nil, kind: .pauseConfirmation, title: strings.pauseBookedTitle,
-                            body: strings.pauseBookedBody(from: from, until: until, timeZone: timeZone), deepLink: .pause)
-        } else {
-            NewNotification(recipientID: mentor.id, senderID: nil, kind: .pauseConfirmation, title: strings.pauseStartedTitle,
-                            body: strings.pauseBody(until: until, timeZone: timeZone), deepLink: .pause)
+        if let from {
+            return try await confirmPause(to: mentor, title: strings.pauseBookedTitle,
+                                          body: strings.pauseBookedBody(from: from, until: until, timeZone: timeZone))
         }
-        let created = try await repository.createNotifications([confirmation], idempotencyKey: nil, at: current)
-        pump.wake()
-        return created.items[0]
+        return try await confirmPause(to: mentor, title: strings.pauseStartedTitle, body: strings.pauseBody(until: until, timeZone: timeZone))
     }
 
     /// Ends `mentor`'s pause (in force or booked) now and confirms it; nil, changing nothing, when there was none.
@@ -135,9 +130,13 @@ public struct NotificationSender: Sendable {
         guard mentor.hasPause(at: now()) else { return nil }
         let strings = Strings(mentor.language)
         try await repository.setPause(from: nil, until: nil, userID: mentor.id)
+        return try await confirmPause(to: mentor, title: strings.pauseEndedTitle, body: strings.pauseEndedBody)
+    }
+
+    /// The pause confirmation that tells `mentor` what became of their pause; it opens the pause screen.
+    private func confirmPause(to mentor: User, title: String, body: String) async throws -> NotificationItem {
         let created = try await repository.createNotifications([
-            NewNotification(recipientID: mentor.id, senderID: nil, kind: .pauseConfirmation, title: strings.pauseEndedTitle,
-                            body: strings.pauseEndedBody, deepLink: .pause),
+            NewNotification(recipientID: mentor.id, senderID: nil, kind: .pauseConfirmation, title: title, body: body, deepLink: .pause),
         ], idempotencyKey: nil, at: now())
         pump.wake()
         return created.items[0]
