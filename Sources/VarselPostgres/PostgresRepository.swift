@@ -276,8 +276,10 @@ public final class PostgresRepository: VarselRepository, Sendable {
         }
         let time = bind(date.timeIntervalSince1970)
         for item in items {
+            let json = try Self.json(item)
+            NotificationJSONCache.shared.remember(item, json: json)
             rows.append("(\(bind(item.recipientID)), \(bind(EventType.notificationCreated.rawValue)), \(bind(item.id)), "
-                        + "\(bind(try Self.json(item))), NULL::integer, \(time))")
+                        + "\(bind(json)), NULL::integer, \(time))")
         }
         var seen = Set<Int64>()
         for recipient in items.map(\.recipientID) where seen.insert(recipient).inserted {

@@ -45,7 +45,9 @@ struct EventRecord: Codable, FetchableRecord, MutablePersistableRecord {
         notificationID = payload.notificationID
         switch payload {
         case let .notificationCreated(item), let .notificationUpdated(item):
-            notification = String(decoding: try encoder.encode(item), as: UTF8.self)
+            let json = String(decoding: try encoder.encode(item), as: UTF8.self)
+            NotificationJSONCache.shared.remember(item, json: json)
+            notification = json
         case .notificationDeleted:
             break
         case let .unreadCount(count):

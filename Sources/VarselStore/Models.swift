@@ -358,7 +358,7 @@ extension EventPayload {
                               decoder: JSONDecoder) throws -> EventPayload {
         func item() throws -> NotificationItem {
             guard let notificationJSON else { throw StoreError.unknownStoredValue(column: "event.notification") }
-            return try decoder.decode(NotificationItem.self, from: Data(notificationJSON.utf8))
+            return try NotificationJSONCache.shared.item(json: notificationJSON, decoder: decoder)
         }
         switch EventType(rawValue: type) {
         case .notificationCreated: return .notificationCreated(try item())

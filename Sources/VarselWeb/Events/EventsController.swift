@@ -110,7 +110,6 @@ struct EventsController {
         let isPlayer = request.uri.queryParameters["player"] == "web"
         let userID = identity.user.id
         let services = self.services
-        let describer = services.describer(identity.user.language)
 
         // Attach first, then find where to start: nothing committed in between can be missed.
         let subscription = services.broker.subscribe(userID: userID, session: identity.session.tokenHash)
@@ -120,99 +119,17 @@ struct EventsController {
         let initialPreferences = try await services.repository.preferences(for: userID)
 
         let channel = context.channel
-        let body = ResponseBody { writer in
+        let body = ResponseBody { (writer: inout any ResponseBodyWriter) in
+            let stream = LiveStream(services: services, user: identity.user, subscriptionID: subscription.id, isPlayer: isPlayer,
+                                    preferences: initialPreferences, lastSent: latest)
             // A client that stops reading would hold its socket for ever once its buffers fill: the watchdog closes
             // the connection when one write has waited longer than the write timeout.
-            let progress = WriteProgress()
-            let watched = services.streamWatchdog.watch(progress) { channel?.close(promise: nil) }
+            let watched = services.streamWatchdog.watch(stream.progress) { channel?.close(promise: nil) }
             defer { services.streamWatchdog.stopWatching(watched) }
-            func write(_ buffer: ByteBuffer) async throws {
-                progress.begin()
-                defer { progress.end() }
-                try await writer.write(buffer)
-            }
-            // Read once, and again whenever the user changes them (privacy: the announcement text depends on them).
-            var preferences = initialPreferences
-            // The core decides what is said and when, on the server's clock; the browser plays it.
-            var announcer = Announcer(language: identity.user.language, preferences: initialPreferences)
-            var ticker: Task<Void, Never>?
-            var armedDeadline: Date?
-            defer { ticker?.cancel() }
-            /// An arrival: its cues now; its announcement when the announcer says (alone, urgent, or in a burst).
-            func arrived(_ event: StoredEvent) async throws {
-                guard case let .notificationCreated(item) = event.payload else { return }
-                // The coordinator's history says when an assignment reached the mentor's open page or app.
-                if item.kind == .assignment { try await services.repository.recordLiveDelivery(notificationID: item.id, at: services.now()) }
-                guard isPlayer else { return }
-                announcer.notificationArrived(item, at: services.now())
-                try await write(try Frame.cue(for: item, announcer: announcer))
-                try await announceDue()
-            }
-            /// Writes the announcements due by now, and sets the stream's timer for the next one.
-            func announceDue() async throws {
-                for announcement in announcer.announcements(dueBy: services.now()) {
-                    try await write(try Frame.announcement(announcement))
-                }
-                guard let deadline = announcer.nextDeadline, deadline != armedDeadline else { return }
-                armedDeadline = deadline
-                ticker?.cancel()
-                let delay = max(0, deadline.timeIntervalSince(services.now()))
-                let broker = services.broker
-                let subscriptionID = subscription.id
-                ticker = Task {
-                    try? await Task.sleep(for: .milliseconds(Int((delay * 1000).rounded(.up)) + 1))
-                    guard !Task.isCancelled else { return }
-                    broker.announcementsDue(userID: userID, id: subscriptionID)
-                }
-            }
             services.metrics.streamOpened()
             defer { services.metrics.streamClosed() }
-            var lastSent: Int64
-            try await write(ByteBuffer(string: "retry: \(services.configuration.streamRetryMilliseconds)\n: connected\n\n"))
-            switch resumeFrom {
-            case nil:
-                lastSent = latest
-            case let .some(point) where point < prunedThrough || point > latest:
-                // Too old to replay (or not an id this server gave out): the client must reload its list.
-                let reason = point > latest ? "unknown-event-id" : "too-old"
-                try await write(try Frame.reset(reason: reason, lastEventId: latest))
-                lastSent = latest
-            case let .some(point):
-                lastSent = point
-                while true {
-                    let batch = try await services.repository.events(for: userID, after: lastSent, limit: 500)
-                    for event in batch {
-                        try await write(try frame(for: event, describer: describer, preferences: preferences, live: false))
-                        lastSent = event.id
-                        try await arrived(event)
-                    }
-                    if batch.count < 500 { break }
-                }
-            }
-            // The server waits for open responses when it shuts down, so each stream ends itself then.
-            try await withGracefulShutdownHandler {
-                for await message in subscription.messages {
-                    switch message {
-                    case .heartbeat:
-                        try await write(ByteBuffer(string: ": heartbeat\n\n"))
-                    case .preferencesChanged:
-                        preferences = try await services.repository.preferences(for: userID)
-                        announcer.preferences = preferences
-                    case .announcementsDue:
-                        // The timer fired; if the wall clock has not quite reached the deadline, it is set again.
-                        armedDeadline = nil
-                        try await announceDue()
-                    case let .closing(reason):
-                        // The last word: why the server ends this stream (sign-out, too many streams).
-                        try await write(try Frame.reset(reason: reason.rawValue, lastEventId: lastSent))
-                    case let .event(event):
-                        guard event.id > lastSent else { continue }
-                        try await write(try frame(for: event, describer: describer, preferences: preferences, live: true))
-                        lastSent = event.id
-                        try await arrived(event)
-                    }
-                }
-            } onGracefulShutdown: {
+            try await stream.open(resumeFrom: resumeFrom, latest: latest, prunedThrough: prunedThrough, writer: &writer)
+            try await stream.follow(subscription.messages, writer: &writer) {
                 services.broker.end(userID: userID, id: subscription.id)
             }
             try await writer.finish(nil)
@@ -248,7 +165,8 @@ struct EventsController {
 
     /// The frame for one stored event; never inlined, like ``Frame``'s encoding builders.
     @inline(never)
-    private func frame(for event: StoredEvent, describer: Describer, preferences: NotificationPreferences, live: Bool) throws -> ByteBuffer {
+    static func frame(for event: StoredEvent, describer: Describer, preferences: NotificationPreferences, live: Bool,
+                      services: VarselServices) throws -> ByteBuffer {
         let json: Data
         switch event.payload {
         case let .notificationCreated(item), let .notificationUpdated(item):
