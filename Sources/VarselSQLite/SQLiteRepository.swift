@@ -12,6 +12,8 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     let writer: any DatabaseWriter
     /// Where every write goes: one transaction, and one wait for the disk, for a burst of them.
     let commits: GroupCommit
+    /// Sessions and users as last read, forgotten when a write touches them.
+    private let identities = IdentityCache()
     private static let encoder = JSONEncoder()
     private static let decoder = JSONDecoder()
 
@@ -42,6 +44,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         try Migrations.migrator.migrate(writer)
         self.writer = writer
         commits = GroupCommit(writer: writer)
+        writer.add(transactionObserver: identities, extent: .databaseLifetime)
     }
 
     /// A store in memory, gone when released: for fast contract tests.
@@ -74,9 +77,13 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     public func user(id: Int64) async throws -> User? {
-        try read { db in
+        if let user = identities.user(id: id) { return user }
+        let generation = identities.generation
+        let user = try read { db in
             try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM user WHERE id = ?"), arguments: [id]).map { try UserRecord(row: $0).user() }
         }
+        if let user { identities.keep(user: user, generation: generation) }
+        return user
     }
 
     public func user(username: String) async throws -> User? {
@@ -116,13 +123,17 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     public func session(tokenHash: String, at date: Date) async throws -> Session? {
-        try read { db in
+        if let session = identities.session(tokenHash: tokenHash) { return session.expiresAt > date ? session : nil }
+        let generation = identities.generation
+        let session = try read { db in
             try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM session WHERE token_hash = ? AND expires_at > ?"),
                              arguments: [tokenHash, date.timeIntervalSince1970]).map { row in
                 Session(tokenHash: row["token_hash"], userID: row["user_id"], csrfToken: row["csrf_token"],
                         createdAt: Self.date(row["created_at"]), expiresAt: Self.date(row["expires_at"]))
             }
         }
+        if let session { identities.keep(session: session, generation: generation) }
+        return session
     }
 
     public func deleteSession(tokenHash: String) async throws {
