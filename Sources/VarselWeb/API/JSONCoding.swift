@@ -48,9 +48,14 @@ public enum JSONCoding {
 
     /// A JSON response with `status`.
     public static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) throws -> Response {
+        response(json: try encoder.encode(value), status: status, headers: headers)
+    }
+
+    /// A JSON response of text already encoded (``HotJSON``).
+    static func response(json: Data, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
         var fields = headers
         fields[.contentType] = "application/json; charset=utf-8"
-        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
+        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: json)))
     }
 
     static func problem(for error: DecodingError) -> Problem {

@@ -113,6 +113,7 @@ struct NotificationsController {
         }
     }
 
+    /// The answer to a create, as ``HotJSON/createResponse(_:)`` writes it; its encoding is the reference in tests.
     struct CreateResponse: Encodable {
         var items: [CreatedItem]
     }
@@ -148,7 +149,7 @@ struct NotificationsController {
         }
         var headers: HTTPFields = [:]
         if created.isReplay { headers[.init("Idempotent-Replayed")!] = "true" }
-        return try JSONCoding.response(CreateResponse(items: items), status: created.isReplay ? .ok : .created, headers: headers)
+        return JSONCoding.response(json: HotJSON.createResponse(items), status: created.isReplay ? .ok : .created, headers: headers)
     }
 
     static func idempotencyKey(_ request: Request) throws -> String? {

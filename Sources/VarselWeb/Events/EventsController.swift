@@ -63,6 +63,8 @@ struct EventsController {
     /// Unread-count events as JSON, shared by every stream.
     static let unreadCounts = UnreadCountJSON()
 
+    /// A `notification.created` event's data, as ``HotJSON/notificationEvent(_:)`` writes it; its encoding is the
+    /// reference in tests.
     struct CreatedPayload: Encodable { var notification: NotificationResource }
     struct DeletedPayload: Encodable { var id: Int64 }
     struct ResetPayload: Encodable { var reason: String; var lastEventId: Int64 }
@@ -171,7 +173,7 @@ struct EventsController {
         switch event.payload {
         case let .notificationCreated(item), let .notificationUpdated(item):
             let now = services.now()
-            json = try JSONCoding.encoder.encode(CreatedPayload(notification: NotificationResource(item, describer: describer, preferences: preferences, now: now)))
+            json = HotJSON.notificationEvent(NotificationResource(item, describer: describer, preferences: preferences, now: now))
             if live, event.type == .notificationCreated {
                 services.metrics.eventDelivered(latency: max(0, now.timeIntervalSince(item.createdAt)))
             } else {

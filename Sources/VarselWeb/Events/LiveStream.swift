@@ -9,10 +9,11 @@ import VarselStore
 /// One open event stream: what it has sent, what it will announce, and how it answers each message.
 ///
 /// A stream spends nearly all its life waiting for its next message, and while an async function waits, Swift keeps
-/// its locals, and those of every async function inlined into it, in the task's memory. Written as one closure, the
-/// waiting frame held the working state of every message handler: 24 KiB per idle stream. Here the waiting loop
-/// holds a reference to this object and the message; each message is handled in ``handle(_:writer:)``, never
-/// inlined, whose frame exists only while it runs.
+/// its locals (and those of every async function inlined into it) in the task's memory. So the waiting loop,
+/// ``follow(_:writer:onShutdown:)``, holds only this object and the message; each message is handled in
+/// ``handle(_:writer:)``, never inlined, whose frame exists only while it runs. The frames of a message's work are
+/// gathered in one buffer and leave in one write. (What the request itself left in the task's memory is kept out
+/// by ``StreamRequestMiddleware``.)
 final class LiveStream {
     private let services: VarselServices
     private let userID: Int64
