@@ -139,10 +139,13 @@ public final class EventBroker: Sendable {
     /// Calling it for each slice in turn over the heartbeat interval gives every stream one heartbeat per interval,
     /// spread evenly, instead of ten thousand writes in the same instant.
     public func heartbeat(slice: Int, of slices: Int) {
+        // One pass, no copies: it runs under the lock every tick, over every stream.
         let targets = state.withLock { state in
-            state.subscribers.values.flatMap { mine in
-                mine.filter { Int($0.key % UInt64(slices)) == slice }.map(\.value.continuation)
+            var targets: [AsyncStream<StreamMessage>.Continuation] = []
+            for mine in state.subscribers.values {
+                for (id, subscriber) in mine where Int(id % UInt64(slices)) == slice { targets.append(subscriber.continuation) }
             }
+            return targets
         }
         for continuation in targets { deliver(.heartbeat, to: continuation) }
     }
