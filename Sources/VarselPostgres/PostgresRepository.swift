@@ -268,6 +268,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
     /// The events of new notifications in one statement: each one's `notification.created`, then each recipient's
     /// unread count (counted by the statement itself). A multi-row `VALUES` takes its ids in row order.
     func appendCreatedEvents(_ items: [NotificationItem], at date: Date, _ c: PostgresConnection) async throws {
+        guard !items.isEmpty else { return }
         var bindings = PostgresBindings()
         var rows: [String] = []
         func bind(_ value: some PostgresNonThrowingEncodable) -> String {
@@ -292,13 +293,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
             """, binds: bindings), logger: logger)
     }
 
-    func insert(_ new: NewNotification, at date: Date, _ c: PostgresConnection) async throws -> NotificationItem {
-        let item = try await insertRow(new, at: date, c)
-        try await appendEvent(userID: item.recipientID, .notificationCreated(item), at: date, c)
-        return item
-    }
-
-    /// The notification's row alone, without its event.
+    /// The notification's row alone; its events come from ``appendCreatedEvents(_:at:_:)``.
     func insertRow(_ new: NewNotification, at date: Date, _ c: PostgresConnection) async throws -> NotificationItem {
         let row = try await Self.one(c.query("""
             INSERT INTO notification (recipient_id, sender_id, kind, title, body, urgency, created_at, read_at, deep_link, personal_details)
@@ -469,8 +464,8 @@ public final class PostgresRepository: VarselRepository, Sendable {
                 VALUES (\(mentorID), \(contactID), \(coordinatorID), \(AssignmentStatus.pending.rawValue), \(date.timeIntervalSince1970))
                 RETURNING id
                 """, logger: self.logger)).decode(Int64.self)
-            let item = try await self.insert(makeNotification(contactID, assignmentID), at: date, c)
-            try await self.appendUnreadCounts(for: [item.recipientID], at: date, c)
+            let item = try await self.insertRow(makeNotification(contactID, assignmentID), at: date, c)
+            try await self.appendCreatedEvents([item], at: date, c)
             try await c.query("UPDATE assignment SET notification_id = \(item.id) WHERE id = \(assignmentID)", logger: self.logger)
             let assignment = Assignment(id: assignmentID, mentorID: mentorID, contactID: contactID, coordinatorID: coordinatorID,
                                         status: .pending, createdAt: date, respondedAt: nil, notificationID: item.id)
@@ -541,8 +536,8 @@ public final class PostgresRepository: VarselRepository, Sendable {
                 ON CONFLICT DO NOTHING RETURNING assignment_id
                 """, logger: self.logger).collect()
             guard !inserted.isEmpty else { return nil }
-            let item = try await self.insert(notification, at: date, c)
-            try await self.appendUnreadCounts(for: [item.recipientID], at: date, c)
+            let item = try await self.insertRow(notification, at: date, c)
+            try await self.appendCreatedEvents([item], at: date, c)
             return item
         }
     }
@@ -606,8 +601,8 @@ public final class PostgresRepository: VarselRepository, Sendable {
                 VALUES (\(mentorID), \(old.contactID), \(old.coordinatorID), \(AssignmentStatus.pending.rawValue), \(seconds), \(assignmentID))
                 RETURNING id
                 """, logger: self.logger)).decode(Int64.self)
-            let item = try await self.insert(makeNotification(old.contactID, newID), at: date, c)
-            try await self.appendUnreadCounts(for: [item.recipientID], at: date, c)
+            let item = try await self.insertRow(makeNotification(old.contactID, newID), at: date, c)
+            try await self.appendCreatedEvents([item], at: date, c)
             try await c.query("UPDATE assignment SET notification_id = \(item.id) WHERE id = \(newID)", logger: self.logger)
             return Reassigned(assignment: Assignment(id: newID, mentorID: mentorID, contactID: old.contactID, coordinatorID: old.coordinatorID,
                                                      status: .pending, createdAt: date, respondedAt: nil, notificationID: item.id,
@@ -713,9 +708,9 @@ public final class PostgresRepository: VarselRepository, Sendable {
             var items: [NotificationItem] = []
             for mentorID in mentors {
                 try await c.query("INSERT INTO scenario_recipient (scenario_id, mentor_id) VALUES (\(id), \(mentorID))", logger: self.logger)
-                items.append(try await self.insert(makeNotification(id, mentorID), at: date, c))
+                items.append(try await self.insertRow(makeNotification(id, mentorID), at: date, c))
             }
-            try await self.appendUnreadCounts(for: items.map(\.recipientID), at: date, c)
+            try await self.appendCreatedEvents(items, at: date, c)
             return Published(scenario: Scenario(id: id, title: title, body: body, coordinatorID: coordinatorID, createdAt: date), items: items)
         }
         return (published.scenario, published.items)
@@ -819,8 +814,8 @@ public final class PostgresRepository: VarselRepository, Sendable {
                     INSERT INTO certification_warning (certification_id, threshold) VALUES (\(certificationID), \(other)) ON CONFLICT DO NOTHING
                     """, logger: self.logger)
             }
-            let item = try await self.insert(notification, at: date, c)
-            try await self.appendUnreadCounts(for: [item.recipientID], at: date, c)
+            let item = try await self.insertRow(notification, at: date, c)
+            try await self.appendCreatedEvents([item], at: date, c)
             return item
         }
     }
