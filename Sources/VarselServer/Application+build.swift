@@ -98,7 +98,7 @@ public func buildApplication(
     let router = try await VarselRouter.build(services: services)
     var app = Application(
         router: router,
-        server: .http1(configuration: .init(idleTimeout: .nanoseconds(configuration.idleTimeout.components.seconds * 1_000_000_000
+        server: .varselHTTP1(configuration: .init(idleTimeout: .nanoseconds(configuration.idleTimeout.components.seconds * 1_000_000_000
                 + configuration.idleTimeout.components.attoseconds / 1_000_000_000))),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Varsel"),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },

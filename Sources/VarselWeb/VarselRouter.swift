@@ -20,7 +20,6 @@ public enum VarselRouter {
         let renderer = try await PageRenderer.load()
         let router = Router(context: VarselContext.self)
         let routeTable = RouteTable()
-        router.add(middleware: StreamRequestMiddleware(path: "/api/v1/events"))
         router.add(middleware: RequestMetricsMiddleware(metrics: services.metrics))
         router.add(middleware: ResponseHeadersMiddleware())
         router.add(middleware: ProblemMiddleware())

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import HummingbirdTesting
 import Testing
 import VarselCore
@@ -20,13 +21,22 @@ struct LiveStreamTests {
         }
     }
 
-    @Test("a stream resumed from 0 replays the log, then follows live events, with no gap and no duplicate, and ends with a reset on sign-out")
-    func replayThenLive() async throws {
+    /// The two ways a stream is written: taken over by its connection (Varsel's server), or through the response body
+    /// (any other Hummingbird server).
+    enum Server: String, CaseIterable, CustomTestStringConvertible {
+        case varsel, hummingbird
+        var builder: HTTPServerBuilder { self == .varsel ? .varselHTTP1() : .http1() }
+        var testDescription: String { rawValue }
+    }
+
+    @Test("a stream resumed from 0 replays the log, then follows live events, with no gap and no duplicate, and ends with a reset on sign-out",
+          .timeLimit(.minutes(1)), arguments: Server.allCases)
+    func replayThenLive(server: Server) async throws {
         let world = try await TestWorld()
         let kari = try #require(world.kari)
         let message = try Validation.notification(kind: "scenarioPrompt", title: "Before", body: "", urgency: nil, personalDetails: [], allowAssignment: false)
         _ = try await world.services.sender.send(message, from: world.coordinator.id, to: [kari.id])
-        var app = Application(router: try await VarselRouter.build(services: world.services),
+        var app = Application(router: try await VarselRouter.build(services: world.services), server: server.builder,
                               configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         app.addServices(world.services.pump)
         try await app.test(.live) { client in
@@ -61,7 +71,7 @@ extension LiveStreamTests {
     static func streamBody(_ path: String, sending message: Validation.ValidNotification) async throws -> (TestWorld, String) {
         let world = try await TestWorld()
         let kari = try #require(world.kari)
-        var app = Application(router: try await VarselRouter.build(services: world.services),
+        var app = Application(router: try await VarselRouter.build(services: world.services), server: .varselHTTP1(),
                               configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         app.addServices(world.services.pump)
         let body = try await app.test(.live) { client in

@@ -23,6 +23,14 @@ public enum StreamCloseReason: String, Sendable {
     case signedOut = "signed-out"
 }
 
+/// One attached live stream, as the broker sees it: somewhere to put messages, which must not wait.
+public protocol StreamSubscriber: AnyObject, Sendable {
+    /// Takes one message without waiting; false when the stream's buffer is full (the broker then ends it as slow).
+    func receive(_ message: StreamMessage) -> Bool
+    /// Ends the stream once the messages it took are sent; no message follows.
+    func finish()
+}
+
 /// Fans events out to the live streams of the user they belong to.
 ///
 /// Each stream has a bounded buffer. A client too slow to keep up is not allowed to slow the others or to grow
@@ -33,7 +41,7 @@ public final class EventBroker: Sendable {
 
     /// One attached stream: where to send, and which session opened it.
     private struct Subscriber {
-        var continuation: AsyncStream<StreamMessage>.Continuation
+        var stream: any StreamSubscriber
         var session: String
     }
 
@@ -45,7 +53,8 @@ public final class EventBroker: Sendable {
     }
 
     private let state = Mutex(State())
-    private let bufferLimit: Int
+    /// How many messages one stream may hold unsent.
+    public let bufferLimit: Int
     private let streamsPerUser: Int
     private let metrics: ServiceMetrics
 
@@ -55,62 +64,72 @@ public final class EventBroker: Sendable {
         self.metrics = metrics
     }
 
-    /// Attaches a stream for `userID`, opened by the session whose token hash is `session`. Attach before
-    /// replaying from the store, so nothing falls in between. When the user already holds the most streams
-    /// allowed, their oldest is told why and closed.
-    public func subscribe(userID: Int64, session: String = "") -> Subscription {
-        let (stream, continuation) = AsyncStream<StreamMessage>.makeStream(bufferingPolicy: .bufferingOldest(bufferLimit))
-        let attached: (id: UInt64, evicted: [AsyncStream<StreamMessage>.Continuation])? = state.withLock { state in
+    /// Attaches `stream` for `userID`, opened by the session whose token hash is `session`, and returns its id;
+    /// nil (and the stream is finished) once the broker has shut down. Attach before replaying from the store, so
+    /// nothing falls in between. When the user already holds the most streams allowed, their oldest is told why
+    /// and closed. The stream calls ``remove(userID:id:)`` when it ends by itself.
+    public func subscribe(userID: Int64, session: String, stream: any StreamSubscriber) -> UInt64? {
+        let attached: (id: UInt64, evicted: [any StreamSubscriber])? = state.withLock { state in
             guard !state.isShutDown else { return nil }
             state.nextID += 1
             var mine = state.subscribers[userID, default: [:]]
-            var evicted: [AsyncStream<StreamMessage>.Continuation] = []
+            var evicted: [any StreamSubscriber] = []
             while mine.count >= streamsPerUser, let oldest = mine.keys.min() {
-                evicted.append(mine.removeValue(forKey: oldest)!.continuation)
+                evicted.append(mine.removeValue(forKey: oldest)!.stream)
             }
-            mine[state.nextID] = Subscriber(continuation: continuation, session: session)
+            mine[state.nextID] = Subscriber(stream: stream, session: session)
             state.subscribers[userID] = mine
             return (state.nextID, evicted)
         }
         guard let attached else {
-            continuation.finish()
-            return (0, stream)
+            stream.finish()
+            return nil
         }
         for old in attached.evicted { close(old, reason: .tooManyStreams) }
-        let id = attached.id
+        return attached.id
+    }
+
+    /// Attaches a stream whose messages are read from an `AsyncStream` (for code that waits on its messages, and
+    /// tests); the stream detaches when its reader stops.
+    public func subscribe(userID: Int64, session: String = "") -> Subscription {
+        let (messages, continuation) = AsyncStream<StreamMessage>.makeStream(bufferingPolicy: .bufferingOldest(bufferLimit))
+        guard let id = subscribe(userID: userID, session: session, stream: AsyncStreamSubscriber(continuation)) else {
+            return (0, messages)
+        }
         continuation.onTermination = { [weak self] _ in self?.remove(userID: userID, id: id) }
-        return (id, stream)
+        return (id, messages)
     }
 
     /// Ends one stream, as graceful shutdown does for every stream still open.
     public func end(userID: Int64, id: UInt64) {
-        let continuation = state.withLock { $0.subscribers[userID]?[id]?.continuation }
-        continuation?.finish()
+        let stream = state.withLock { $0.subscribers[userID]?[id]?.stream }
+        stream?.finish()
     }
 
     /// Ends every stream opened by the session whose token hash is `session` (sign-out), telling each why.
     public func endStreams(ofSession session: String) {
         let targets = state.withLock { state in
-            state.subscribers.values.flatMap { $0.values.filter { $0.session == session }.map(\.continuation) }
+            state.subscribers.values.flatMap { $0.values.filter { $0.session == session }.map(\.stream) }
         }
-        for continuation in targets { close(continuation, reason: .signedOut) }
+        for stream in targets { close(stream, reason: .signedOut) }
     }
 
     /// Ends every stream of `userID`, whatever session opened it (a password change), telling each why.
     public func endStreams(ofUser userID: Int64) {
-        let targets = state.withLock { ($0.subscribers[userID] ?? [:]).values.map(\.continuation) }
-        for continuation in targets { close(continuation, reason: .signedOut) }
+        let targets = state.withLock { ($0.subscribers[userID] ?? [:]).values.map(\.stream) }
+        for stream in targets { close(stream, reason: .signedOut) }
     }
 
     /// How many streams `userID` holds.
     public func streamCount(userID: Int64) -> Int { state.withLock { $0.subscribers[userID]?.count ?? 0 } }
 
-    private func close(_ continuation: AsyncStream<StreamMessage>.Continuation, reason: StreamCloseReason) {
-        continuation.yield(.closing(reason))
-        continuation.finish()
+    private func close(_ stream: any StreamSubscriber, reason: StreamCloseReason) {
+        _ = stream.receive(.closing(reason))
+        stream.finish()
     }
 
-    private func remove(userID: Int64, id: UInt64) {
+    /// Detaches the stream `id` of `userID`; it ended.
+    public func remove(userID: Int64, id: UInt64) {
         state.withLock { state in
             state.subscribers[userID]?[id] = nil
             if state.subscribers[userID]?.isEmpty == true { state.subscribers[userID] = nil }
@@ -119,20 +138,20 @@ public final class EventBroker: Sendable {
 
     /// Delivers `event` to every stream of its user.
     public func publish(_ event: StoredEvent) {
-        let targets = state.withLock { ($0.subscribers[event.userID] ?? [:]).values.map(\.continuation) }
-        for continuation in targets { deliver(.event(event), to: continuation) }
+        let targets = state.withLock { ($0.subscribers[event.userID] ?? [:]).map { ($0.key, $0.value.stream) } }
+        for (id, stream) in targets { deliver(.event(event), to: stream, userID: event.userID, id: id) }
     }
 
     /// Tells `userID`'s streams that their preferences changed.
     public func preferencesChanged(userID: Int64) {
-        let targets = state.withLock { ($0.subscribers[userID] ?? [:]).values.map(\.continuation) }
-        for continuation in targets { deliver(.preferencesChanged, to: continuation) }
+        let targets = state.withLock { ($0.subscribers[userID] ?? [:]).map { ($0.key, $0.value.stream) } }
+        for (id, stream) in targets { deliver(.preferencesChanged, to: stream, userID: userID, id: id) }
     }
 
     /// Tells one stream that its held-back announcements fall due; like any message, it counts against the buffer.
     public func announcementsDue(userID: Int64, id: UInt64) {
-        guard let continuation = state.withLock({ $0.subscribers[userID]?[id]?.continuation }) else { return }
-        deliver(.announcementsDue, to: continuation)
+        guard let stream = state.withLock({ $0.subscribers[userID]?[id]?.stream }) else { return }
+        deliver(.announcementsDue, to: stream, userID: userID, id: id)
     }
 
     /// Sends a heartbeat to the streams in slice `slice` of `slices` (a stream's slice is its id modulo `slices`).
@@ -141,20 +160,21 @@ public final class EventBroker: Sendable {
     public func heartbeat(slice: Int, of slices: Int) {
         // One pass, no copies: it runs under the lock every tick, over every stream.
         let targets = state.withLock { state in
-            var targets: [AsyncStream<StreamMessage>.Continuation] = []
-            for mine in state.subscribers.values {
-                for (id, subscriber) in mine where Int(id % UInt64(slices)) == slice { targets.append(subscriber.continuation) }
+            var targets: [(userID: Int64, id: UInt64, stream: any StreamSubscriber)] = []
+            for (userID, mine) in state.subscribers {
+                for (id, subscriber) in mine where Int(id % UInt64(slices)) == slice { targets.append((userID, id, subscriber.stream)) }
             }
             return targets
         }
-        for continuation in targets { deliver(.heartbeat, to: continuation) }
+        for target in targets { deliver(.heartbeat, to: target.stream, userID: target.userID, id: target.id) }
     }
 
-    private func deliver(_ message: StreamMessage, to continuation: AsyncStream<StreamMessage>.Continuation) {
-        if case .dropped = continuation.yield(message) {
-            metrics.streamDroppedAsSlow()
-            continuation.finish()
-        }
+    /// Gives `message` to one stream; a stream whose buffer is full is detached, counted and ended.
+    private func deliver(_ message: StreamMessage, to stream: any StreamSubscriber, userID: Int64, id: UInt64) {
+        guard !stream.receive(message) else { return }
+        remove(userID: userID, id: id)
+        metrics.streamDroppedAsSlow()
+        stream.finish()
     }
 
     /// How many streams are attached.
@@ -164,8 +184,22 @@ public final class EventBroker: Sendable {
     public func shutDown() {
         let all = state.withLock { state in
             state.isShutDown = true
-            return state.subscribers.values.flatMap { $0.values.map(\.continuation) }
+            return state.subscribers.values.flatMap { $0.values.map(\.stream) }
         }
         all.forEach { $0.finish() }
     }
+}
+
+/// A stream whose messages wait in an `AsyncStream` until its reader takes them; its buffer is the stream's.
+final class AsyncStreamSubscriber: StreamSubscriber {
+    private let continuation: AsyncStream<StreamMessage>.Continuation
+
+    init(_ continuation: AsyncStream<StreamMessage>.Continuation) { self.continuation = continuation }
+
+    func receive(_ message: StreamMessage) -> Bool {
+        if case .dropped = continuation.yield(message) { return false }
+        return true
+    }
+
+    func finish() { continuation.finish() }
 }

@@ -112,27 +112,37 @@ struct EventsController {
         let isPlayer = request.uri.queryParameters["player"] == "web"
         let userID = identity.user.id
         let services = self.services
+        let stream = LiveStream(services: services, user: identity.user, isPlayer: isPlayer,
+                                preferences: try await services.repository.preferences(for: userID))
 
-        // Attach first, then find where to start: nothing committed in between can be missed.
-        let subscription = services.broker.subscribe(userID: userID, session: identity.session.tokenHash)
-        let latest = try await services.repository.latestEventID()
-        let prunedThrough = try await services.repository.prunedThroughEventID()
+        // Attach first, then find where to start: nothing committed in between can be missed. (After a shutdown
+        // has begun the broker finishes the stream at once: it opens and ends.)
+        if let id = services.broker.subscribe(userID: userID, session: identity.session.tokenHash, stream: stream) {
+            stream.attached(as: id)
+        }
+        let latest: Int64, prunedThrough: Int64
+        do {
+            latest = try await services.repository.latestEventID()
+            prunedThrough = try await services.repository.prunedThroughEventID()
+        } catch {
+            stream.outputClosed()
+            throw error
+        }
 
-        let initialPreferences = try await services.repository.preferences(for: userID)
-
+        // On Varsel's own server the connection takes the stream over once the response is open; elsewhere (the
+        // router-only test server) the response body carries it.
+        let handoff = await context.channel.asyncMap(StreamHandoff.of)
+        handoff?.leave(stream)
         let channel = context.channel
         let body = ResponseBody { (writer: inout any ResponseBodyWriter) in
-            let stream = LiveStream(services: services, user: identity.user, subscriptionID: subscription.id, isPlayer: isPlayer,
-                                    preferences: initialPreferences, lastSent: latest)
-            // A client that stops reading would hold its socket for ever once its buffers fill: the watchdog closes
-            // the connection when one write has waited longer than the write timeout.
-            let watched = services.streamWatchdog.watch(stream.progress) { channel?.close(promise: nil) }
-            defer { services.streamWatchdog.stopWatching(watched) }
-            services.metrics.streamOpened()
-            defer { services.metrics.streamClosed() }
-            try await stream.open(resumeFrom: resumeFrom, latest: latest, prunedThrough: prunedThrough, writer: &writer)
-            try await stream.follow(subscription.messages, writer: &writer) {
-                services.broker.end(userID: userID, id: subscription.id)
+            do {
+                try await stream.open(resumeFrom: resumeFrom, latest: latest, prunedThrough: prunedThrough, writer: &writer)
+            } catch {
+                stream.outputClosed()
+                throw error
+            }
+            if handoff == nil {
+                try await Self.follow(stream, writer: &writer, services: services) { channel?.close(promise: nil) }
             }
             try await writer.finish(nil)
         }
@@ -141,6 +151,24 @@ struct EventsController {
         headers[.cacheControl] = "no-store"
         headers[HTTPField.Name("X-Accel-Buffering")!] = "no"
         return Response(status: .ok, headers: headers, body: body)
+    }
+
+    /// Writes a live stream through the response body until it ends, when no handler takes the connection over.
+    private static func follow(_ stream: LiveStream, writer: inout any ResponseBodyWriter, services: VarselServices,
+                               close: @escaping @Sendable () -> Void) async throws {
+        let output = ResponseBodyStreamOutput(bufferLimit: services.broker.bufferLimit, metrics: services.metrics, close: close)
+        defer { stream.outputClosed() }
+        stream.start(output: output)
+        // The server waits for open responses when it shuts down, so each stream ends itself then.
+        try await withGracefulShutdownHandler {
+            for await buffer in output.buffers {
+                output.progress.begin()
+                defer { output.progress.end() }
+                try await writer.write(buffer)
+            }
+        } onGracefulShutdown: {
+            stream.finish()
+        }
     }
 
     /// When the stream's current write started, if one is waiting; shared with the watchdog.
@@ -187,5 +215,41 @@ struct EventsController {
             services.metrics.eventDelivered(latency: nil)
         }
         return Frame.event(id: event.id, name: event.type.rawValue, json: json)
+    }
+}
+
+/// A live stream's output through the response body: its frames wait in a bounded queue for the body's writer.
+final class ResponseBodyStreamOutput: StreamOutput {
+    let progress = EventsController.WriteProgress()
+    let buffers: AsyncStream<ByteBuffer>
+    private let continuation: AsyncStream<ByteBuffer>.Continuation
+    private let metrics: ServiceMetrics
+    private let close: @Sendable () -> Void
+
+    init(bufferLimit: Int, metrics: ServiceMetrics, close: @escaping @Sendable () -> Void) {
+        (buffers, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingOldest(bufferLimit))
+        self.metrics = metrics
+        self.close = close
+    }
+
+    func write(_ buffer: ByteBuffer) {
+        guard case .dropped = continuation.yield(buffer) else { return }
+        metrics.streamDroppedAsSlow()
+        abort()
+    }
+
+    func finish() { continuation.finish() }
+
+    func abort() {
+        continuation.finish()
+        close()
+    }
+}
+
+private extension Optional {
+    /// `map` with an async transform.
+    func asyncMap<T>(_ transform: (Wrapped) async -> T?) async -> T? {
+        guard let self else { return nil }
+        return await transform(self)
     }
 }

@@ -1,0 +1,234 @@
+import HTTPTypes
+import HummingbirdCore
+import NIOCore
+import NIOHTTPTypes
+import Synchronization
+import VarselService
+
+/// Where the `/events` handler leaves a stream for its connection's ``StreamHandoffHandler`` to take over.
+///
+/// The handler sets it before it returns its response; the connection's ``VarselHTTP1Channel`` sees it set when the
+/// response is done and ends its task without closing the connection; the pipeline handler takes the stream when
+/// the response's end passes it.
+final class StreamHandoff: Sendable {
+    private let waiting = Mutex<LiveStream?>(nil)
+
+    /// Leaves `stream` to be taken over once the current response is written.
+    func leave(_ stream: LiveStream) { waiting.withLock { $0 = stream } }
+
+    /// Whether a stream waits to be taken over.
+    var isWaiting: Bool { waiting.withLock { $0 != nil } }
+
+    /// Takes the stream that waits, if one does.
+    func take() -> LiveStream? { waiting.withLock { $0.take() } }
+
+    /// The handoff of the connection `channel`, if its pipeline has a ``StreamHandoffHandler``.
+    static func of(_ channel: any Channel) async -> StreamHandoff? {
+        try? await channel.eventLoop.submit {
+            try channel.pipeline.syncOperations.handler(type: StreamHandoffHandler.self).handoff
+        }.get()
+    }
+}
+
+/// Takes a live event stream over from the HTTP server once its response is open, so that an idle stream is its
+/// connection and a ``LiveStream`` object, without a task.
+///
+/// It sits between the HTTP codec and Hummingbird's handlers and lets every part through until a response whose
+/// handler left a stream in ``handoff`` ends. It swallows that end, so the chunked body stays open, and from then on:
+/// - it writes the stream's frames itself (``ChannelStreamOutput``);
+/// - it ignores what the client sends, closes when the client leaves, and keeps reading to notice that;
+/// - it swallows the closes Hummingbird's side sends as it lets go of the connection (its idle timer, its
+///   teardown), since the connection is the stream's now; the stream ends it with the last chunk and a close.
+///
+/// A client that does not read is closed once more than the broker's buffer limit of writes wait behind a full
+/// socket, or when one write has waited longer than the write timeout (``StreamWatchdog``).
+final class StreamHandoffHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    let handoff = StreamHandoff()
+
+    private enum State {
+        case serving
+        case streaming(LiveStream, ChannelStreamOutput)
+        case closed
+    }
+
+    private var state = State.serving
+    private var context: ChannelHandlerContext?
+    /// Writes made since the socket last had room.
+    private var writesWaiting = 0
+
+    func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+
+    func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
+
+    // MARK: Outbound
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch state {
+        case .serving:
+            if case .end = unwrapOutboundIn(data), let stream = handoff.take() {
+                promise?.succeed(())
+                takeOver(stream, context: context)
+            } else {
+                context.write(data, promise: promise)
+            }
+        case .streaming, .closed:
+            // Hummingbird's side has nothing more to say on this connection.
+            promise?.succeed(())
+        }
+    }
+
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        switch state {
+        case .serving, .closed:
+            context.close(mode: mode, promise: promise)
+        case .streaming:
+            // Hummingbird letting go of a connection that is the stream's now.
+            promise?.succeed(())
+        }
+    }
+
+    private func takeOver(_ stream: LiveStream, context: ChannelHandlerContext) {
+        let output = ChannelStreamOutput(handler: NIOLoopBound(self, eventLoop: context.eventLoop), eventLoop: context.eventLoop)
+        state = .streaming(stream, output)
+        context.flush()
+        // Hummingbird's idle timer and its graceful-shutdown close are for connections between requests.
+        if let idle = try? context.pipeline.syncOperations.context(handlerType: HTTPConnectionStateHandler.self) {
+            context.pipeline.syncOperations.removeHandler(context: idle, promise: nil)
+        }
+        context.read()
+        guard context.channel.isActive else {
+            stream.outputClosed()
+            return
+        }
+        if !context.channel.isWritable { output.progress.begin() }
+        stream.start(output: output)
+    }
+
+    /// Writes one buffer of the stream's frames.
+    fileprivate func send(_ buffer: ByteBuffer) {
+        guard case let .streaming(stream, _) = state, let context else { return }
+        if !context.channel.isWritable {
+            writesWaiting += 1
+            if writesWaiting > stream.services.broker.bufferLimit {
+                stream.services.metrics.streamDroppedAsSlow()
+                abort()
+                return
+            }
+        }
+        context.writeAndFlush(wrapOutboundOut(.body(buffer)), promise: nil)
+    }
+
+    /// Ends the response with its last chunk, then the connection.
+    fileprivate func finish() {
+        guard case .streaming = state, let context else { return }
+        state = .closed
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+    }
+
+    /// Closes the connection now, and ends the stream.
+    fileprivate func abort() {
+        guard case let .streaming(stream, _) = state, let context else { return }
+        state = .closed
+        context.close(promise: nil)
+        stream.outputClosed()
+    }
+
+    // MARK: Inbound
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard case .serving = state else { return }
+        context.fireChannelRead(data)
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        guard case .serving = state else {
+            // Keep reading, only to notice the client leave; Hummingbird's side no longer asks for reads.
+            context.read()
+            return
+        }
+        context.fireChannelReadComplete()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard case .streaming = state else {
+            context.fireUserInboundEventTriggered(event)
+            return
+        }
+        if let event = event as? ChannelEvent, event == .inputClosed {
+            // The client closed its side: it has gone.
+            abort()
+        }
+        // A graceful shutdown ends streams through the broker, each with its last chunk.
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard case .serving = state else {
+            abort()
+            return
+        }
+        context.fireErrorCaught(error)
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if case let .streaming(_, output) = state {
+            if context.channel.isWritable {
+                writesWaiting = 0
+                output.progress.end()
+            } else {
+                output.progress.begin()
+            }
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        switch state {
+        case let .streaming(stream, _):
+            state = .closed
+            stream.outputClosed()
+        case .serving:
+            // A response that was to become a stream did not finish.
+            handoff.take()?.outputClosed()
+        case .closed:
+            break
+        }
+        context.fireChannelInactive()
+    }
+}
+
+/// A live stream's output straight to its connection, through its ``StreamHandoffHandler``.
+final class ChannelStreamOutput: StreamOutput {
+    let progress = EventsController.WriteProgress()
+    private let handler: NIOLoopBound<StreamHandoffHandler>
+    private let eventLoop: any EventLoop
+
+    fileprivate init(handler: NIOLoopBound<StreamHandoffHandler>, eventLoop: any EventLoop) {
+        self.handler = handler
+        self.eventLoop = eventLoop
+    }
+
+    func write(_ buffer: ByteBuffer) {
+        if eventLoop.inEventLoop {
+            handler.value.send(buffer)
+        } else {
+            eventLoop.execute { [handler] in handler.value.send(buffer) }
+        }
+    }
+
+    func finish() { onLoop { $0.finish() } }
+
+    func abort() { onLoop { $0.abort() } }
+
+    private func onLoop(_ body: @escaping @Sendable (StreamHandoffHandler) -> Void) {
+        if eventLoop.inEventLoop {
+            body(handler.value)
+        } else {
+            eventLoop.execute { [handler] in body(handler.value) }
+        }
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import HTTPTypes
+import NIOCore
+import NIOEmbedded
+import NIOHTTPTypes
+import Testing
+import VarselCore
+import VarselService
+import VarselStore
+@testable import VarselWeb
+
+/// The connection's handler that takes a live stream over once its response is open (issue 12: an idle stream
+/// without a task), on a test channel: what passes, what it writes, what it swallows, and when it closes.
+@Suite("The stream handoff")
+struct StreamHandoffTests {
+    /// A test connection with the handoff handler, and a stream of Kari's attached to the broker and left to it.
+    struct Connection {
+        let world: TestWorld
+        let channel: NIOAsyncTestingChannel
+        let handoff: StreamHandoff
+        let stream: LiveStream
+
+        init(configuration: VarselServices.Configuration = .init()) async throws {
+            world = try await TestWorld(configuration: configuration)
+            channel = NIOAsyncTestingChannel()
+            try await channel.testingEventLoop.executeInContext { [channel] in
+                try channel.pipeline.syncOperations.addHandler(StreamHandoffHandler())
+            }
+            try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8080))
+            handoff = try #require(await StreamHandoff.of(channel))
+            stream = LiveStream(services: world.services, user: world.kari, isPlayer: false, preferences: .standard)
+            let id = try #require(world.services.broker.subscribe(userID: world.kari.id, session: "s", stream: stream))
+            stream.attached(as: id)
+        }
+
+        /// What the handler passed on toward the socket, in order.
+        func written() async throws -> [HTTPResponsePart] {
+            var parts: [HTTPResponsePart] = []
+            while let part = try await channel.readOutbound(as: HTTPResponsePart.self) { parts.append(part) }
+            return parts
+        }
+
+        /// The response the `/events` handler writes: its head, its opening, its end.
+        func respond() async throws {
+            try await channel.writeOutbound(HTTPResponsePart.head(HTTPResponse(status: .ok)))
+            try await channel.writeOutbound(HTTPResponsePart.body(ByteBuffer(string: "retry: 3000\n\n")))
+            try await channel.writeOutbound(HTTPResponsePart.end(nil))
+        }
+    }
+
+    static func text(_ part: HTTPResponsePart) -> String? {
+        guard case let .body(buffer) = part else { return nil }
+        return String(buffer: buffer)
+    }
+
+    @Test("a response with no stream left passes untouched: head, body, end, and the close")
+    func ordinaryResponsesPass() async throws {
+        let connection = try await Connection()
+        try await connection.respond()
+        let parts = try await connection.written()
+        #expect(parts.count == 3)
+        #expect(parts.last == .end(nil))
+        try await connection.channel.close()
+        #expect(!connection.channel.isActive)
+        connection.stream.outputClosed()
+    }
+
+    @Test("a stream left in the handoff: its response's end is held back, the live messages follow, the server's close is swallowed, and sign-out ends it with a reset and the last chunk")
+    func takesTheStreamOver() async throws {
+        let connection = try await Connection()
+        let broker = connection.world.services.broker
+        connection.handoff.leave(connection.stream)
+        // A heartbeat while the response is being written waits for the takeover.
+        broker.heartbeat(slice: 0, of: 1)
+        try await connection.respond()
+        var parts = try await connection.written()
+        #expect(parts.count == 3, "head, opening, then the heartbeat that waited; not the end")
+        #expect(parts.dropFirst().compactMap(Self.text) == ["retry: 3000\n\n", ": heartbeat\n\n"])
+        #expect(connection.world.services.metrics.openStreams == 1)
+
+        // Hummingbird letting go of the connection must not close it.
+        try await connection.channel.close()
+        #expect(connection.channel.isActive)
+
+        broker.heartbeat(slice: 0, of: 1)
+        broker.endStreams(ofSession: "s")
+        parts = try await connection.written()
+        #expect(parts.count == 3)
+        #expect(Self.text(parts[0]) == ": heartbeat\n\n")
+        #expect(Self.text(parts[1])?.contains(#""reason":"signed-out""#) == true)
+        #expect(parts[2] == .end(nil))
+        try await connection.channel.closeFuture.get()
+        #expect(broker.streamCount(userID: connection.world.kari.id) == 0)
+        #expect(connection.world.services.metrics.openStreams == 0)
+    }
+
+    @Test("a client that stops reading is closed once more writes wait than the buffer allows, and counted")
+    func slowClientIsClosed() async throws {
+        var configuration = VarselServices.Configuration()
+        configuration.streamBufferLimit = 4
+        let connection = try await Connection(configuration: configuration)
+        let broker = connection.world.services.broker
+        connection.handoff.leave(connection.stream)
+        try await connection.respond()
+        _ = try await connection.written()
+
+        connection.channel.isWritable = false
+        connection.channel.pipeline.fireChannelWritabilityChanged()
+        for _ in 0..<4 { broker.heartbeat(slice: 0, of: 1) }
+        _ = try await connection.written()
+        #expect(connection.channel.isActive, "four writes waiting fit the buffer")
+        broker.heartbeat(slice: 0, of: 1)
+        try await connection.channel.closeFuture.get()
+        #expect(connection.world.services.metrics.streamsClosedSlow == 1)
+        #expect(broker.streamCount(userID: connection.world.kari.id) == 0)
+        #expect(connection.world.services.metrics.openStreams == 0)
+    }
+
+    @Test("a client that leaves ends its stream: detached from the broker, no longer counted open")
+    func clientLeaves() async throws {
+        let connection = try await Connection()
+        let broker = connection.world.services.broker
+        connection.handoff.leave(connection.stream)
+        try await connection.respond()
+        _ = try await connection.written()
+        #expect(broker.streamCount(userID: connection.world.kari.id) == 1)
+        connection.channel.pipeline.fireChannelInactive()
+        try await connection.channel.testingEventLoop.executeInContext {}
+        #expect(broker.streamCount(userID: connection.world.kari.id) == 0)
+        #expect(connection.world.services.metrics.openStreams == 0)
+    }
+}
