@@ -58,6 +58,7 @@ final class GroupCommit: Sendable {
     /// is thrown instead: it takes the batch with it.
     private static func inSavepoint<T>(_ db: Database, _ body: (Database) throws -> T) throws -> Result<T, any Error> {
         try db.cachedStatement(sql: "SAVEPOINT group_commit").execute()
+        let appended = CommittedEvents.mark(db: db)
         do {
             let value = try body(db)
             try db.cachedStatement(sql: "RELEASE group_commit").execute()
@@ -66,6 +67,8 @@ final class GroupCommit: Sendable {
             guard db.isInsideTransaction else { throw error }
             try db.cachedStatement(sql: "ROLLBACK TO group_commit").execute()
             try db.cachedStatement(sql: "RELEASE group_commit").execute()
+            // Its events are gone with it.
+            CommittedEvents.rollBack(to: appended, db: db)
             return .failure(error)
         }
     }

@@ -14,6 +14,10 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     let commits: GroupCommit
     /// Sessions and users as last read, forgotten when a write touches them.
     private let identities = IdentityCache()
+    /// Each transaction's events, handed to the pump as it commits.
+    private let committed = CommittedEvents()
+    /// The writer connection, whose events ``committed`` collects.
+    private let writerConnection: ObjectIdentifier
     private static let encoder = JSONEncoder()
     private static let decoder = JSONDecoder()
 
@@ -45,6 +49,20 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         self.writer = writer
         commits = GroupCommit(writer: writer)
         writer.add(transactionObserver: identities, extent: .databaseLifetime)
+        writer.add(transactionObserver: committed, extent: .databaseLifetime)
+        let committed = committed
+        writerConnection = try writer.writeWithoutTransaction { db in
+            committed.collect(on: db)
+            return ObjectIdentifier(db)
+        }
+    }
+
+    deinit { CommittedEvents.stopCollecting(on: writerConnection) }
+
+    public var publishesCommittedEvents: Bool { true }
+
+    public func followCommittedEvents(_ follower: @escaping @Sendable ([StoredEvent]) -> Void) {
+        committed.follow(follower)
     }
 
     /// A store in memory, gone when released: for fast contract tests.
@@ -202,6 +220,8 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     private static func appendEvent(userID: Int64, _ payload: EventPayload, at date: Date, db: Database) throws {
         var record = try EventRecord(userID: userID, payload: payload, at: date, encoder: encoder)
         try record.insert(db)
+        CommittedEvents.appended(StoredEvent(id: db.lastInsertedRowID, userID: userID, payload: payload,
+                                             createdAt: Date(timeIntervalSince1970: record.createdAt)), db: db)
     }
 
     private static func appendUnreadCounts(for userIDs: [Int64], at date: Date, db: Database) throws {

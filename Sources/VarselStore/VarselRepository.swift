@@ -131,4 +131,15 @@ public protocol VarselRepository: PushStore, Sendable {
     func prunedThroughEventID() async throws -> Int64
     /// Deletes events created before `date`; returns how many.
     func pruneEvents(before date: Date) async throws -> Int
+    /// Whether every event this process appends reaches ``followCommittedEvents(_:)``'s followers as it commits, so
+    /// that nobody need be woken to read it back. A store that says no is read by the pump after each wake-up.
+    var publishesCommittedEvents: Bool { get }
+    /// Calls `follower` with the events of each transaction of this process, right after it commits, in commit
+    /// order; only when ``publishesCommittedEvents``.
+    func followCommittedEvents(_ follower: @escaping @Sendable ([StoredEvent]) -> Void)
+}
+
+extension VarselRepository {
+    public var publishesCommittedEvents: Bool { false }
+    public func followCommittedEvents(_ follower: @escaping @Sendable ([StoredEvent]) -> Void) {}
 }

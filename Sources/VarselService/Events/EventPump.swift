@@ -2,13 +2,20 @@ import AsyncAlgorithms
 import Foundation
 import Logging
 import ServiceLifecycle
+import Synchronization
 import VarselStore
 
 /// Reads new events from the store's log, in id order, and hands them to the broker: the outbox pattern.
 ///
 /// Writers call ``wake()`` after committing; the pump also polls once a second, so an event is published even
-/// if a wake-up is missed. Reading from the log, not from the writers, keeps publication in commit order,
-/// which is what lets a stream skip ids it has already sent without ever skipping one it has not.
+/// if a wake-up is missed. Publication follows the log's order, which is what lets a stream skip ids it has
+/// already sent without ever skipping one it has not.
+///
+/// A store that hands over each transaction's events as it commits (``VarselRepository/publishesCommittedEvents``,
+/// SQLite) spares the pump the wake-up and the read: a committed batch that follows on from the last event published
+/// is published at once, on the committing thread; one that does not (another process wrote in between) wakes the
+/// pump, which reads the log. Both go through one cursor, under one lock, so nothing is published twice or out of
+/// order.
 public final class EventPump: Service, Sendable {
     private let repository: any VarselRepository
     private let broker: EventBroker
@@ -17,6 +24,10 @@ public final class EventPump: Service, Sendable {
     private let signals: AsyncStream<Void>
     private let pollInterval: Duration
     private let heartbeatInterval: Duration
+    /// The id of the last event handed to the broker; nil until the pump runs (or a test drains it).
+    private let published = Mutex<Int64?>(nil)
+    /// Whether the store hands over its commits, making wake-ups unnecessary.
+    private let storePublishesCommits: Bool
 
     public init(repository: any VarselRepository, broker: EventBroker, logger: Logger,
                 pollInterval: Duration = .seconds(1), heartbeatInterval: Duration = .seconds(20)) {
@@ -26,18 +37,41 @@ public final class EventPump: Service, Sendable {
         self.pollInterval = pollInterval
         self.heartbeatInterval = heartbeatInterval
         (signals, signal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        storePublishesCommits = repository.publishesCommittedEvents
+        repository.followCommittedEvents { [weak self] events in self?.publishCommitted(events) }
     }
 
     /// How many parts the streams' heartbeats are spread over in each interval.
     static let heartbeatSlices = 20
 
-    /// Asks the pump to look for new events now.
+    /// Asks the pump to look for new events now; nothing to do when the store hands over its commits.
     public func wake() {
+        guard !storePublishesCommits else { return }
         signal.yield()
     }
 
+    /// Publishes the events of one committed transaction when they follow on from the last event published;
+    /// otherwise wakes the pump to read the log.
+    func publishCommitted(_ events: [StoredEvent]) {
+        let followsOn = published.withLock { published -> Bool in
+            guard var cursor = published else { return false }
+            for event in events {
+                guard event.id == cursor + 1 else { return false }
+                cursor = event.id
+            }
+            for event in events { broker.publish(event) }
+            published = cursor
+            return true
+        }
+        if !followsOn { signal.yield() }
+    }
+
     public func run() async throws {
-        var cursor = try await repository.latestEventID()
+        let latest = try await repository.latestEventID()
+        var cursor = published.withLock { published in
+            if published == nil { published = latest }
+            return published!
+        }
         let signal = self.signal
         let pollInterval = self.pollInterval
         let heartbeatInterval = self.heartbeatInterval
@@ -70,12 +104,21 @@ public final class EventPump: Service, Sendable {
         }
     }
 
-    /// Publishes every event after `cursor`; returns the new cursor.
+    /// Publishes every event after `cursor` not yet published; returns the new cursor.
     func drain(after cursor: Int64) async throws -> Int64 {
-        var cursor = cursor
+        // Start after what a committing thread has published since.
+        var cursor = published.withLock { max($0 ?? cursor, cursor) }
         while true {
             let batch = try await repository.events(after: cursor, limit: 1000)
-            for event in batch { broker.publish(event) }
+            published.withLock { published in
+                // What a committing thread published meanwhile is not published again.
+                var last = max(published ?? cursor, cursor)
+                for event in batch where event.id > last {
+                    broker.publish(event)
+                    last = event.id
+                }
+                published = last
+            }
             guard let last = batch.last else { return cursor }
             cursor = last.id
             if batch.count < 1000 { return cursor }
