@@ -29,6 +29,8 @@ struct Benchmark: AsyncParsableCommand {
     @Option(help: "A PostgreSQL URL of an empty database to run on instead of a fresh SQLite file.") var postgres: String?
     @Option(help: "Server instances sharing the database (PostgreSQL only); streams and creators are spread over them.")
     var instances = 1
+    @Flag(inversion: .prefixedNo, help: "Afterwards, measure the server's CPU per bare GET /healthz at the same rate: the HTTP layer's floor.")
+    var httpFloor = true
 
     func run() async throws {
         raiseOpenFileLimit()
@@ -108,6 +110,30 @@ struct Benchmark: AsyncParsableCommand {
         }
         latencies.sort()
         func percentile(_ p: Double) -> Double { latencies.isEmpty ? .nan : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
+        // The same rate of the cheapest request there is, with the same streams open: what the HTTP layer costs alone.
+        var floorMilliseconds: Double?
+        if httpFloor {
+            print("Sending \(rate) GET /healthz per second for \(duration) s…")
+            let cpuBeforeFloor = servers.map { $0.cpuSeconds() }.reduce(0, +)
+            let floorStart = ContinuousClock.now
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                for creator in 0..<creators {
+                    tasks.addTask {
+                        let client = try await PostClient.connect(group: group, port: creatorPorts[creator % creatorPorts.count], token: seeded.coordinatorToken)
+                        var sequence = creator
+                        while sequence < total {
+                            let due = floorStart.advanced(by: .seconds(Double(sequence) / Double(rate)))
+                            if due > .now { try await Task.sleep(until: due, clock: .continuous) }
+                            try await client.getHealth()
+                            sequence += creators
+                        }
+                        try await client.close()
+                    }
+                }
+                try await tasks.waitForAll()
+            }
+            floorMilliseconds = (servers.map { $0.cpuSeconds() }.reduce(0, +) - cpuBeforeFloor) * 1000 / Double(max(1, total))
+        }
         for channel in channels { channel.close(promise: nil) }
 
         print("")
@@ -122,6 +148,9 @@ struct Benchmark: AsyncParsableCommand {
         print("  server memory (RSS):       \(rssBefore / 1024) MiB before, \(rssAfter / 1024) MiB with \(subscribers) idle streams")
         print("  memory per idle stream:    \(format(Double(rssAfter - rssBefore) / Double(max(1, subscribers)))) KiB")
         print("  server CPU:                \(format(cpuSeconds)) s in all, \(String(format: "%.2f", cpuSeconds * 1000 / Double(max(1, total)))) ms per notification")
+        if let floorMilliseconds {
+            print("  server CPU, bare GET:      \(String(format: "%.2f", floorMilliseconds)) ms per GET /healthz at the same rate (the HTTP layer alone)")
+        }
         print("  machine load (1 min):      \(loadAverage())")
     }
 
@@ -270,6 +299,18 @@ final class PostClient: Sendable {
         channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
         let status = try await promise.futureResult.get()
         guard status == .created else { throw BenchmarkError.unexpectedStatus(Int(status.code)) }
+    }
+
+    /// `GET /healthz`, the cheapest request: for the HTTP layer's own cost.
+    func getHealth() async throws {
+        var head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/healthz")
+        head.headers.add(name: "Host", value: "127.0.0.1")
+        let promise = channel.eventLoop.makePromise(of: HTTPResponseStatus.self)
+        handler.expect(promise)
+        channel.write(HTTPClientRequestPart.head(head), promise: nil)
+        channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
+        let status = try await promise.futureResult.get()
+        guard status == .ok else { throw BenchmarkError.unexpectedStatus(Int(status.code)) }
     }
 
     func close() async throws { try await channel.close() }
