@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
@@ -158,5 +159,68 @@ struct PageRenderingTests {
             #expect(centre.status == .seeOther)
             #expect(centre.headers[.location]?.hasPrefix("/signin?next=") == true)
         }
+    }
+}
+
+/// A client's end of one live stream over a plain socket, held open for as long as the test likes.
+struct RawStreamClient {
+    let socket: Int32
+
+    /// Connects to `port`, asks for Kari's live stream with `token`, and waits for its opening.
+    init(port: Int, token: String) throws {
+        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        #expect(connected == 0)
+        let request = Array("GET /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n\r\n".utf8)
+        _ = request.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, 0) }
+        var opening = ""
+        while !opening.contains(": connected") {
+            guard let more = read() else { break }
+            opening += more
+        }
+        #expect(opening.hasPrefix("HTTP/1.1 200 OK"))
+    }
+
+    /// What arrives next, or nil once the server has closed the connection.
+    func read() -> String? {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = recv(socket, &buffer, buffer.count, 0)
+        return count > 0 ? String(decoding: buffer.prefix(count), as: UTF8.self) : nil
+    }
+
+    /// Everything until the server closes the connection.
+    func readToEnd() -> String {
+        var text = ""
+        while let more = read() { text += more }
+        return text
+    }
+
+    func close() { _ = Glibc.close(socket) }
+}
+
+extension LiveStreamTests {
+    @Test("issue 12: a server shutting down ends its open streams with their last chunk; it does not wait for the clients to leave",
+          .timeLimit(.minutes(1)))
+    func shutdownEndsOpenStreams() async throws {
+        let world = try await TestWorld()
+        var app = Application(router: try await VarselRouter.build(services: world.services), server: .varselHTTP1(),
+                              configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        app.addServices(world.services.pump)
+        let kari = try #require(world.kari)
+        let client = try await app.test(.live) { client in
+            let stream = try RawStreamClient(port: try #require(client.port), token: try await client.token("kari"))
+            while world.services.broker.streamCount(userID: kari.id) == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            return stream
+        }
+        // The application has shut down while the client still held its stream open.
+        defer { client.close() }
+        #expect(client.readToEnd().hasSuffix("0\r\n\r\n"), "the chunked body's last chunk, then the close")
+        #expect(world.services.broker.streamCount(userID: kari.id) == 0)
     }
 }

@@ -11,7 +11,7 @@ import VarselStore
 
 /// The connection's handler that takes a live stream over once its response is open (issue 12: an idle stream
 /// without a task), on a test channel: what passes, what it writes, what it swallows, and when it closes.
-@Suite("The stream handoff")
+@Suite("The stream handoff", .timeLimit(.minutes(1)))
 struct StreamHandoffTests {
     /// A test connection with the handoff handler, and a stream of Kari's attached to the broker and left to it.
     struct Connection {
@@ -128,5 +128,31 @@ struct StreamHandoffTests {
         try await connection.channel.testingEventLoop.executeInContext {}
         #expect(broker.streamCount(userID: connection.world.kari.id) == 0)
         #expect(connection.world.services.metrics.openStreams == 0)
+    }
+
+    @Test("a server shutting down (quiescing) ends the stream with its last chunk and closes, instead of waiting for the client")
+    func quiescingEndsTheStream() async throws {
+        let connection = try await Connection()
+        let broker = connection.world.services.broker
+        connection.handoff.leave(connection.stream)
+        try await connection.respond()
+        _ = try await connection.written()
+        connection.channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
+        try await connection.channel.closeFuture.get()
+        #expect(try await connection.written() == [.end(nil)])
+        #expect(broker.streamCount(userID: connection.world.kari.id) == 0)
+        #expect(connection.world.services.metrics.openStreams == 0)
+    }
+
+    @Test("a shutdown that began while the stream's response was being written ends it as soon as it is taken over")
+    func quiescingBeforeTheTakeover() async throws {
+        let connection = try await Connection()
+        connection.handoff.leave(connection.stream)
+        connection.channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
+        try await connection.respond()
+        try await connection.channel.closeFuture.get()
+        let parts = try await connection.written()
+        #expect(parts.count == 3 && parts.last == .end(nil), "head, opening, and the last chunk")
+        #expect(connection.world.services.broker.streamCount(userID: connection.world.kari.id) == 0)
     }
 }

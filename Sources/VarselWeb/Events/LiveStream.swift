@@ -228,7 +228,8 @@ final class LiveStream: StreamSubscriber, @unchecked Sendable {
             return (mailbox.subscriptionID, watch)
         }
         guard let ended else { return false }
-        ticker?.cancel()
+        // The announcement timer belongs to the drainer, which may be running now; it is cancelled when the stream
+        // goes, and firing after the end it finds nobody in the broker.
         if let id = ended.id { services.broker.remove(userID: userID, id: id) }
         if let watch = ended.watch {
             services.streamWatchdog.stopWatching(watch)

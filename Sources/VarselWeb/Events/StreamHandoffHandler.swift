@@ -38,7 +38,8 @@ final class StreamHandoff: Sendable {
 /// - it writes the stream's frames itself (``ChannelStreamOutput``);
 /// - it ignores what the client sends, closes when the client leaves, and keeps reading to notice that;
 /// - it swallows the closes Hummingbird's side sends as it lets go of the connection (its idle timer, its
-///   teardown), since the connection is the stream's now; the stream ends it with the last chunk and a close.
+///   teardown), since the connection is the stream's now; the stream ends it with the last chunk and a close;
+/// - when the server shuts down (it quiesces its connections and waits for them), it ends the stream.
 ///
 /// A client that does not read is closed once more than the broker's buffer limit of writes wait behind a full
 /// socket, or when one write has waited longer than the write timeout (``StreamWatchdog``).
@@ -60,6 +61,8 @@ final class StreamHandoffHandler: ChannelDuplexHandler, RemovableChannelHandler 
     private var context: ChannelHandlerContext?
     /// Writes made since the socket last had room.
     private var writesWaiting = 0
+    /// The server began shutting down: a stream taken over from now on ends at once.
+    private var isQuiescing = false
 
     func handlerAdded(context: ChannelHandlerContext) { self.context = context }
 
@@ -107,6 +110,7 @@ final class StreamHandoffHandler: ChannelDuplexHandler, RemovableChannelHandler 
         }
         if !context.channel.isWritable { output.progress.begin() }
         stream.start(output: output)
+        if isQuiescing { stream.finish() }
     }
 
     /// Writes one buffer of the stream's frames.
@@ -155,15 +159,19 @@ final class StreamHandoffHandler: ChannelDuplexHandler, RemovableChannelHandler 
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        guard case .streaming = state else {
+        if event is ChannelShouldQuiesceEvent { isQuiescing = true }
+        guard case let .streaming(stream, _) = state else {
             context.fireUserInboundEventTriggered(event)
             return
         }
-        if let event = event as? ChannelEvent, event == .inputClosed {
+        if event is ChannelShouldQuiesceEvent {
+            // The server is shutting down and waits for its connections: end the stream, with its last chunk. The
+            // client resumes from its last event, on this server once it is back or on another instance.
+            stream.finish()
+        } else if let event = event as? ChannelEvent, event == .inputClosed {
             // The client closed its side: it has gone.
             abort()
         }
-        // A graceful shutdown ends streams through the broker, each with its last chunk.
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
