@@ -80,23 +80,10 @@ struct Benchmark: AsyncParsableCommand {
         let sent = SendLog(capacity: total)
         let creatorPorts = ports
         let start = ContinuousClock.now
-        try await withThrowingTaskGroup(of: Void.self) { tasks in
-            for creator in 0..<creators {
-                tasks.addTask {
-                    let client = try await PostClient.connect(group: group, port: creatorPorts[creator % creatorPorts.count], token: seeded.coordinatorToken)
-                    var sequence = creator
-                    while sequence < total {
-                        let due = start.advanced(by: .seconds(Double(sequence) / Double(rate)))
-                        if due > .now { try await Task.sleep(until: due, clock: .continuous) }
-                        let recipient = seeded.mentorIDs[sequence % seeded.mentorIDs.count]
-                        sent.record(sequence)
-                        try await client.post(json: #"{"recipients":[\#(recipient)],"kind":"scenarioPrompt","title":"bench-\#(sequence)","body":"b"}"#)
-                        sequence += creators
-                    }
-                    try await client.close()
-                }
-            }
-            try await tasks.waitForAll()
+        try await paced(total: total, ports: creatorPorts, token: seeded.coordinatorToken, group: group) { client, sequence in
+            let recipient = seeded.mentorIDs[sequence % seeded.mentorIDs.count]
+            sent.record(sequence)
+            try await client.post(json: #"{"recipients":[\#(recipient)],"kind":"scenarioPrompt","title":"bench-\#(sequence)","body":"b"}"#)
         }
         let createSeconds = (ContinuousClock.now - start).seconds
         let drainDeadline = ContinuousClock.now.advanced(by: .seconds(30))
@@ -115,22 +102,8 @@ struct Benchmark: AsyncParsableCommand {
         if httpFloor {
             print("Sending \(rate) GET /healthz per second for \(duration) s…")
             let cpuBeforeFloor = servers.map { $0.cpuSeconds() }.reduce(0, +)
-            let floorStart = ContinuousClock.now
-            try await withThrowingTaskGroup(of: Void.self) { tasks in
-                for creator in 0..<creators {
-                    tasks.addTask {
-                        let client = try await PostClient.connect(group: group, port: creatorPorts[creator % creatorPorts.count], token: seeded.coordinatorToken)
-                        var sequence = creator
-                        while sequence < total {
-                            let due = floorStart.advanced(by: .seconds(Double(sequence) / Double(rate)))
-                            if due > .now { try await Task.sleep(until: due, clock: .continuous) }
-                            try await client.getHealth()
-                            sequence += creators
-                        }
-                        try await client.close()
-                    }
-                }
-                try await tasks.waitForAll()
+            try await paced(total: total, ports: creatorPorts, token: seeded.coordinatorToken, group: group) { client, _ in
+                try await client.getHealth()
             }
             floorMilliseconds = (servers.map { $0.cpuSeconds() }.reduce(0, +) - cpuBeforeFloor) * 1000 / Double(max(1, total))
         }
@@ -155,6 +128,30 @@ struct Benchmark: AsyncParsableCommand {
     }
 
     func format(_ value: Double) -> String { String(format: "%.1f", value) }
+
+    /// Sends `total` requests at ``rate`` per second, spread over ``creators`` connections (on `ports` in turn):
+    /// request `sequence` is due `sequence / rate` seconds after the start.
+    func paced(total: Int, ports: [Int], token: String, group: any EventLoopGroup,
+               request: @escaping @Sendable (PostClient, Int) async throws -> Void) async throws {
+        let (rate, creators) = (rate, creators)
+        let start = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            for creator in 0..<creators {
+                tasks.addTask {
+                    let client = try await PostClient.connect(group: group, port: ports[creator % ports.count], token: token)
+                    var sequence = creator
+                    while sequence < total {
+                        let due = start.advanced(by: .seconds(Double(sequence) / Double(rate)))
+                        if due > .now { try await Task.sleep(until: due, clock: .continuous) }
+                        try await request(client, sequence)
+                        sequence += creators
+                    }
+                    try await client.close()
+                }
+            }
+            try await tasks.waitForAll()
+        }
+    }
 
     struct Seeded: Sendable {
         var mentorIDs: [Int64]

@@ -16,11 +16,7 @@ import VarselStore
 struct CommittedEventsTests {
     let now = DemoData.now
 
-    func file() throws -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("varsel-committed-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return directory.appendingPathComponent("varsel.sqlite").path
-    }
+    func file() throws -> String { try temporarySQLitePath("committed") }
 
     /// Collects what the store hands over.
     final class Follower: Sendable {

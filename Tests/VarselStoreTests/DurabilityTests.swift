@@ -6,8 +6,7 @@ import VarselSQLite
 struct DurabilityTests {
     @Test("issue 8: an accepted write is on disk before it returns: synchronous = FULL by default")
     func synchronousIsFull() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("varsel-durability-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try temporaryDirectory("durability")
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try SQLiteRepository(path: directory.appendingPathComponent("varsel.sqlite").path)
         #expect(try await store.synchronousSetting() == 2)

@@ -10,11 +10,7 @@ import VarselStore
 struct IdentityCacheTests {
     let now = DemoData.now
 
-    func file() throws -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("varsel-identity-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return directory.appendingPathComponent("varsel.sqlite").path
-    }
+    func file() throws -> String { try temporarySQLitePath("identity") }
 
     func session(_ hash: String, of user: User) -> Session {
         Session(tokenHash: hash, userID: user.id, csrfToken: "c", createdAt: now, expiresAt: now.addingTimeInterval(3600))

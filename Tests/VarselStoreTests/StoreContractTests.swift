@@ -31,9 +31,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .memory:
             return InMemoryRepository()
         case .sqlite:
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("varsel-contract-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            return try SQLiteRepository(path: directory.appendingPathComponent("varsel.sqlite").path)
+            return try SQLiteRepository(path: try temporarySQLitePath("contract"))
         case .sqliteInMemory:
             return try SQLiteRepository.inMemory()
         case .postgres:
@@ -268,9 +266,7 @@ struct StoreContractTests {
 struct SQLiteDurabilityTests {
     @Test("data written survives closing and reopening the same file")
     func reopen() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("varsel-reopen-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let path = directory.appendingPathComponent("varsel.sqlite").path
+        let path = try temporarySQLitePath("reopen")
         do {
             let store = try SQLiteRepository(path: path)
             let user = try await store.createUser(NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x", language: .norwegianBokmal), at: DemoData.now)

@@ -40,6 +40,20 @@ struct StreamHandoffTests {
             return parts
         }
 
+        /// Leaves the stream in the handoff and writes its response, as the `/events` handler does; returns what
+        /// passed the handler.
+        @discardableResult
+        func takeOver() async throws -> [HTTPResponsePart] {
+            handoff.leave(stream)
+            try await respond()
+            return try await written()
+        }
+
+        /// Whether the stream ended: detached from the broker, not counted open.
+        var streamEnded: Bool {
+            world.services.broker.streamCount(userID: world.kari.id) == 0 && world.services.metrics.openStreams == 0
+        }
+
         /// The response the `/events` handler writes: its head, its opening, its end.
         func respond() async throws {
             try await channel.writeOutbound(HTTPResponsePart.head(HTTPResponse(status: .ok)))
@@ -90,8 +104,7 @@ struct StreamHandoffTests {
         #expect(Self.text(parts[1])?.contains(#""reason":"signed-out""#) == true)
         #expect(parts[2] == .end(nil))
         try await connection.channel.closeFuture.get()
-        #expect(broker.streamCount(userID: connection.world.kari.id) == 0)
-        #expect(connection.world.services.metrics.openStreams == 0)
+        #expect(connection.streamEnded)
     }
 
     @Test("a client that stops reading is closed once more writes wait than the buffer allows, and counted")
@@ -100,9 +113,7 @@ struct StreamHandoffTests {
         configuration.streamBufferLimit = 4
         let connection = try await Connection(configuration: configuration)
         let broker = connection.world.services.broker
-        connection.handoff.leave(connection.stream)
-        try await connection.respond()
-        _ = try await connection.written()
+        try await connection.takeOver()
 
         connection.channel.isWritable = false
         connection.channel.pipeline.fireChannelWritabilityChanged()
@@ -112,36 +123,27 @@ struct StreamHandoffTests {
         broker.heartbeat(slice: 0, of: 1)
         try await connection.channel.closeFuture.get()
         #expect(connection.world.services.metrics.streamsClosedSlow == 1)
-        #expect(broker.streamCount(userID: connection.world.kari.id) == 0)
-        #expect(connection.world.services.metrics.openStreams == 0)
+        #expect(connection.streamEnded)
     }
 
     @Test("a client that leaves ends its stream: detached from the broker, no longer counted open")
     func clientLeaves() async throws {
         let connection = try await Connection()
-        let broker = connection.world.services.broker
-        connection.handoff.leave(connection.stream)
-        try await connection.respond()
-        _ = try await connection.written()
-        #expect(broker.streamCount(userID: connection.world.kari.id) == 1)
+        try await connection.takeOver()
+        #expect(!connection.streamEnded)
         connection.channel.pipeline.fireChannelInactive()
         try await connection.channel.testingEventLoop.executeInContext {}
-        #expect(broker.streamCount(userID: connection.world.kari.id) == 0)
-        #expect(connection.world.services.metrics.openStreams == 0)
+        #expect(connection.streamEnded)
     }
 
     @Test("a server shutting down (quiescing) ends the stream with its last chunk and closes, instead of waiting for the client")
     func quiescingEndsTheStream() async throws {
         let connection = try await Connection()
-        let broker = connection.world.services.broker
-        connection.handoff.leave(connection.stream)
-        try await connection.respond()
-        _ = try await connection.written()
+        try await connection.takeOver()
         connection.channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
         try await connection.channel.closeFuture.get()
         #expect(try await connection.written() == [.end(nil)])
-        #expect(broker.streamCount(userID: connection.world.kari.id) == 0)
-        #expect(connection.world.services.metrics.openStreams == 0)
+        #expect(connection.streamEnded)
     }
 
     @Test("a shutdown that began while the stream's response was being written ends it as soon as it is taken over")
@@ -153,6 +155,6 @@ struct StreamHandoffTests {
         try await connection.channel.closeFuture.get()
         let parts = try await connection.written()
         #expect(parts.count == 3 && parts.last == .end(nil), "head, opening, and the last chunk")
-        #expect(connection.world.services.broker.streamCount(userID: connection.world.kari.id) == 0)
+        #expect(connection.streamEnded)
     }
 }
