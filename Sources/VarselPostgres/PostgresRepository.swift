@@ -15,6 +15,8 @@ public final class PostgresRepository: VarselRepository, Sendable {
     let logger: Logger
     let url: String
     private let runner: Task<Void, Never>
+    /// Plain creates waiting to share a transaction.
+    private let creates = PostgresCreateBatch()
     private static let encoder = JSONEncoder()
     private static let decoder = JSONDecoder()
     /// The advisory lock that orders event-log writers.
@@ -220,6 +222,8 @@ public final class PostgresRepository: VarselRepository, Sendable {
     // MARK: Notifications
 
     public func createNotifications(_ notifications: [NewNotification], idempotencyKey: IdempotencyKey?, at date: Date) async throws -> CreatedNotifications {
+        // Without a key there is nothing to look up first: it shares a transaction with the creates waiting with it.
+        guard idempotencyKey != nil else { return try await creates.create(notifications, at: date, in: self) }
         do {
             return try await createNotificationsOnce(notifications, idempotencyKey: idempotencyKey, at: date)
         } catch let error as PostgresTransactionError
@@ -262,6 +266,35 @@ public final class PostgresRepository: VarselRepository, Sendable {
             try await self.lockEventLog(c)
             try await self.appendCreatedEvents(created, at: date, c)
             return CreatedNotifications(items: created, isReplay: false)
+        }
+    }
+
+    /// Runs `jobs` in one transaction, each as it would run alone, in turn (``PostgresCreateBatch``); returns each
+    /// one's outcome.
+    func createTogether(_ jobs: [PostgresCreateBatch.Job]) async throws -> [Result<CreatedNotifications, any Error>] {
+        try await write(appendsEvents: true, locksLate: true) { c in
+            let recipients = Array(Set(jobs.flatMap { $0.notifications.map(\.recipientID) }))
+            var existing = Set<Int64>()
+            for try await id in try await c.query("SELECT id FROM users WHERE id = ANY(\(recipients))", logger: self.logger).decode(Int64.self) {
+                existing.insert(id)
+            }
+            var outcomes: [Result<CreatedNotifications, any Error>] = []
+            var holdsLock = false
+            for job in jobs {
+                guard job.notifications.allSatisfy({ existing.contains($0.recipientID) }) else {
+                    outcomes.append(.failure(StoreError.notFound(.recipient)))
+                    continue
+                }
+                var created: [NotificationItem] = []
+                for new in job.notifications { created.append(try await self.insertRow(new, at: job.date, c)) }
+                if !holdsLock {
+                    try await self.lockEventLog(c)
+                    holdsLock = true
+                }
+                try await self.appendCreatedEvents(created, at: job.date, c)
+                outcomes.append(.success(CreatedNotifications(items: created, isReplay: false)))
+            }
+            return outcomes
         }
     }
 
