@@ -11,16 +11,27 @@ import VarselService
 /// response is done and ends its task without closing the connection; the pipeline handler takes the stream when
 /// the response's end passes it.
 final class StreamHandoff: Sendable {
-    private let waiting = Mutex<LiveStream?>(nil)
+    private struct State {
+        var waiting: LiveStream?
+        var wasLeft = false
+    }
+
+    private let state = Mutex(State())
 
     /// Leaves `stream` to be taken over once the current response is written.
-    func leave(_ stream: LiveStream) { waiting.withLock { $0 = stream } }
+    func leave(_ stream: LiveStream) {
+        state.withLock { state in
+            state.waiting = stream
+            state.wasLeft = true
+        }
+    }
 
-    /// Whether a stream waits to be taken over.
-    var isWaiting: Bool { waiting.withLock { $0 != nil } }
+    /// Whether a stream was left on this connection, taken over since or not (the pipeline may take it before the
+    /// request loop looks).
+    var wasLeft: Bool { state.withLock { $0.wasLeft } }
 
     /// Takes the stream that waits, if one does.
-    func take() -> LiveStream? { waiting.withLock { $0.take() } }
+    func take() -> LiveStream? { state.withLock { $0.waiting.take() } }
 
     /// The handoff of the connection `channel`, if its pipeline has a ``StreamHandoffHandler``.
     static func of(_ channel: any Channel) async -> StreamHandoff? {

@@ -73,7 +73,7 @@ public struct VarselHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
             while true {
                 let request = Request(head: head, body: RequestBody(asyncSequence: RequestBodyParts(parts: requests)))
                 try await responder(request, ResponseWriter(outbound: outbound), value.channel)
-                if value.handoff.isWaiting {
+                if value.handoff.wasLeft {
                     // The stream is the connection's now; the pipeline handler takes it as the response's end passes.
                     guard value.channel.isActive else { return false }
                     return true
