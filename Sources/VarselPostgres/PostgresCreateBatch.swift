@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import VarselStore
 
 /// Plain creates that arrive together share one transaction: one recipient check, one hold of the event-log lock,
@@ -19,37 +18,21 @@ final class PostgresCreateBatch: Sendable {
         var answer: @Sendable (Result<CreatedNotifications, any Error>) -> Void
     }
 
-    private struct State {
-        var waiting: [Job] = []
-        var isCommitting = false
-    }
-
-    private let state = Mutex(State())
-    /// The most creates one transaction takes.
-    static let limit = 64
+    /// At most 64 creates in one transaction.
+    private let waiting = WaitingWrites<Job>(limit: 64)
 
     /// Creates `notifications` at `date` in the next batch `repository` commits; returns once it has committed.
     func create(_ notifications: [NewNotification], at date: Date, in repository: PostgresRepository) async throws -> CreatedNotifications {
         try await withCheckedThrowingContinuation { continuation in
             let job = Job(notifications: notifications, date: date) { continuation.resume(with: $0) }
-            let startsCommitting = state.withLock { state in
-                state.waiting.append(job)
-                defer { state.isCommitting = true }
-                return !state.isCommitting
-            }
-            if startsCommitting { Task { await commitWhileWaiting(repository) } }
+            if waiting.add(job) { Task { await commitWhileWaiting(repository) } }
         }
     }
 
     /// Commits batches until no create is waiting.
     private func commitWhileWaiting(_ repository: PostgresRepository) async {
         while true {
-            let batch = state.withLock { state -> [Job] in
-                let batch = Array(state.waiting.prefix(Self.limit))
-                state.waiting.removeFirst(batch.count)
-                if batch.isEmpty { state.isCommitting = false }
-                return batch
-            }
+            let batch = waiting.nextBatch()
             guard !batch.isEmpty else { return }
             do {
                 let outcomes = try await repository.createTogether(batch)

@@ -1,5 +1,5 @@
 import GRDB
-import Synchronization
+import VarselStore
 
 /// Runs the store's writes that arrive together in one transaction, each in a savepoint of its own: group commit.
 ///
@@ -17,13 +17,8 @@ final class GroupCommit: Sendable {
         var fail: @Sendable (any Error) -> Void
     }
 
-    private struct State {
-        var waiting: [Job] = []
-        var isCommitting = false
-    }
-
     private let writer: any DatabaseWriter
-    private let state = Mutex(State())
+    private let waiting = WaitingWrites<Job>()
 
     init(writer: any DatabaseWriter) {
         self.writer = writer
@@ -44,12 +39,7 @@ final class GroupCommit: Sendable {
                     return { continuation.resume(with: outcome) }
                 },
                 fail: { continuation.resume(throwing: $0) })
-            let startsCommitting = state.withLock { state in
-                state.waiting.append(job)
-                defer { state.isCommitting = true }
-                return !state.isCommitting
-            }
-            if startsCommitting { Task { await commitWhileWaiting() } }
+            if waiting.add(job) { Task { await commitWhileWaiting() } }
         }
     }
 
@@ -76,11 +66,7 @@ final class GroupCommit: Sendable {
     /// Commits batches until no write is waiting.
     private func commitWhileWaiting() async {
         while true {
-            let batch = state.withLock { state in
-                defer { state.waiting = [] }
-                if state.waiting.isEmpty { state.isCommitting = false }
-                return state.waiting
-            }
+            let batch = waiting.nextBatch()
             guard !batch.isEmpty else { return }
             do {
                 let answers = try await writer.write { db in try batch.map { try $0.run(db, batch.count > 1) } }

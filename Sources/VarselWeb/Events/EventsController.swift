@@ -131,7 +131,7 @@ struct EventsController {
 
         // On Varsel's own server the connection takes the stream over once the response is open; elsewhere (the
         // router-only test server) the response body carries it.
-        let handoff = await context.channel.asyncMap(StreamHandoff.of)
+        let handoff: StreamHandoff? = if let channel = context.channel { await StreamHandoff.of(channel) } else { nil }
         handoff?.leave(stream)
         let channel = context.channel
         let body = ResponseBody { (writer: inout any ResponseBodyWriter) in
@@ -243,13 +243,5 @@ final class ResponseBodyStreamOutput: StreamOutput {
     func abort() {
         continuation.finish()
         close()
-    }
-}
-
-private extension Optional {
-    /// `map` with an async transform.
-    func asyncMap<T>(_ transform: (Wrapped) async -> T?) async -> T? {
-        guard let self else { return nil }
-        return await transform(self)
     }
 }
