@@ -107,6 +107,41 @@ struct StreamHandoffTests {
         #expect(connection.streamEnded)
     }
 
+    /// Kari's unread count as an event with id `id`, and Ola's; what a commit hands the broker.
+    func events(_ ids: ClosedRange<Int64>, userID: Int64) -> [StoredEvent] {
+        ids.map { StoredEvent(id: $0, userID: userID, payload: .unreadCount(Int($0)), createdAt: Date(timeIntervalSince1970: 0)) }
+    }
+
+    @Test("issue 12: the events one commit hands the broker reach each stream in one write, in order; another user's are not in it")
+    func oneCommitIsOneWrite() async throws {
+        let connection = try await Connection()
+        let world = connection.world
+        try await connection.takeOver()
+        var batch = events(1...2, userID: world.kari.id)
+        batch.insert(contentsOf: events(3...3, userID: world.kari.id + 1000), at: 1)
+        world.services.broker.publish(contentsOf: batch)
+        let parts = try await connection.written()
+        #expect(parts.count == 1, "one write for the commit, not one per event")
+        let text = try #require(parts.first.flatMap(Self.text))
+        let ids = text.split(separator: "\n").filter { $0.hasPrefix("id: ") }
+        #expect(ids == ["id: 1", "id: 2"])
+    }
+
+    @Test("issue 12: a commit's events that do not all fit in a stream's buffer end it as slow, as one event too many does")
+    func aBatchTooBigForTheBuffer() async throws {
+        var configuration = VarselServices.Configuration()
+        configuration.streamBufferLimit = 2
+        let connection = try await Connection(configuration: configuration)
+        let broker = connection.world.services.broker
+        // Still opening: messages wait in its mailbox.
+        broker.publish(contentsOf: events(1...2, userID: connection.world.kari.id))
+        #expect(broker.streamCount(userID: connection.world.kari.id) == 1, "two fit a buffer of two")
+        broker.publish(contentsOf: events(3...4, userID: connection.world.kari.id))
+        #expect(broker.streamCount(userID: connection.world.kari.id) == 0)
+        #expect(connection.world.services.metrics.streamsClosedSlow == 1)
+        connection.stream.outputClosed()
+    }
+
     @Test("a client that stops reading is closed once more writes wait than the buffer allows, and counted")
     func slowClientIsClosed() async throws {
         var configuration = VarselServices.Configuration()

@@ -27,8 +27,18 @@ public enum StreamCloseReason: String, Sendable {
 public protocol StreamSubscriber: AnyObject, Sendable {
     /// Takes one message without waiting; false when the stream's buffer is full (the broker then ends it as slow).
     func receive(_ message: StreamMessage) -> Bool
+    /// Takes several messages at once, in order, without waiting; false when they do not all fit in the buffer.
+    /// A stream that can send them in one write does so (the default takes them one by one).
+    func receive(contentsOf messages: [StreamMessage]) -> Bool
     /// Ends the stream once the messages it took are sent; no message follows.
     func finish()
+}
+
+extension StreamSubscriber {
+    public func receive(contentsOf messages: [StreamMessage]) -> Bool {
+        for message in messages where !receive(message) { return false }
+        return true
+    }
 }
 
 /// Fans events out to the live streams of the user they belong to.
@@ -140,6 +150,30 @@ public final class EventBroker: Sendable {
     public func publish(_ event: StoredEvent) {
         let targets = state.withLock { ($0.subscribers[event.userID] ?? [:]).map { ($0.key, $0.value.stream) } }
         for (id, stream) in targets { deliver(.event(event), to: stream, userID: event.userID, id: id) }
+    }
+
+    /// Delivers `events`, in order, to the streams of the users they belong to; each stream gets its user's events
+    /// together, so it can send them in one write (a new notification and the unread count it changes).
+    public func publish(contentsOf events: [StoredEvent]) {
+        guard events.count > 1 else {
+            if let event = events.first { publish(event) }
+            return
+        }
+        var byUser: [Int64: [StreamMessage]] = [:]
+        var users: [Int64] = []
+        for event in events {
+            if byUser[event.userID] == nil { users.append(event.userID) }
+            byUser[event.userID, default: []].append(.event(event))
+        }
+        let targets = state.withLock { state in
+            users.flatMap { userID in (state.subscribers[userID] ?? [:]).map { (userID: userID, id: $0.key, stream: $0.value.stream) } }
+        }
+        for target in targets {
+            guard let messages = byUser[target.userID], !target.stream.receive(contentsOf: messages) else { continue }
+            remove(userID: target.userID, id: target.id)
+            metrics.streamDroppedAsSlow()
+            target.stream.finish()
+        }
     }
 
     /// Tells `userID`'s streams that their preferences changed.

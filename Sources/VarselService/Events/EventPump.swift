@@ -59,7 +59,7 @@ public final class EventPump: Service, Sendable {
                 guard event.id == cursor + 1 else { return false }
                 cursor = event.id
             }
-            for event in events { broker.publish(event) }
+            broker.publish(contentsOf: events)
             published = cursor
             return true
         }
@@ -112,12 +112,10 @@ public final class EventPump: Service, Sendable {
             let batch = try await repository.events(after: cursor, limit: 1000)
             published.withLock { published in
                 // What a committing thread published meanwhile is not published again.
-                var last = max(published ?? cursor, cursor)
-                for event in batch where event.id > last {
-                    broker.publish(event)
-                    last = event.id
-                }
-                published = last
+                let last = max(published ?? cursor, cursor)
+                let unpublished = batch.filter { $0.id > last }
+                broker.publish(contentsOf: unpublished)
+                published = unpublished.last?.id ?? last
             }
             guard let last = batch.last else { return cursor }
             cursor = last.id

@@ -136,11 +136,17 @@ struct NotificationsController {
         let body = try await JSONCoding.decode(CreateRequest.self, from: Request(head: request.head, body: .init(buffer: raw)))
         let validated = try Validation.notification(kind: body.kind, title: body.title, body: body.body, urgency: body.urgency,
                                                     personalDetails: body.personalDetails ?? [], allowAssignment: false)
-        let recipients = try await resolve(body.recipients)
+        let recipients = try await recipientIDs(body.recipients)
         let idempotency = key.map {
             IdempotencyKey(senderID: identity.user.id, key: $0, fingerprint: SHA256.hash(data: Data(buffer: raw)).map { String(format: "%02x", $0) }.joined())
         }
-        let created = try await services.sender.send(validated, from: identity.user.id, to: recipients.map(\.id), idempotencyKey: idempotency)
+        let created: CreatedNotifications
+        do {
+            created = try await services.sender.send(validated, from: identity.user.id, to: recipients, idempotencyKey: idempotency)
+        } catch StoreError.notFound(.recipient) {
+            // The store checks ids in the create's own transaction; name the first unknown one as the check here would.
+            throw try await unknownRecipient(in: body.recipients)
+        }
         context.logger.info("notifications created", metadata: [
             "notification.count": "\(created.items.count)", "notification.replay": "\(created.isReplay)",
         ])
@@ -160,27 +166,67 @@ struct NotificationsController {
         return key
     }
 
+    /// Resolves usernames to user ids (any role may receive), refusing unknown ones; duplicates count once.
+    ///
+    /// Ids are taken as they are: the store checks them in the create's own transaction, so a create does not read
+    /// each recipient first (``unknownRecipient(in:)`` names the one it refused).
+    func recipientIDs(_ recipients: [Recipient]) async throws -> [Int64] {
+        try Self.checkCount(recipients)
+        var ids: [Int64] = []
+        var seen = Set<Int64>()
+        for (index, recipient) in recipients.enumerated() {
+            let id: Int64
+            switch recipient {
+            case let .id(given):
+                id = given
+            case let .username(name):
+                guard let user = try await services.repository.user(username: name) else { throw Self.unknownRecipient(index) }
+                id = user.id
+            }
+            if seen.insert(id).inserted { ids.append(id) }
+        }
+        return ids
+    }
+
     /// Resolves ids and usernames to users (any role may receive), refusing unknown ones; duplicates count once.
     func resolve(_ recipients: [Recipient]) async throws -> [User] {
+        try Self.checkCount(recipients)
+        var users: [User] = []
+        var seen = Set<Int64>()
+        for (index, recipient) in recipients.enumerated() {
+            guard let user = try await user(recipient) else { throw Self.unknownRecipient(index) }
+            if seen.insert(user.id).inserted { users.append(user) }
+        }
+        return users
+    }
+
+    private func user(_ recipient: Recipient) async throws -> User? {
+        switch recipient {
+        case let .id(id): try await services.repository.user(id: id)
+        case let .username(name): try await services.repository.user(username: name)
+        }
+    }
+
+    private static func checkCount(_ recipients: [Recipient]) throws {
         guard !recipients.isEmpty else {
             throw Problem.unprocessable("recipients must name at least one user.", errors: [.init(field: "recipients", message: "empty")])
         }
         guard recipients.count <= Limits.maxRecipients else {
             throw Problem.unprocessable("At most \(Limits.maxRecipients) recipients per request.", errors: [.init(field: "recipients", message: "too many")])
         }
-        var users: [User] = []
-        var seen = Set<Int64>()
+    }
+
+    /// The problem for the first of `recipients` that is not a known user, once the store refused one.
+    func unknownRecipient(in recipients: [Recipient]) async throws -> Problem {
         for (index, recipient) in recipients.enumerated() {
-            let user: User? = switch recipient {
-            case let .id(id): try await services.repository.user(id: id)
-            case let .username(name): try await services.repository.user(username: name)
-            }
-            guard let user else {
-                throw Problem.unprocessable("recipients[\(index)] is not a known user.", errors: [.init(field: "recipients[\(index)]", message: "unknown user")])
-            }
-            if seen.insert(user.id).inserted { users.append(user) }
+            if try await user(recipient) == nil { return Self.unknownRecipient(index) }
         }
-        return users
+        // A user with that id was created since the store refused it: rare enough that naming no index is fine.
+        return Problem.unprocessable("A recipient is not a known user.", errors: [.init(field: "recipients", message: "unknown user")])
+    }
+
+    static func unknownRecipient(_ index: Int) -> Problem {
+        Problem.unprocessable("recipients[\(index)] is not a known user.", errors: [.init(field: "recipients[\(index)]", message: "unknown user")])
     }
 
     // MARK: Read state and deletion

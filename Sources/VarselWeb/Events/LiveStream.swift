@@ -135,14 +135,23 @@ final class LiveStream: StreamSubscriber, @unchecked Sendable {
     // MARK: The mailbox
 
     func receive(_ message: StreamMessage) -> Bool {
+        receive(contentsOf: CollectionOfOne(message))
+    }
+
+    func receive(contentsOf messages: [StreamMessage]) -> Bool {
+        receive(contentsOf: messages[...])
+    }
+
+    /// Puts `messages` in the mailbox together, so one drain answers them all and sends their frames in one write.
+    private func receive(contentsOf messages: some Collection<StreamMessage>) -> Bool {
         let (accepted, output): (Bool, (any StreamOutput)?) = mailbox.withLock { mailbox in
             switch mailbox.phase {
             case .ended: return (true, nil)
             case .opening, .live: break
             }
             guard !mailbox.isFinishing else { return (true, nil) }
-            guard mailbox.messages.count < services.broker.bufferLimit else { return (false, nil) }
-            mailbox.messages.append(message)
+            guard mailbox.messages.count + messages.count <= services.broker.bufferLimit else { return (false, nil) }
+            mailbox.messages.append(contentsOf: messages)
             guard case let .live(output, _) = mailbox.phase, !mailbox.isDraining else { return (true, nil) }
             mailbox.isDraining = true
             return (true, output)
