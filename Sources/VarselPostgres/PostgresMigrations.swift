@@ -166,6 +166,11 @@ enum PostgresMigrations {
             """,
             "CREATE TRIGGER event_notify AFTER INSERT ON event FOR EACH STATEMENT EXECUTE FUNCTION varsel_notify_events()",
         ]),
+        // Every create counts its recipient's unread notifications; without this the count visits every notification
+        // the recipient ever had, read or not.
+        ("v4: unread notifications by recipient", [
+            "CREATE INDEX notification_unread_by_recipient ON notification (recipient_id) WHERE read_at IS NULL",
+        ]),
     ]
 
     /// Applies the migrations not yet applied, one transaction each, under a lock so instances starting together

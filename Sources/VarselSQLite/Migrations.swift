@@ -168,6 +168,11 @@ enum Migrations {
                 );
                 """)
         }
+        // Every create counts its recipient's unread notifications (the unread-count event); without this index the
+        // count visits every notification the recipient ever had, read or not: 1 ms for a thousand, on the writer.
+        migrator.registerMigration("v5: unread notifications by recipient") { db in
+            try db.execute(sql: "CREATE INDEX notification_unread_by_recipient ON notification(recipient_id) WHERE read_at IS NULL")
+        }
         return migrator
     }
 }

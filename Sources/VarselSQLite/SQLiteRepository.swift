@@ -232,9 +232,11 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     private static func unreadCount(_ userID: Int64, db: Database) throws -> Int {
-        try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM notification WHERE recipient_id = ? AND read_at IS NULL"),
-                         arguments: [userID]) ?? 0
+        try Int.fetchOne(db.cachedStatement(sql: unreadCountSQL), arguments: [userID]) ?? 0
     }
+
+    /// How a recipient's unread notifications are counted, on every create and read change.
+    static let unreadCountSQL = "SELECT COUNT(*) FROM notification WHERE recipient_id = ? AND read_at IS NULL"
 
     private static func fetchNotification(_ db: Database, id: Int64) throws -> NotificationItem? {
         try Row.fetchOne(db, sql: "SELECT * FROM notification WHERE id = ?", arguments: [id]).map(notification)

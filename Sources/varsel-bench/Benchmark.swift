@@ -27,6 +27,7 @@ struct Benchmark: AsyncParsableCommand {
     @Option(help: "The varsel executable (default: next to this one).") var varsel: String?
     @Option(help: "The server's SQLite durability: full (the default) or normal.") var durability = "full"
     @Option(help: "A PostgreSQL URL of an empty database to run on instead of a fresh SQLite file.") var postgres: String?
+    @Option(help: "Notifications each mentor already has, all read: a store in use rather than a new one.") var history = 0
     @Option(help: "Server instances sharing the database (PostgreSQL only); streams and creators are spread over them.")
     var instances = 1
     @Flag(inversion: .prefixedNo, help: "Afterwards, measure the server's CPU per bare GET /healthz at the same rate: the HTTP layer's floor.")
@@ -113,6 +114,7 @@ struct Benchmark: AsyncParsableCommand {
         let store = postgres == nil ? "SQLite synchronous=\(durability.uppercased())" : "PostgreSQL, \(instances) instance\(instances == 1 ? "" : "s")"
         let build = _isDebugAssertConfiguration() ? "DEBUG build: figures not comparable" : "release"
         print("Varsel event-stream benchmark (\(build), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(store))")
+        if history > 0 { print("  history:                   \(history) read notifications per mentor before the run") }
         print("  subscribers held:          \(received.connectedCount) of \(subscribers) (connected in \(format(connectSeconds)) s)")
         print("  notifications created:     \(total) at a target of \(rate)/s over \(format(createSeconds)) s (achieved \(format(Double(total) / createSeconds))/s)")
         print("  notifications delivered:   \(latencies.count) of \(total), duplicates: \(received.duplicates)")
@@ -177,6 +179,23 @@ struct Benchmark: AsyncParsableCommand {
             let mentor = try await store.createUser(NewUser(username: "mentor-\(index)", displayName: "M", role: .mentor, passwordHash: "x", language: .english), at: now)
             ids.append(mentor.id)
             tokens.append(try await session(for: mentor))
+        }
+        if history > 0 {
+            print("Writing \(history) read notifications for each of \(subscribers) mentors…")
+            let old = NewNotification(recipientID: 0, senderID: coordinator.id, kind: .scenarioPrompt, title: "history", body: "b",
+                                      urgency: .normal, deepLink: Validation.deepLink(for: .scenarioPrompt), personalDetails: [])
+            for round in 0..<history {
+                for chunk in stride(from: 0, to: ids.count, by: 1000) {
+                    let news = ids[chunk..<min(ids.count, chunk + 1000)].map { id in
+                        var new = old
+                        new.recipientID = id
+                        return new
+                    }
+                    _ = try await store.createNotifications(news, idempotencyKey: nil, at: now)
+                }
+                if round % 100 == 99 { print("  \(round + 1) each") }
+            }
+            for id in ids { _ = try await store.markAllRead(userID: id, at: now) }
         }
         return Seeded(mentorIDs: ids, mentorTokens: tokens, coordinatorToken: try await session(for: coordinator))
     }

@@ -1,6 +1,7 @@
 import Foundation
+import GRDB
 import Testing
-import VarselSQLite
+@testable import VarselSQLite
 
 @Suite("SQLite durability")
 struct DurabilityTests {
@@ -12,5 +13,18 @@ struct DurabilityTests {
         #expect(try await store.synchronousSetting() == 2)
         let fast = try SQLiteRepository(path: directory.appendingPathComponent("bench.sqlite").path, durability: .normal)
         #expect(try await fast.synchronousSetting() == 1)
+    }
+
+    @Test("issue 12: a recipient's unread count reads only their unread notifications (an index), not every notification they ever had")
+    func unreadCountUsesItsIndex() async throws {
+        let directory = try temporaryDirectory("unread-index")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("varsel.sqlite").path
+        _ = try SQLiteRepository(path: path)
+        let plan = try await DatabaseQueue(path: path).read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + SQLiteRepository.unreadCountSQL, arguments: [1]).map { $0["detail"] as String }
+        }
+        #expect(plan.contains { $0.contains("USING COVERING INDEX notification_unread_by_recipient") || $0.contains("USING INDEX notification_unread_by_recipient") },
+                "\(plan)")
     }
 }
