@@ -179,6 +179,24 @@ struct PostgresOrderingTests {
         try await holder.value
         second.shutdown()
     }
+
+    @Test("issue 12: a recipient's unread count is read from an index of unread notifications only, not from every notification they ever had")
+    func unreadCountUsesItsIndex() async throws {
+        let repository = try await PostgresTestDatabase.make()
+        let logger = logger
+        let plan = try await withRawConnection(repository) { c in
+            // The table is nearly empty, so the planner would scan it; told not to, it shows which index it would take.
+            try await c.query("SET enable_seqscan = off", logger: logger)
+            var lines: [String] = []
+            for try await line in try await c.query("EXPLAIN SELECT COUNT(*) FROM notification WHERE recipient_id = 1 AND read_at IS NULL",
+                                                    logger: logger).decode(String.self) {
+                lines.append(line)
+            }
+            return lines
+        }
+        #expect(plan.contains { $0.contains("notification_unread_by_recipient") }, "\(plan)")
+        repository.shutdown()
+    }
 }
 
 /// How often a listener woke, shared with its task.
