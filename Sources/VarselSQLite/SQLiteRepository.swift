@@ -218,8 +218,11 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     private static func appendEvent(userID: Int64, _ payload: EventPayload, at date: Date, db: Database) throws {
-        var record = try EventRecord(userID: userID, payload: payload, at: date, encoder: encoder)
-        try record.insert(db)
+        let record = try EventRecord(userID: userID, payload: payload, at: date, encoder: encoder)
+        // A prepared statement: a record's own `insert` builds its arguments through `Encodable`, on every event.
+        try db.cachedStatement(sql: """
+            INSERT INTO event (user_id, type, notification_id, notification, unread_count, created_at) VALUES (?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [record.userID, record.type, record.notificationID, record.notification, record.unreadCount, record.createdAt])
         CommittedEvents.appended(StoredEvent(id: db.lastInsertedRowID, userID: userID, payload: payload,
                                              createdAt: Date(timeIntervalSince1970: record.createdAt)), db: db)
     }
