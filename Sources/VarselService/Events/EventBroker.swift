@@ -170,9 +170,7 @@ public final class EventBroker: Sendable {
         }
         for target in targets {
             guard let messages = byUser[target.userID], !target.stream.receive(contentsOf: messages) else { continue }
-            remove(userID: target.userID, id: target.id)
-            metrics.streamDroppedAsSlow()
-            target.stream.finish()
+            dropAsSlow(target.stream, userID: target.userID, id: target.id)
         }
     }
 
@@ -206,6 +204,11 @@ public final class EventBroker: Sendable {
     /// Gives `message` to one stream; a stream whose buffer is full is detached, counted and ended.
     private func deliver(_ message: StreamMessage, to stream: any StreamSubscriber, userID: Int64, id: UInt64) {
         guard !stream.receive(message) else { return }
+        dropAsSlow(stream, userID: userID, id: id)
+    }
+
+    /// Ends a stream whose buffer could not take what it was given, and counts it.
+    private func dropAsSlow(_ stream: any StreamSubscriber, userID: Int64, id: UInt64) {
         remove(userID: userID, id: id)
         metrics.streamDroppedAsSlow()
         stream.finish()
