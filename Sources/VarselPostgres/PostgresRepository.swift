@@ -252,8 +252,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
             let recipients = Array(Set(notifications.map(\.recipientID)))
             let found = try await Self.one(c.query("SELECT COUNT(*) FROM users WHERE id = ANY(\(recipients))", logger: self.logger)).decode(Int64.self)
             guard found == recipients.count else { throw StoreError.notFound(.recipient) }
-            var created: [NotificationItem] = []
-            for new in notifications { created.append(try await self.insertRow(new, at: date, c)) }
+            let created = try await self.insertRows([(notifications, date)], c)[0]
             if let key = idempotencyKey {
                 // A concurrent request with the same key waits here until this one ends, then fails as a duplicate
                 // and is tried again (above).
@@ -271,6 +270,9 @@ public final class PostgresRepository: VarselRepository, Sendable {
 
     /// Runs `jobs` in one transaction, each as it would run alone, in turn (``PostgresCreateBatch``); returns each
     /// one's outcome.
+    ///
+    /// The rows of every create go in one statement and their events in another, so a batch costs the same six
+    /// round trips however many creates it holds (begin, recipient check, rows, lock, events, commit).
     func createTogether(_ jobs: [PostgresCreateBatch.Job]) async throws -> [Result<CreatedNotifications, any Error>] {
         try await write(appendsEvents: true, locksLate: true) { c in
             let recipients = Array(Set(jobs.flatMap { $0.notifications.map(\.recipientID) }))
@@ -278,65 +280,90 @@ public final class PostgresRepository: VarselRepository, Sendable {
             for try await id in try await c.query("SELECT id FROM users WHERE id = ANY(\(recipients))", logger: self.logger).decode(Int64.self) {
                 existing.insert(id)
             }
-            var outcomes: [Result<CreatedNotifications, any Error>] = []
-            var holdsLock = false
-            for job in jobs {
-                guard job.notifications.allSatisfy({ existing.contains($0.recipientID) }) else {
-                    outcomes.append(.failure(StoreError.notFound(.recipient)))
-                    continue
-                }
-                var created: [NotificationItem] = []
-                for new in job.notifications { created.append(try await self.insertRow(new, at: job.date, c)) }
-                if !holdsLock {
-                    try await self.lockEventLog(c)
-                    holdsLock = true
-                }
-                try await self.appendCreatedEvents(created, at: job.date, c)
-                outcomes.append(.success(CreatedNotifications(items: created, isReplay: false)))
+            let known = jobs.map { $0.notifications.allSatisfy { existing.contains($0.recipientID) } }
+            let accepted = zip(jobs, known).filter(\.1).map(\.0)
+            let created = try await self.insertRows(accepted.map { ($0.notifications, $0.date) }, c)
+            if !accepted.isEmpty {
+                try await self.lockEventLog(c)
+                try await self.appendCreatedEvents(zip(created, accepted).map { ($0, $1.date) }, c)
             }
-            return outcomes
+            var results = created.makeIterator()
+            return known.map { known in
+                guard known, let items = results.next() else { return .failure(StoreError.notFound(.recipient)) }
+                return .success(CreatedNotifications(items: items, isReplay: false))
+            }
         }
     }
 
-    /// The events of new notifications in one statement: each one's `notification.created`, then each recipient's
-    /// unread count (counted by the statement itself). A multi-row `VALUES` takes its ids in row order.
+    /// The events of new notifications: each one's `notification.created`, then each recipient's unread count
+    /// (counted by the statement itself).
     func appendCreatedEvents(_ items: [NotificationItem], at date: Date, _ c: PostgresConnection) async throws {
-        guard !items.isEmpty else { return }
-        var bindings = PostgresBindings()
-        var rows: [String] = []
-        func bind(_ value: some PostgresNonThrowingEncodable) -> String {
-            bindings.append(value)
-            return "$\(bindings.count)"
+        try await appendCreatedEvents([(items, date)], c)
+    }
+
+    /// The events of creates that commit together, as if each had committed alone, in turn: a create's
+    /// `notification.created` events, then its recipients' unread counts, then the next create's.
+    ///
+    /// All the rows are in the table when the counts are taken, so a recipient's count leaves out the notifications
+    /// of later creates. A multi-row `VALUES` takes its ids in row order.
+    func appendCreatedEvents(_ creates: [(items: [NotificationItem], date: Date)], _ c: PostgresConnection) async throws {
+        var later: [Int64: Int32] = [:]
+        for item in creates.lazy.flatMap(\.items) { later[item.recipientID, default: 0] += 1 }
+        var insert = PostgresRowsInsert("INSERT INTO event (user_id, type, notification_id, notification, unread_count, created_at) VALUES")
+        for create in creates {
+            for item in create.items {
+                later[item.recipientID, default: 0] -= 1
+                let json = try Self.json(item)
+                NotificationJSONCache.shared.remember(item, json: json)
+                insert.addRow("(\(insert.bind(item.recipientID)), \(insert.bind(EventType.notificationCreated.rawValue)), "
+                              + "\(insert.bind(item.id)), \(insert.bind(json)), NULL::integer, \(insert.bind(create.date.timeIntervalSince1970)))")
+            }
+            var seen = Set<Int64>()
+            for recipient in create.items.map(\.recipientID) where seen.insert(recipient).inserted {
+                let user = insert.bind(recipient)
+                let count = "(SELECT COUNT(*)::integer FROM notification WHERE recipient_id = \(user) AND read_at IS NULL)"
+                let laterOnes = later[recipient, default: 0]
+                insert.addRow("(\(user), \(insert.bind(EventType.unreadCount.rawValue)), NULL::bigint, NULL, "
+                              + "\(laterOnes == 0 ? count : "\(count) - \(insert.bind(laterOnes))"), \(insert.bind(create.date.timeIntervalSince1970)))")
+            }
         }
-        let time = bind(date.timeIntervalSince1970)
-        for item in items {
-            let json = try Self.json(item)
-            NotificationJSONCache.shared.remember(item, json: json)
-            rows.append("(\(bind(item.recipientID)), \(bind(EventType.notificationCreated.rawValue)), \(bind(item.id)), "
-                        + "\(bind(json)), NULL::integer, \(time))")
-        }
-        var seen = Set<Int64>()
-        for recipient in items.map(\.recipientID) where seen.insert(recipient).inserted {
-            let user = bind(recipient)
-            rows.append("(\(user), \(bind(EventType.unreadCount.rawValue)), NULL::bigint, NULL, "
-                        + "(SELECT COUNT(*)::integer FROM notification WHERE recipient_id = \(user) AND read_at IS NULL), \(time))")
-        }
-        try await c.query(PostgresQuery(unsafeSQL: """
-            INSERT INTO event (user_id, type, notification_id, notification, unread_count, created_at) VALUES \(rows.joined(separator: ", "))
-            """, binds: bindings), logger: logger)
+        for query in insert.queries() { try await c.query(query, logger: logger) }
     }
 
     /// The notification's row alone; its events come from ``appendCreatedEvents(_:at:_:)``.
     func insertRow(_ new: NewNotification, at date: Date, _ c: PostgresConnection) async throws -> NotificationItem {
-        let row = try await Self.one(c.query("""
-            INSERT INTO notification (recipient_id, sender_id, kind, title, body, urgency, created_at, read_at, deep_link, personal_details)
-            VALUES (\(new.recipientID), \(new.senderID), \(new.kind.rawValue), \(new.title), \(new.body), \(new.urgency.rawValue),
-                    \(date.timeIntervalSince1970), NULL, \(try Self.json(new.deepLink)), \(try Self.json(new.personalDetails)))
-            RETURNING id
-            """, logger: logger))
-        return NotificationItem(id: try row.decode(Int64.self), recipientID: new.recipientID, kind: new.kind, title: new.title,
-                                body: new.body, createdAt: date, urgency: new.urgency, deepLink: new.deepLink,
-                                personalDetails: new.personalDetails)
+        try await insertRows([([new], date)], c)[0][0]
+    }
+
+    /// The rows of several creates' notifications, in as few statements as the protocol allows; returns each
+    /// create's items with their ids. Their events come from ``appendCreatedEvents(_:_:)``.
+    func insertRows(_ creates: [(notifications: [NewNotification], date: Date)], _ c: PostgresConnection) async throws -> [[NotificationItem]] {
+        var insert = PostgresRowsInsert("""
+            INSERT INTO notification (recipient_id, sender_id, kind, title, body, urgency, created_at, read_at, deep_link, personal_details) VALUES
+            """, tail: "RETURNING id")
+        for create in creates {
+            for new in create.notifications {
+                let values = [insert.bind(new.recipientID), insert.bind(new.senderID), insert.bind(new.kind.rawValue), insert.bind(new.title),
+                              insert.bind(new.body), insert.bind(new.urgency.rawValue), insert.bind(create.date.timeIntervalSince1970), "NULL",
+                              insert.bind(try Self.json(new.deepLink)), insert.bind(try Self.json(new.personalDetails))]
+                insert.addRow("(\(values.joined(separator: ", ")))")
+            }
+        }
+        var ids: [Int64] = []
+        for query in insert.queries() {
+            for try await id in try await c.query(query, logger: logger).decode(Int64.self) { ids.append(id) }
+        }
+        // `RETURNING` promises no order; the ids were taken in row order, so ascending is row order.
+        ids.sort()
+        var next = ids.makeIterator()
+        return try creates.map { create in
+            try create.notifications.map { new in
+                guard let id = next.next() else { throw StoreError.unknownStoredValue(column: "notification.id") }
+                return NotificationItem(id: id, recipientID: new.recipientID, kind: new.kind, title: new.title, body: new.body,
+                                        createdAt: create.date, urgency: new.urgency, deepLink: new.deepLink,
+                                        personalDetails: new.personalDetails)
+            }
+        }
     }
 
     func appendEvent(userID: Int64, _ payload: EventPayload, at date: Date, _ c: PostgresConnection) async throws {

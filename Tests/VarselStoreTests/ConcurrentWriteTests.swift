@@ -48,5 +48,7 @@ struct ConcurrentWriteTests {
             if case let .unreadCount(count) = event.payload { count } else { nil }
         }
         #expect(counts == Array(1...39))
+        #expect(events.map(\.payload.type) == Array(repeating: [EventType.notificationCreated, .unreadCount], count: 39).flatMap { $0 },
+                "each create's notification, then the count it made, before the next create's")
     }
 }

@@ -197,6 +197,33 @@ struct PostgresOrderingTests {
         #expect(plan.contains { $0.contains("notification_unread_by_recipient") }, "\(plan)")
         repository.shutdown()
     }
+
+    @Test("issue 12: a create with more values than one statement may carry (65,535) is split over statements; ids follow the order given")
+    func aCreateTooBigForOneStatement() async throws {
+        let repository = try await PostgresTestDatabase.make()
+        let mentor = try await repository.createUser(NewUser(username: "kari", displayName: "K", role: .mentor, passwordHash: "x", language: .english), at: now)
+        let before = try await repository.latestEventID()
+        // Nine values a row: 72,000 in one statement would be refused.
+        let count = 8000
+        let news = (0..<count).map {
+            NewNotification(recipientID: mentor.id, senderID: nil, kind: .scenarioPrompt, title: "n\($0)", body: "b", deepLink: .scenario(scenarioID: nil))
+        }
+        let created = try await repository.createNotifications(news, idempotencyKey: nil, at: now)
+        #expect(created.items.map(\.title) == news.map(\.title))
+        #expect(created.items.map(\.id) == created.items.map(\.id).sorted())
+        let stored = try await withRawConnection(repository) { c in
+            var rows: [String] = []
+            for try await (id, title) in try await c.query("SELECT id, title FROM notification ORDER BY id", logger: logger).decode((Int64, String).self) {
+                rows.append("\(id) \(title)")
+            }
+            return rows
+        }
+        #expect(stored == created.items.map { "\($0.id) \($0.title)" }, "each returned id is the row with that title")
+        let events = try await repository.events(after: before, limit: count + 10)
+        #expect(events.count == count + 1)
+        if case let .unreadCount(unread) = events.last?.payload { #expect(unread == count) } else { Issue.record("the unread count comes last") }
+        repository.shutdown()
+    }
 }
 
 /// How often a listener woke, shared with its task.
