@@ -756,20 +756,18 @@ public final class PostgresRepository: VarselRepository, Sendable {
         makeNotification: @Sendable (Int64, Int64) -> NewNotification
     ) async throws -> (Scenario, [NotificationItem]) {
         let mentors = Set(mentorIDs).sorted()
-        let published: Published = try await write(appendsEvents: true) { c in
-            for mentorID in mentors {
-                let found = try await c.query("SELECT 1 FROM users WHERE id = \(mentorID)", logger: self.logger).collect()
-                guard !found.isEmpty else { throw StoreError.notFound(.mentor) }
-            }
+        // A statement for each kind of row, not one per mentor: a publish to every mentor is six round trips, and
+        // the event-log lock is held only for the events.
+        let published: Published = try await write(appendsEvents: true, locksLate: true) { c in
+            let found = try await Self.one(c.query("SELECT COUNT(*) FROM users WHERE id = ANY(\(mentors))", logger: self.logger)).decode(Int64.self)
+            guard found == mentors.count else { throw StoreError.notFound(.mentor) }
             let id = try await Self.one(c.query("""
                 INSERT INTO scenario (title, body, coordinator_id, created_at) VALUES (\(title), \(body), \(coordinatorID), \(date.timeIntervalSince1970))
                 RETURNING id
                 """, logger: self.logger)).decode(Int64.self)
-            var items: [NotificationItem] = []
-            for mentorID in mentors {
-                try await c.query("INSERT INTO scenario_recipient (scenario_id, mentor_id) VALUES (\(id), \(mentorID))", logger: self.logger)
-                items.append(try await self.insertRow(makeNotification(id, mentorID), at: date, c))
-            }
+            try await c.query("INSERT INTO scenario_recipient (scenario_id, mentor_id) SELECT \(id), unnest(\(mentors)::bigint[])", logger: self.logger)
+            let items = try await self.insertRows([(mentors.map { makeNotification(id, $0) }, date)], c)[0]
+            try await self.lockEventLog(c)
             try await self.appendCreatedEvents(items, at: date, c)
             return Published(scenario: Scenario(id: id, title: title, body: body, coordinatorID: coordinatorID, createdAt: date), items: items)
         }
