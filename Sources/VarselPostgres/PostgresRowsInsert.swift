@@ -21,12 +21,6 @@ struct PostgresRowsInsert {
         self.tail = tail
     }
 
-    /// Binds `value` for the row being built; returns its placeholder.
-    mutating func bind(_ value: some PostgresNonThrowingEncodable) -> String {
-        bindings.append(value)
-        return "$\(bindings.count)"
-    }
-
     /// Binds `value`, or NULL, for the row being built; returns its placeholder.
     mutating func bind(_ value: (some PostgresNonThrowingEncodable)?) -> String {
         if let value { bindings.append(value) } else { bindings.appendNull() }
