@@ -32,8 +32,15 @@ struct Benchmark: AsyncParsableCommand {
     var instances = 1
     @Flag(inversion: .prefixedNo, help: "Afterwards, measure the server's CPU per bare GET /healthz at the same rate: the HTTP layer's floor.")
     var httpFloor = true
+    @Option(help: ArgumentHelp("Serve GET /healthz as a bare floor server (nio or hummingbird) instead; for the benchmark's own use.",
+                               visibility: .hidden))
+    var serveFloor: String?
 
     func run() async throws {
+        if let serveFloor {
+            guard let floor = FloorServer(rawValue: serveFloor) else { throw ValidationError("--serve-floor is nio or hummingbird.") }
+            return try await floor.serve()
+        }
         raiseOpenFileLimit()
         let database: String
         if let postgres {
@@ -109,6 +116,14 @@ struct Benchmark: AsyncParsableCommand {
             floorMilliseconds = (servers.map { $0.cpuSeconds() }.reduce(0, +) - cpuBeforeFloor) * 1000 / Double(max(1, total))
         }
         for channel in channels { channel.close(promise: nil) }
+        // The same GETs again, answered by Hummingbird alone and by SwiftNIO alone: what the platform costs.
+        var platformFloors: [(FloorServer, Double)] = []
+        if httpFloor {
+            for floor in [FloorServer.hummingbird, .swiftNIO] {
+                print("Sending \(rate) GET /healthz per second for \(duration) s to \(floor.label)…")
+                platformFloors.append((floor, try await floorCPU(of: floor, total: total, group: group)))
+            }
+        }
 
         print("")
         let store = postgres == nil ? "SQLite synchronous=\(durability.uppercased())" : "PostgreSQL, \(instances) instance\(instances == 1 ? "" : "s")"
@@ -126,10 +141,26 @@ struct Benchmark: AsyncParsableCommand {
         if let floorMilliseconds {
             print("  server CPU, bare GET:      \(String(format: "%.2f", floorMilliseconds)) ms per GET /healthz at the same rate (the HTTP layer alone)")
         }
+        for (floor, milliseconds) in platformFloors {
+            let name = "    \(floor.label):".padding(toLength: 29, withPad: " ", startingAt: 0)
+            print("\(name)\(String(format: "%.2f", milliseconds)) ms per GET /healthz, same rate (\(floor.summary))")
+        }
         print("  machine load (1 min):      \(loadAverage())")
     }
 
     func format(_ value: Double) -> String { String(format: "%.1f", value) }
+
+    /// The CPU a floor server, started for the purpose, spends per `GET /healthz` at ``rate`` per second.
+    func floorCPU(of floor: FloorServer, total: Int, group: any EventLoopGroup) async throws -> Double {
+        let server = try ServerProcess(executable: CommandLine.arguments[0], arguments: ["--serve-floor", floor.rawValue])
+        // Killed, not interrupted: it keeps nothing, and a shell's background job may ignore SIGINT.
+        defer { server.stop(signal: SIGKILL) }
+        let port = try server.waitForPort()
+        try await Task.sleep(for: .seconds(1))
+        let before = server.cpuSeconds()
+        try await paced(total: total, ports: [port], token: "", group: group) { client, _ in try await client.getHealth() }
+        return (server.cpuSeconds() - before) * 1000 / Double(max(1, total))
+    }
 
     /// Sends `total` requests at ``rate`` per second, spread over ``creators`` connections (on `ports` in turn):
     /// request `sequence` is due `sequence / rate` seconds after the start.
@@ -358,9 +389,15 @@ final class ServerProcess: @unchecked Sendable {
     let process = Process()
     let output = Pipe()
 
-    init(executable: String, database: String, extraArguments: [String] = []) throws {
+    /// `varsel serve` on a free port and `database`.
+    convenience init(executable: String, database: String, extraArguments: [String] = []) throws {
+        try self.init(executable: executable, arguments: ["serve", "--port", "0", "--database", database] + extraArguments)
+    }
+
+    /// Any server that prints `listening on http://127.0.0.1:PORT` once it listens.
+    init(executable: String, arguments: [String]) throws {
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["serve", "--port", "0", "--database", database] + extraArguments
+        process.arguments = arguments
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -396,9 +433,10 @@ final class ServerProcess: @unchecked Sendable {
         return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
     }
 
-    func stop() {
+    /// Stops the server with `signal` (by default SIGINT, on which `varsel serve` shuts down gracefully) and waits.
+    func stop(signal: Int32 = SIGINT) {
         if process.isRunning {
-            process.interrupt()
+            kill(process.processIdentifier, signal)
             process.waitUntilExit()
         }
     }
