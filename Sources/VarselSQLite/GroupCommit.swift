@@ -1,4 +1,5 @@
 import GRDB
+import Synchronization
 import VarselStore
 
 /// Runs the store's writes that arrive together in one transaction, each in a savepoint of its own: group commit.
@@ -9,6 +10,11 @@ import VarselStore
 /// still all or nothing: one that throws rolls back its own savepoint and its caller gets the error, while the
 /// others commit; if the transaction as a whole fails, every write in it fails. Writes commit in arrival order,
 /// so event ids still grow in commit order.
+///
+/// Writes that come steadily but not together (one every millisecond, each committed before the next arrives) would
+/// each pay for a commit of their own. With an ``interval``, a batch does not start sooner than that after the one
+/// before it started, so such writes gather into one commit every `interval`; a write after a quiet spell still
+/// starts at once.
 final class GroupCommit: Sendable {
     /// One waiting write: runs it (in a savepoint of its own when it shares the transaction), returning how to
     /// answer its caller once the commit is known, or answers it with the error that ended the whole transaction.
@@ -19,10 +25,22 @@ final class GroupCommit: Sendable {
 
     private let writer: any DatabaseWriter
     private let waiting = WaitingWrites<Job>()
+    /// The least time from one batch's start to the next one's; zero commits each batch as soon as it can.
+    let interval: Duration
+    /// When the last batch started.
+    private let lastStart = Mutex<ContinuousClock.Instant?>(nil)
+    /// Waits until the given instant: a sleep, or in tests whatever they need.
+    private let pause: @Sendable (ContinuousClock.Instant) async -> Void
 
-    init(writer: any DatabaseWriter) {
+    init(writer: any DatabaseWriter, interval: Duration = .zero,
+         pause: @escaping @Sendable (ContinuousClock.Instant) async -> Void = { try? await Task.sleep(until: $0, clock: .continuous) }) {
         self.writer = writer
+        self.interval = interval
+        self.pause = pause
     }
+
+    /// How many writes wait for the next batch.
+    var waitingCount: Int { waiting.count }
 
     /// Runs `body` in the next transaction (in a savepoint of its own when others share it) and returns its result
     /// once committed.
@@ -66,8 +84,14 @@ final class GroupCommit: Sendable {
     /// Commits batches until no write is waiting.
     private func commitWhileWaiting() async {
         while true {
+            // Only a write that is waiting waits for the interval: with none, the loop ends at once below.
+            if interval > .zero, waiting.hasWaiting, let last = lastStart.withLock({ $0 }) {
+                let due = last.advanced(by: interval)
+                if due > .now { await pause(due) }
+            }
             let batch = waiting.nextBatch()
             guard !batch.isEmpty else { return }
+            lastStart.withLock { $0 = .now }
             do {
                 let answers = try await writer.write { db in try batch.map { try $0.run(db, batch.count > 1) } }
                 answers.forEach { $0() }

@@ -31,7 +31,11 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
-    public convenience init(path: String, durability: Durability = .full) throws {
+    ///
+    /// `commitInterval` is the least time between the starts of two commits while writes keep coming (see
+    /// ``GroupCommit``): the server's writes gather into fewer commits, each waiting for the disk once, at the price of
+    /// up to that much latency. Zero, the default, commits each write as soon as it can.
+    public convenience init(path: String, durability: Durability = .full, commitInterval: Duration = .zero) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         let pool = try DatabasePool(path: path, configuration: configuration)
@@ -39,15 +43,15 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         try pool.writeWithoutTransaction { db in
             try db.execute(sql: durability == .full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
         }
-        try self.init(writer: pool)
+        try self.init(writer: pool, commitInterval: commitInterval)
     }
 
     /// A store over `writer`, its schema brought up to date: a `DatabasePool` in production, an in-memory
     /// `DatabaseQueue` in tests.
-    public init(writer: any DatabaseWriter) throws {
+    public init(writer: any DatabaseWriter, commitInterval: Duration = .zero) throws {
         try Migrations.migrator.migrate(writer)
         self.writer = writer
-        commits = GroupCommit(writer: writer)
+        commits = GroupCommit(writer: writer, interval: commitInterval)
         writer.add(transactionObserver: identities, extent: .databaseLifetime)
         writer.add(transactionObserver: committed, extent: .databaseLifetime)
         let committed = committed

@@ -18,6 +18,9 @@ public struct ServerConfiguration: Sendable {
     public var databasePath = "./varsel.sqlite"
     /// How much a commit survives; `.full` unless a benchmark asks otherwise.
     public var durability: SQLiteRepository.Durability = .full
+    /// The least time between the starts of two SQLite commits while writes keep coming: steady writes gather into
+    /// fewer commits (and fewer waits for the disk) for up to this much latency. Zero commits each at once.
+    public var commitInterval: Duration = .milliseconds(3)
     /// Load the demo users and notifications (once).
     public var loadsDemo = false
     /// The bcrypt cost for new passwords.
@@ -80,7 +83,7 @@ public func buildApplication(
     let postgres: PostgresRepository? = repository == nil && PostgresRepository.isURL(configuration.databasePath)
         ? try await PostgresRepository(url: configuration.databasePath, logger: logger) : nil
     let store: any VarselRepository = try repository ?? postgres
-        ?? SQLiteRepository(path: configuration.databasePath, durability: configuration.durability)
+        ?? SQLiteRepository(path: configuration.databasePath, durability: configuration.durability, commitInterval: configuration.commitInterval)
     let vapid = try await configuration.push.loadKey(store: store)
     let endpointPolicy = PushEndpointPolicy(allowsInsecureEndpoints: configuration.push.allowsInsecureEndpoints)
     if configuration.push.subject == nil, configuration.http.publicURL?.scheme?.lowercased() != "https" {

@@ -28,6 +28,12 @@ public final class WaitingWrites<Job: Sendable>: Sendable {
         }
     }
 
+    /// Whether any job is waiting (a glance: one may be added right after).
+    public var hasWaiting: Bool { count > 0 }
+
+    /// How many jobs are waiting (a glance).
+    public var count: Int { state.withLock { $0.waiting.count } }
+
     /// The next batch, oldest first; empty when none is waiting, and then the committing has stopped.
     public func nextBatch() -> [Job] {
         state.withLock { state in

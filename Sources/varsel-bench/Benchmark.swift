@@ -26,6 +26,7 @@ struct Benchmark: AsyncParsableCommand {
     @Option(help: "Parallel connections the coordinator creates on.") var creators = 8
     @Option(help: "The varsel executable (default: next to this one).") var varsel: String?
     @Option(help: "The server's SQLite durability: full (the default) or normal.") var durability = "full"
+    @Option(help: "The server's --commit-interval in milliseconds (default: the server's own).") var commitInterval: Double?
     @Option(help: "A PostgreSQL URL of an empty database to run on instead of a fresh SQLite file.") var postgres: String?
     @Option(help: "Notifications each mentor already has, all read: a store in use rather than a new one.") var history = 0
     @Option(help: "Server instances sharing the database (PostgreSQL only); streams and creators are spread over them.")
@@ -61,7 +62,7 @@ struct Benchmark: AsyncParsableCommand {
         var ports: [Int] = []
         for _ in 0..<instances {
             let server = try ServerProcess(executable: executable, database: database,
-                                           extraArguments: postgres == nil ? ["--durability", durability] : [])
+                                           extraArguments: postgres == nil ? sqliteArguments : [])
             servers.append(server)
             ports.append(try server.waitForPort())
         }
@@ -126,7 +127,8 @@ struct Benchmark: AsyncParsableCommand {
         }
 
         print("")
-        let store = postgres == nil ? "SQLite synchronous=\(durability.uppercased())" : "PostgreSQL, \(instances) instance\(instances == 1 ? "" : "s")"
+        let interval = commitInterval.map { "commit interval \(String(format: "%g", $0)) ms" } ?? "the server's commit interval"
+        let store = postgres == nil ? "SQLite synchronous=\(durability.uppercased()), \(interval)" : "PostgreSQL, \(instances) instance\(instances == 1 ? "" : "s")"
         let build = _isDebugAssertConfiguration() ? "DEBUG build: figures not comparable" : "release"
         print("Varsel event-stream benchmark (\(build), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(store))")
         if history > 0 { print("  history:                   \(history) read notifications per mentor before the run") }
@@ -149,6 +151,11 @@ struct Benchmark: AsyncParsableCommand {
     }
 
     func format(_ value: Double) -> String { String(format: "%.1f", value) }
+
+    /// The SQLite server's arguments beyond its database.
+    var sqliteArguments: [String] {
+        ["--durability", durability] + (commitInterval.map { ["--commit-interval", String($0)] } ?? [])
+    }
 
     /// The CPU a floor server, started for the purpose, spends per `GET /healthz` at ``rate`` per second.
     func floorCPU(of floor: FloorServer, total: Int, group: any EventLoopGroup) async throws -> Double {

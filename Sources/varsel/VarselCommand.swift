@@ -32,6 +32,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The bcrypt cost for new passwords.") var bcryptCost: UInt8 = 12
     @Option(help: "SQLite durability: full (a commit survives power loss) or normal (only a process crash).")
     var durability: ServerConfiguration.Durability = .full
+    @Option(help: "SQLite: the least milliseconds between the starts of two commits while writes keep coming; steady writes share a commit (and its wait for the disk) for up to this much latency. 0 commits each write at once.")
+    var commitInterval = 3.0
     @Option(help: "Seconds a connection may sit idle, or take to send its request, before it is closed.") var idleTimeout = 30.0
     @Option(help: "Seconds one write to a live stream may wait for a client that does not read before it is disconnected.")
     var streamWriteTimeout = 30.0
@@ -48,6 +50,10 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         var configuration = ServerConfiguration()
         configuration.durability = durability
+        guard commitInterval >= 0, commitInterval <= 1000 else {
+            throw ValidationError("--commit-interval is a number of milliseconds from 0 to 1000, such as 3.")
+        }
+        configuration.commitInterval = .microseconds(Int64(commitInterval * 1000))
         guard idleTimeout > 0, streamWriteTimeout > 0, streamsPerUser > 0 else {
             throw ValidationError("--idle-timeout, --stream-write-timeout and --streams-per-user must be positive.")
         }
