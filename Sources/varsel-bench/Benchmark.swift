@@ -127,7 +127,7 @@ struct Benchmark: AsyncParsableCommand {
         }
 
         print("")
-        let interval = commitInterval.map { "commit interval \(String(format: "%g", $0)) ms" } ?? "the server's commit interval"
+        let interval = commitInterval.map { "commit interval \(String(format: "%g", $0)) ms" } ?? "default commit interval"
         let store = postgres == nil ? "SQLite synchronous=\(durability.uppercased()), \(interval)" : "PostgreSQL, \(instances) instance\(instances == 1 ? "" : "s")"
         let build = _isDebugAssertConfiguration() ? "DEBUG build: figures not comparable" : "release"
         print("Varsel event-stream benchmark (\(build), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(store))")
