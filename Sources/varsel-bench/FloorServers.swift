@@ -31,7 +31,7 @@ enum FloorServer: String, CaseIterable {
         }
     }
 
-    /// Serves `GET /healthz` on a free loopback port until the process is interrupted; prints the port first.
+    /// Serves `GET /healthz` on a free loopback port until the process is killed; prints the port first.
     func serve() async throws {
         switch self {
         case .swiftNIO:
