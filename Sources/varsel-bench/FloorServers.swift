@@ -9,7 +9,7 @@ import NIOPosix
 ///
 /// They answer the same request with the same client at the same rate, so the three figures side by side say how much
 /// of a request's server CPU is the platform (SwiftNIO alone), how much Hummingbird adds, and how much is Varsel's.
-enum FloorServer: String, CaseIterable {
+enum FloorServer: String {
     /// An HTTP/1 handler that answers on the event loop: no Swift concurrency, no router.
     case swiftNIO = "nio"
     /// A Hummingbird application with one route and no middleware, served as Hummingbird serves it.
