@@ -51,8 +51,8 @@ public enum ActionOutcome: Sendable, Hashable, Codable {
 
 extension Describer {
     /// What is announced when `item` arrives, and how politely: `New notification: [title]`, polite (003,
-    /// criterion 6); urgent items assertively. A title with personal details is replaced by the kind's name
-    /// unless the mentor allowed them to be spoken.
+    /// criterion 6); urgent items `New urgent notification: [title]`, assertively. Only the title is spoken, never
+    /// the body, which is where personal details are.
     public func arrivalAnnouncement(for item: NotificationItem, preferences: NotificationPreferences) -> (text: String, politeness: Politeness) {
         let title = speakableTitle(of: item, preferences: preferences)
         switch item.urgency {
@@ -61,7 +61,10 @@ extension Describer {
         }
     }
 
-    /// The title, or the kind's name where the title holds personal details the mentor has not allowed spoken.
+    /// The title, which is public by contract (the service refuses a title naming a listed personal detail).
+    ///
+    /// A notification stored before that rule may still list its own title as a personal detail; its kind's name
+    /// is spoken instead, unless the mentor allowed personal details to be spoken.
     public func speakableTitle(of item: NotificationItem, preferences: NotificationPreferences) -> String {
         if preferences.isSpeakingPersonalDetails || !item.containsPersonalDetails(item.title) { return item.title }
         return strings.kindName(item.kind)

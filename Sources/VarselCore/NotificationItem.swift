@@ -49,6 +49,11 @@ public struct NotificationItem: Sendable, Codable, Hashable, Identifiable {
 
     /// Whether `text` contains any of this notification's personal details.
     public func containsPersonalDetails(_ text: String) -> Bool {
-        personalDetails.contains { !$0.isEmpty && text.localizedCaseInsensitiveContains($0) }
+        Self.text(text, containsAnyOf: personalDetails)
+    }
+
+    /// Whether `text` contains any of `phrases`, ignoring case: the one test of whether a text names a personal detail.
+    public static func text(_ text: String, containsAnyOf phrases: [String]) -> Bool {
+        phrases.contains { !$0.isEmpty && text.localizedCaseInsensitiveContains($0) }
     }
 }

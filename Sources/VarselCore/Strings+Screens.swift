@@ -39,6 +39,22 @@ extension Strings {
     public var kind: String { en ? "Kind" : "Type" }
     public var titleField: String { en ? "Title" : "Tittel" }
     public var bodyField: String { en ? "Message" : "Melding" }
+    /// Said with the send form's Title field: a title is public by contract.
+    public var titleFieldHint: String {
+        en ? "Read aloud when the notification arrives and shown on lock screens, so it must not name anyone."
+           : "Leses opp når varselet kommer og vises på låseskjermen, så den må ikke nevne noen ved navn."
+    }
+    public var personalDetailsField: String { en ? "Names and addresses in the message" : "Navn og adresser i meldingen" }
+    /// Said with the send form's personal-details field.
+    public var personalDetailsFieldHint: String {
+        en ? "One per line. They are never read aloud when the notification arrives and are hidden on lock screens unless the mentor allows it."
+           : "Én per linje. De leses aldri opp når varselet kommer, og skjules på låseskjermen med mindre likepersonen tillater det."
+    }
+    /// A title that names a listed personal detail.
+    public var titleNamesPersonalDetail: String {
+        en ? "The title must not contain a name or address listed below: it is read aloud and shown on lock screens."
+           : "Tittelen kan ikke inneholde et navn eller en adresse som står nedenfor: den leses opp og vises på låseskjermen."
+    }
     public var urgentField: String { en ? "Urgent" : "Haster" }
     public var send: String { en ? "Send" : "Send" }
     public var mentor: String { en ? "Mentor" : "Likeperson" }

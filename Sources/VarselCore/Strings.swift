@@ -128,10 +128,20 @@ public struct Strings: Sendable, Hashable {
     /// What a settings switch does, said before how to operate it.
     public func settingEffect(_ setting: NotificationPreferences.Setting) -> String {
         switch setting {
-        case .kind:
+        case .kind(.assignment):
+            isEnglish ? "Lets you know when a new assignment arrives" : "Gir deg beskjed når et nytt oppdrag kommer"
+        case .kind(.certificationExpiry):
             isEnglish
-                ? "Tells you about \(settingLabel(setting).lowercased())"
-                : "Gir deg beskjed om \(settingLabel(setting).lowercased())"
+                ? "Lets you know before one of your certifications expires"
+                : "Gir deg beskjed før en av sertifiseringene dine går ut"
+        case .kind(.pauseConfirmation):
+            isEnglish
+                ? "Lets you know when a pause you asked for is booked, starts or ends"
+                : "Gir deg beskjed når en pause du ba om, er registrert, starter eller slutter"
+        case .kind(.scenarioPrompt):
+            isEnglish
+                ? "Lets you know when a coordinator gives you a training scenario"
+                : "Gir deg beskjed når en koordinator gir deg et treningsscenario"
         case .sound: isEnglish ? "Plays a sound when a notification arrives" : "Spiller en lyd når et varsel kommer"
         case .vibration: isEnglish ? "Vibrates when a notification arrives" : "Vibrerer når et varsel kommer"
         case .systemNotifications:
@@ -140,8 +150,8 @@ public struct Strings: Sendable, Hashable {
                 : "Viser et systemvarsel når Varsel er i bakgrunnen"
         case .speakPersonalDetails:
             isEnglish
-                ? "Names and addresses of the people you visit are read aloud when a notification arrives"
-                : "Navn og adresser til dem du besøker, leses høyt når et varsel kommer"
+                ? "Lets announcements read aloud names and addresses of the people you visit, where a title holds them"
+                : "Lar kunngjøringer lese opp navn og adresser til dem du besøker, der en tittel inneholder dem"
         case .lockScreenDetails:
             isEnglish
                 ? "Names and addresses of the people you visit are shown in notifications on this phone's lock screen"

@@ -68,6 +68,11 @@ public struct Transcript: Sendable {
         events.append((14, { announcer, at in
             announcer.actionCompleted(.markedAllRead(count: unread()), at: at)
         }))
+        // A coordinator's message, then an urgent one: each said with its own title.
+        let messages = Self.simulatedMessages(language, firstID: Int64(items.count + 1), start: now)
+        for (offset, item) in zip([20.0, 25.0], messages) {
+            events.append((offset, { announcer, at in announcer.notificationArrived(item, at: at) }))
+        }
         var delivered: [Announcement] = []
         for (offset, event) in events {
             let at = now.addingTimeInterval(offset)
@@ -86,6 +91,20 @@ public struct Transcript: Sendable {
             lines.append("  +\(String(format: "%.1f", offset)) s  \(announcement.politeness.rawValue)  \(region)  \(announcement.text)")
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A coordinator's message and an urgent warning that arrive after the burst, each announced with its title.
+    static func simulatedMessages(_ language: Language, firstID: Int64, start: Date) -> [NotificationItem] {
+        let en = language == .english
+        return [
+            NotificationItem(id: firstID, recipientID: 1, kind: .scenarioPrompt, title: en ? "Stairs drill" : "Trappeøvelse",
+                             body: en ? "Practise guiding on stairs with a partner." : "Øv på ledsaging i trapper sammen med en partner.",
+                             createdAt: start.addingTimeInterval(20), deepLink: .scenario(scenarioID: nil)),
+            NotificationItem(id: firstID + 1, recipientID: 1, kind: .certificationExpiry,
+                             title: en ? "Guide certificate expires today" : "Ledsagerbeviset går ut i dag",
+                             body: en ? "Renew it today." : "Forny det i dag.", createdAt: start.addingTimeInterval(25), urgency: .urgent,
+                             deepLink: .certification(certificationID: nil)),
+        ]
     }
 
     /// The notifications that arrive during the simulation: one, then a burst of three.

@@ -36,6 +36,9 @@ public enum Validation {
             case required
             case tooLong(Int)
             case controlCharacters
+            /// A title names a phrase the sender listed as a personal detail (titles are spoken and shown on lock
+            /// screens, so they must not name anyone).
+            case namesPersonalDetail
             /// Any other rule, described in English.
             case other(String)
         }
@@ -46,12 +49,15 @@ public enum Validation {
             case .required: "required"
             case let .tooLong(max): "at most \(max) characters (Unicode scalars)"
             case .controlCharacters: "must not contain control characters"
+            case .namesPersonalDetail:
+                "must not contain a phrase listed in personalDetails: a title is spoken when it arrives and shown on lock screens"
             case let .other(message): message
             }
         }
     }
 
-    /// A notification that passed validation: trimmed, its kind and urgency parsed, its free text marked personal.
+    /// A notification that passed validation: trimmed, its kind and urgency parsed, the phrases its sender listed as
+    /// personal details kept.
     public struct ValidNotification: Sendable, Equatable {
         public var kind: NotificationKind
         public var title: String
@@ -62,11 +68,10 @@ public enum Validation {
 
     /// Validates the fields of a notification; `allowAssignment` is false where assignments have their own route.
     ///
-    /// Privacy by structure: a coordinator's free-text title and body may name anyone, and no list of phrases can
-    /// be trusted to catch every name, so the whole title and body are marked as personal details. Announcements
-    /// then say the kind's name instead of the text (unless the mentor chose to hear personal details). Details of
-    /// a person to visit travel only as an assignment's contact, whose structured fields the core composes into
-    /// the text and marks.
+    /// Titles are public by contract: a title is what a screen reader speaks when the notification arrives and what a
+    /// lock screen shows, so it must not name anyone. Personal details travel only in the body, listed by the sender
+    /// in `personalDetails` (or, for an assignment, as the contact's structured fields), and a title containing any
+    /// listed phrase is refused.
     public static func notification(kind: String, title: String, body: String, urgency: String?, personalDetails: [String],
                                     allowAssignment: Bool) throws(InvalidInput) -> ValidNotification {
         var issues: [Issue] = []
@@ -79,7 +84,12 @@ public enum Validation {
         }
         let cleanTitle = title.trimmingCharacters(in: .whitespacesAndNewlines)
         let cleanBody = body.trimmingCharacters(in: .whitespacesAndNewlines)
-        issues += text(cleanTitle, field: "title", max: Limits.maxTitleLength)
+        let details = personalDetails.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
+        let titleIssues = text(cleanTitle, field: "title", max: Limits.maxTitleLength)
+        issues += titleIssues
+        if titleIssues.isEmpty, NotificationItem.text(cleanTitle, containsAnyOf: details) {
+            issues.append(.init(field: "title", rule: .namesPersonalDetail))
+        }
         issues += text(cleanBody, field: "body", max: Limits.maxBodyLength, allowEmpty: true, allowsNewlines: true)
         let parsedUrgency = urgency.map { Urgency(rawValue: $0) } ?? .normal
         if parsedUrgency == nil { issues.append(.init(field: "urgency", rule: .other("must be 'normal' or 'urgent'"))) }
@@ -89,9 +99,7 @@ public enum Validation {
                                 rule: .other("at most \(Limits.maxPersonalDetails) phrases of at most \(Limits.maxTitleLength) characters, without control characters")))
         }
         guard issues.isEmpty, let parsedKind, let parsedUrgency else { throw InvalidInput(issues) }
-        let freeText = [cleanTitle, cleanBody].filter { !$0.isEmpty }
-        return ValidNotification(kind: parsedKind, title: cleanTitle, body: cleanBody, urgency: parsedUrgency,
-                                 personalDetails: freeText + personalDetails.filter { !$0.isEmpty })
+        return ValidNotification(kind: parsedKind, title: cleanTitle, body: cleanBody, urgency: parsedUrgency, personalDetails: details)
     }
 
     /// Validates and trims a mentor's note from a visit (it may be empty).

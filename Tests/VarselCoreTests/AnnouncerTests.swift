@@ -86,7 +86,27 @@ struct AnnouncerTests {
         #expect(announcer.announcements(dueBy: at(10)).isEmpty)
     }
 
-    @Test("personal details stay out of announcements unless the mentor allows them")
+    @Test("the title is spoken on arrival for every kind, whatever the privacy setting; a body with listed details never is")
+    func titleSpokenBodyNever() {
+        for speaking in [false, true] {
+            var preferences = NotificationPreferences.standard
+            preferences.isSpeakingPersonalDetails = speaking
+            for kind in NotificationKind.allCases {
+                var announcer = Announcer(language: .english, preferences: preferences)
+                var arrival = item(1, title: "Stairs drill", kind: kind, personal: ["Kari Nordmann"])
+                arrival.body = "With Kari Nordmann at Storgata 1"
+                announcer.notificationArrived(arrival, at: at(0))
+                #expect(announcer.announcements(dueBy: at(2)).map(\.text) == ["New notification: Stairs drill"], "\(kind), speaking \(speaking)")
+                announcer.notificationArrived(item(2, title: "Renew today", kind: kind, urgency: .urgent, personal: ["Kari Nordmann"]), at: at(3))
+                #expect(announcer.announcements(dueBy: at(3)).map(\.text) == ["New urgent notification: Renew today"])
+            }
+        }
+        var norwegian = Announcer(language: .norwegianBokmal)
+        norwegian.notificationArrived(item(1, title: "Trappeøvelse"), at: at(0))
+        #expect(norwegian.announcements(dueBy: at(2)).map(\.text) == ["Nytt varsel: Trappeøvelse"])
+    }
+
+    @Test("a stored title that lists itself as a personal detail (written before titles were public) is replaced unless allowed")
     func privacy() {
         let visit = item(1, title: "Visit Kari Nordmann today", kind: .assignment, personal: ["Kari Nordmann"])
         var guarded = Announcer(language: .english)

@@ -43,7 +43,7 @@ struct ComposerTests {
         #expect(web.name == "Speak personal details in announcements")
         #expect(web[attribute: "aria-checked"] == "false")
         // "Press Space" is wrong on a touch screen, and the screen reader says how to toggle a switch itself.
-        #expect(web.description == "Names and addresses of the people you visit are read aloud when a notification arrives")
+        #expect(web.description == "Lets announcements read aloud names and addresses of the people you visit, where a title holds them")
     }
 
     @Test("the web filter bar is a group named 'Filter: Assignments, active' around pressed/not pressed toggle buttons")

@@ -28,6 +28,8 @@ struct NorwegianPhraseTests {
         let sound = voiceOver.speak(describer.settingSwitch(.sound, preferences: .standard))
         #expect(sound.text == "Lyd, på, bryterknapp")
         #expect(sound.hint == "Spiller en lyd når et varsel kommer. Dobbelttrykk for å endre innstillingen")
+        let assignments = voiceOver.speak(describer.settingSwitch(.kind(.assignment), preferences: .standard))
+        #expect(assignments.hint == "Gir deg beskjed når et nytt oppdrag kommer. Dobbelttrykk for å endre innstillingen")
         var announcer = Announcer(language: .norwegianBokmal)
         announcer.notificationArrived(DemoData.notifications(.norwegianBokmal, now: now)[0], at: now)
         #expect(announcer.announcements(dueBy: now.addingTimeInterval(5)).map(\.text) == ["Nytt varsel: Nytt oppdrag"])

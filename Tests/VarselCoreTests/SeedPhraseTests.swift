@@ -65,6 +65,9 @@ struct SeedPhraseTests {
         #expect(sound.hint == "Plays a sound when a notification arrives. Double tap to toggle setting")
         let vibration = voiceOver.speak(describer.settingSwitch(.vibration, preferences: preferences))
         #expect(vibration.text == "Vibration, off, switch button")
+        // A kind's hint says what the switch does for the mentor, not just which kind it is.
+        let assignments = voiceOver.speak(describer.settingSwitch(.kind(.assignment), preferences: preferences))
+        #expect(assignments.hint == "Lets you know when a new assignment arrives. Double tap to toggle setting")
         for element in describer.settingSwitches(preferences) {
             let phrase = voiceOver.speak(element)
             #expect(phrase.parts.first == element.label)

@@ -16,6 +16,8 @@ struct TranscriptTests {
         #expect(lines.contains("+6.0 s  polite  main  3 new notifications"))
         #expect(lines.contains("+11.0 s  polite  main  7 notifications marked as read"))
         #expect(lines.contains("+15.0 s  polite  main  No unread notifications, nothing to mark as read"))
+        #expect(lines.contains("+21.0 s  polite  main  New notification: Stairs drill"))
+        #expect(lines.contains("+25.0 s  assertive  main  New urgent notification: Guide certificate expires today"))
     }
 
     @Test("the transcript is deterministic and exists for every reader and language")

@@ -101,8 +101,8 @@ struct APITests {
             let ola = try await client.token("ola")
             let list = try await client.call(.get, "/api/v1/notifications", token: ola).decode(ListBody.self)
             #expect(list.items[0].accessibility.label == "Scenariooppgave: Ny øvelse, Les den, akkurat nå, ulest")
-            // A coordinator's free text is never spoken unasked (issue 8, privacy by structure): the kind's name is.
-            #expect(list.items[0].accessibility.announcement == AnnouncementResource(text: "Nytt varsel: Scenariooppgave", politeness: .polite))
+            // 003_6ff2725032226ce3.txt criterion 6: "New notification: [title]", in the reader's language.
+            #expect(list.items[0].accessibility.announcement == AnnouncementResource(text: "Nytt varsel: Ny øvelse", politeness: .polite))
         }
     }
 

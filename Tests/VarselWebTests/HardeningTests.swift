@@ -488,29 +488,46 @@ struct OpenHardeningTests {
     }
 }
 
-@Suite("Hardening: privacy by structure")
-struct PrivacyHardeningTests {
-    @Test("issue 8: a name typed into a coordinator's free text, unlisted, is never announced (API and page form)")
-    func unlistedNameNeverSpoken() async throws {
+@Suite("Titles are public by contract")
+struct PublicTitleTests {
+    @Test("a title naming a phrase listed as a personal detail is refused with 422 naming the field, never echoing it; nothing is stored")
+    func titleNamingListedDetailRefused() async throws {
         let world = try await TestWorld()
         try await world.test { client in
             let coordinator = try await client.token("coord")
-            #expect(try await client.call(.post, "/api/v1/notifications", token: coordinator,
-                                          json: #"{"recipients":["kari"],"kind":"scenarioPrompt","title":"Visit Ola Privatnavn today","body":"Ola Privatnavn waits"}"#).status == .created)
+            let detail = try await client.call(.post, "/api/v1/notifications", token: coordinator, json: """
+                {"recipients":["kari"],"kind":"scenarioPrompt","title":"Visit ola privatnavn today","body":"Ola Privatnavn waits",
+                 "personalDetails":["Ola Privatnavn"]}
+                """).expectProblem(.unprocessableContent)
+            #expect(detail.contains("title"))
+            #expect(!detail.localizedCaseInsensitiveContains("Privatnavn"))
+            // The send form applies the same rule, next to the Title field, without repeating the name.
             let (cookie, csrf) = try await client.cookieAndCSRF("coord")
-            let form = "_csrf=\(csrf)&recipient=\(world.kari.id)&kind=scenarioPrompt&title=Call+Ola+Privatnavn&body=x"
+            let form = "_csrf=\(csrf)&recipient=\(world.kari.id)&kind=scenarioPrompt&title=Call+Ola+Privatnavn&body=Ola+Privatnavn&personalDetails=Ola+Privatnavn"
+            let page = try await client.execute(uri: "/coordinator/notifications", method: .post,
+                                                headers: [.cookie: cookie, .contentType: "application/x-www-form-urlencoded"], body: ByteBuffer(string: form))
+            #expect(page.status == .unprocessableContent)
+            #expect(String(buffer: page.body).contains(#"id="send-title-error""#))
+            #expect(try await world.repository.unreadCount(for: world.kari.id) == 0)
+        }
+    }
+
+    @Test("the title is announced and shown on the lock screen; the body's listed details are neither, by default")
+    func titleSpokenBodyWithDetailsHidden() async throws {
+        let world = try await TestWorld()
+        try await world.test { client in
+            let (cookie, csrf) = try await client.cookieAndCSRF("coord")
+            let form = "_csrf=\(csrf)&recipient=\(world.kari.id)&kind=scenarioPrompt&title=Stairs+drill&body=Practise+with+Ola+Privatnavn&personalDetails=Ola+Privatnavn%0D%0A"
             let sent = try await client.execute(uri: "/coordinator/notifications", method: .post,
                                                 headers: [.cookie: cookie, .contentType: "application/x-www-form-urlencoded"], body: ByteBuffer(string: form))
             #expect(sent.status == .seeOther)
-            let kari = try await client.token("kari")
-            let list = try await client.call(.get, "/api/v1/notifications", token: kari).decode(ListBody.self)
-            #expect(list.items.count == 2)
+            let stored = try #require(try await world.repository.notifications(for: world.kari.id, filter: .all, after: nil, limit: 10).items.first)
+            #expect(stored.personalDetails == ["Ola Privatnavn"])
             let describer = Describer(language: .english)
-            for stored in try await world.repository.notifications(for: world.kari.id, filter: .all, after: nil, limit: 10).items {
-                let spoken = describer.arrivalAnnouncement(for: stored, preferences: .standard).text
-                #expect(!spoken.contains("Privatnavn"), "\(spoken)")
-                #expect(spoken.contains(describer.strings.kindName(.scenarioPrompt)))
-            }
+            #expect(describer.arrivalAnnouncement(for: stored, preferences: .standard).text == "New notification: Stairs drill")
+            let lockScreen = try #require(describer.lockScreenNotification(for: stored, preferences: .standard))
+            #expect(lockScreen.title == "Scenario prompt: Stairs drill")
+            #expect(!lockScreen.body.contains("Privatnavn"))
         }
     }
 }

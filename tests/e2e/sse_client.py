@@ -20,7 +20,8 @@ class Event:
 
 @dataclass
 class EventStream:
-    """Reads `/api/v1/events` on a background thread into `events`; `close()` drops the connection."""
+    """Reads `/api/v1/events` on a background thread into `events`; `close()` drops the connection. With `player`,
+    it asks for what the web page plays too (`?player=web`: announcements and cues)."""
 
     host: str
     port: int
@@ -30,10 +31,11 @@ class EventStream:
     comments: list[str] = field(default_factory=list)
     retry: int | None = None
     status: int | None = None
+    player: bool = False
 
     def __post_init__(self) -> None:
         self.sock = socket.create_connection((self.host, self.port), timeout=30)
-        lines = [f"GET /api/v1/events HTTP/1.1", f"Host: {self.host}:{self.port}", f"Authorization: Bearer {self.token}",
+        lines = [f"GET /api/v1/events{'?player=web' if self.player else ''} HTTP/1.1", f"Host: {self.host}:{self.port}", f"Authorization: Bearer {self.token}",
                  "Accept: text/event-stream"]
         if self.last_event_id is not None:
             lines.append(f"Last-Event-ID: {self.last_event_id}")

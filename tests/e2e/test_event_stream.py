@@ -45,10 +45,9 @@ def test_every_notification_arrives_exactly_once_in_order_across_a_dropped_conne
     assert titles == [f"Live {n}" for n in range(1, 9)]
     ids = [int(e.id) for e in first.snapshot() + second.snapshot()]
     assert ids == sorted(ids) and len(ids) == len(set(ids)), "event ids must be increasing without duplicates"
-    # Each arrival carries 003's announcement, polite. A coordinator's free text is never spoken unasked
-    # (issue 8, privacy by structure): the announcement names the kind.
+    # Each arrival carries 003's announcement, polite.
     created = [e.json["notification"] for e in second.snapshot() if e.name == "notification.created"]
-    assert created[0]["accessibility"]["announcement"] == {"text": "New notification: Scenario prompt", "politeness": "polite"}
+    assert created[0]["accessibility"]["announcement"] == {"text": "New notification: Live 4", "politeness": "polite"}
     counts = [e.json for e in second.snapshot() if e.name == "unread-count"]
     assert counts[-1]["count"] == 3 + 8
     assert counts[-1]["badge"]["phrase"] == "Notifications, 11 unread, tab, 5 of 5"
@@ -116,31 +115,34 @@ def test_graceful_shutdown_ends_open_streams_cleanly_and_loses_nothing(server):
 def test_changing_the_privacy_preference_takes_effect_on_an_open_stream(server):
     mentor = server.token("demo-mentor")
     coordinator = server.token("demo-coordinator")
-    stream = open_stream(server, mentor)
+    stream = EventStream("127.0.0.1", server.port, mentor, player=True)
+    assert wait_until(lambda: stream.status == 200 and stream.retry is not None)
 
     def send():
         status, _, body = server.request("POST", "/api/v1/notifications", coordinator, {
-            "recipients": ["demo-mentor"], "kind": "scenarioPrompt", "title": "Call Per Olsen", "body": "Today",
+            "recipients": ["demo-mentor"], "kind": "scenarioPrompt", "title": "Call a new contact", "body": "Per Olsen waits",
             "personalDetails": ["Per Olsen"]})
         assert status == 201, body
 
-    def announcements():
-        return [e.json["notification"]["accessibility"]["announcement"]["text"]
-                for e in stream.snapshot() if e.name == "notification.created"]
+    def notices():
+        return [[e.json["systemNotification"]["title"], e.json["systemNotification"]["body"]]
+                for e in stream.snapshot() if e.name == "cue"]
 
-    def set_speaking(on):
+    def set_details_on_lock_screen(on):
         _, _, prefs = server.request("GET", "/api/v1/preferences", mentor)
-        prefs["speakPersonalDetails"] = on
+        prefs["lockScreenDetails"] = on
         assert server.request("PUT", "/api/v1/preferences", mentor, prefs)[0] == 200
 
     send()
-    assert wait_until(lambda: len(announcements()) == 1)
-    set_speaking(True)
+    assert wait_until(lambda: len(notices()) == 1)
+    set_details_on_lock_screen(True)
     send()
-    assert wait_until(lambda: len(announcements()) == 2)
-    set_speaking(False)
+    assert wait_until(lambda: len(notices()) == 2)
+    set_details_on_lock_screen(False)
     send()
-    assert wait_until(lambda: len(announcements()) == 3)
+    assert wait_until(lambda: len(notices()) == 3)
     stream.close()
-    assert announcements() == ["New notification: Scenario prompt", "New notification: Call Per Olsen",
-                               "New notification: Scenario prompt"]
+    # The title is public by contract and always shown; the body's listed details only while allowed.
+    assert notices() == [["Scenario prompt: Call a new contact", "Open Varsel to read it."],
+                         ["Scenario prompt: Call a new contact", "Per Olsen waits"],
+                         ["Scenario prompt: Call a new contact", "Open Varsel to read it."]]

@@ -129,11 +129,18 @@ def test_a_client_that_stops_reading_has_its_socket_closed(tuned):
     sock.close()
 
 
-def test_an_unlisted_name_in_a_coordinators_title_is_not_announced(page, server):
-    """Issue 8: "New notification: Visit Ola Privatnavn today" was announced aloud."""
-    server.create(server.token("demo-coordinator"), "Visit Ola Privatnavn today", ["demo-mentor"])
-    assert wait_until(lambda: "New notification: Scenario prompt" in page.inner_text("#live-polite"))
-    assert wait_until(lambda: "Visit Ola Privatnavn today" in page.locator("#notification-list li").first.inner_text())
+def test_a_title_naming_a_listed_person_is_refused_and_a_body_naming_them_is_never_announced(page, server):
+    coordinator = server.token("demo-coordinator")
+    status, _, problem = server.request("POST", "/api/v1/notifications", coordinator, {
+        "recipients": ["demo-mentor"], "kind": "scenarioPrompt", "title": "Visit Ola Privatnavn today", "body": "b",
+        "personalDetails": ["Ola Privatnavn"]})
+    assert status == 422 and "title" in problem["detail"] and "Privatnavn" not in str(problem)
+    status, _, _ = server.request("POST", "/api/v1/notifications", coordinator, {
+        "recipients": ["demo-mentor"], "kind": "scenarioPrompt", "title": "A visit today", "body": "Ola Privatnavn, Storgata 1",
+        "personalDetails": ["Ola Privatnavn", "Storgata 1"]})
+    assert status == 201
+    assert wait_until(lambda: "New notification: A visit today" in page.inner_text("#live-polite"))
+    assert wait_until(lambda: "Ola Privatnavn" in page.locator("#notification-list li").first.inner_text())
     assert "Privatnavn" not in page.inner_text("#live-polite")
 
 

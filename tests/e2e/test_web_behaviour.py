@@ -25,8 +25,7 @@ def test_while_the_dialog_is_open_announcements_go_to_a_region_inside_it(page, s
     page.click("#acknowledge-button")
     assert page.evaluate("document.getElementById('acknowledge-dialog').matches(':modal')")
     server.create(server.token("demo-coordinator"), "While the dialog is open", ["demo-mentor"])
-    # (A coordinator's free text is never spoken unasked — issue 8 — so the kind's name is announced.)
-    assert wait_until(lambda: "New notification: Scenario prompt" in live_texts(page, "#live-dialog"))
+    assert wait_until(lambda: "New notification: While the dialog is open" in live_texts(page, "#live-dialog"))
     assert live_texts(page) == []
 
 
@@ -52,8 +51,7 @@ def test_an_urgent_notification_is_assertive(page, server):
         "recipients": ["demo-mentor"], "kind": "certificationExpiry", "title": "Certification expires today", "body": "Renew now",
         "urgency": "urgent"})
     assert status == 201
-    # (A coordinator's free text is never spoken unasked — issue 8 — so the kind's name is announced.)
-    assert wait_until(lambda: "New urgent notification: Certification expiry" in live_texts(page, "#live-assertive"))
+    assert wait_until(lambda: "New urgent notification: Certification expires today" in live_texts(page, "#live-assertive"))
     [assertive] = [n for n in full_tree(page) if n.prop("live") == "assertive"]
     assert assertive
 
@@ -118,12 +116,17 @@ def test_000_procedure_cues_and_state_changes(browser, server):
     page = context.new_page()
     sign_in(page, server, "demo-coordinator")
     page.goto(server.base_url + "/coordinator")
+    # The Title field says, with its name, that a title is public.
+    [title] = find(page, "textbox", "Title")
+    assert title.description == "Read aloud when the notification arrives and shown on lock screens, so it must not name anyone."
     page.click("section[aria-labelledby=send-heading] button[type=submit]")
     page.wait_for_selector("#error-summary")
     alerts = find(page, "alert")
     assert alerts and "Please correct the following" in page.inner_text("#error-summary")
     [title] = find(page, "textbox", "Title")
-    assert title.prop("invalid") == "true" and title.description == "This field is required."
+    # The error first, then the field's standing hint (a title is read aloud, so it must not name anyone).
+    assert title.prop("invalid") == "true" and title.description == (
+        "This field is required. Read aloud when the notification arrives and shown on lock screens, so it must not name anyone.")
     # 000 steps 5-9: labels match the text on screen; state is exposed and changes are reflected.
     page.goto(server.base_url + "/settings")
     for switch in find(page, "switch"):

@@ -63,8 +63,7 @@ def test_with_sound_and_vibration_off_it_is_still_shown_and_announced(browser, s
     assert server.request("PUT", "/api/v1/preferences", mentor, prefs)[0] == 200
     context, page = open_centre(browser, server)
     server.create(server.token("demo-coordinator"), "Quiet", ["demo-mentor"])
-    # (A coordinator's free text is never spoken unasked — issue 8 — so the kind's name is announced.)
-    assert wait_until(lambda: "New notification: Scenario prompt" in page.locator("#live-polite").inner_text())
+    assert wait_until(lambda: "New notification: Quiet" in page.locator("#live-polite").inner_text())
     assert cues(page)["tones"] == [] and cues(page)["vibrations"] == []
     assert page.locator("#notification-list li").first.locator(".title").inner_text() == "Quiet"
     context.close()
@@ -73,10 +72,10 @@ def test_with_sound_and_vibration_off_it_is_still_shown_and_announced(browser, s
 def test_a_hidden_page_shows_a_system_notification_without_personal_details(browser, server):
     context, page = open_centre(browser, server, hidden=True)
     status, _, created = server.request("POST", "/api/v1/notifications", server.token("demo-coordinator"), {
-        "recipients": ["demo-mentor"], "kind": "scenarioPrompt", "title": "Call Per Olsen", "body": "At Storgata 1",
-        "personalDetails": ["Per Olsen"]})
+        "recipients": ["demo-mentor"], "kind": "scenarioPrompt", "title": "Call a new contact", "body": "Per Olsen, at Storgata 1",
+        "personalDetails": ["Per Olsen", "Storgata 1"]})
     assert status == 201
     # The same words and tag a Web Push shows (the core's lock-screen text, Strings+Push.swift), so never both.
     tag = f"varsel-notification-{created['items'][0]['id']}"
-    assert wait_until(lambda: cues(page)["notices"] == [["Scenario prompt: New notification", "Open Varsel to read it.", tag]])
+    assert wait_until(lambda: cues(page)["notices"] == [["Scenario prompt: Call a new contact", "Open Varsel to read it.", tag]])
     context.close()

@@ -78,8 +78,7 @@ def test_6_a_new_notification_is_announced_politely_as_new_notification_title(pa
     assert region
     coordinator = server.token("demo-coordinator")
     server.create(coordinator, "Scenario: guiding on stairs", ["demo-mentor"])
-    # A coordinator's free-text title is never spoken unasked (issue 8, privacy by structure): the kind's name is.
-    assert wait_until(lambda: "New notification: Scenario prompt" in page.inner_text("#live-polite"))
+    assert wait_until(lambda: "New notification: Scenario: guiding on stairs" in page.inner_text("#live-polite"))
     # Inserted at the top of the list without moving focus.
     assert page.evaluate("document.activeElement === document.body || document.activeElement.id === 'main'")
     first = page.locator("#notification-list li").first.locator("a").get_attribute("aria-label")

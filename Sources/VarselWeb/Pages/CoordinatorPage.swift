@@ -34,10 +34,12 @@ extension PagesController {
                 KindOption(value: $0.rawValue, label: strings.kindName($0), isSelected: false)
             },
             errors: errors, hasErrors: !errors.isEmpty,
-            values: values ?? CoordinatorValues(title: "", body: "", contactName: "", contactAddress: "", contactPhone: "", contactNotes: ""),
+            values: values ?? CoordinatorValues(title: "", body: "", contactName: "", contactAddress: "", contactPhone: "", contactNotes: "", personalDetails: ""),
             strings: CoordinatorStrings(
                 sendHeading: strings.sendNotification, assignmentHeading: strings.createAssignment, recipient: strings.recipient,
-                kind: strings.kind, title: strings.titleField, body: strings.bodyField, urgent: strings.urgentField, send: strings.send,
+                kind: strings.kind, title: strings.titleField, titleHint: strings.titleFieldHint, body: strings.bodyField,
+                personalDetails: strings.personalDetailsField, personalDetailsHint: strings.personalDetailsFieldHint,
+                urgent: strings.urgentField, send: strings.send,
                 mentor: strings.mentor, contactName: strings.contactName, contactAddress: strings.address, contactPhone: strings.phone,
                 contactNotes: strings.notes, create: strings.create, errorSummary: strings.errorSummary))
         return try renderer.page("coordinator", model, status: status)
@@ -47,7 +49,8 @@ extension PagesController {
         let identity = try signedIn(request, context).require(.coordinator, .admin)
         let form = try await PageForm.decode(PageForm.Send.self, from: request)
         let strings = Strings(identity.user.language)
-        var values = CoordinatorValues(title: form.title ?? "", body: form.body ?? "", contactName: "", contactAddress: "", contactPhone: "", contactNotes: "")
+        var values = CoordinatorValues(title: form.title ?? "", body: form.body ?? "", contactName: "", contactAddress: "", contactPhone: "", contactNotes: "",
+                                       personalDetails: form.personalDetails ?? "")
         var errors: [FormError] = []
         let recipient = form.recipient.flatMap { Int64($0) }
         if recipient == nil {
@@ -59,11 +62,12 @@ extension PagesController {
         do {
             validated = try Validation.notification(kind: form.kind ?? "", title: values.title, body: values.body,
                                                     urgency: form.urgent == "on" ? Urgency.urgent.rawValue : nil,
-                                                    personalDetails: [], allowAssignment: false)
+                                                    personalDetails: values.personalDetailPhrases, allowAssignment: false)
         } catch {
             errors += Self.place(error.issues, strings: strings, values: &values, on: [
                 "title": FormField(label: strings.titleField, id: "send-title", inline: \.titleError),
                 "body": FormField(label: strings.bodyField, id: "send-body", inline: \.bodyError),
+                "personalDetails": FormField(label: strings.personalDetailsField, id: "send-details", inline: \.personalDetailsError),
             ], otherwise: FormField(label: strings.kind, id: "send-kind"))
         }
         guard errors.isEmpty, let recipient, let validated else {
@@ -79,7 +83,7 @@ extension PagesController {
         let form = try await PageForm.decode(PageForm.Assignment.self, from: request)
         let strings = Strings(identity.user.language)
         var values = CoordinatorValues(title: "", body: "", contactName: form.contactName ?? "", contactAddress: form.contactAddress ?? "",
-                                       contactPhone: form.contactPhone ?? "", contactNotes: form.contactNotes ?? "")
+                                       contactPhone: form.contactPhone ?? "", contactNotes: form.contactNotes ?? "", personalDetails: "")
         var errors: [FormError] = []
         let mentorID = form.mentor.flatMap { Int64($0) }
         // The same rules as the API (``Validation``), shown next to the fields.
@@ -124,6 +128,7 @@ extension PagesController {
         switch issue.rule {
         case .required: strings.required
         case let .tooLong(max): strings.tooLong(max)
+        case .namesPersonalDetail: strings.titleNamesPersonalDetail
         case .controlCharacters, .other: issue.message
         }
     }

@@ -73,6 +73,8 @@ enum PageForm {
         var kind: String?
         var title: String?
         var body: String?
+        /// Names and addresses in the message, one a line.
+        var personalDetails: String?
         var urgent: String?
     }
 

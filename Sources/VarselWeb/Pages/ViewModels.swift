@@ -288,11 +288,21 @@ struct CoordinatorValues {
     var contactAddress: String
     var contactPhone: String
     var contactNotes: String
+    /// The send form's personal details, one phrase per line, as typed.
+    var personalDetails: String
     var titleError: String?
     var bodyError: String?
+    var personalDetailsError: String?
     var recipientError: String?
     var contactNameError: String?
     var contactAddressError: String?
+}
+
+extension CoordinatorValues {
+    /// The send form's personal details as phrases: one a line, blank lines dropped.
+    var personalDetailPhrases: [String] {
+        personalDetails.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
 }
 
 struct CoordinatorStrings {
@@ -301,7 +311,10 @@ struct CoordinatorStrings {
     var recipient: String
     var kind: String
     var title: String
+    var titleHint: String
     var body: String
+    var personalDetails: String
+    var personalDetailsHint: String
     var urgent: String
     var send: String
     var mentor: String
