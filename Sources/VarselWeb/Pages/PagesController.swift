@@ -117,7 +117,8 @@ struct PagesController {
             let web = WebAccessibility(element)
             return TabView(id: element.id, href: appTab.path, label: element.label, name: web.name, ariaSelected: web[attribute: "aria-selected"] ?? "false",
                            isSelected: element.state.isSelected, posinset: web[attribute: "aria-posinset"] ?? "",
-                           setsize: web[attribute: "aria-setsize"] ?? "", badge: element.value)
+                           setsize: web[attribute: "aria-setsize"] ?? "",
+                           badgeCount: appTab == .notifications && unread > 0 ? String(unread) : nil, iconPath: appTab.iconPath)
         }
         let strings = describer.strings
         return PageChrome(

@@ -42,8 +42,24 @@ struct TabView {
     var isSelected: Bool
     var posinset: String
     var setsize: String
-    /// The badge: `3 unread`; nil when there is nothing unread.
-    var badge: String?
+    /// The number shown on the tab's icon (hidden from screen readers, whose name for the tab holds the count);
+    /// nil when there is nothing unread.
+    var badgeCount: String?
+    /// The outline drawn above the label (an SVG path on a 24-point grid), so the tab is recognised by its shape too.
+    var iconPath: String
+}
+
+extension AppTab {
+    /// The tab's icon: an SVG path on a 24-point grid, drawn as a 2-point outline in the text colour.
+    var iconPath: String {
+        switch self {
+        case .home: "M3 11 12 3l9 8M5 9v12h5v-6h4v6h5V9"
+        case .assignments: "M9 3h6v3H9zM7 5H5v16h14V5h-2M8 11h8M8 15h6"
+        case .contacts: "M12 12a4 4 0 1 0 0-8 4 4 0 0 0 0 8zM4 21c0-4 4-6 8-6s8 2 8 6"
+        case .profile: "M3 5h18v14H3zM7 10a2 2 0 1 0 4 0 2 2 0 0 0-4 0M6 16c1-2.5 5-2.5 6 0M14 9h4M14 13h4"
+        case .notifications: "M6 16v-5a6 6 0 0 1 12 0v5l2 2H4zM10 20a2 2 0 0 0 4 0"
+        }
+    }
 }
 
 /// A notification in the list.

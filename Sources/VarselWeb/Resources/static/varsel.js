@@ -153,10 +153,9 @@
         badge = document.createElement("span");
         badge.className = "badge";
         badge.id = "tab-notifications-badge";
-        badge.setAttribute("aria-hidden", "true");
-        tab.append(badge);
+        tab.querySelector(".tab-icon").append(badge);
       }
-      badge.textContent = count.badge.value;
+      badge.textContent = String(count.count);
       tab.setAttribute("aria-label", count.badge.name);
     }
     const summary = document.getElementById("unread-summary");
