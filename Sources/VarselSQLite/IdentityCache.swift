@@ -35,39 +35,49 @@ final class IdentityCache: TransactionObserver, Sendable {
     }
 
     private let state = Mutex(State())
+    /// The time, for ages: the continuous clock, or in tests a clock they move.
+    private let now: @Sendable () -> ContinuousClock.Instant
+
+    init(now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }) {
+        self.now = now
+    }
 
     /// The generation to pass to ``keep(session:generation:)`` after reading.
     var generation: UInt64 { state.withLock { $0.generation } }
 
     /// The session with token hash `tokenHash`, if read recently and unchanged since.
     func session(tokenHash: String) -> Session? {
-        state.withLock { state in
-            state.sessions[tokenHash].flatMap { ContinuousClock.now - $0.readAt < Self.maxAge ? $0.value : nil }
+        let now = self.now()
+        return state.withLock { state in
+            state.sessions[tokenHash].flatMap { now - $0.readAt < Self.maxAge ? $0.value : nil }
         }
     }
 
     /// The user `id`, if read recently and unchanged since.
     func user(id: Int64) -> User? {
-        state.withLock { state in
-            state.users[id].flatMap { ContinuousClock.now - $0.readAt < Self.maxAge ? $0.value : nil }
+        let now = self.now()
+        return state.withLock { state in
+            state.users[id].flatMap { now - $0.readAt < Self.maxAge ? $0.value : nil }
         }
     }
 
     /// Keeps `session`, read when the generation was `generation`, unless a write touched sessions since.
     func keep(session: Session, generation: UInt64) {
+        let now = self.now()
         state.withLock { state in
             guard state.generation == generation else { return }
             if state.sessions.count >= Self.capacity { state.sessions.removeAll() }
-            state.sessions[session.tokenHash] = Entry(value: session, readAt: .now)
+            state.sessions[session.tokenHash] = Entry(value: session, readAt: now)
         }
     }
 
     /// Keeps `user`, read when the generation was `generation`, unless a write touched users since.
     func keep(user: User, generation: UInt64) {
+        let now = self.now()
         state.withLock { state in
             guard state.generation == generation else { return }
             if state.users.count >= Self.capacity { state.users.removeAll() }
-            state.users[user.id] = Entry(value: user, readAt: .now)
+            state.users[user.id] = Entry(value: user, readAt: now)
         }
     }
 

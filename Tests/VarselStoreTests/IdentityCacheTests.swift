@@ -1,4 +1,6 @@
 import Foundation
+import GRDB
+import Synchronization
 import Testing
 import VarselCore
 import VarselStore
@@ -43,16 +45,36 @@ struct IdentityCacheTests {
         #expect(try await store.session(tokenHash: "c", at: now.addingTimeInterval(3601)) == nil)
     }
 
-    @Test("a sign-out written by another process on the same file (the varsel command) takes effect within the cache's time limit")
+    /// A clock that stands still until the test moves it.
+    final class ManualClock: Sendable {
+        private let instant = Mutex(ContinuousClock.now)
+        var now: ContinuousClock.Instant { instant.withLock { $0 } }
+        func advance(by duration: Duration) { instant.withLock { $0 += duration } }
+    }
+
+    @Test("a sign-out written by another process on the same file (the varsel command) takes effect once the cache's time limit has passed")
     func anotherProcessIsSeenInTime() async throws {
         let path = try file()
-        let server = try SQLiteRepository(path: path)
+        // The server's connections, watched by a cache on a clock the test moves; the command is another store on the file.
+        let server = try DatabasePool(path: path)
         let command = try SQLiteRepository(path: path)
-        let kari = try await server.createUser(NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x", language: .english), at: now)
-        try await server.createSession(session("a", of: kari))
-        #expect(try await server.session(tokenHash: "a", at: now) != nil)
+        let clock = ManualClock()
+        let cache = IdentityCache(now: { clock.now })
+        server.add(transactionObserver: cache, extent: .databaseLifetime)
+        let kari = try await command.createUser(NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x", language: .english), at: now)
+        try await command.createSession(session("a", of: kari))
+        let read = try #require(try await command.session(tokenHash: "a", at: now))
+        cache.keep(session: read, generation: cache.generation)
         try await command.deleteSession(tokenHash: "a")
-        try await Task.sleep(for: IdentityCache.maxAge + .milliseconds(100))
-        #expect(try await server.session(tokenHash: "a", at: now) == nil)
+        // The server's observer did not see the other process's write: until the limit, the cache still answers.
+        clock.advance(by: IdentityCache.maxAge - .nanoseconds(1))
+        #expect(cache.session(tokenHash: "a") == read, "an entry is trusted for the whole time limit")
+        clock.advance(by: .nanoseconds(1))
+        #expect(cache.session(tokenHash: "a") == nil, "trusted past the time limit")
+        // A write through the server's own connections is seen at once, without the clock moving.
+        cache.keep(user: kari, generation: cache.generation)
+        #expect(cache.user(id: kari.id) == kari)
+        try await server.write { try $0.execute(sql: "UPDATE user SET display_name = 'K' WHERE id = ?", arguments: [kari.id]) }
+        #expect(cache.user(id: kari.id) == nil)
     }
 }
