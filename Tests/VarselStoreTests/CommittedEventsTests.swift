@@ -58,15 +58,28 @@ struct CommittedEventsTests {
         follower.follow(store)
         let kari = try await store.createUser(NewUser(username: "kari", displayName: "K", role: .mentor, passwordHash: "x", language: .english), at: now)
         struct Refused: Error {}
-        // The first write holds the writer, so the two that follow wait and share the next transaction.
-        let holding = Task { try await store.commits.write { _ in Thread.sleep(forTimeInterval: 0.3) } }
-        try await Task.sleep(for: .milliseconds(100))
+        let commits = GroupCommitTests.CommitCounter()
+        store.writer.add(transactionObserver: commits, extent: .databaseLifetime)
+        // The first write holds the writer until the two that follow are both waiting: they share the next transaction.
+        let started = AsyncStream<Void>.makeStream()
+        let release = DispatchSemaphore(value: 0)
+        let holding = Task { try await store.commits.write { db in
+            try db.execute(sql: "UPDATE user SET display_name = 'Kari' WHERE id = ?", arguments: [kari.id])
+            started.continuation.yield()
+            // At most ten seconds, so a test gone wrong fails rather than hangs.
+            _ = release.wait(timeout: .now() + 10)
+        } }
+        for await _ in started.stream { break }
         let failing = Task { try await store.commits.write { db in
             try db.execute(sql: "INSERT INTO event (user_id, type, unread_count, created_at) VALUES (?, 'unread-count', 7, 0)", arguments: [kari.id])
             CommittedEvents.appended(StoredEvent(id: db.lastInsertedRowID, userID: kari.id, payload: .unreadCount(7), createdAt: now), db: db)
             throw Refused()
         } }
+        try await waitUntil { store.commits.waitingCount == 1 }
         let succeeding = Task { try await store.createNotifications([notification(to: kari.id, "kept")], idempotencyKey: nil, at: now) }
+        try await waitUntil { store.commits.waitingCount == 2 }
+        let committedBefore = commits.count
+        release.signal()
         try await holding.value
         await #expect(throws: Refused.self) { try await failing.value }
         let created = try await succeeding.value
@@ -74,6 +87,14 @@ struct CommittedEventsTests {
         #expect(logged.map(\.type) == [.notificationCreated, .unreadCount])
         #expect(logged.first?.notificationID == created.items.first?.id)
         #expect(follower.events == logged, "the refused write's event is in neither")
+        #expect(commits.count - committedBefore == 2, "the holding write's commit, then one shared by the other two")
+    }
+
+    /// Waits (up to ten seconds) until `condition` holds.
+    func waitUntil(_ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !condition(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(condition())
     }
 
     @Test("the pump publishes a commit without being woken, and reads the log when another process wrote in between",
