@@ -19,17 +19,36 @@ struct PostgresOrderingTests {
         try await repository.withConnectionForTests(body)
     }
 
+    /// How many sessions on `repository`'s database wait for the event lock.
+    func waitingForTheEventLock(_ repository: PostgresRepository) async throws -> Int {
+        let logger = logger
+        let key = PostgresRepository.eventLockForTests
+        return try await withRawConnection(repository) { c in
+            // A bigint advisory lock is shown as its high 32 bits (classid) and low 32 bits (objid).
+            let rows = try await c.query("""
+                SELECT count(*)::bigint FROM pg_locks
+                WHERE locktype = 'advisory' AND NOT granted AND objsubid = 1
+                  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                  AND classid::bigint = \(key >> 32) AND objid::bigint = \(key & 0xFFFF_FFFF)
+                """, logger: logger).collect()
+            return Int(try rows.first?.decode(Int64.self) ?? 0)
+        }
+    }
+
     @Test("without the event lock, two writers can commit out of id order: a reader past the later id skips the earlier")
     func theHazardIsReal() async throws {
         let repository = try await PostgresTestDatabase.make()
         let gate = AsyncStream<Void>.makeStream()
+        let release = AsyncStream<Void>.makeStream()
+        let logger = logger
+        // The first writer takes an id and stays uncommitted until the test has read the log.
         let first = Task {
             try await withRawConnection(repository) { a in
                 try await a.query("BEGIN", logger: logger)
                 let id = try await a.query("INSERT INTO event (user_id, type, unread_count, created_at) VALUES (1, 'unread-count', 0, 0) RETURNING id", logger: logger)
                     .collect().first?.decode(Int64.self)
                 gate.continuation.yield()
-                try await Task.sleep(for: .milliseconds(600))
+                for await _ in release.stream { break }
                 try await a.query("COMMIT", logger: logger)
                 return id
             }
@@ -42,6 +61,7 @@ struct PostgresOrderingTests {
         // The later id is committed and visible while the earlier one is not: a reader moving its cursor to it
         // would never see the earlier one.
         let visible = try await repository.events(after: 0, limit: 10).map(\.id)
+        release.continuation.yield()
         let firstID = try await first.value
         #expect(try #require(second) > (try #require(firstID)))
         #expect(visible == [second].compactMap { $0 })
@@ -69,11 +89,18 @@ struct PostgresOrderingTests {
         }
         for await _ in gate.stream { break }
         // Another instance creates a notification meanwhile: it must wait for the first to commit.
+        let writerFinished = Mutex(false)
         let writer = Task {
-            try await repository.createNotifications([NewNotification(recipientID: mentor.id, senderID: nil, kind: .scenarioPrompt, title: "T", body: "B",
-                                                                      deepLink: .scenario(scenarioID: nil))], idempotencyKey: nil, at: now)
+            defer { writerFinished.withLock { $0 = true } }
+            return try await repository.createNotifications([NewNotification(recipientID: mentor.id, senderID: nil, kind: .scenarioPrompt, title: "T",
+                                                                             body: "B", deepLink: .scenario(scenarioID: nil))], idempotencyKey: nil, at: now)
         }
-        try await Task.sleep(for: .milliseconds(300))
+        // Until it is seen waiting for the event lock (or, wrongly, finishes without waiting).
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !writerFinished.withLock({ $0 }), try await waitingForTheEventLock(repository) == 0, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(try await waitingForTheEventLock(repository) == 1, "the writer is not waiting for the event lock")
         #expect(try await repository.events(after: 0, limit: 10).isEmpty, "a later id became visible before the earlier one committed")
         release.continuation.yield()
         let heldID = try #require(try await holder.value)
@@ -120,8 +147,8 @@ struct PostgresOrderingTests {
             }
             return true
         }
-        #expect(try await waitFor(moreThan: 0), "the listener did not start")  // its catch-up wake
-        try await Task.sleep(for: .milliseconds(200))
+        // Its catch-up wake comes once LISTEN has taken effect: from then on, every commit's NOTIFY reaches it.
+        #expect(try await waitFor(moreThan: 0), "the listener did not start")
         let before = wakes.count.withLock { $0 }
         _ = try await repository.createNotifications([NewNotification(recipientID: mentor.id, senderID: nil, kind: .scenarioPrompt, title: "T", body: "B",
                                                                       deepLink: .scenario(scenarioID: nil))], idempotencyKey: nil, at: now)
