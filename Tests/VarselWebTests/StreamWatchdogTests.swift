@@ -17,12 +17,19 @@ struct StreamWatchdogTests {
         stuck.begin()
         ended.begin()
         watchdog.stopWatching(endedID)
-        // Real time on a busy machine: wait (up to 10 s) for the stuck stream to be closed, then a few more sweeps to
-        // see that nothing else is.
-        let deadline = ContinuousClock.now + .seconds(10)
-        while closed.withLock({ $0.isEmpty }) && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(closed.withLock { $0 } == ["stuck"])
-        #expect(metrics.streamsClosedSlow == 1)
+        // Real time on a busy machine: wait (up to 10 s) for the stuck stream to be closed.
+        func waitUntilClosed(_ count: Int) async throws {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while closed.withLock({ $0.count < count }) && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        }
+        try await waitUntilClosed(1)
+        // A stream that starts a write only now is closed by a later sweep than the stuck one's: by then the sweeps
+        // have also looked at the idle and the ended stream (whose writes, if any, began earlier) and left them.
+        let late = EventsController.WriteProgress()
+        _ = watchdog.watch(late) { closed.withLock { $0.append("late") } }
+        late.begin()
+        try await waitUntilClosed(2)
+        #expect(closed.withLock { $0 } == ["stuck", "late"])
+        #expect(metrics.streamsClosedSlow == 2)
     }
 }
