@@ -1,5 +1,7 @@
 import Foundation
+import Logging
 import VarselCore
+import VarselPostgres
 import VarselPush
 import VarselSQLite
 import VarselService
@@ -11,27 +13,89 @@ public enum Administration {
     /// A command that cannot do what it was asked: one sentence to print, naming no personal data.
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
-    }
 
-    /// Adds a user to the SQLite database at `database`; returns the line to print.
-    public static func addUser(database: String, username: String, password: String, role: String, displayName: String?,
-                               locale: String, bcryptCost: UInt8) async throws -> String {
-        let repository = try SQLiteRepository(path: database)
-        do {
-            let user = try await UserAdministration(repository: repository, passwords: PasswordHasher(cost: bcryptCost))
-                .add(username: username, password: password, role: role, displayName: displayName, locale: locale, at: Date())
-            return "Added \(user.role.rawValue) \(user.username) (id \(user.id))."
-        } catch let error as InvalidInput {
-            throw Failure(description: error.summary)
-        } catch let error as StoreError {
-            throw Failure(description: Problem.from(error).detail)
+        public init(_ description: String) {
+            self.description = description
         }
     }
 
-    /// The users of the SQLite database at `database`, one tab-separated line each: id, username, role, language, name.
+    /// Runs a command's work and turns whatever it throws into one ``Failure`` sentence that says what to do: never
+    /// a Swift type name, a value typed in, a database URL (it may hold a password) or personal data.
+    public static func answering<T>(_ work: () async throws -> T) async throws -> T {
+        do {
+            return try await work()
+        } catch {
+            throw Failure(sentence(for: error))
+        }
+    }
+
+    /// The sentence for `error` (see ``answering(_:)``).
+    static func sentence(for error: any Error) -> String {
+        switch error {
+        case let failure as Failure: failure.description
+        case let invalid as InvalidInput: invalid.summary
+        case let store as StoreError: Problem.from(store).detail
+        default: "Varsel stopped on an unexpected error; the log above says more. Check the options and the database, then try again."
+        }
+    }
+
+    /// How long a command waits to reach a PostgreSQL server before it says it cannot.
+    static let connectDeadline = Duration.seconds(10)
+
+    /// Opens the store at `database` (an SQLite file, or a PostgreSQL URL `postgres://…`), gives it to `body`, and
+    /// closes it.
+    static func withStore<T>(_ database: String, _ body: (any VarselRepository) async throws -> T) async throws -> T {
+        if PostgresRepository.isURL(database) {
+            let logger = {
+                var logger = Logger(label: "varsel")
+                logger.logLevel = .error
+                return logger
+            }()
+            let unreachable = Failure("Could not open the PostgreSQL database: check the URL (postgres://user:password@host:5432/database), "
+                                      + "that the server is running and that the user may connect.")
+            // The client keeps retrying a server it cannot reach; a command gives up after `connectDeadline`.
+            let opened = try? await withThrowingTaskGroup(of: PostgresRepository?.self) { group in
+                group.addTask { try await PostgresRepository(url: database, logger: logger) }
+                group.addTask {
+                    try await Task.sleep(for: connectDeadline)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                return try await group.next() ?? nil
+            }
+            guard let postgres = opened else { throw unreachable }
+            defer { postgres.shutdown() }
+            return try await body(postgres)
+        }
+        let sqlite: SQLiteRepository
+        do {
+            sqlite = try SQLiteRepository(path: database)
+        } catch {
+            throw Failure("Could not open the SQLite database at the path given: check that its folder exists and can be written.")
+        }
+        return try await body(sqlite)
+    }
+
+    /// Adds a user to the store at `database` (an SQLite file or a PostgreSQL URL); returns the line to print.
+    public static func addUser(database: String, username: String, password: String, role: String, displayName: String?,
+                               locale: String, bcryptCost: UInt8) async throws -> String {
+        try await answering {
+            try await withStore(database) { repository in
+                let user = try await UserAdministration(repository: repository, passwords: PasswordHasher(cost: bcryptCost))
+                    .add(username: username, password: password, role: role, displayName: displayName, locale: locale, at: Date())
+                return "Added \(user.role.rawValue) \(user.username) (id \(user.id))."
+            }
+        }
+    }
+
+    /// The users of the store at `database`, one tab-separated line each: id, username, role, language, name.
     public static func userLines(database: String) async throws -> [String] {
-        try await SQLiteRepository(path: database).users().map {
-            "\($0.id)\t\($0.username)\t\($0.role.rawValue)\t\($0.language.rawValue)\t\($0.displayName)"
+        try await answering {
+            try await withStore(database) { repository in
+                try await repository.users().map {
+                    "\($0.id)\t\($0.username)\t\($0.role.rawValue)\t\($0.language.rawValue)\t\($0.displayName)"
+                }
+            }
         }
     }
 
@@ -42,7 +106,7 @@ public enum Administration {
     /// What a screen reader says on the demo notification centre; `locale` and `reader` name one of the above.
     public static func transcript(locale: String, reader: String) throws -> String {
         guard let language = Language(rawValue: locale), let screenReader = ScreenReader(rawValue: reader) else {
-            throw Failure(description: "Use --locale \(transcriptLocales.joined(separator: "|")) and --reader \(transcriptReaders.joined(separator: "|")).")
+            throw Failure("Use --locale \(transcriptLocales.joined(separator: "|")) and --reader \(transcriptReaders.joined(separator: "|")).")
         }
         return Transcript(language: language, reader: screenReader).render()
     }

@@ -48,14 +48,18 @@ struct ServeCommand: AsyncParsableCommand {
     var pushAllowHttpEndpoints = false
 
     func run() async throws {
+        try await Administration.answering { try await serve() }
+    }
+
+    private func serve() async throws {
         var configuration = ServerConfiguration()
         configuration.durability = durability
         guard commitInterval >= 0, commitInterval <= 1000 else {
-            throw ValidationError("--commit-interval is a number of milliseconds from 0 to 1000, such as 3.")
+            throw Administration.Failure("--commit-interval is a number of milliseconds from 0 to 1000, such as 3.")
         }
         configuration.commitInterval = .microseconds(Int64(commitInterval * 1000))
         guard idleTimeout > 0, streamWriteTimeout > 0, streamsPerUser > 0 else {
-            throw ValidationError("--idle-timeout, --stream-write-timeout and --streams-per-user must be positive.")
+            throw Administration.Failure("--idle-timeout, --stream-write-timeout and --streams-per-user must be positive.")
         }
         configuration.idleTimeout = .milliseconds(Int64(idleTimeout * 1000))
         configuration.http.streamWriteTimeout = .milliseconds(Int64(streamWriteTimeout * 1000))
@@ -68,21 +72,21 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.http.isCookieSecure = secureCookies
         if let publicURL {
             guard let url = URL(string: publicURL), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
-                throw ValidationError("--public-url must be an http or https URL, such as https://varsel.example.")
+                throw Administration.Failure("--public-url must be an http or https URL, such as https://varsel.example.")
             }
             configuration.http.publicURL = url
         }
         for text in trustedProxy where !configuration.trustProxy(text) {
-            throw ValidationError("--trusted-proxy must be an address or CIDR, such as 10.0.0.0/8.")
+            throw Administration.Failure("--trusted-proxy must be an address or CIDR, such as 10.0.0.0/8.")
         }
         configuration.http.metricsToken = metricsToken ?? ProcessInfo.processInfo.environment["VARSEL_METRICS_TOKEN"]
         if let vapidSubject {
             let lowered = vapidSubject.lowercased()
             guard lowered.hasPrefix("mailto:") || lowered.hasPrefix("https://") else {
-                throw ValidationError("--vapid-subject must be a mailto: or https:// URL, such as mailto:drift@varsel.example.")
+                throw Administration.Failure("--vapid-subject must be a mailto: or https:// URL, such as mailto:drift@varsel.example.")
             }
         }
-        guard escalateAfter > 0 else { throw ValidationError("--escalate-after must be a positive number of hours.") }
+        guard escalateAfter > 0 else { throw Administration.Failure("--escalate-after must be a positive number of hours.") }
         configuration.remindUnansweredAfter = escalateAfter * 3600
         configuration.push.subject = vapidSubject
         configuration.push.keyFile = vapidKeyFile
@@ -96,7 +100,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
 }
 
-/// User administration; safe while the server runs on the same database (SQLite serializes the writes).
+/// User administration on an SQLite file or a PostgreSQL database; safe while servers run on the same database.
 struct UserCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "user", abstract: "Add and list users.",
                                                     subcommands: [Add.self, List.self])
@@ -108,24 +112,22 @@ struct UserCommand: AsyncParsableCommand {
         @Option(help: "mentor, coordinator or admin.") var role: String
         @Option(help: "The name shown to others.") var displayName: String?
         @Option(help: "en or nb.") var locale = "en"
-        @Option(help: "The SQLite database file.") var database = "./varsel.sqlite"
+        @Option(help: "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel).")
+        var database = "./varsel.sqlite"
         @Option(help: "The bcrypt cost.") var bcryptCost: UInt8 = 12
 
         func run() async throws {
             let password = (readLine(strippingNewline: true) ?? "")
-            do {
-                print(try await Administration.addUser(database: database, username: name, password: password, role: role,
-                                                       displayName: displayName, locale: locale, bcryptCost: bcryptCost))
-            } catch let failure as Administration.Failure {
-                throw ValidationError(failure.description)
-            }
+            print(try await Administration.addUser(database: database, username: name, password: password, role: role,
+                                                   displayName: displayName, locale: locale, bcryptCost: bcryptCost))
         }
     }
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List users.")
 
-        @Option(help: "The SQLite database file.") var database = "./varsel.sqlite"
+        @Option(help: "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel).")
+        var database = "./varsel.sqlite"
 
         func run() async throws {
             for line in try await Administration.userLines(database: database) { print(line) }
@@ -145,7 +147,7 @@ struct TranscriptCommand: ParsableCommand {
 
     func validate() throws {
         guard Administration.transcriptLocales.contains(locale), Administration.transcriptReaders.contains(reader) else {
-            throw ValidationError("--locale must be one of \(Administration.transcriptLocales.joined(separator: ", ")); "
+            throw Administration.Failure("--locale must be one of \(Administration.transcriptLocales.joined(separator: ", ")); "
                                   + "--reader one of \(Administration.transcriptReaders.joined(separator: ", ")).")
         }
     }

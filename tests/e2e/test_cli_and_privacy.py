@@ -1,8 +1,14 @@
 """The user command next to a running server, the page language, and logs free of personal details."""
+import glob
+import os
 import subprocess
 
+import pytest
+
 from ax_tree import find
-from varsel_server import varsel_binary
+from varsel_server import VarselServer, varsel_binary
+
+POSTGRES = os.environ.get("VARSEL_TEST_POSTGRES_URL")
 
 
 def add_user(server, name, role, locale, password="a long password"):
@@ -61,3 +67,54 @@ def test_logs_never_carry_the_personal_details_of_visited_people(server):
     assert "assignment created" in log
     for secret in ["Per Olsen", "Torggata", "+47 400", "Ring twice", "Kari Nordmann", "Storgata"]:
         assert secret not in log
+
+
+def run_varsel(*arguments, stdin="", env=None, timeout=60):
+    return subprocess.run([str(varsel_binary()), *arguments], input=stdin, capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, **(env or {})})
+
+
+def assert_one_sentence(result):
+    """A command-line refusal: exit code 1, one sentence (after any log lines), no Swift type name or dump."""
+    assert result.returncode == 1, (result.returncode, result.stderr)
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    errors = [line for line in lines if line.startswith("Error: ")]
+    assert len(errors) == 1 and lines[-1] == errors[0] and errors[0].endswith("."), result.stderr
+    for swift_words in ("InvalidInput", "Validation.Issue", "StoreError", "Error(", "issues: ["):
+        assert swift_words not in result.stderr, result.stderr
+
+
+def test_the_command_line_answers_in_one_sentence_with_exit_code_1(tmp_path):
+    short = run_varsel("serve", "--demo", "--port", "0", "--database", str(tmp_path / "demo.sqlite"),
+                       env={"VARSEL_DEMO_PASSWORD": "short"})
+    assert_one_sentence(short)
+    assert "VARSEL_DEMO_PASSWORD must be 8 to 72 bytes" in short.stderr and "short" not in short.stderr
+    bad_role = run_varsel("user", "add", "kim", "--role", "boss", "--database", str(tmp_path / "users.sqlite"), "--bcrypt-cost", "4",
+                          stdin="a long password\n")
+    assert_one_sentence(bad_role)
+    assert "role must be mentor, coordinator or admin" in bad_role.stderr
+    assert_one_sentence(run_varsel("serve", "--commit-interval=-1", "--database", str(tmp_path / "x.sqlite")))
+    unreachable = run_varsel("user", "list", "--database", "postgres://varsel:secret-word@127.0.0.1:1/varsel")
+    assert_one_sentence(unreachable)
+    assert "PostgreSQL" in unreachable.stderr and "secret-word" not in unreachable.stderr
+
+
+@pytest.mark.skipif(not POSTGRES, reason="needs VARSEL_TEST_POSTGRES_URL (scripts/test.sh starts PostgreSQL)")
+def test_the_first_admin_of_a_fresh_postgresql_database_is_added_from_the_command_line(tmp_path):
+    # A database of its own, made with PostgreSQL's own client: nothing in it yet, not even Varsel's tables.
+    name = f"varsel_first_admin_{os.getpid()}"
+    psql = sorted(glob.glob("/usr/lib/postgresql/*/bin/psql"))[-1]
+    subprocess.run([psql, POSTGRES, "-v", "ON_ERROR_STOP=1", "-c", f"CREATE DATABASE {name}"], check=True, capture_output=True)
+    fresh = POSTGRES.rsplit("/", 1)[0] + "/" + name
+    added = run_varsel("user", "add", "first-admin", "--role", "admin", "--database", fresh, "--bcrypt-cost", "4",
+                       stdin="a long password\n")
+    assert added.returncode == 0, added.stderr
+    assert "Added admin first-admin" in added.stdout
+    listing = run_varsel("user", "list", "--database", fresh)
+    assert listing.returncode == 0 and "first-admin\tadmin\ten" in listing.stdout, listing.stderr
+    # The server on that database lets the new admin sign in.
+    server = VarselServer(database=fresh, demo=False).start()
+    try:
+        assert server.token("first-admin", "a long password")
+    finally:
+        server.stop()
