@@ -13,7 +13,7 @@ import subprocess
 import pytest
 
 from conftest import normalize
-from varsel_server import ROOT, varsel_binary
+from varsel_server import DEMO_PASSWORD, ROOT, varsel_binary
 
 SEED_003 = "../shared/seeds/003_6ff2725032226ce3.txt"
 SEED_001 = "../shared/seeds/001_1424c72d8a2f1338.txt"
@@ -380,3 +380,19 @@ def test_a_new_notification_is_announced_in_norwegian_for_a_norwegian_reader(rea
         assert "+21.0 s  polite  main  Nytt varsel: Trappeøvelse" in transcript_section(ANNOUNCEMENTS, locale="nb")
     finally:
         choose("en")
+
+
+def test_the_send_forms_title_field_says_that_a_title_is_read_aloud(reader):
+    # A coordinator's screen, last in the module: the session signs out and back in as the demo coordinator.
+    reader.page.evaluate("""() => fetch('/signout', {method: 'POST', headers: {'Content-Type': 'application/x-www-form-urlencoded'},
+        body: '_csrf=' + encodeURIComponent(document.body.dataset.csrf)})""")
+    reader.page.goto(reader.server.base_url + "/signin")
+    reader.page.fill("#username", "demo-coordinator")
+    reader.page.fill("#password", DEMO_PASSWORD)
+    reader.page.click("button[type=submit]")
+    reader.page.wait_for_url("**/notifications")
+    reader.goto("/coordinator")
+    spoken, _ = reader.tab_until(lambda text: text.startswith("Title entry"))
+    # The field's name and role, then its hint (the description Orca reads after it).
+    assert spoken[spoken.index("Title entry"):][:2] == [
+        "Title entry", "Read aloud when the notification arrives and shown on lock screens, so it must not name anyone"], spoken
