@@ -19,6 +19,8 @@ public final class VarselServices: Sendable {
     public let sender: NotificationSender
     /// A recipient's read, unread and delete.
     public let inbox: NotificationInbox
+    public let answers: AssignmentAnswers
+    public let settings: AccountSettings
     public let users: UserAdministration
     public let contactAccess: ContactAccess
     public let metrics: ServiceMetrics
@@ -83,6 +85,8 @@ public final class VarselServices: Sendable {
         self.pump = pump
         self.sender = NotificationSender(repository: repository, pump: pump, now: now)
         self.inbox = NotificationInbox(repository: repository, pump: pump, now: now)
+        self.answers = AssignmentAnswers(repository: repository, now: now)
+        self.settings = AccountSettings(repository: repository, broker: broker)
         self.users = UserAdministration(repository: repository, passwords: passwords)
         self.contactAccess = ContactAccess(repository: repository)
         self.throttle = LoginThrottle(configuration: configuration.throttle, now: now, shared: repository)

@@ -116,12 +116,13 @@ struct AssignmentsController {
     /// `POST /api/v1/assignments/{id}/done`: the mentor made the visit; a short note closes the assignment.
     func done(_ request: Request, context: VarselContext) async throws -> Response {
         let (identity, assignment) = try await visibleAssignment(context)
-        guard assignment.mentorID == identity.user.id else {
+        let body = try await JSONCoding.decode(DoneRequest.self, from: request)
+        let done: Assignment
+        do {
+            done = try await services.answers.completeVisit(assignment.id, note: body.note ?? "", by: identity.user.id)
+        } catch is AssignmentAnswers.Refusal {
             throw Problem.forbidden("Only the assigned mentor can mark the visit done.")
         }
-        let body = try await JSONCoding.decode(DoneRequest.self, from: request)
-        let note = try Validation.visitNote(body.note ?? "")
-        let done = try await services.repository.completeVisit(assignmentID: assignment.id, note: note, at: services.now())
         context.logger.info("visit done", metadata: ["assignment.id": "\(assignment.id)"])
         return try JSONCoding.response(AssignmentResource(done, contact: nil))
     }
@@ -146,10 +147,12 @@ struct AssignmentsController {
 
     func respond(_ status: AssignmentStatus, _ request: Request, _ context: VarselContext) async throws -> Response {
         let (identity, assignment) = try await visibleAssignment(context)
-        guard assignment.mentorID == identity.user.id else {
+        let answered: Assignment
+        do {
+            answered = try await services.answers.answer(assignment.id, with: status, by: identity.user.id)
+        } catch is AssignmentAnswers.Refusal {
             throw Problem.forbidden("Only the assigned mentor can acknowledge or decline this assignment.")
         }
-        let answered = try await services.repository.respond(to: assignment.id, status: status, at: services.now())
         context.logger.info("assignment answered", metadata: ["assignment.id": "\(assignment.id)", "assignment.status": "\(status.rawValue)"])
         return try JSONCoding.response(AssignmentResource(answered, contact: nil))
     }

@@ -23,8 +23,7 @@ struct PreferencesController {
         let body = try await JSONCoding.decode(PreferencesResource.self, from: request)
         try Validation.enabledKinds(body.enabledKinds)
         let preferences = body.preferences
-        try await services.repository.setPreferences(preferences, for: identity.user.id)
-        services.broker.preferencesChanged(userID: identity.user.id)
+        try await services.settings.savePreferences(preferences, for: identity.user.id)
         return try JSONCoding.response(PreferencesResource(preferences))
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import VarselCore
 import VarselPush
+import VarselService
 import VarselStore
 
 /// Web Push on the API: the VAPID public key, a device's subscriptions, and the "Acknowledge" button's post.
@@ -113,12 +114,15 @@ struct PushSubscriptionsController {
         let body = try await JSONCoding.decode(AcknowledgeRequest.self, from: request)
         let invalid = Problem.notFound("This acknowledgement is not valid any more. Open Varsel to answer the assignment.")
         guard let subscription = try await services.repository.pushSubscription(id: id),
-              PushActionToken.verifyAcknowledge(body.token, assignmentID: body.assignmentID, subscription: subscription),
-              let assignment = try await services.repository.assignment(id: body.assignmentID),
-              assignment.mentorID == subscription.userID else { throw invalid }
-        let answered = try await services.repository.respond(to: assignment.id, status: .acknowledged, at: services.now())
+              PushActionToken.verifyAcknowledge(body.token, assignmentID: body.assignmentID, subscription: subscription) else { throw invalid }
+        let answered: Assignment
+        do {
+            answered = try await services.answers.answer(body.assignmentID, with: .acknowledged, by: subscription.userID)
+        } catch is AssignmentAnswers.Refusal {
+            throw invalid
+        }
         context.logger.info("assignment answered from a push notification",
-                            metadata: ["assignment.id": "\(assignment.id)", "push.subscription.id": "\(subscription.id)"])
+                            metadata: ["assignment.id": "\(answered.id)", "push.subscription.id": "\(subscription.id)"])
         return try JSONCoding.response(AssignmentResource(answered, contact: nil))
     }
 }

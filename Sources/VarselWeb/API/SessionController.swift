@@ -121,7 +121,7 @@ struct SessionController {
         guard let language = Language(rawValue: body.language) else {
             throw InvalidInput([.init(field: "language", rule: .other("must be en or nb"))])
         }
-        try await services.repository.setLanguage(language, userID: identity.user.id)
+        try await services.settings.setLanguage(language, for: identity.user.id)
         guard let user = try await services.repository.user(id: identity.user.id) else { throw Problem.notFound("No such user.") }
         return try JSONCoding.response(UserResource(user))
     }

@@ -109,11 +109,14 @@ extension PagesController {
     func answer(_ status: AssignmentStatus, _ request: Request, _ context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context)
         let id = try NotificationsController.id(context)
-        guard let assignment = try await services.repository.assignment(id: id), assignment.mentorID == identity.user.id else {
+        let assignment: Assignment
+        do {
+            assignment = try await services.answers.assignment(id, givenTo: identity.user.id)
+        } catch is AssignmentAnswers.Refusal {
             throw Problem.notFound("You have no assignment with id \(id).")
         }
         do {
-            _ = try await services.repository.respond(to: id, status: status, at: services.now())
+            _ = try await services.answers.answer(id, with: status, by: identity.user.id)
         } catch StoreError.alreadyResponded {
             // Answering twice changes nothing; the page shows the standing answer.
         }
@@ -126,11 +129,11 @@ extension PagesController {
         let identity = try signedIn(request, context).require(.mentor)
         let id = try NotificationsController.id(context)
         let form = try await PageForm.decode(PageForm.VisitDone.self, from: request)
-        guard let assignment = try await services.repository.assignment(id: id), assignment.mentorID == identity.user.id else {
+        do {
+            _ = try await services.answers.completeVisit(id, note: form.note ?? "", by: identity.user.id)
+        } catch is AssignmentAnswers.Refusal {
             throw Problem.notFound("You have no assignment with id \(id).")
         }
-        let note = try Validation.visitNote(form.note ?? "")
-        _ = try await services.repository.completeVisit(assignmentID: id, note: note, at: services.now())
         return .redirect(to: Flash.visitDone.added(to: "/assignments"), type: .normal)
     }
 

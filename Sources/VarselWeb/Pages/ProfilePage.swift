@@ -111,7 +111,7 @@ extension PagesController {
         guard let language = form.language.flatMap(Language.init(rawValue:)) else {
             throw Problem.unprocessable("Choose English (en) or Norwegian Bokmål (nb).", errors: [.init(field: "language", message: "must be en or nb")])
         }
-        try await services.repository.setLanguage(language, userID: identity.user.id)
+        try await services.settings.setLanguage(language, for: identity.user.id)
         return .redirect(to: Flash.languageSaved.added(to: "/profile"), type: .normal)
     }
 

@@ -40,8 +40,7 @@ extension PagesController {
         for setting in NotificationPreferences.Setting.allCases {
             preferences[setting] = form.switchedOn.contains(setting.identifier)
         }
-        try await services.repository.setPreferences(preferences, for: identity.user.id)
-        services.broker.preferencesChanged(userID: identity.user.id)
+        try await services.settings.savePreferences(preferences, for: identity.user.id)
         return .redirect(to: Flash.settingsSaved.added(to: "/settings"), type: .normal)
     }
 }

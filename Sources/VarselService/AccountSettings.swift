@@ -1,0 +1,27 @@
+import Foundation
+import VarselCore
+import VarselStore
+
+/// A user's own settings: their notification preferences and their language.
+///
+/// Saving preferences also tells the user's open live streams, whose announcements depend on them.
+public struct AccountSettings: Sendable {
+    let repository: any VarselRepository
+    let broker: EventBroker
+
+    public init(repository: any VarselRepository, broker: EventBroker) {
+        self.repository = repository
+        self.broker = broker
+    }
+
+    /// Saves `preferences` for `userID` and tells their open streams.
+    public func savePreferences(_ preferences: NotificationPreferences, for userID: Int64) async throws {
+        try await repository.setPreferences(preferences, for: userID)
+        broker.preferencesChanged(userID: userID)
+    }
+
+    /// Sets the language `userID` reads Varsel in.
+    public func setLanguage(_ language: Language, for userID: Int64) async throws {
+        try await repository.setLanguage(language, userID: userID)
+    }
+}

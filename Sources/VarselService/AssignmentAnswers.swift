@@ -1,0 +1,44 @@
+import Foundation
+import VarselCore
+import VarselStore
+
+/// What a mentor does with an assignment given to them: acknowledge it, decline it, mark the visit done.
+///
+/// The one place that decides who may answer an assignment: only the mentor it was given to, from the web page, the
+/// JSON API or a push notification's "Acknowledge" button alike.
+public struct AssignmentAnswers: Sendable {
+    /// Why an answer was refused: the assignment does not exist, or it is another mentor's.
+    public enum Refusal: Error, Sendable, Equatable {
+        case notFound
+        case notTheAssignedMentor
+    }
+
+    let repository: any VarselRepository
+    let now: @Sendable () -> Date
+
+    public init(repository: any VarselRepository, now: @escaping @Sendable () -> Date) {
+        self.repository = repository
+        self.now = now
+    }
+
+    /// The assignment `assignmentID` when `mentorID` is the mentor it was given to.
+    public func assignment(_ assignmentID: Int64, givenTo mentorID: Int64) async throws -> Assignment {
+        guard let assignment = try await repository.assignment(id: assignmentID) else { throw Refusal.notFound }
+        guard assignment.mentorID == mentorID else { throw Refusal.notTheAssignedMentor }
+        return assignment
+    }
+
+    /// Acknowledges or declines the assignment for its mentor. Throws ``StoreError/alreadyResponded(_:)`` when it
+    /// was answered before.
+    public func answer(_ assignmentID: Int64, with status: AssignmentStatus, by mentorID: Int64) async throws -> Assignment {
+        let assignment = try await assignment(assignmentID, givenTo: mentorID)
+        return try await repository.respond(to: assignment.id, status: status, at: now())
+    }
+
+    /// Marks the visit done with the mentor's note (validated here), which closes the assignment.
+    public func completeVisit(_ assignmentID: Int64, note: String, by mentorID: Int64) async throws -> Assignment {
+        let assignment = try await assignment(assignmentID, givenTo: mentorID)
+        let note = try Validation.visitNote(note)
+        return try await repository.completeVisit(assignmentID: assignment.id, note: note, at: now())
+    }
+}
