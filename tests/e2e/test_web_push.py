@@ -7,7 +7,6 @@ expected lock-screen words are the core's (Strings+Push.swift), quoted here.
 from __future__ import annotations
 
 import json
-import time
 import urllib.request
 
 import pytest
@@ -48,6 +47,19 @@ def assign(server: VarselServer, coordinator: str, urgency: str = "normal") -> d
     })
     assert status == 201, body
     return body
+
+
+def assign_and_wait_for_push(server: VarselServer, coordinator: str, service: StandInPushService, name: str) -> dict:
+    """Assigns, and waits until the push service has the new assignment's push at the endpoint `name`.
+
+    The worker queues a round's notifications, then sends every push that round claimed before it starts the next:
+    called twice, the second push arrives only after every push of the first notification was sent. That is what
+    proves, in order, that a push which was not sent will not be."""
+    count = len(service.pushes(name))
+    created = assign(server, coordinator)
+    pushes = service.wait_for(name, count + 1)
+    assert pushes[count].headers["Topic"] == f"varsel-{created['notificationId']}"
+    return created
 
 
 def metric(server: VarselServer, name: str) -> float:
@@ -137,8 +149,10 @@ def test_410_removes_the_subscription_and_nothing_more_is_sent_to_it(push_server
     push_service.wait_for("gone", 1)
     assert wait_until(lambda: push_server.request("GET", "/api/v1/push-subscriptions", mentor)[2] == [])
     assert metric(push_server, "varsel_push_subscriptions_removed_total") == 1
-    assign(push_server, coordinator)
-    time.sleep(1.5)
+    # Another device of the mentor's witnesses that two later notifications' pushes were all sent.
+    subscribe(push_server, mentor, Device(), push_service.endpoint("witness"))
+    assign_and_wait_for_push(push_server, coordinator, push_service, "witness")
+    assign_and_wait_for_push(push_server, coordinator, push_service, "witness")
     assert len(push_service.pushes("gone")) == 1
 
 
@@ -154,8 +168,15 @@ def test_429_is_retried_after_retry_after_and_arrives_once(push_server, push_ser
     # Retry-After's 2 s, not the worker's own backoff (5 s ± 20 %) and not sooner; the worker looks twice a second.
     assert 1.9 <= second.at - first.at < 3.9, f"retried after {second.at - first.at:.2f} s; Retry-After said 2 s"
     assert json.loads(device.decrypt(second))["title"] == "Assignment: New assignment"
-    time.sleep(1.5)
-    assert len(push_service.pushes("busy")) == 2
+    # The accepted push is recorded as sent (its delivery finished), after the one retry.
+    assert wait_until(lambda: metric(push_server, "varsel_push_sent_total") == 1)
+    assert metric(push_server, "varsel_push_retries_total") == 1
+    # Two later assignments' pushes arrive after it, and nothing more of the first came in between.
+    first_topic = first.headers["Topic"]
+    assign_and_wait_for_push(push_server, coordinator, push_service, "busy")
+    assign_and_wait_for_push(push_server, coordinator, push_service, "busy")
+    topics = [push.headers["Topic"] for push in push_service.pushes("busy")]
+    assert topics[:2] == [first_topic, first_topic] and first_topic not in topics[2:], topics
     assert metric(push_server, "varsel_push_retries_total") == 1
 
 
@@ -190,9 +211,8 @@ def test_a_subscription_ends_with_the_session_that_made_it(push_server, push_ser
     listed = push_server.request("GET", "/api/v1/push-subscriptions", laptop)[2]
     assert [entry["endpoint"].rsplit("/", 1)[1] for entry in listed] == ["laptop"]
     coordinator = push_server.token("demo-coordinator")
-    assign(push_server, coordinator)
-    push_service.wait_for("laptop", 1)
-    time.sleep(1)
+    assign_and_wait_for_push(push_server, coordinator, push_service, "laptop")
+    assign_and_wait_for_push(push_server, coordinator, push_service, "laptop")
     assert push_service.pushes("phone") == []
 
 
