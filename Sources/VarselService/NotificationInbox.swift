@@ -37,6 +37,11 @@ public struct NotificationInbox: Sendable {
         woken(try await repository.delete(ids: ids, userID: userID, at: now()))
     }
 
+    /// Notes that the assignment told by `notificationID` reached its mentor's open app; later deliveries change nothing.
+    public func recordLiveDelivery(of notificationID: Int64) async throws {
+        try await repository.recordLiveDelivery(notificationID: notificationID, at: now())
+    }
+
     /// Wakes the pump when `count` things changed; returns `count`.
     private func woken(_ count: Int) -> Int {
         if count > 0 { pump.wake() }

@@ -31,6 +31,15 @@ public struct UserAdministration: Sendable {
         return try await repository.createUser(
             NewUser(username: name, displayName: display, role: parsedRole, passwordHash: hash, language: language), at: date)
     }
+
+    /// Replaces `mentorID`'s certifications, which drive the expiry warnings; at most ``Limits/maxCertifications``.
+    public func setCertifications(_ certifications: [NewCertification], for mentorID: Int64) async throws -> [Certification] {
+        guard certifications.count <= Limits.maxCertifications else {
+            throw InvalidInput([.init(field: "certifications", rule: .other("at most \(Limits.maxCertifications)"))],
+                               summary: "At most \(Limits.maxCertifications) certifications per mentor.")
+        }
+        return try await repository.setCertifications(certifications, mentorID: mentorID)
+    }
 }
 
 /// Who may see an assignment and its contact's personal details: the mentor while the assignment is live (not
@@ -65,4 +74,5 @@ public struct ContactAccess: Sendable {
     public func canManage(_ assignment: Assignment, user: User) -> Bool {
         user.role != .mentor && canSee(assignment, user: user)
     }
+
 }

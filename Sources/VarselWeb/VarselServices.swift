@@ -21,6 +21,9 @@ public final class VarselServices: Sendable {
     public let inbox: NotificationInbox
     public let answers: AssignmentAnswers
     public let settings: AccountSettings
+    public let sessions: Sessions
+    public let pushSubscriptions: PushSubscriptions
+    public let scenarios: ScenarioProgress
     public let users: UserAdministration
     public let contactAccess: ContactAccess
     public let metrics: ServiceMetrics
@@ -91,8 +94,13 @@ public final class VarselServices: Sendable {
         self.contactAccess = ContactAccess(repository: repository)
         self.throttle = LoginThrottle(configuration: configuration.throttle, now: now, shared: repository)
         self.passwords = passwords
+        self.sessions = Sessions(repository: repository, passwords: passwords, throttle: throttle, broker: broker,
+                                 lifetime: configuration.sessionLifetime, now: now)
         self.configuration = configuration
         self.webPush = webPush
+        self.pushSubscriptions = PushSubscriptions(repository: repository, endpointPolicy: webPush.endpointPolicy,
+                                                   perUser: webPush.subscriptionsPerUser, now: now)
+        self.scenarios = ScenarioProgress(repository: repository, now: now)
         self.streamWatchdog = StreamWatchdog(timeout: configuration.streamWriteTimeout, metrics: metrics)
     }
 

@@ -46,9 +46,6 @@ struct CertificationsController {
         _ = try context.require(.coordinator, .admin)
         let mentor = try await mentor(context)
         let body = try await JSONCoding.decode([CertificationBody].self, from: request)
-        guard body.count <= Limits.maxCertifications else {
-            throw Problem.unprocessable("At most \(Limits.maxCertifications) certifications per mentor.")
-        }
         var news: [NewCertification] = []
         for (index, entry) in body.enumerated() {
             let name = entry.name.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -56,7 +53,7 @@ struct CertificationsController {
             guard issues.isEmpty else { throw InvalidInput(issues) }
             news.append(NewCertification(name: name, expiresAt: try Validation.day(entry.expiresOn, field: "[\(index)].expiresOn")))
         }
-        let stored = try await services.repository.setCertifications(news, mentorID: mentor.id)
+        let stored = try await services.users.setCertifications(news, for: mentor.id)
         return try JSONCoding.response(stored.map { CertificationResource(id: $0.id, name: $0.name, expiresAt: $0.expiresAt) })
     }
 }

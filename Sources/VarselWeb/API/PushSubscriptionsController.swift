@@ -64,30 +64,8 @@ struct PushSubscriptionsController {
     func create(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
         let body = try await JSONCoding.decode(CreateRequest.self, from: request)
-        var errors: [Problem.FieldError] = []
-        do {
-            _ = try services.webPush.endpointPolicy.check(body.endpoint)
-        } catch {
-            errors.append(.init(field: "endpoint", message: error.description))
-        }
-        let p256dh = Base64URL.decode(body.keys.p256dh) ?? Data()
-        let auth = Base64URL.decode(body.keys.auth) ?? Data()
-        do {
-            try WebPushEncryption.validate(p256dh: p256dh, auth: auth)
-        } catch .invalidAuthSecret {
-            errors.append(.init(field: "keys.auth", message: "must be the subscription's 16-byte auth secret, base64url"))
-        } catch {
-            errors.append(.init(field: "keys.p256dh", message: "must be the subscription's P-256 public key (65 bytes, uncompressed), base64url"))
-        }
-        guard errors.isEmpty else { throw Problem.unprocessable("The push subscription is not valid.", errors: errors) }
-        let saved = try await services.repository.savePushSubscription(NewPushSubscription(
-            userID: identity.user.id, sessionTokenHash: identity.session.tokenHash, endpoint: body.endpoint, p256dh: p256dh, auth: auth,
-            actionSecret: PushActionToken.newSecret()), at: services.now())
-        // One user's devices are few; past the limit the oldest subscription goes.
-        let all = try await services.repository.pushSubscriptions(for: identity.user.id)
-        for stale in all.dropLast(services.webPush.subscriptionsPerUser) {
-            _ = try await services.repository.deletePushSubscription(id: stale.id, userID: identity.user.id)
-        }
+        let saved = try await services.pushSubscriptions.subscribe(userID: identity.user.id, session: identity.session, endpoint: body.endpoint,
+                                                                  p256dh: body.keys.p256dh, auth: body.keys.auth)
         context.logger.info("push subscription saved", metadata: ["push.subscription.id": "\(saved.id)"])
         return try JSONCoding.response(SubscriptionResource(saved, session: identity.session.tokenHash), status: .created)
     }
@@ -95,7 +73,7 @@ struct PushSubscriptionsController {
     func delete(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
         let id = try NotificationsController.id(context)
-        guard try await services.repository.deletePushSubscription(id: id, userID: identity.user.id) else {
+        guard try await services.pushSubscriptions.unsubscribe(id: id, userID: identity.user.id) else {
             throw Problem.notFound("You have no push subscription with id \(id).")
         }
         return Response(status: .noContent)

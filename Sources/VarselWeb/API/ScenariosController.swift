@@ -115,8 +115,7 @@ struct ScenariosController {
         let identity = try context.require(.mentor)
         let id = try NotificationsController.id(context)
         let body = try await JSONCoding.decode(DoneRequest.self, from: request)
-        let reflection = try Validation.reflection(body.reflection ?? "")
-        let copy = try await services.repository.completeScenario(scenarioID: id, mentorID: identity.user.id, reflection: reflection, at: services.now())
+        let copy = try await services.scenarios.complete(id, by: identity.user.id, reflection: body.reflection ?? "")
         return try JSONCoding.response(ScenarioResource(copy))
     }
 }

@@ -31,12 +31,6 @@ struct SessionController {
     }
 
     /// A signed-in session, before it is turned into a token response or a cookie.
-    struct NewSession {
-        var token: String
-        var session: Session
-        var user: User
-    }
-
     func signIn(_ request: Request, context: VarselContext) async throws -> Response {
         let body = try await JSONCoding.decode(SignInRequest.self, from: request)
         let started = try await startSession(username: body.username, password: body.password, request: request, context: context)
@@ -46,52 +40,32 @@ struct SessionController {
             status: .created, headers: [.cacheControl: "no-store"])
     }
 
-    /// Checks the password, slowing down repeated failures, and stores a new session.
-    /// Shared by the API and the web sign-in form.
-    func startSession(username: String, password: String, request: Request, context: VarselContext) async throws -> NewSession {
-        let trimmed = username.trimmingCharacters(in: .whitespaces)
-        guard !trimmed.isEmpty, !password.isEmpty else {
-            throw Problem.badRequest("Both username and password are required.", errors: [
-                .init(field: trimmed.isEmpty ? "username" : "password", message: "required"),
-            ])
-        }
+    /// Signs in through ``Sessions``, answering its refusals as problems. Shared by the API and the web sign-in form.
+    func startSession(username: String, password: String, request: Request, context: VarselContext) async throws -> Sessions.Started {
         let client = ClientAddress.resolve(peer: context.peerAddress, forwardedFor: request.headers[.forwardedFor],
                                            trustedProxies: services.configuration.trustedProxies)
-        let attempt: LoginThrottle.Attempt
-        switch await services.throttle.reserve(account: trimmed, client: client) {
-        case let .proceed(reserved):
-            attempt = reserved
-        case let .retry(after: wait):
-            let seconds = max(1, Int(wait.rounded(.up)))
-            throw Problem(.tooManyRequests, "Too many sign-in attempts. Try again in \(seconds) seconds.",
-                          headers: [.retryAfter: String(seconds)])
-        }
-        let user: User?
-        let matches: Bool
         do {
-            user = try await services.repository.user(username: trimmed)
-            matches = try await services.passwords.verify(password, hashIfAccountExists: user?.passwordHash)
-        } catch {
-            await services.throttle.failed(attempt)
-            throw error
+            return try await services.sessions.signIn(username: username, password: password, client: client)
+        } catch let refusal as Sessions.Refusal {
+            throw Self.problem(refusal)
         }
-        guard let user, matches else {
-            await services.throttle.failed(attempt)
-            throw Problem.unauthorized("The username or password is wrong.")
+    }
+
+    /// The HTTP answer to a refused sign-in or password change.
+    static func problem(_ refusal: Sessions.Refusal) -> Problem {
+        switch refusal {
+        case let .missing(field):
+            Problem.badRequest("Both username and password are required.", errors: [.init(field: field, message: "required")])
+        case let .tooManyAttempts(seconds):
+            Problem(.tooManyRequests, "Too many sign-in attempts. Try again in \(seconds) seconds.", headers: [.retryAfter: String(seconds)])
+        case .wrongCredentials:
+            Problem.unauthorized("The username or password is wrong.")
         }
-        await services.throttle.succeeded(attempt)
-        let token = Tokens.random()
-        let now = services.now()
-        let session = Session(tokenHash: Tokens.hash(token), userID: user.id, csrfToken: Tokens.random(), createdAt: now,
-                              expiresAt: now.addingTimeInterval(services.configuration.sessionLifetime))
-        try await services.repository.createSession(session)
-        return NewSession(token: token, session: session, user: user)
     }
 
     func signOut(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
-        try await services.repository.deleteSession(tokenHash: identity.session.tokenHash)
-        services.broker.endStreams(ofSession: identity.session.tokenHash)
+        try await services.sessions.signOut(identity.session)
         return Response(status: .noContent)
     }
 
@@ -107,7 +81,13 @@ struct SessionController {
         let body = try await JSONCoding.decode(PasswordChangeRequest.self, from: request)
         let client = ClientAddress.resolve(peer: context.peerAddress, forwardedFor: request.headers[.forwardedFor],
                                            trustedProxies: services.configuration.trustedProxies)
-        let ended = try await services.changePassword(of: identity, current: body.currentPassword, new: body.newPassword, client: client)
+        let ended: Int
+        do {
+            ended = try await services.sessions.changePassword(of: identity.user, keeping: identity.session, current: body.currentPassword,
+                                                               new: body.newPassword, client: client)
+        } catch let refusal as Sessions.Refusal {
+            throw Self.problem(refusal)
+        }
         context.logger.info("password changed", metadata: ["sessions.ended": "\(ended)"])
         return Response(status: .noContent)
     }

@@ -292,8 +292,8 @@ final class LiveStream: StreamSubscriber, @unchecked Sendable {
 
     /// Notes in the store that an assignment reached this open stream; the stream does not wait for it.
     private func recordLiveDelivery(of notificationID: Int64) {
-        let (repository, now) = (services.repository, services.now())
-        Task { try? await repository.recordLiveDelivery(notificationID: notificationID, at: now) }
+        let inbox = services.inbox
+        Task { try? await inbox.recordLiveDelivery(of: notificationID) }
     }
 
     /// Adds the announcements due by now to the next write, and sets the stream's timer for the next one.

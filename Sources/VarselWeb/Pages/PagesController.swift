@@ -90,8 +90,7 @@ struct PagesController {
 
     func signOut(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context)
-        try await services.repository.deleteSession(tokenHash: identity.session.tokenHash)
-        services.broker.endStreams(ofSession: identity.session.tokenHash)
+        try await services.sessions.signOut(identity.session)
         var response = Response.redirect(to: "/signin", type: .normal)
         response.setCookie(Cookie(name: sessionCookieName, value: "", maxAge: 0, path: "/", secure: services.configuration.usesSecureCookies,
                                   httpOnly: true, sameSite: .lax))

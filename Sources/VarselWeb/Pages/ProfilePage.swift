@@ -120,9 +120,12 @@ extension PagesController {
         let form = try await PageForm.decode(PageForm.PasswordChange.self, from: request)
         let strings = Strings(identity.user.language)
         do {
-            try await services.changePassword(of: identity, current: form.currentPassword ?? "", new: form.newPassword ?? "",
-                                              client: ClientAddress.resolve(peer: context.peerAddress, forwardedFor: request.headers[.forwardedFor],
-                                                                            trustedProxies: services.configuration.trustedProxies))
+            try await services.sessions.changePassword(
+                of: identity.user, keeping: identity.session, current: form.currentPassword ?? "", new: form.newPassword ?? "",
+                client: ClientAddress.resolve(peer: context.peerAddress, forwardedFor: request.headers[.forwardedFor],
+                                              trustedProxies: services.configuration.trustedProxies))
+        } catch let refusal as Sessions.Refusal {
+            throw SessionController.problem(refusal)
         } catch let invalid as InvalidInput {
             let errors = invalid.issues.map { issue in
                 issue.field == "currentPassword"
@@ -132,28 +135,6 @@ extension PagesController {
             return try await profilePage(.profile, request, context, errors: errors, status: .unprocessableContent)
         }
         return .redirect(to: Flash.passwordChanged.added(to: "/profile"), type: .normal)
-    }
-}
-
-extension VarselServices {
-    /// Changes a signed-in user's password after checking the current one (throttled as sign-in is), and ends
-    /// their other sessions and those sessions' streams. The API and the Profile page both come here.
-    @discardableResult
-    func changePassword(of identity: Identity, current: String, new: String, client: String) async throws -> Int {
-        let issues = Validation.password(new, field: "newPassword")
-        guard issues.isEmpty else { throw InvalidInput(issues) }
-        guard case let .proceed(attempt) = await throttle.reserve(account: identity.user.username, client: client) else {
-            throw Problem(.tooManyRequests, "Too many wrong passwords. Try again later.", headers: [.retryAfter: "60"])
-        }
-        guard try await passwords.verify(current, hash: identity.user.passwordHash) else {
-            await throttle.failed(attempt)
-            throw InvalidInput([.init(field: "currentPassword", rule: .other("is not the current password"))])
-        }
-        await throttle.succeeded(attempt)
-        let hash = try await passwords.hash(new)
-        let ended = try await repository.changePassword(userID: identity.user.id, passwordHash: hash, keeping: identity.session.tokenHash)
-        ended.forEach(broker.endStreams(ofSession:))
-        return ended.count
     }
 }
 

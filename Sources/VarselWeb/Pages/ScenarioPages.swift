@@ -102,8 +102,7 @@ extension PagesController {
         let identity = try signedIn(request, context).require(.mentor)
         let id = try NotificationsController.id(context)
         let form = try await PageForm.decode(PageForm.Reflection.self, from: request)
-        let reflection = try Validation.reflection(form.reflection ?? "")
-        _ = try await services.repository.completeScenario(scenarioID: id, mentorID: identity.user.id, reflection: reflection, at: services.now())
+        _ = try await services.scenarios.complete(id, by: identity.user.id, reflection: form.reflection ?? "")
         return .redirect(to: Flash.scenarioDone.added(to: "/scenarios/\(id)"), type: .normal)
     }
 
