@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import VarselCore
 
-/// What a push notification shows on a locked phone (issue 11): no personal details unless the mentor allowed them.
+/// What a push notification shows on a locked phone: no personal details unless the mentor allowed them.
 @Suite("Lock-screen notifications")
 struct LockScreenTests {
     let now = DemoData.now

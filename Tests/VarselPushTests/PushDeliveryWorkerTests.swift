@@ -33,7 +33,7 @@ final class TestClock: Sendable {
     func advance(_ seconds: TimeInterval) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
 }
 
-/// The delivery worker against the in-memory store and a recording push service (issue 11, item 2).
+/// The delivery worker against the in-memory store and a recording push service.
 @Suite("Push delivery worker")
 struct PushDeliveryWorkerTests {
     let store: any VarselRepository = InMemoryRepository()

@@ -6,7 +6,7 @@ import VarselCore
 import VarselStore
 @testable import VarselService
 
-/// Issue 10, "nothing goes unanswered": an assignment nobody answers reminds its mentor, then tells its
+/// Nothing goes unanswered: an assignment nobody answers reminds its mentor, then tells its
 /// coordinator — each once, in each reader's language, on an injected clock (no test sleeps).
 @Suite("Escalation of unanswered assignments")
 struct EscalationTests {
@@ -78,7 +78,7 @@ struct EscalationTests {
     }
 }
 
-/// Issue 10: paused mentors and mentors with an expired certification are not given assignments.
+/// Paused mentors and mentors with an expired certification are not given assignments.
 @Suite("Who can be given an assignment")
 struct MentorAvailabilityTests {
     @Test("a paused mentor, or one whose certification expired, is refused with the reason; others are not")

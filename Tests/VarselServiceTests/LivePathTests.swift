@@ -131,7 +131,7 @@ struct HeartbeatTests {
         return counts
     }
 
-    @Test("issue 12: heartbeats are spread over the interval: one slice reaches its share of the streams, all slices each stream once")
+    @Test("heartbeats are spread over the interval: one slice reaches its share of the streams, all slices each stream once")
     func heartbeatsAreSpread() async throws {
         #expect(await beats(slices: 0..<1).reduce(0, +) == 10)
         #expect(await beats(slices: 0..<4) == Array(repeating: 1, count: 40))

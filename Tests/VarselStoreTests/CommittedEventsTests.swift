@@ -8,7 +8,7 @@ import VarselCore
 import VarselStore
 @testable import VarselSQLite
 
-/// Issue 12: the SQLite store hands each transaction's events to the pump as it commits (``CommittedEvents``), so the
+/// The SQLite store hands each transaction's events to the pump as it commits (``CommittedEvents``), so the
 /// pump is neither woken nor reads back what was just written. These tests hold the handed-over events to the log
 /// itself, a failed write's events to never being handed over, and the pump to reading the log when a batch does not
 /// follow on from what it published.

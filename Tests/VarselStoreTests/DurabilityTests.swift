@@ -5,7 +5,7 @@ import Testing
 
 @Suite("SQLite durability")
 struct DurabilityTests {
-    @Test("issue 8: an accepted write is on disk before it returns: synchronous = FULL by default")
+    @Test("an accepted write is on disk before it returns: synchronous = FULL by default")
     func synchronousIsFull() async throws {
         let directory = try temporaryDirectory("durability")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -15,7 +15,7 @@ struct DurabilityTests {
         #expect(try await fast.synchronousSetting() == 1)
     }
 
-    @Test("issue 12: a recipient's unread count reads only their unread notifications (an index), not every notification they ever had")
+    @Test("a recipient's unread count reads only their unread notifications (an index), not every notification they ever had")
     func unreadCountUsesItsIndex() async throws {
         let directory = try temporaryDirectory("unread-index")
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -47,7 +47,7 @@ struct GroupCommitTests {
         try await commits.write { try $0.execute(sql: "INSERT INTO item VALUES (?)", arguments: [name]) }
     }
 
-    @Test("issue 12: writes that come within the interval after a commit started wait for it to pass, then share one commit")
+    @Test("writes that come within the interval after a commit started wait for it to pass, then share one commit")
     func writesWithinTheIntervalShareOneCommit() async throws {
         let gate = Gate()
         let (commits, counter, queue) = try make(interval: .seconds(3600), gate: gate)
@@ -73,7 +73,7 @@ struct GroupCommitTests {
         #expect(try await queue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM item") } == 6)
     }
 
-    @Test("issue 12: without an interval, writes one after another commit one by one, waiting for nothing")
+    @Test("without an interval, writes one after another commit one by one, waiting for nothing")
     func noIntervalCommitsEachWrite() async throws {
         let gate = Gate(isOpen: true)
         let (commits, counter, _) = try make(interval: .zero, gate: gate)
@@ -82,7 +82,7 @@ struct GroupCommitTests {
         #expect(gate.requested.isEmpty)
     }
 
-    @Test("issue 12: a write after a quiet spell longer than the interval is not held back")
+    @Test("a write after a quiet spell longer than the interval is not held back")
     func loneWriteStartsAtOnce() async throws {
         let gate = Gate(isOpen: true)
         let (commits, counter, _) = try make(interval: .milliseconds(50), gate: gate)

@@ -3,7 +3,7 @@ import Testing
 import VarselCore
 import VarselStore
 
-/// Issue 10's part of the contract: reassignment, visits done, live delivery, pauses, language and scenarios, the
+/// The assignment pipeline's part of the contract: reassignment, visits done, live delivery, pauses, language and scenarios, the
 /// same on every store.
 @Suite("Store contract: the assignment pipeline")
 struct PipelineContractTests {

@@ -7,7 +7,7 @@ import VarselCore
 import VarselPostgres
 import VarselStore
 
-/// Several instances on one PostgreSQL database (issue 12): event ids commit in id order, and two instances never
+/// Several instances on one PostgreSQL database: event ids commit in id order, and two instances never
 /// claim the same push. Runs when `VARSEL_TEST_POSTGRES_URL` is set (`./scripts/test.sh` starts a server).
 @Suite("PostgreSQL: several instances", .enabled(if: PostgresTestDatabase.serverURL != nil))
 struct PostgresOrderingTests {
@@ -207,7 +207,7 @@ struct PostgresOrderingTests {
         second.shutdown()
     }
 
-    @Test("issue 12: a recipient's unread count is read from an index of unread notifications only, not from every notification they ever had")
+    @Test("a recipient's unread count is read from an index of unread notifications only, not from every notification they ever had")
     func unreadCountUsesItsIndex() async throws {
         let repository = try await PostgresTestDatabase.make()
         let logger = logger
@@ -225,7 +225,7 @@ struct PostgresOrderingTests {
         repository.shutdown()
     }
 
-    @Test("issue 12: a create with more values than one statement may carry (65,535) is split over statements; ids follow the order given")
+    @Test("a create with more values than one statement may carry (65,535) is split over statements; ids follow the order given")
     func aCreateTooBigForOneStatement() async throws {
         let repository = try await PostgresTestDatabase.make()
         let mentor = try await repository.createUser(NewUser(username: "kari", displayName: "K", role: .mentor, passwordHash: "x", language: .english), at: now)

@@ -3,7 +3,7 @@ import Testing
 import VarselCore
 import VarselStore
 
-/// The Web Push part of the store contract (issue 11): subscriptions bound to a session, the outbox exactly once.
+/// The Web Push part of the store contract: subscriptions bound to a session, the outbox exactly once.
 @Suite("Store contract: Web Push")
 struct PushStoreContractTests {
     let now = DemoData.now

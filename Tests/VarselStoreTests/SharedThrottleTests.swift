@@ -5,7 +5,7 @@ import VarselCore
 import VarselService
 import VarselStore
 
-/// Issue 12: sign-in throttling is shared by every instance on one store.
+/// Sign-in throttling is shared by every instance on one store.
 @Suite("Store contract: shared sign-in throttling")
 struct SharedThrottleTests {
     let now = DemoData.now

@@ -282,7 +282,7 @@ struct SQLiteDurabilityTests {
     }
 }
 
-/// Issue 10's part of the contract: escalation steps happen once, and pending assignments are found by age.
+/// The assignment pipeline's part of the contract: escalation steps happen once, and pending assignments are found by age.
 @Suite("Store contract: escalations")
 struct EscalationContractTests {
     let now = DemoData.now

@@ -9,10 +9,10 @@ import VarselService
 import VarselStore
 @testable import VarselWeb
 
-/// Regression tests for the findings of issue 8 ("Harden the service"); each names the finding it covers.
+/// Regression tests for the hardening of the HTTP layer; each names the attack it covers.
 @Suite("Hardening: CSRF and path spelling")
 struct CSRFHardeningTests {
-    @Test("issue 8: POST //api/v1/users with an admin's cookie, text/plain and no CSRF header creates nobody")
+    @Test("POST //api/v1/users with an admin's cookie, text/plain and no CSRF header creates nobody")
     func doubleSlashDoesNotBypassCSRF() async throws {
         let world = try await TestWorld()
         try await world.test { client in
@@ -32,7 +32,7 @@ struct CSRFHardeningTests {
         }
     }
 
-    @Test("issue 8: a page form post signed in by cookie needs the CSRF field, checked before any handler runs")
+    @Test("a page form post signed in by cookie needs the CSRF field, checked before any handler runs")
     func pageFormsNeedTheToken() async throws {
         let world = try await TestWorld()
         try await world.test { client in
@@ -45,7 +45,7 @@ struct CSRFHardeningTests {
         }
     }
 
-    @Test("issue 8: JSON endpoints take application/json only; anything else is 415 problem+json")
+    @Test("JSON endpoints take application/json only; anything else is 415 problem+json")
     func jsonOnly() async throws {
         let world = try await TestWorld()
         try await world.test { client in
@@ -66,7 +66,7 @@ struct CSRFHardeningTests {
         }
     }
 
-    @Test("issue 8: the sign-in form refuses cross-site posts (login CSRF) and accepts same-origin ones")
+    @Test("the sign-in form refuses cross-site posts (login CSRF) and accepts same-origin ones")
     func signInFormIsSameOriginOnly() async throws {
         let world = try await TestWorld()
         try await world.test { client in
@@ -94,7 +94,7 @@ struct CSRFHardeningTests {
 
 @Suite("Hardening: sign-in throttle")
 struct ThrottleHardeningTests {
-    @Test("issue 8: 40 parallel wrong sign-ins for one account get at most 5 password checks; the rest are 429")
+    @Test("40 parallel wrong sign-ins for one account get at most 5 password checks; the rest are 429")
     func parallelAttemptsAreReservedBeforeBcrypt() async throws {
         let world = try await TestWorld()
         try await world.test { client in
@@ -112,7 +112,7 @@ struct ThrottleHardeningTests {
         }
     }
 
-    @Test("issue 8: one client trying many usernames (password spraying) is slowed down")
+    @Test("one client trying many usernames (password spraying) is slowed down")
     func sprayingFromOneClientIsThrottled() async throws {
         let world = try await TestWorld()
         try await world.test { client in
@@ -128,7 +128,7 @@ struct ThrottleHardeningTests {
         }
     }
 
-    @Test("issue 8: failures from another client cannot lock a mentor out; X-Forwarded-For counts only from a trusted proxy")
+    @Test("failures from another client cannot lock a mentor out; X-Forwarded-For counts only from a trusted proxy")
     func attackerCannotLockMentorOut() async throws {
         var configuration = VarselServices.Configuration()
         configuration.trustedProxies = [CIDR("127.0.0.0/8")!, CIDR("::1")!]
@@ -148,7 +148,7 @@ struct ThrottleHardeningTests {
         }
     }
 
-    @Test("issue 8: without a trusted proxy, a client cannot escape the throttle by changing X-Forwarded-For")
+    @Test("without a trusted proxy, a client cannot escape the throttle by changing X-Forwarded-For")
     func forwardedForIgnoredWithoutTrustedProxy() async throws {
         let world = try await TestWorld()
         try await world.app().test(.live) { client in
@@ -174,7 +174,7 @@ struct ThrottleHardeningTests {
         #expect(CIDR("10.0.0.0/33") == nil && CIDR("nonsense") == nil)
     }
 
-    @Test("issue 8: signing in as an unknown user takes as long as a wrong password (a decoy bcrypt)")
+    @Test("signing in as an unknown user takes as long as a wrong password (a decoy bcrypt)")
     func unknownUserTakesAsLong() async throws {
         let world = try await TestWorld(bcryptCost: 10)
         try await world.test { client in
@@ -201,7 +201,7 @@ struct ThrottleHardeningTests {
 
 @Suite("Hardening: redirects after sign-in")
 struct RedirectHardeningTests {
-    @Test("issue 8: only same-site relative paths are followed after sign-in", arguments: [
+    @Test("only same-site relative paths are followed after sign-in", arguments: [
         "/\\evil.example/", "/\t/evil.example", "/\\/evil.example", "//evil.example", "/%5Cevil.example", "/%2F%2Fevil.example",
         "/%252F%252Fevil.example", "https://evil.example", "javascript:alert(1)", "/\u{0}x", "/ /evil", "\\\\evil.example",
         "/%09/evil.example", "", "notifications",
@@ -217,7 +217,7 @@ struct RedirectHardeningTests {
         }
     }
 
-    @Test("issue 8: next=/%5Cevil.example/ on the sign-in form redirects to the notification centre")
+    @Test("next=/%5Cevil.example/ on the sign-in form redirects to the notification centre")
     func signInRedirect() async throws {
         let world = try await TestWorld()
         try await world.test { client in
@@ -232,7 +232,7 @@ struct RedirectHardeningTests {
 
 @Suite("Hardening: live streams")
 struct StreamHardeningTests {
-    @Test("issue 8: a user's streams are capped; the oldest is told why (too-many-streams) and closed")
+    @Test("a user's streams are capped; the oldest is told why (too-many-streams) and closed")
     func perUserCap() async throws {
         let broker = EventBroker(bufferLimit: 16, streamsPerUser: 2, metrics: ServiceMetrics())
         let first = broker.subscribe(userID: 1, session: "a")
@@ -248,7 +248,7 @@ struct StreamHardeningTests {
         withExtendedLifetime((second, third, otherUser)) {}
     }
 
-    @Test("issue 8: signing out ends that session's streams (and only that session's), saying why")
+    @Test("signing out ends that session's streams (and only that session's), saying why")
     func signOutEndsStreams() async throws {
         let world = try await TestWorld()
         try await world.test { client in
@@ -265,7 +265,7 @@ struct StreamHardeningTests {
         }
     }
 
-    @Test("issue 8: changing the password signs out the user's other sessions and ends their streams; this session stays")
+    @Test("changing the password signs out the user's other sessions and ends their streams; this session stays")
     func passwordChangeEndsOtherSessions() async throws {
         let world = try await TestWorld()
         try await world.test { client in
@@ -288,7 +288,7 @@ struct StreamHardeningTests {
         }
     }
 
-    @Test("issue 8: a stream write that waits longer than the write timeout is detected")
+    @Test("a stream write that waits longer than the write timeout is detected")
     func writeTimeoutDetection() async throws {
         let progress = EventsController.WriteProgress()
         #expect(!progress.hasWaited(longerThan: .zero))
@@ -302,7 +302,7 @@ struct StreamHardeningTests {
 
 @Suite("Hardening: validation")
 struct ValidationHardeningTests {
-    @Test("issue 8: impossible calendar dates are refused", arguments: ["2031-13-01", "2031-02-30", "2031-00-10", "2031-1-01", "+031-01-01", "2031-01-1x"])
+    @Test("impossible calendar dates are refused", arguments: ["2031-13-01", "2031-02-30", "2031-00-10", "2031-1-01", "+031-01-01", "2031-01-1x"])
     func impossibleDates(_ date: String) async throws {
         let world = try await TestWorld()
         try await world.test { client in
@@ -312,7 +312,7 @@ struct ValidationHardeningTests {
         }
     }
 
-    @Test("issue 8: lengths count Unicode scalars: one letter with 300 combining marks is longer than 200")
+    @Test("lengths count Unicode scalars: one letter with 300 combining marks is longer than 200")
     func scalarLengths() async throws {
         let world = try await TestWorld()
         try await world.test { client in
@@ -325,7 +325,7 @@ struct ValidationHardeningTests {
         }
     }
 
-    @Test("issue 8: the coordinator's page forms apply the API's rules (control characters, lengths)")
+    @Test("the coordinator's page forms apply the API's rules (control characters, lengths)")
     func pageFormsValidate() async throws {
         let world = try await TestWorld()
         try await world.test { client in
@@ -345,7 +345,7 @@ struct ValidationHardeningTests {
         }
     }
 
-    @Test("issue 8: enabledKinds may not repeat a kind (uniqueItems)")
+    @Test("enabledKinds may not repeat a kind (uniqueItems)")
     func uniqueKinds() async throws {
         let world = try await TestWorld()
         try await world.test { client in
@@ -356,7 +356,7 @@ struct ValidationHardeningTests {
         }
     }
 
-    @Test("issue 8: an unknown method on a known path is 405 with Allow; an unknown path stays 404")
+    @Test("an unknown method on a known path is 405 with Allow; an unknown path stays 404")
     func methodNotAllowed() async throws {
         let world = try await TestWorld()
         try await world.test { client in
@@ -371,7 +371,7 @@ struct ValidationHardeningTests {
         }
     }
 
-    @Test("issue 8: error messages name the field and never echo the value")
+    @Test("error messages name the field and never echo the value")
     func noEcho() async throws {
         let world = try await TestWorld()
         try await world.test { client in
@@ -397,7 +397,7 @@ struct ValidationHardeningTests {
 
 @Suite("Hardening: headers, cookies, metrics")
 struct HeaderHardeningTests {
-    @Test("issue 8: every response says nosniff; personal and authenticated responses say no-store")
+    @Test("every response says nosniff; personal and authenticated responses say no-store")
     func headersEverywhere() async throws {
         let world = try await TestWorld()
         let contact = try await world.repository.createAssignment(mentorID: world.kari.id, coordinatorID: world.coordinator.id,
@@ -424,7 +424,7 @@ struct HeaderHardeningTests {
         }
     }
 
-    @Test("issue 8: the session cookie is Secure by default when the public URL is https")
+    @Test("the session cookie is Secure by default when the public URL is https")
     func secureCookieFromPublicURL() async throws {
         var configuration = VarselServices.Configuration()
         configuration.publicURL = URL(string: "https://varsel.example")
@@ -439,7 +439,7 @@ struct HeaderHardeningTests {
         }
     }
 
-    @Test("issue 8: /metrics needs the metrics bearer token, and is off without one")
+    @Test("/metrics needs the metrics bearer token, and is off without one")
     func metricsNeedToken() async throws {
         let closed = try await TestWorld()
         try await closed.test { client in
@@ -459,7 +459,7 @@ struct HeaderHardeningTests {
 
 @Suite("Hardening: following a notification")
 struct OpenHardeningTests {
-    @Test("issue 8: GET /notifications/{id}/open changes nothing; the target screen shown to its owner marks it read")
+    @Test("GET /notifications/{id}/open changes nothing; the target screen shown to its owner marks it read")
     func openHasNoSideEffect() async throws {
         let world = try await TestWorld()
         let created = try await world.repository.createNotifications([

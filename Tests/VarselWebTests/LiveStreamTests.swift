@@ -205,7 +205,7 @@ struct RawStreamClient {
 }
 
 extension LiveStreamTests {
-    @Test("issue 12: a server shutting down ends its open streams with their last chunk; it does not wait for the clients to leave",
+    @Test("a server shutting down ends its open streams with their last chunk; it does not wait for the clients to leave",
           .timeLimit(.minutes(1)))
     func shutdownEndsOpenStreams() async throws {
         let world = try await TestWorld()

@@ -22,7 +22,7 @@ struct ReassignedBody: Decodable {
     var notificationId: Int64
 }
 
-/// Issue 10 through HTTP: who sees a contact as an assignment moves on, the dashboard's filters, the history, the
+/// The assignment pipeline through HTTP: who sees a contact as an assignment moves on, the dashboard's filters, the history, the
 /// Profile's forms and training scenarios, on the API and the pages alike.
 @Suite("The assignment pipeline over HTTP")
 struct PipelineWebTests {

@@ -9,7 +9,7 @@ import VarselService
 import VarselStore
 @testable import VarselWeb
 
-/// The connection's handler that takes a live stream over once its response is open (issue 12: an idle stream
+/// The connection's handler that takes a live stream over once its response is open (an idle stream
 /// without a task), on a test channel: what passes, what it writes, what it swallows, and when it closes.
 @Suite("The stream handoff", .timeLimit(.minutes(1)))
 struct StreamHandoffTests {
@@ -112,7 +112,7 @@ struct StreamHandoffTests {
         ids.map { StoredEvent(id: $0, userID: userID, payload: .unreadCount(Int($0)), createdAt: Date(timeIntervalSince1970: 0)) }
     }
 
-    @Test("issue 12: the events one commit hands the broker reach each stream in one write, in order; another user's are not in it")
+    @Test("the events one commit hands the broker reach each stream in one write, in order; another user's are not in it")
     func oneCommitIsOneWrite() async throws {
         let connection = try await Connection()
         let world = connection.world
@@ -127,7 +127,7 @@ struct StreamHandoffTests {
         #expect(ids == ["id: 1", "id: 2"])
     }
 
-    @Test("issue 12: a commit's events that do not all fit in a stream's buffer end it as slow, as one event too many does")
+    @Test("a commit's events that do not all fit in a stream's buffer end it as slow, as one event too many does")
     func aBatchTooBigForTheBuffer() async throws {
         var configuration = VarselServices.Configuration()
         configuration.streamBufferLimit = 2

@@ -5,7 +5,7 @@ import VarselService
 
 @Suite("Stream watchdog")
 struct StreamWatchdogTests {
-    @Test("issue 12: one watchdog closes exactly the streams whose write waited past the timeout, and counts them")
+    @Test("one watchdog closes exactly the streams whose write waited past the timeout, and counts them")
     func closesOnlyStuckWrites() async throws {
         let metrics = ServiceMetrics()
         let watchdog = StreamWatchdog(timeout: .milliseconds(40), metrics: metrics)

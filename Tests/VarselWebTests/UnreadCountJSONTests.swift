@@ -5,7 +5,7 @@ import VarselCore
 
 @Suite("Unread-count frames")
 struct UnreadCountJSONTests {
-    @Test("issue 12: the shared unread-count JSON is what encoding it afresh gives, per language, above the cached range too")
+    @Test("the shared unread-count JSON is what encoding it afresh gives, per language, above the cached range too")
     func sharedJSONMatchesFreshEncoding() throws {
         let shared = UnreadCountJSON()
         for count in [0, 1, 3, 1, UnreadCountJSON.largestCached + 5] {

@@ -1,4 +1,4 @@
-"""Issue 12: several Varsel instances on one PostgreSQL database, behind nginx, survive the loss of one.
+"""Several Varsel instances on one PostgreSQL database, behind nginx, survive the loss of one.
 
 Started for real: the test PostgreSQL server (VARSEL_TEST_POSTGRES_URL, from ./scripts/test.sh), two `varsel
 serve` processes on one new database, and Debian's nginx in front as the load balancer (event streams proxied

@@ -1,4 +1,4 @@
-"""Issue 8 ("Harden the service") against a real `varsel serve`: what only real sockets and a real browser show."""
+"""The hardened HTTP layer against a real `varsel serve`: what only real sockets and a real browser show."""
 from __future__ import annotations
 
 import http.client
@@ -37,7 +37,7 @@ def raw(server: VarselServer, method: str, path: str, headers: dict[str, str], b
 
 
 def test_no_spelling_of_a_path_bypasses_csrf_on_a_real_socket(server):
-    """Issue 8: `POST //api/v1/users` with an admin's cookie, text/plain and no CSRF header created an admin.
+    """Guards against this: `POST //api/v1/users` with an admin's cookie, text/plain and no CSRF header created an admin.
 
     The same attack on the route a coordinator may use: with the coordinator's cookie, no spelling of
     `/api/v1/notifications` creates a notification without the CSRF token."""
@@ -55,7 +55,7 @@ def test_no_spelling_of_a_path_bypasses_csrf_on_a_real_socket(server):
 
 
 def test_signing_out_ends_the_live_stream_with_a_reason(server):
-    """Issue 8: a notification created after sign-out still arrived on the stream."""
+    """Guards against this: a notification created after sign-out still arrived on the stream."""
     mentor = server.token("demo-mentor")
     stream = EventStream("127.0.0.1", server.port, mentor)
     assert wait_until(lambda: "connected" in stream.comments)
@@ -73,7 +73,7 @@ def test_signing_out_ends_the_live_stream_with_a_reason(server):
 
 
 def test_opening_more_streams_than_allowed_closes_the_oldest_saying_why(tuned):
-    """Issue 8: one mentor opened 2,000 streams; now a third stream (cap 2) closes the first."""
+    """Guards against this: one mentor opened 2,000 streams; now a third stream (cap 2) closes the first."""
     mentor = tuned.token("demo-mentor")
     # One at a time: the server sends "connected" once it has counted a stream, so each is known to be older than the next.
     streams = []
@@ -90,7 +90,7 @@ def test_opening_more_streams_than_allowed_closes_the_oldest_saying_why(tuned):
 
 
 def test_a_half_sent_request_is_closed_by_the_idle_timeout(tuned):
-    """Issue 8: 300 half-sent requests stayed open."""
+    """Guards against this: 300 half-sent requests stayed open."""
     sock = socket.create_connection(("127.0.0.1", tuned.port), timeout=10)
     sock.sendall(b"GET /api/v1/me HTTP/1.1\r\nHost: 127.0.0.1\r\n")
     started = time.monotonic()
@@ -105,7 +105,7 @@ def open_streams(server: VarselServer) -> int:
 
 
 def test_a_client_that_stops_reading_has_its_socket_closed(tuned):
-    """Issue 8: slow stream clients were counted as closed but their sockets stayed open."""
+    """Guards against this: slow stream clients were counted as closed but their sockets stayed open."""
     mentor = tuned.token("demo-mentor")
     coordinator = tuned.token("demo-coordinator")
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -149,7 +149,7 @@ def test_a_title_naming_a_listed_person_is_refused_and_a_body_naming_them_is_nev
 
 
 def test_following_a_notification_without_javascript_lands_on_the_heading_and_reads_it(browser, server):
-    """Issue 8: GET …/open no longer marks read; showing the target screen to its owner does."""
+    """GET …/open does not mark read; showing the target screen to its owner does."""
     mentor = server.token("demo-mentor")
     status, _, listing = server.request("GET", "/api/v1/notifications?filter=unread", mentor)
     item = next(entry for entry in listing["items"] if entry["kind"] == "assignment")

@@ -65,7 +65,7 @@ def test_personal_details_are_not_announced_unless_allowed(page, server):
     assert not any("Per Olsen" in text for text in live_texts(page) + live_texts(page, "#live-assertive"))
 
 
-def test_001_keyboard_focus_confined_escape_closes_and_returns_focus_background_inert(page):
+def test_keyboard_focus_confined_escape_closes_and_returns_focus_background_inert(page):
     page.get_by_role("link", name=re.compile("^Assignment: New assignment, Visit Kari")).click()
     page.wait_for_url(re.compile(r"/contacts/\d+"))
     page.focus("#acknowledge-button")
@@ -93,7 +93,7 @@ def test_001_keyboard_focus_confined_escape_closes_and_returns_focus_background_
     assert page.inner_text("#assignment-status") == "You have acknowledged this assignment."
 
 
-def test_004_check_boxes_name_role_grouping_state_and_keyboard(page):
+def test_check_boxes_name_role_grouping_state_and_keyboard(page):
     box = page.locator("#notification-list input[type=checkbox]").first
     label = page.locator("#notification-list label").first.inner_text()
     checkboxes = find(page, "checkbox")
@@ -110,7 +110,7 @@ def test_004_check_boxes_name_role_grouping_state_and_keyboard(page):
     assert find(page, "checkbox", label)[0].prop("checked") == "false"
 
 
-def test_000_procedure_cues_and_state_changes(browser, server):
+def test_procedure_cues_and_state_changes(browser, server):
     # 000 steps 1-4: trigger an error; it is shown as text (not colour alone) and announced (role alert).
     context = browser.new_context(bypass_csp=True)
     page = context.new_page()

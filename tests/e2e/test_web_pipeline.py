@@ -1,4 +1,4 @@
-"""Issue 10: the whole assignment pipeline in Debian's Chromium, as two users.
+"""The whole assignment pipeline in Debian's Chromium, as two users.
 
 A coordinator creates an assignment on the coordinator page; the mentor, on the notification centre, hears it
 arrive (the polite live region), finds it under Assignments named in full, opens the contact, acknowledges it

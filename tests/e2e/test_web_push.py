@@ -1,4 +1,4 @@
-"""Issue 11: Web Push reaches a mentor whose page is closed, encrypted for the device, safe on a lock screen.
+"""Web Push reaches a mentor whose page is closed, encrypted for the device, safe on a lock screen.
 
 A real `varsel serve` (with `--push-allow-http-endpoints`, so it may post to loopback) sends to a stand-in push
 service; `http_ece` decrypts and `py_vapid` verifies what arrives, independently of Varsel's Swift code. The

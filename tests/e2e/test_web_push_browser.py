@@ -1,4 +1,4 @@
-"""Issue 11 in Debian's Chromium: the installable app, its service worker and the "Notifications on this device" switch.
+"""Web Push in Debian's Chromium: the installable app, its service worker and the "Notifications on this device" switch.
 
 A push is delivered to the service worker with the DevTools protocol (`ServiceWorker.deliverPushMessage`), carrying
 what the stand-in push service received from Varsel, decrypted with `http_ece`; the test then reads what the worker

@@ -5,7 +5,7 @@ from ax_tree import find, focused, full_tree, web_phrase
 from varsel_server import wait_until
 
 
-def test_1_each_list_item_is_announced_as_type_title_body_time_ago_read_state(page):
+def test_each_list_item_is_announced_as_type_title_body_time_ago_read_state(page):
     # 003: "each item is announced as '[type]: [title], [body], [time ago], [read/unread]'"
     names = [n.name for n in find(page, "link") if n.name.startswith(("Assignment:", "Certification expiry:", "Scenario prompt:", "Pause confirmation:"))]
     assert names[0] == "Assignment: New assignment, Visit Kari Nordmann at Storgata 1 on Tuesday, 5 minutes ago, unread"
@@ -15,7 +15,7 @@ def test_1_each_list_item_is_announced_as_type_title_body_time_ago_read_state(pa
     assert sum(name.endswith(", unread") for name in names) == 3
 
 
-def test_2_the_notifications_tab_with_3_unread_says_notifications_3_unread_tab_5_of_5(page):
+def test_the_notifications_tab_with_3_unread_says_notifications_3_unread_tab_5_of_5(page):
     # 003: "it announces 'Notifications, 3 unread, tab, 5 of 5'"
     # The count is part of the name, from the tab's content: Orca reads no description in browse mode.
     [tab] = find(page, "tab", "Notifications, 3 unread")
@@ -27,7 +27,7 @@ def test_2_the_notifications_tab_with_3_unread_says_notifications_3_unread_tab_5
     assert [n.name for n in find(page, "tab")] == ["Home", "Assignments", "Contacts", "Profile", "Notifications, 3 unread"]
 
 
-def test_3_the_filter_bar_with_assignments_selected_says_filter_assignments_active(page, server):
+def test_the_filter_bar_with_assignments_selected_says_filter_assignments_active(page, server):
     # 003: "it announces 'Filter: Assignments, active'"
     page.goto(server.base_url + "/notifications?filter=assignment")
     # Orca speaks a group's name on entry, never its description: the state is part of the name.
@@ -41,7 +41,7 @@ def test_3_the_filter_bar_with_assignments_selected_says_filter_assignments_acti
     assert items and all(name.startswith("Assignment:") for name in items)
 
 
-def test_4_following_an_assignment_puts_focus_on_the_contact_name_heading(page):
+def test_following_an_assignment_puts_focus_on_the_contact_name_heading(page):
     # 003: "focus is placed on the contact name heading"
     page.get_by_role("link", name=re.compile("^Assignment: New assignment, Visit Kari")).click()
     page.wait_for_url(re.compile(r"/contacts/\d+"))
@@ -51,7 +51,7 @@ def test_4_following_an_assignment_puts_focus_on_the_contact_name_heading(page):
     assert "Kari" not in page.url and "Storgata" not in page.url
 
 
-def test_5_each_settings_switch_has_its_label_state_and_hint(page, server):
+def test_each_settings_switch_has_its_label_state_and_hint(page, server):
     # 003: "each toggle announces its label, current state (on/off), and hint for interaction"
     page.goto(server.base_url + "/settings")
     switches = find(page, "switch")
@@ -72,7 +72,7 @@ def test_5_each_settings_switch_has_its_label_state_and_hint(page, server):
     assert wait_until(lambda: find(page, "switch", "Sound")[0].prop("checked") == "false")
 
 
-def test_6_a_new_notification_is_announced_politely_as_new_notification_title(page, server):
+def test_a_new_notification_is_announced_politely_as_new_notification_title(page, server):
     # 003: "a polite live region announces 'New notification: [title]'"
     [region] = [n for n in full_tree(page) if n.prop("live") == "polite" and n.role == "log"]
     assert region

@@ -1,4 +1,4 @@
-"""Attack probes from issue 8 against a real `varsel serve --demo`: prints each probe as DEFENDED or OPEN and the totals.
+"""Attack probes against a real `varsel serve --demo`: prints each probe as DEFENDED or OPEN and the totals.
 
 Run against any build (VARSEL_BIN=/path/to/varsel) to compare before and after; exits 1 if any probe is open.
 """

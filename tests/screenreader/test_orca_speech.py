@@ -24,7 +24,7 @@ def joined(spoken: list[str]) -> str:
     return ". ".join(spoken)
 
 
-def test_1_each_list_item_is_spoken_type_title_body_time_ago_read_state(reader):
+def test_each_list_item_is_spoken_type_title_body_time_ago_read_state(reader):
     # 003: "each item is announced as '[type]: [title], [body], [time ago], [read/unread]'"
     reader.goto("/notifications")
     spoken, steps = reader.tab_until(lambda text: text.startswith("Assignment: New assignment, Visit Kari"))
@@ -38,7 +38,7 @@ def test_1_each_list_item_is_spoken_type_title_body_time_ago_read_state(reader):
     assert len(links) == 4 and all(pattern.match(text) for text in links), links
 
 
-def test_004_check_boxes_have_unique_names_that_match_their_labels(reader):
+def test_check_boxes_have_unique_names_that_match_their_labels(reader):
     # 004 (check box): "Name describes the purpose of the control and matches the visible label"
     reader.goto("/notifications")
     names = []
@@ -53,7 +53,7 @@ def test_004_check_boxes_have_unique_names_that_match_their_labels(reader):
     assert [name.removesuffix(" check box not checked") for name in names] == labels
 
 
-def test_2_the_notifications_tab_says_notifications_3_unread_tab_5_of_5_and_is_one_tab_stop(reader):
+def test_the_notifications_tab_says_notifications_3_unread_tab_5_of_5_and_is_one_tab_stop(reader):
     # 003: "it announces 'Notifications, 3 unread, tab, 5 of 5'" (label, count, role, position)
     reader.goto("/")
     spoken, steps = reader.tab_until(lambda text: "page tab" in text)
@@ -81,7 +81,7 @@ def test_2_the_notifications_tab_says_notifications_3_unread_tab_5_of_5_and_is_o
     reader.desktop.wait_for_quiet(0.8)
 
 
-def test_3_the_filter_bar_with_assignments_selected_says_filter_assignments_active(reader):
+def test_the_filter_bar_with_assignments_selected_says_filter_assignments_active(reader):
     # 003: "it announces 'Filter: Assignments, active'"
     reader.goto("/notifications")
     reader.tab_until(lambda text: text == "Assignments toggle button not pressed")
@@ -170,7 +170,7 @@ def test_the_web_transcript_says_what_orca_says_on_the_filtered_centre(reader):
     assert heard[:len(expected)] == expected
 
 
-def test_5_each_settings_switch_says_label_state_and_hint_once(reader):
+def test_each_settings_switch_says_label_state_and_hint_once(reader):
     # 003: "each toggle announces its label, current state (on/off), and hint for interaction"
     loaded = reader.goto("/settings")
     # Browse mode reads the hint once, not twice (visible paragraph and description).
@@ -209,7 +209,7 @@ def test_5_each_settings_switch_says_label_state_and_hint_once(reader):
     assert reader.page.evaluate("window.__asks") == 1
 
 
-def test_4_following_an_assignment_puts_focus_on_the_contact_name_heading(reader):
+def test_following_an_assignment_puts_focus_on_the_contact_name_heading(reader):
     # 003: "focus is placed on the contact name heading"
     reader.goto("/notifications")
     reader.tab_until(lambda text: text.startswith("Assignment: New assignment, Visit Kari"))
@@ -224,7 +224,7 @@ def test_4_following_an_assignment_puts_focus_on_the_contact_name_heading(reader
     assert "Kari" not in reader.page.url
 
 
-def test_001_the_dialog_is_spoken_when_it_opens_and_focus_return_is_spoken_when_it_closes(reader):
+def test_the_dialog_is_spoken_when_it_opens_and_focus_return_is_spoken_when_it_closes(reader):
     # 001: the dialog's title and text are read when it opens; Escape closes it and focus returns to the launcher.
     reader.goto("/notifications")
     reader.tab_until(lambda text: text.startswith("Assignment: New assignment, Visit Kari"))
@@ -259,7 +259,7 @@ def announced(reader, mark, phrase: str) -> list[str]:
     return reader.spoken_since(mark)
 
 
-def test_criterion_6_a_new_notification_is_announced_with_its_title_once(reader):
+def test_a_new_notification_is_announced_with_its_title_once(reader):
     # 003_6ff2725032226ce3.txt: "a polite live region announces 'New notification: [title]'"
     reader.goto("/notifications")
     coordinator = reader.server.token("demo-coordinator")
@@ -295,7 +295,7 @@ def test_an_urgent_notification_is_announced_as_urgent_with_its_title(reader):
     assert "+25.0 s  assertive  main  New urgent notification: Guide certificate expires today" in transcript_section(ANNOUNCEMENTS)
 
 
-def test_002_mark_all_as_read_twice_speaks_the_outcome_after_the_button(reader):
+def test_mark_all_as_read_twice_speaks_the_outcome_after_the_button(reader):
     # 002: feedback for the user's own action follows the control's own speech, and says what happened.
     reader.goto("/notifications")
     unread = reader.page.evaluate("Number(document.getElementById('tab-notifications-badge').textContent.split(' ')[0])")
@@ -323,7 +323,7 @@ def test_a_confirmation_after_a_form_post_is_spoken_once(reader):
 
 
 def test_an_assignment_row_is_named_in_full_and_its_buttons_say_which_assignment(reader):
-    # Issue 10: each row "named in full for a screen reader (who, where, when, state, how long it has waited)";
+    # Each row "named in full for a screen reader (who, where, when, state, how long it has waited)";
     # acknowledge and decline from the list, each button saying which assignment it acts on.
     reader.goto("/assignments")
     spoken, _ = reader.tab_until(lambda text: text.startswith("Kari Nordmann, Storgata 1"))
@@ -336,7 +336,7 @@ def test_an_assignment_row_is_named_in_full_and_its_buttons_say_which_assignment
 
 
 def test_following_a_scenario_prompt_puts_focus_on_the_scenario_heading(reader):
-    # Issue 10: every screen a deep-link target whose heading takes focus when opened from a notification.
+    # Every screen is a deep-link target whose heading takes focus when opened from a notification.
     reader.goto("/notifications")
     reader.tab_until(lambda text: text.startswith("Scenario prompt: New training scenario"))
     mark = reader.desktop.mark()
@@ -349,7 +349,7 @@ def test_following_a_scenario_prompt_puts_focus_on_the_scenario_heading(reader):
 
 
 def test_the_profile_language_choice_is_spoken_and_its_confirmation_once(reader):
-    # Issue 10: the Profile's language (nb/en) is a labelled choice, and saving it is confirmed once.
+    # The Profile's language (nb/en) is a labelled choice, and saving it is confirmed once.
     reader.goto("/profile")
     spoken, _ = reader.tab_until(lambda text: "radio button" in text)
     # The fieldset's legend names the group; the choice says its own name (an autonym), its state and position.
