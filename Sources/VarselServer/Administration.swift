@@ -35,8 +35,18 @@ public enum Administration {
         case let failure as Failure: failure.description
         case let invalid as InvalidInput: invalid.summary
         case let store as StoreError: Problem.from(store).detail
-        default: "Varsel stopped on an unexpected error; the log above says more. Check the options and the database, then try again."
+        case let url as PostgresURLError: url.description
+        case let startup as StartupError: startup.description
+        case _ where "\(error)".contains("Address already in use"):
+            "The address and port are in use by another program: choose another with --port, or stop the other program."
+        default: "Varsel stopped on an unexpected error. Check --database, --host, --port and the other options, then try again."
         }
+    }
+
+    /// The database a command uses: `--database`, else the environment's `VARSEL_DATABASE` (which keeps a PostgreSQL
+    /// password out of the process list), else `./varsel.sqlite`.
+    public static func database(_ option: String?) -> String {
+        option ?? ProcessInfo.processInfo.environment["VARSEL_DATABASE"].flatMap { $0.isEmpty ? nil : $0 } ?? "./varsel.sqlite"
     }
 
     /// How long a command waits to reach a PostgreSQL server before it says it cannot.

@@ -64,7 +64,11 @@ public struct PushConfiguration: Sendable {
     /// The VAPID key: from ``keyFile``, else the one in the store (made on first start).
     func loadKey(store: any VarselRepository) async throws -> VAPIDKey {
         if let keyFile {
-            return try VAPIDKey(pem: String(contentsOfFile: keyFile, encoding: .utf8))
+            do {
+                return try VAPIDKey(pem: String(contentsOfFile: keyFile, encoding: .utf8))
+            } catch {
+                throw Administration.Failure("Could not read --vapid-key-file: check the path and that it holds a P-256 private key in PEM.")
+            }
         }
         return try VAPIDKey(rawRepresentation: try await store.vapidPrivateKey(orStore: VAPIDKey.generate().rawRepresentation))
     }
@@ -82,8 +86,13 @@ public func buildApplication(
     logger.logLevel = configuration.logLevel
     let postgres: PostgresRepository? = repository == nil && PostgresRepository.isURL(configuration.databasePath)
         ? try await PostgresRepository(url: configuration.databasePath, logger: logger) : nil
-    let store: any VarselRepository = try repository ?? postgres
-        ?? SQLiteRepository(path: configuration.databasePath, durability: configuration.durability, commitInterval: configuration.commitInterval)
+    let store: any VarselRepository
+    do {
+        store = try repository ?? postgres
+            ?? SQLiteRepository(path: configuration.databasePath, durability: configuration.durability, commitInterval: configuration.commitInterval)
+    } catch {
+        throw Administration.Failure("Could not open the SQLite database at --database: check that its folder exists and can be written.")
+    }
     let vapid = try await configuration.push.loadKey(store: store)
     let endpointPolicy = PushEndpointPolicy(allowsInsecureEndpoints: configuration.push.allowsInsecureEndpoints)
     if configuration.push.subject == nil, configuration.http.publicURL?.scheme?.lowercased() != "https" {

@@ -83,8 +83,10 @@ public struct Sessions: Sendable {
     public func changePassword(of user: User, keeping session: Session, current: String, new: String, client: String) async throws -> Int {
         let issues = Validation.password(new, field: "newPassword")
         guard issues.isEmpty else { throw InvalidInput(issues) }
-        guard case let .proceed(attempt) = await throttle.reserve(account: user.username, client: client) else {
-            throw Refusal.tooManyAttempts(retryAfterSeconds: 60)
+        let attempt: LoginThrottle.Attempt
+        switch await throttle.reserve(account: user.username, client: client) {
+        case let .proceed(reserved): attempt = reserved
+        case let .retry(after: wait): throw Refusal.tooManyAttempts(retryAfterSeconds: max(1, Int(wait.rounded(.up))))
         }
         guard try await passwords.verify(current, hash: user.passwordHash) else {
             await throttle.failed(attempt)

@@ -20,8 +20,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: "The address to listen on.") var host = "127.0.0.1"
     @Option(help: "The port to listen on (0 picks a free one).") var port = 8080
-    @Option(help: "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel) to run several instances on one database.")
-    var database = "./varsel.sqlite"
+    @Option(help: "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel) to run several instances on one database (default: VARSEL_DATABASE, else ./varsel.sqlite).")
+    var database: String?
     @Flag(help: "Create the demo users and notifications (once).") var demo = false
     @Flag(help: "Mark the session cookie Secure even when --public-url is not https.") var secureCookies = false
     @Option(help: "The URL users reach the service at (https://varsel.example); an https URL makes cookies Secure.")
@@ -66,7 +66,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.http.streamsPerUser = streamsPerUser
         configuration.host = host
         configuration.port = port
-        configuration.databasePath = database
+        configuration.databasePath = Administration.database(database)
         configuration.loadsDemo = demo
         configuration.bcryptCost = bcryptCost
         configuration.http.isCookieSecure = secureCookies
@@ -112,13 +112,13 @@ struct UserCommand: AsyncParsableCommand {
         @Option(help: "mentor, coordinator or admin.") var role: String
         @Option(help: "The name shown to others.") var displayName: String?
         @Option(help: "en or nb.") var locale = "en"
-        @Option(help: "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel).")
-        var database = "./varsel.sqlite"
+        @Option(help: "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel); default: VARSEL_DATABASE, else ./varsel.sqlite.")
+        var database: String?
         @Option(help: "The bcrypt cost.") var bcryptCost: UInt8 = 12
 
         func run() async throws {
             let password = (readLine(strippingNewline: true) ?? "")
-            print(try await Administration.addUser(database: database, username: name, password: password, role: role,
+            print(try await Administration.addUser(database: Administration.database(database), username: name, password: password, role: role,
                                                    displayName: displayName, locale: locale, bcryptCost: bcryptCost))
         }
     }
@@ -126,11 +126,11 @@ struct UserCommand: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List users.")
 
-        @Option(help: "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel).")
-        var database = "./varsel.sqlite"
+        @Option(help: "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel); default: VARSEL_DATABASE, else ./varsel.sqlite.")
+        var database: String?
 
         func run() async throws {
-            for line in try await Administration.userLines(database: database) { print(line) }
+            for line in try await Administration.userLines(database: Administration.database(database)) { print(line) }
         }
     }
 }

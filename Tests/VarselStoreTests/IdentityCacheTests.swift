@@ -52,7 +52,7 @@ struct IdentityCacheTests {
         func advance(by duration: Duration) { instant.withLock { $0 += duration } }
     }
 
-    @Test("a sign-out written by another process on the same file (the varsel command) takes effect once the cache's time limit has passed")
+    @Test("the cache trusts an entry for its whole time limit and forgets it then, so a sign-out by another process on the file (the varsel command) takes effect in time")
     func anotherProcessIsSeenInTime() async throws {
         let path = try file()
         // The server's connections, watched by a cache on a clock the test moves; the command is another store on the file.

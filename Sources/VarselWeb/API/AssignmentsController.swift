@@ -116,12 +116,18 @@ struct AssignmentsController {
     /// `POST /api/v1/assignments/{id}/done`: the mentor made the visit; a short note closes the assignment.
     func done(_ request: Request, context: VarselContext) async throws -> Response {
         let (identity, assignment) = try await visibleAssignment(context)
+        let notTheirs = Problem.forbidden("Only the assigned mentor can mark the visit done.")
+        do {
+            _ = try await services.answers.assignment(assignment.id, givenTo: identity.user.id)
+        } catch is AssignmentAnswers.Refusal {
+            throw notTheirs
+        }
         let body = try await JSONCoding.decode(DoneRequest.self, from: request)
         let done: Assignment
         do {
             done = try await services.answers.completeVisit(assignment.id, note: body.note ?? "", by: identity.user.id)
         } catch is AssignmentAnswers.Refusal {
-            throw Problem.forbidden("Only the assigned mentor can mark the visit done.")
+            throw notTheirs
         }
         context.logger.info("visit done", metadata: ["assignment.id": "\(assignment.id)"])
         return try JSONCoding.response(AssignmentResource(done, contact: nil))

@@ -30,7 +30,7 @@ struct SessionController {
         var user: UserResource
     }
 
-    /// A signed-in session, before it is turned into a token response or a cookie.
+    /// `POST /api/v1/session`: signs in and answers with the session's bearer token and CSRF token.
     func signIn(_ request: Request, context: VarselContext) async throws -> Response {
         let body = try await JSONCoding.decode(SignInRequest.self, from: request)
         let started = try await startSession(username: body.username, password: body.password, request: request, context: context)
@@ -51,13 +51,16 @@ struct SessionController {
         }
     }
 
-    /// The HTTP answer to a refused sign-in or password change.
-    static func problem(_ refusal: Sessions.Refusal) -> Problem {
+    /// The HTTP answer to a refused sign-in, or (`isPasswordChange`) a refused password change.
+    static func problem(_ refusal: Sessions.Refusal, isPasswordChange: Bool = false) -> Problem {
         switch refusal {
         case let .missing(field):
             Problem.badRequest("Both username and password are required.", errors: [.init(field: field, message: "required")])
         case let .tooManyAttempts(seconds):
-            Problem(.tooManyRequests, "Too many sign-in attempts. Try again in \(seconds) seconds.", headers: [.retryAfter: String(seconds)])
+            Problem(.tooManyRequests, isPasswordChange
+                        ? "Too many wrong passwords. Try again in \(seconds) seconds."
+                        : "Too many sign-in attempts. Try again in \(seconds) seconds.",
+                    headers: [.retryAfter: String(seconds)])
         case .wrongCredentials:
             Problem.unauthorized("The username or password is wrong.")
         }
@@ -86,7 +89,7 @@ struct SessionController {
             ended = try await services.sessions.changePassword(of: identity.user, keeping: identity.session, current: body.currentPassword,
                                                                new: body.newPassword, client: client)
         } catch let refusal as Sessions.Refusal {
-            throw Self.problem(refusal)
+            throw Self.problem(refusal, isPasswordChange: true)
         }
         context.logger.info("password changed", metadata: ["sessions.ended": "\(ended)"])
         return Response(status: .noContent)

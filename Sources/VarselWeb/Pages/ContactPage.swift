@@ -119,6 +119,9 @@ extension PagesController {
             _ = try await services.answers.answer(id, with: status, by: identity.user.id)
         } catch StoreError.alreadyResponded {
             // Answering twice changes nothing; the page shows the standing answer.
+        } catch is AssignmentAnswers.Refusal {
+            // Given to another mentor since the page was read.
+            throw Problem.notFound("You have no assignment with id \(id).")
         }
         let path = status == .acknowledged ? "/contacts/\(assignment.contactID)?assignment=\(id)" : "/assignments"
         return .redirect(to: Flash(answer: status)?.added(to: path) ?? path, type: .normal)

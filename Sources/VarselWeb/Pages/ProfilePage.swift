@@ -125,7 +125,7 @@ extension PagesController {
                 client: ClientAddress.resolve(peer: context.peerAddress, forwardedFor: request.headers[.forwardedFor],
                                               trustedProxies: services.configuration.trustedProxies))
         } catch let refusal as Sessions.Refusal {
-            throw SessionController.problem(refusal)
+            throw SessionController.problem(refusal, isPasswordChange: true)
         } catch let invalid as InvalidInput {
             let errors = invalid.issues.map { issue in
                 issue.field == "currentPassword"
