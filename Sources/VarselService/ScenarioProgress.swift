@@ -2,7 +2,8 @@ import Foundation
 import VarselCore
 import VarselStore
 
-/// A mentor's work on the training scenarios published to them: marking one done with a reflection.
+/// Training scenarios after they are published: the coordinator's view of them, and a mentor marking one done with a
+/// reflection.
 public struct ScenarioProgress: Sendable {
     let repository: any VarselRepository
     let now: @Sendable () -> Date
@@ -10,6 +11,11 @@ public struct ScenarioProgress: Sendable {
     public init(repository: any VarselRepository, now: @escaping @Sendable () -> Date) {
         self.repository = repository
         self.now = now
+    }
+
+    /// The scenarios a coordinator published (all of them for an admin), each with its mentors' progress.
+    public func published(visibleTo user: User) async throws -> [(Scenario, [MentorScenario])] {
+        try await repository.allScenarios().filter { user.role == .admin || $0.0.coordinatorID == user.id }
     }
 
     /// Marks scenario `scenarioID` done for `mentorID` with their reflection (validated here; it may be empty).

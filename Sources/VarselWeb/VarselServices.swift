@@ -24,6 +24,7 @@ public final class VarselServices: Sendable {
     public let sessions: Sessions
     public let pushSubscriptions: PushSubscriptions
     public let scenarios: ScenarioProgress
+    public let reports: AssignmentReports
     public let users: UserAdministration
     public let contactAccess: ContactAccess
     public let metrics: ServiceMetrics
@@ -92,6 +93,7 @@ public final class VarselServices: Sendable {
         self.settings = AccountSettings(repository: repository, broker: broker)
         self.users = UserAdministration(repository: repository, passwords: passwords)
         self.contactAccess = ContactAccess(repository: repository)
+        self.reports = AssignmentReports(repository: repository, contactAccess: contactAccess)
         self.throttle = LoginThrottle(configuration: configuration.throttle, now: now, shared: repository)
         self.passwords = passwords
         self.sessions = Sessions(repository: repository, passwords: passwords, throttle: throttle, broker: broker,

@@ -73,9 +73,9 @@ struct AssignmentsController {
         let identity = try context.requireUser()
         let user = identity.user
         let summaries: [AssignmentSummary] = if user.role == .mentor {
-            try await services.mentorSummaries(of: user)
+            try await services.reports.mentorSummaries(of: user)
         } else {
-            try await services.managedSummaries(of: user)
+            try await services.reports.managedSummaries(of: user)
         }
         let describer = services.describer(user.language)
         let now = services.now()
@@ -107,7 +107,7 @@ struct AssignmentsController {
         let contact = try await services.contactAccess.canSee(contactID: assignment.contactID, user: identity.user)
             ? try await services.repository.contact(id: assignment.contactID) : nil
         var resource = AssignmentResource(assignment, contact: contact)
-        resource.trail = try await services.assignmentSummaries([assignment]).first?.trail
+        resource.trail = try await services.reports.assignmentSummaries([assignment]).first?.trail
         return try JSONCoding.response(resource)
     }
 

@@ -4,13 +4,6 @@ import VarselCore
 import VarselService
 import VarselStore
 
-extension VarselServices {
-    /// The scenarios a coordinator published (all of them for an admin), each with its mentors' progress.
-    func publishedScenarios(visibleTo user: User) async throws -> [(Scenario, [MentorScenario])] {
-        try await repository.allScenarios().filter { user.role == .admin || $0.0.coordinatorID == user.id }
-    }
-}
-
 /// Training scenarios: coordinators publish them to all mentors or chosen ones; a mentor reads theirs, marks one
 /// done and writes a reflection.
 struct ScenariosController {
@@ -62,7 +55,7 @@ struct ScenariosController {
         if user.role == .mentor {
             return try JSONCoding.response(try await services.repository.scenarios(forMentor: user.id).map(ScenarioResource.init))
         }
-        return try JSONCoding.response(try await services.publishedScenarios(visibleTo: user).map { ScenarioResource($0.0, copies: $0.1) })
+        return try JSONCoding.response(try await services.scenarios.published(visibleTo: user).map { ScenarioResource($0.0, copies: $0.1) })
     }
 
     func show(_ request: Request, context: VarselContext) async throws -> Response {
@@ -74,7 +67,7 @@ struct ScenariosController {
             }
             return try JSONCoding.response(ScenarioResource(copy))
         }
-        guard let (scenario, copies) = try await services.publishedScenarios(visibleTo: user).first(where: { $0.0.id == id }) else {
+        guard let (scenario, copies) = try await services.scenarios.published(visibleTo: user).first(where: { $0.0.id == id }) else {
             throw Problem.notFound("You published no scenario with id \(id).")
         }
         return try JSONCoding.response(ScenarioResource(scenario, copies: copies))

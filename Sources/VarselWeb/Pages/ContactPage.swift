@@ -49,7 +49,7 @@ extension PagesController {
             } else if services.contactAccess.canManage(assignment, user: user) {
                 // An old link (an escalation notice, say) to an assignment since given to another mentor shows the
                 // one that replaced it, whose history includes it.
-                manageView = try await managedAssignment(try await services.currentAssignment(replacing: assignment), for: user, describer: describer)
+                manageView = try await managedAssignment(try await services.reports.currentAssignment(replacing: assignment), for: user, describer: describer)
             }
         }
         let model = DetailPage(
@@ -80,7 +80,7 @@ extension PagesController {
     func managedAssignment(_ assignment: Assignment, for user: User, describer: Describer) async throws -> ManageView {
         let strings = describer.strings
         let now = services.now()
-        guard let summary = try await services.assignmentSummaries([assignment]).first else { throw Problem.notFound("No such assignment.") }
+        guard let summary = try await services.reports.assignmentSummaries([assignment]).first else { throw Problem.notFound("No such assignment.") }
         var options: [MentorOption] = []
         var notOffered: [String] = []
         if assignment.refusalToReassign == nil {

@@ -34,7 +34,7 @@ extension PagesController {
             }
             if mine.isEmpty { groups = [] }
         } else {
-            let published = try await services.publishedScenarios(visibleTo: user)
+            let published = try await services.scenarios.published(visibleTo: user)
             groups = [ListGroup(heading: strings.publishedScenariosHeading, headingId: "scenarios-published", items: published.map { scenario, copies in
                 LinkItem(text: strings.scenarioProgress(title: scenario.title, done: copies.filter { $0.doneAt != nil }.count, of: copies.count),
                          href: "/scenarios/\(scenario.id)")
@@ -77,7 +77,7 @@ extension PagesController {
             scenario = copy.scenario
             mine = copy
         } else {
-            guard let (found, copies) = try await services.publishedScenarios(visibleTo: user).first(where: { $0.0.id == id }) else {
+            guard let (found, copies) = try await services.scenarios.published(visibleTo: user).first(where: { $0.0.id == id }) else {
                 throw Problem.notFound("You published no scenario with id \(id).")
             }
             scenario = found

@@ -37,7 +37,7 @@ extension PagesController {
         let now = services.now()
         var items: [LinkItem] = []
         if user.role == .mentor {
-            let mine = try await services.mentorSummaries(of: user)
+            let mine = try await services.reports.mentorSummaries(of: user)
             let waiting = mine.filter { $0.progress == .waitingForAnswer }
             items.append(LinkItem(text: strings.assignmentsWaiting(waiting.count), href: waiting.count == 1 ? Self.contactLink(waiting[0]) : "/assignments"))
             if let next = mine.first(where: { $0.progress == .acknowledged }) {
@@ -77,7 +77,7 @@ extension PagesController {
         let describer = services.describer(user.language)
         let strings = describer.strings
         let now = services.now()
-        let mine = try await services.mentorSummaries(of: user)
+        let mine = try await services.reports.mentorSummaries(of: user)
         let groups = AssignmentProgress.allCases.map { progress in
             let rows = mine.filter { $0.progress == progress }
             return ListGroup(heading: strings.assignmentGroupHeading(progress, count: rows.count), headingId: "assignments-\(progress.rawValue)",
@@ -108,7 +108,7 @@ extension PagesController {
         let user = identity.user
         let strings = Strings(user.language)
         // Only the people of the mentor's live assignments: a declined, done or reassigned one gives no access.
-        let live = try await services.assignmentSummaries(try await services.repository.assignments(forMentor: user.id).filter(\.isLive))
+        let live = try await services.reports.assignmentSummaries(try await services.repository.assignments(forMentor: user.id).filter(\.isLive))
         return try await listPage(request, identity, resumePoint: resumePoint, screen: .contacts, tab: .contacts,
                                   groups: live.isEmpty ? [] : [ListGroup(heading: nil, headingId: nil, items: live.map {
                                       LinkItem(text: "\($0.contactName), \($0.address)", href: Self.contactLink($0))
@@ -131,7 +131,7 @@ extension PagesController {
         let now = services.now()
         let filter = AssignmentFilter(request.uri.queryParameters)
         let deadline = services.configuration.answerDeadline
-        let summaries = try await services.managedSummaries(of: user).filter { filter.includes($0, now: now, deadline: deadline) }
+        let summaries = try await services.reports.managedSummaries(of: user).filter { filter.includes($0, now: now, deadline: deadline) }
         let groups = AssignmentProgress.allCases.compactMap { progress -> DashboardGroup? in
             let rows = summaries.filter { $0.progress == progress }
             if filter.show != .all && rows.isEmpty { return nil }
@@ -179,74 +179,6 @@ struct AssignmentFilter {
         case .waiting: return summary.progress == .waitingForAnswer
         case .overdue: return summary.isOverdue(now: now, deadline: deadline)
         }
-    }
-}
-
-extension VarselServices {
-    /// A mentor's own assignments, as the core describes them, without those given to another mentor.
-    func mentorSummaries(of user: User) async throws -> [AssignmentSummary] {
-        try await assignmentSummaries(try await repository.assignments(forMentor: user.id).filter { $0.reassignedAt == nil })
-    }
-
-    /// The assignment that now stands for `assignment`: itself, or the last of the reassignments that replaced it.
-    func currentAssignment(replacing assignment: Assignment) async throws -> Assignment {
-        guard assignment.reassignedAt != nil else { return assignment }
-        let all = try await repository.allAssignments()
-        var current = assignment
-        // The chain is short; the bound keeps a damaged one from looping.
-        for _ in 0..<20 {
-            guard current.reassignedAt != nil, let next = all.first(where: { $0.previousID == current.id }) else { break }
-            current = next
-        }
-        return current
-    }
-
-    /// The current assignments `user` manages, as the core describes them: a coordinator's own, all for an admin;
-    /// a reassigned one is shown through the assignment that replaced it.
-    func managedSummaries(of user: User) async throws -> [AssignmentSummary] {
-        let all = try await repository.allAssignments()
-        let byID = Dictionary(uniqueKeysWithValues: all.map { ($0.id, $0) })
-        let managed = all.filter { $0.reassignedAt == nil && contactAccess.canManage($0, user: user) }
-        return try await assignmentSummaries(managed, earlier: byID)
-    }
-
-    /// The store's assignments as the core describes them: contact, mentor, read, delivery and escalation times,
-    /// and for a reassignment the history of those it replaced (`earlier` holds them, by id, when already read).
-    func assignmentSummaries(_ assignments: [Assignment], earlier: [Int64: Assignment] = [:]) async throws -> [AssignmentSummary] {
-        var summaries: [AssignmentSummary] = []
-        var mentors: [Int64: String] = [:]
-        var contacts: [Int64: Contact] = [:]
-        func summary(_ assignment: Assignment, depth: Int) async throws -> AssignmentSummary? {
-            if contacts[assignment.contactID] == nil { contacts[assignment.contactID] = try await repository.contact(id: assignment.contactID) }
-            guard let contact = contacts[assignment.contactID] else { return nil }
-            if mentors[assignment.mentorID] == nil {
-                mentors[assignment.mentorID] = try await repository.user(id: assignment.mentorID)?.displayName ?? ""
-            }
-            var readAt: Date?
-            if let notificationID = assignment.notificationID { readAt = try await repository.notification(id: notificationID)?.readAt }
-            let steps = try await repository.escalations(assignmentID: assignment.id)
-            var earlierTrail: [AssignmentEvent] = []
-            // The chain of reassignments is short; the bound keeps a damaged chain from looping.
-            if let previousID = assignment.previousID, depth < 20 {
-                let previous: Assignment? = if let known = earlier[previousID] { known } else { try await repository.assignment(id: previousID) }
-                if let previous, let before = try await summary(previous, depth: depth + 1) { earlierTrail = before.trail }
-            }
-            let progress: AssignmentProgress = switch assignment.status {
-            case .pending: .waitingForAnswer
-            case .acknowledged: .acknowledged
-            case .declined: .declined
-            case .done: .done
-            }
-            return AssignmentSummary(
-                id: assignment.id, contactID: assignment.contactID, contactName: contact.name, address: contact.address,
-                mentorID: assignment.mentorID, mentorName: mentors[assignment.mentorID] ?? "", progress: progress, createdAt: assignment.createdAt,
-                respondedAt: assignment.respondedAt, readAt: readAt, wasRemindedAt: steps[.mentorReminded], wasEscalatedAt: steps[.coordinatorTold],
-                deliveredAt: assignment.deliveredAt, doneAt: assignment.doneAt, visitNote: assignment.visitNote, earlierTrail: earlierTrail)
-        }
-        for assignment in assignments {
-            if let made = try await summary(assignment, depth: 0) { summaries.append(made) }
-        }
-        return summaries
     }
 }
 
