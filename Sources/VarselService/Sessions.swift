@@ -43,11 +43,7 @@ public struct Sessions: Sendable {
     public func signIn(username: String, password: String, client: String) async throws -> Started {
         let trimmed = username.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty, !password.isEmpty else { throw Refusal.missing(field: trimmed.isEmpty ? "username" : "password") }
-        let attempt: LoginThrottle.Attempt
-        switch await throttle.reserve(account: trimmed, client: client) {
-        case let .proceed(reserved): attempt = reserved
-        case let .retry(after: wait): throw Refusal.tooManyAttempts(retryAfterSeconds: max(1, Int(wait.rounded(.up))))
-        }
+        let attempt = try await reserve(account: trimmed, client: client)
         let user: User?
         let matches: Bool
         do {
@@ -83,11 +79,7 @@ public struct Sessions: Sendable {
     public func changePassword(of user: User, keeping session: Session, current: String, new: String, client: String) async throws -> Int {
         let issues = Validation.password(new, field: "newPassword")
         guard issues.isEmpty else { throw InvalidInput(issues) }
-        let attempt: LoginThrottle.Attempt
-        switch await throttle.reserve(account: user.username, client: client) {
-        case let .proceed(reserved): attempt = reserved
-        case let .retry(after: wait): throw Refusal.tooManyAttempts(retryAfterSeconds: max(1, Int(wait.rounded(.up))))
-        }
+        let attempt = try await reserve(account: user.username, client: client)
         guard try await passwords.verify(current, hash: user.passwordHash) else {
             await throttle.failed(attempt)
             throw InvalidInput([.init(field: "currentPassword", rule: .other("is not the current password"))])
@@ -97,5 +89,14 @@ public struct Sessions: Sendable {
         let ended = try await repository.changePassword(userID: user.id, passwordHash: hash, keeping: session.tokenHash)
         ended.forEach(broker.endStreams(ofSession:))
         return ended.count
+    }
+
+    /// A throttle attempt for `account` from `client`, or ``Refusal/tooManyAttempts(retryAfterSeconds:)`` with the
+    /// throttle's own wait.
+    private func reserve(account: String, client: String) async throws(Refusal) -> LoginThrottle.Attempt {
+        switch await throttle.reserve(account: account, client: client) {
+        case let .proceed(attempt): attempt
+        case let .retry(after: wait): throw .tooManyAttempts(retryAfterSeconds: max(1, Int(wait.rounded(.up))))
+        }
     }
 }

@@ -116,19 +116,13 @@ struct AssignmentsController {
     /// `POST /api/v1/assignments/{id}/done`: the mentor made the visit; a short note closes the assignment.
     func done(_ request: Request, context: VarselContext) async throws -> Response {
         let (identity, assignment) = try await visibleAssignment(context)
-        let notTheirs = Problem.forbidden("Only the assigned mentor can mark the visit done.")
         do {
-            _ = try await services.answers.assignment(assignment.id, givenTo: identity.user.id)
-        } catch is AssignmentAnswers.Refusal {
-            throw notTheirs
+            try services.answers.requireGiven(assignment, to: identity.user.id)
+        } catch {
+            throw Problem.forbidden("Only the assigned mentor can mark the visit done.")
         }
         let body = try await JSONCoding.decode(DoneRequest.self, from: request)
-        let done: Assignment
-        do {
-            done = try await services.answers.completeVisit(assignment.id, note: body.note ?? "", by: identity.user.id)
-        } catch is AssignmentAnswers.Refusal {
-            throw notTheirs
-        }
+        let done = try await services.answers.completeVisit(assignment, note: body.note ?? "", by: identity.user.id)
         context.logger.info("visit done", metadata: ["assignment.id": "\(assignment.id)"])
         return try JSONCoding.response(AssignmentResource(done, contact: nil))
     }
@@ -155,7 +149,7 @@ struct AssignmentsController {
         let (identity, assignment) = try await visibleAssignment(context)
         let answered: Assignment
         do {
-            answered = try await services.answers.answer(assignment.id, with: status, by: identity.user.id)
+            answered = try await services.answers.answer(assignment, with: status, by: identity.user.id)
         } catch is AssignmentAnswers.Refusal {
             throw Problem.forbidden("Only the assigned mentor can acknowledge or decline this assignment.")
         }

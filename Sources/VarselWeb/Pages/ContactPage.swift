@@ -116,12 +116,9 @@ extension PagesController {
             throw Problem.notFound("You have no assignment with id \(id).")
         }
         do {
-            _ = try await services.answers.answer(id, with: status, by: identity.user.id)
+            _ = try await services.answers.answer(assignment, with: status, by: identity.user.id)
         } catch StoreError.alreadyResponded {
             // Answering twice changes nothing; the page shows the standing answer.
-        } catch is AssignmentAnswers.Refusal {
-            // Given to another mentor since the page was read.
-            throw Problem.notFound("You have no assignment with id \(id).")
         }
         let path = status == .acknowledged ? "/contacts/\(assignment.contactID)?assignment=\(id)" : "/assignments"
         return .redirect(to: Flash(answer: status)?.added(to: path) ?? path, type: .normal)
