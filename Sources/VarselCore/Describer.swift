@@ -37,21 +37,32 @@ public struct Describer: Sendable {
         return trimmed.hasSuffix(".") && !trimmed.hasSuffix("..") ? String(trimmed.dropLast()) : trimmed
     }
 
-    /// One tab of the bottom navigation; Notifications carries the unread count as its value (003, criterion 2).
-    public func tab(_ tab: AppTab, unreadCount: Int, selected: AppTab?) -> AccessibilityElement {
-        AccessibilityElement(
+    /// One tab of the bottom navigation of `workspace`; Notifications carries the unread count as its value
+    /// (003, criterion 2): `Notifications, 3 unread, tab, 5 of 5` in either workspace.
+    public func tab(_ tab: AppTab, unreadCount: Int, selected: AppTab?, in workspace: Workspace = .mentor) -> AccessibilityElement {
+        let tabs = workspace.tabs
+        return AccessibilityElement(
             id: "tab-\(tab.rawValue)",
             label: strings.tabName(tab),
             value: tab == .notifications ? strings.unreadBadge(unreadCount) : nil,
             role: .tab,
             state: AccessibilityState(isSelected: tab == selected),
-            position: SetPosition(tab.position, of: AppTab.allCases.count)
+            position: SetPosition((tabs.firstIndex(of: tab) ?? 0) + 1, of: tabs.count)
         )
     }
 
-    /// The whole bottom navigation, in order.
-    public func tabBar(unreadCount: Int, selected: AppTab?) -> [AccessibilityElement] {
-        AppTab.allCases.map { tab($0, unreadCount: unreadCount, selected: selected) }
+    /// The whole bottom navigation of `workspace`, in order.
+    public func tabBar(unreadCount: Int, selected: AppTab?, in workspace: Workspace = .mentor) -> [AccessibilityElement] {
+        workspace.tabs.map { tab($0, unreadCount: unreadCount, selected: selected, in: workspace) }
+    }
+
+    /// A row of the people list, named in full: `Kari Nordmann, active, Guide certificate expires in 12 days,
+    /// 2 live assignments`.
+    public func personRow(_ person: PersonSummary, now: Date, timeZone: TimeZone) -> String {
+        [person.displayName, strings.personState(person, now: now, timeZone: timeZone),
+         person.deactivatedAt == nil ? strings.certificationStanding(person, now: now, timeZone: timeZone) : nil,
+         strings.liveAssignments(person.liveAssignments)]
+            .compactMap { $0 }.joined(separator: ", ")
     }
 
     /// The filter bar as one element: `Filter: Assignments`, valued `active` while a filter narrows the list

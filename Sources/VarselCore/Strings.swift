@@ -65,6 +65,10 @@ public struct Strings: Sendable, Hashable {
         case .contacts: isEnglish ? "Contacts" : "Kontakter"
         case .profile: isEnglish ? "Profile" : "Profil"
         case .notifications: isEnglish ? "Notifications" : "Varsler"
+        case .dashboard: dashboardTab
+        case .people: peopleTitle
+        case .send: sendTab
+        case .scenarios: scenariosTab
         }
     }
 

@@ -171,6 +171,29 @@ enum PostgresMigrations {
         ("v4: unread notifications by recipient", [
             "CREATE INDEX notification_unread_by_recipient ON notification (recipient_id) WHERE read_at IS NULL",
         ]),
+        ("v5: deactivated accounts, one-time password links, account change log", [
+            "ALTER TABLE users ADD COLUMN deactivated_at DOUBLE PRECISION",
+            """
+            CREATE TABLE password_link (
+                token_hash TEXT PRIMARY KEY,
+                user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                expires_at DOUBLE PRECISION NOT NULL
+            )
+            """,
+            "CREATE INDEX password_link_by_user ON password_link (user_id)",
+            """
+            CREATE TABLE account_log (
+                id BIGSERIAL PRIMARY KEY,
+                user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                actor_id BIGINT,
+                action TEXT NOT NULL,
+                subject TEXT NOT NULL DEFAULT '',
+                date DOUBLE PRECISION,
+                at DOUBLE PRECISION NOT NULL
+            )
+            """,
+            "CREATE INDEX account_log_by_user ON account_log (user_id, id)",
+        ]),
     ]
 
     /// Applies the migrations not yet applied, one transaction each, under a lock so instances starting together

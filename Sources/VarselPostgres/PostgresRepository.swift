@@ -119,7 +119,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
 
     // MARK: Users
 
-    public func createUser(_ user: NewUser, at date: Date) async throws -> User {
+    public func createUser(_ user: NewUser, link: PasswordLink?, by actorID: Int64?, at date: Date) async throws -> User {
         try await write { c in
             let taken = try await c.query("SELECT 1 FROM users WHERE lower(username) = lower(\(user.username))", logger: self.logger).collect()
             guard taken.isEmpty else { throw StoreError.conflict("username is taken") }
@@ -128,8 +128,11 @@ public final class PostgresRepository: VarselRepository, Sendable {
                 VALUES (\(user.username), \(user.displayName), \(user.role.rawValue), \(user.passwordHash), \(user.language.rawValue),
                         \(date.timeIntervalSince1970)) RETURNING id
                 """, logger: self.logger))
-            return User(id: try row.decode(Int64.self), username: user.username, displayName: user.displayName, role: user.role,
-                        passwordHash: user.passwordHash, language: user.language, createdAt: date)
+            let created = User(id: try row.decode(Int64.self), username: user.username, displayName: user.displayName, role: user.role,
+                               passwordHash: user.passwordHash, language: user.language, createdAt: date)
+            if let link { try await self.insert(link, userID: created.id, c) }
+            try await self.appendLog([NewAccountLogEntry(actorID: actorID, action: .created, subject: user.role.rawValue)], userID: created.id, at: date, c)
+            return created
         }
     }
 
@@ -165,14 +168,15 @@ public final class PostgresRepository: VarselRepository, Sendable {
         }
     }
 
-    static let userColumns = "id, username, display_name, role, password_hash, language, created_at, paused_until, paused_from"
+    static let userColumns = "id, username, display_name, role, password_hash, language, created_at, paused_until, paused_from, deactivated_at"
 
     static func user(_ row: PostgresRow) throws -> User {
-        let (id, username, displayName, role, hash, language, created, paused, pausedFrom) =
-            try row.decode((Int64, String, String, String, String, String, Double, Double?, Double?).self)
+        let (id, username, displayName, role, hash, language, created, paused, pausedFrom, deactivated) =
+            try row.decode((Int64, String, String, String, String, String, Double, Double?, Double?, Double?).self)
         return User(id: id, username: username, displayName: displayName, role: try Role(stored: role, column: "users.role"),
                     passwordHash: hash, language: try Language(stored: language, column: "users.language"),
-                    createdAt: Self.date(created), pausedUntil: paused.map(Self.date), pausedFrom: pausedFrom.map(Self.date))
+                    createdAt: Self.date(created), pausedUntil: paused.map(Self.date), pausedFrom: pausedFrom.map(Self.date),
+                    deactivatedAt: deactivated.map(Self.date))
     }
 
     // MARK: Sessions
@@ -203,19 +207,118 @@ public final class PostgresRepository: VarselRepository, Sendable {
         try await write { c in try await c.query("DELETE FROM session WHERE token_hash = \(tokenHash)", logger: self.logger) }
     }
 
-    public func changePassword(userID: Int64, passwordHash: String, keeping keptSession: String?) async throws -> [String] {
+    public func changePassword(userID: Int64, passwordHash: String, keeping keptSession: String?, at date: Date) async throws -> [String] {
         try await write { c in
             let updated = try await c.query("UPDATE users SET password_hash = \(passwordHash) WHERE id = \(userID) RETURNING id", logger: self.logger).collect()
             if updated.isEmpty { throw StoreError.notFound(.user) }
-            return try await c.query("""
-                DELETE FROM session WHERE user_id = \(userID) AND token_hash IS DISTINCT FROM \(keptSession) RETURNING token_hash
-                """, logger: self.logger).collect().map { try $0.decode(String.self) }
+            try await self.appendLog([NewAccountLogEntry(actorID: userID, action: .passwordChanged)], userID: userID, at: date, c)
+            return try await self.endSessions(of: userID, keeping: keptSession, c)
         }
+    }
+
+    /// Deletes `userID`'s sessions but `keptSession` (their push subscriptions go with them); returns their hashes.
+    private func endSessions(of userID: Int64, keeping keptSession: String? = nil, _ c: PostgresConnection) async throws -> [String] {
+        try await c.query("""
+            DELETE FROM session WHERE user_id = \(userID) AND token_hash IS DISTINCT FROM \(keptSession) RETURNING token_hash
+            """, logger: logger).collect().map { try $0.decode(String.self) }
     }
 
     public func deleteExpiredSessions(at date: Date) async throws -> Int {
         try await write { c in
-            try await c.query("DELETE FROM session WHERE expires_at <= \(date.timeIntervalSince1970) RETURNING token_hash", logger: self.logger).collect().count
+            try await c.query("DELETE FROM password_link WHERE expires_at <= \(date.timeIntervalSince1970)", logger: self.logger)
+            return try await c.query("DELETE FROM session WHERE expires_at <= \(date.timeIntervalSince1970) RETURNING token_hash", logger: self.logger).collect().count
+        }
+    }
+
+    // MARK: Accounts
+
+    public func changeAccount(userID: Int64, _ change: AccountChange, log: [NewAccountLogEntry], at date: Date) async throws -> AccountChangeOutcome {
+        try await write { c in
+            let exists = try await c.query("SELECT 1 FROM users WHERE id = \(userID) FOR UPDATE", logger: self.logger).collect()
+            guard !exists.isEmpty else {
+                if case .certifications = change { throw StoreError.notFound(.mentor) }
+                throw StoreError.notFound(.user)
+            }
+            var ended: [String] = []
+            switch change {
+            case let .role(role):
+                try await c.query("UPDATE users SET role = \(role.rawValue) WHERE id = \(userID)", logger: self.logger)
+            case .deactivate:
+                try await c.query("UPDATE users SET deactivated_at = coalesce(deactivated_at, \(date.timeIntervalSince1970)) WHERE id = \(userID)",
+                                  logger: self.logger)
+                try await c.query("DELETE FROM password_link WHERE user_id = \(userID)", logger: self.logger)
+                ended = try await self.endSessions(of: userID, c)
+            case .reactivate:
+                try await c.query("UPDATE users SET deactivated_at = NULL WHERE id = \(userID)", logger: self.logger)
+            case let .passwordLink(link):
+                try await c.query("DELETE FROM password_link WHERE user_id = \(userID)", logger: self.logger)
+                try await self.insert(link, userID: userID, c)
+                ended = try await self.endSessions(of: userID, c)
+            case let .certifications(list):
+                try await self.replaceCertifications(list, mentorID: userID, c)
+            }
+            try await self.appendLog(log, userID: userID, at: date, c)
+            let user = try Self.user(try await Self.one(c.query("SELECT \(unescaped: Self.userColumns) FROM users WHERE id = \(userID)", logger: self.logger)))
+            let certifications = try await c.query("SELECT id, mentor_id, name, expires_at FROM certification WHERE mentor_id = \(userID) ORDER BY id",
+                                                   logger: self.logger).collect().map(Self.certification)
+            return AccountChangeOutcome(user: user, endedSessions: ended, certifications: certifications)
+        }
+    }
+
+    public func passwordLinkUser(tokenHash: String, at date: Date) async throws -> User? {
+        try await read { c in try await self.passwordLinkUser(tokenHash: tokenHash, at: date, c) }
+    }
+
+    private func passwordLinkUser(tokenHash: String, at date: Date, _ c: PostgresConnection) async throws -> User? {
+        try await Self.first(c.query("""
+            SELECT \(unescaped: Self.userColumns.split(separator: ",").map { "users." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", "))
+            FROM password_link JOIN users ON users.id = password_link.user_id
+            WHERE password_link.token_hash = \(tokenHash) AND password_link.expires_at > \(date.timeIntervalSince1970) AND users.deactivated_at IS NULL
+            """, logger: logger)).map(Self.user)
+    }
+
+    public func usePasswordLink(tokenHash: String, passwordHash: String, at date: Date) async throws -> User? {
+        try await write { c in
+            // Deleting the link first makes two uses at once wait for each other; only the first finds it.
+            let deleted = try await c.query("""
+                DELETE FROM password_link WHERE token_hash = \(tokenHash) AND expires_at > \(date.timeIntervalSince1970) RETURNING user_id
+                """, logger: self.logger).collect()
+            guard let row = deleted.first else { return nil }
+            let userID = try row.decode(Int64.self)
+            guard var user = try await Self.first(c.query("SELECT \(unescaped: Self.userColumns) FROM users WHERE id = \(userID)", logger: self.logger))
+                .map(Self.user), user.isActive else { return nil }
+            try await c.query("UPDATE users SET password_hash = \(passwordHash) WHERE id = \(userID)", logger: self.logger)
+            _ = try await self.endSessions(of: userID, c)
+            try await self.appendLog([NewAccountLogEntry(actorID: userID, action: .passwordSet)], userID: userID, at: date, c)
+            user.passwordHash = passwordHash
+            return user
+        }
+    }
+
+    public func accountLog(userID: Int64) async throws -> [AccountLogEntry] {
+        try await read { c in
+            try await c.query("""
+                SELECT id, user_id, actor_id, action, subject, date, at FROM account_log WHERE user_id = \(userID) ORDER BY id
+                """, logger: self.logger).collect().map { row in
+                let (id, user, actor, action, subject, date, at) = try row.decode((Int64, Int64, Int64?, String, String, Double?, Double).self)
+                guard let action = AccountAction(rawValue: action) else { throw StoreError.unknownStoredValue(column: "account_log.action") }
+                return AccountLogEntry(id: id, userID: user, actorID: actor, action: action, subject: subject, date: date.map(Self.date), at: Self.date(at))
+            }
+        }
+    }
+
+    private func insert(_ link: PasswordLink, userID: Int64, _ c: PostgresConnection) async throws {
+        try await c.query("""
+            INSERT INTO password_link (token_hash, user_id, expires_at) VALUES (\(link.tokenHash), \(userID), \(link.expiresAt.timeIntervalSince1970))
+            """, logger: logger)
+    }
+
+    private func appendLog(_ entries: [NewAccountLogEntry], userID: Int64, at date: Date, _ c: PostgresConnection) async throws {
+        for entry in entries {
+            try await c.query("""
+                INSERT INTO account_log (user_id, actor_id, action, subject, date, at)
+                VALUES (\(userID), \(entry.actorID), \(entry.action.rawValue), \(entry.subject), \(entry.date?.timeIntervalSince1970), \(date.timeIntervalSince1970))
+                """, logger: logger)
         }
     }
 
@@ -819,29 +922,24 @@ public final class PostgresRepository: VarselRepository, Sendable {
         return Certification(id: id, mentorID: mentor, name: name, expiresAt: date(expires))
     }
 
-    public func setCertifications(_ certifications: [NewCertification], mentorID: Int64) async throws -> [Certification] {
-        try await write { c in
-            let mentor = try await c.query("SELECT 1 FROM users WHERE id = \(mentorID) FOR UPDATE", logger: self.logger).collect()
-            guard !mentor.isEmpty else { throw StoreError.notFound(.mentor) }
-            let existing = try await c.query("SELECT id, mentor_id, name, expires_at FROM certification WHERE mentor_id = \(mentorID)",
-                                             logger: self.logger).collect().map(Self.certification)
-            var result: [Certification] = []
-            for new in certifications {
-                // An unchanged certification keeps its id, and so the warnings already sent for it.
-                if let same = existing.first(where: { $0.name == new.name && $0.expiresAt == new.expiresAt }), !result.contains(same) {
-                    result.append(same)
-                    continue
-                }
-                let id = try await Self.one(c.query("""
-                    INSERT INTO certification (mentor_id, name, expires_at) VALUES (\(mentorID), \(new.name), \(new.expiresAt.timeIntervalSince1970))
-                    RETURNING id
-                    """, logger: self.logger)).decode(Int64.self)
-                result.append(Certification(id: id, mentorID: mentorID, name: new.name, expiresAt: new.expiresAt))
+    private func replaceCertifications(_ certifications: [NewCertification], mentorID: Int64, _ c: PostgresConnection) async throws {
+        let existing = try await c.query("SELECT id, mentor_id, name, expires_at FROM certification WHERE mentor_id = \(mentorID)",
+                                         logger: logger).collect().map(Self.certification)
+        var result: [Certification] = []
+        for new in certifications {
+            // An unchanged certification keeps its id, and so the warnings already sent for it.
+            if let same = existing.first(where: { $0.name == new.name && $0.expiresAt == new.expiresAt }), !result.contains(same) {
+                result.append(same)
+                continue
             }
-            for old in existing where !result.contains(old) {
-                try await c.query("DELETE FROM certification WHERE id = \(old.id)", logger: self.logger)
-            }
-            return result.sorted { $0.id < $1.id }
+            let id = try await Self.one(c.query("""
+                INSERT INTO certification (mentor_id, name, expires_at) VALUES (\(mentorID), \(new.name), \(new.expiresAt.timeIntervalSince1970))
+                RETURNING id
+                """, logger: logger)).decode(Int64.self)
+            result.append(Certification(id: id, mentorID: mentorID, name: new.name, expiresAt: new.expiresAt))
+        }
+        for old in existing where !result.contains(old) {
+            try await c.query("DELETE FROM certification WHERE id = \(old.id)", logger: logger)
         }
     }
 

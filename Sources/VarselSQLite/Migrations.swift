@@ -173,6 +173,27 @@ enum Migrations {
         migrator.registerMigration("v5: unread notifications by recipient") { db in
             try db.execute(sql: "CREATE INDEX notification_unread_by_recipient ON notification(recipient_id) WHERE read_at IS NULL")
         }
+        migrator.registerMigration("v6: deactivated accounts, one-time password links, account change log") { db in
+            try db.execute(sql: """
+                ALTER TABLE user ADD COLUMN deactivated_at DOUBLE;
+                CREATE TABLE password_link (
+                    token_hash TEXT PRIMARY KEY,
+                    user_id INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                    expires_at DOUBLE NOT NULL
+                );
+                CREATE INDEX password_link_by_user ON password_link(user_id);
+                CREATE TABLE account_log (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    user_id INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                    actor_id INTEGER,
+                    action TEXT NOT NULL,
+                    subject TEXT NOT NULL DEFAULT '',
+                    date DOUBLE,
+                    at DOUBLE NOT NULL
+                );
+                CREATE INDEX account_log_by_user ON account_log(user_id, id);
+                """)
+        }
         return migrator
     }
 }

@@ -87,14 +87,17 @@ public final class SQLiteRepository: VarselRepository, Sendable {
 
     // MARK: Users
 
-    public func createUser(_ user: NewUser, at date: Date) async throws -> User {
+    public func createUser(_ user: NewUser, link: PasswordLink?, by actorID: Int64?, at date: Date) async throws -> User {
         try await commits.write { db in
             if try UserRecord.all().named(user.username).isEmpty(db) == false {
                 throw StoreError.conflict("username is taken")
             }
             var record = UserRecord(user, at: date)
             try record.insert(db)
-            return try record.user()
+            let created = try record.user()
+            if let link { try Self.insert(link, userID: created.id, db: db) }
+            try Self.appendLog([NewAccountLogEntry(actorID: actorID, action: .created, subject: user.role.rawValue)], userID: created.id, at: date, db: db)
+            return created
         }
     }
 
@@ -162,21 +165,110 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         try await commits.write { db in try db.execute(sql: "DELETE FROM session WHERE token_hash = ?", arguments: [tokenHash]) }
     }
 
-    public func changePassword(userID: Int64, passwordHash: String, keeping keptSession: String?) async throws -> [String] {
+    public func changePassword(userID: Int64, passwordHash: String, keeping keptSession: String?, at date: Date) async throws -> [String] {
         try await commits.write { db in
             try db.execute(sql: "UPDATE user SET password_hash = ? WHERE id = ?", arguments: [passwordHash, userID])
             if db.changesCount == 0 { throw StoreError.notFound(.user) }
-            let ended = try String.fetchAll(db, sql: "SELECT token_hash FROM session WHERE user_id = ? AND token_hash IS NOT ?",
-                                            arguments: [userID, keptSession])
-            try db.execute(sql: "DELETE FROM session WHERE user_id = ? AND token_hash IS NOT ?", arguments: [userID, keptSession])
-            return ended
+            try Self.appendLog([NewAccountLogEntry(actorID: userID, action: .passwordChanged)], userID: userID, at: date, db: db)
+            return try Self.endSessions(of: userID, keeping: keptSession, db: db)
         }
+    }
+
+    /// Deletes `userID`'s sessions but `keptSession` (their push subscriptions go with them); returns their hashes.
+    private static func endSessions(of userID: Int64, keeping keptSession: String? = nil, db: Database) throws -> [String] {
+        let ended = try String.fetchAll(db, sql: "SELECT token_hash FROM session WHERE user_id = ? AND token_hash IS NOT ?",
+                                        arguments: [userID, keptSession])
+        try db.execute(sql: "DELETE FROM session WHERE user_id = ? AND token_hash IS NOT ?", arguments: [userID, keptSession])
+        return ended
     }
 
     public func deleteExpiredSessions(at date: Date) async throws -> Int {
         try await commits.write { db in
+            try db.execute(sql: "DELETE FROM password_link WHERE expires_at <= ?", arguments: [date.timeIntervalSince1970])
             try db.execute(sql: "DELETE FROM session WHERE expires_at <= ?", arguments: [date.timeIntervalSince1970])
             return db.changesCount
+        }
+    }
+
+    // MARK: Accounts
+
+    public func changeAccount(userID: Int64, _ change: AccountChange, log: [NewAccountLogEntry], at date: Date) async throws -> AccountChangeOutcome {
+        try await commits.write { db in
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE id = ?", arguments: [userID]) == true else {
+                if case .certifications = change { throw StoreError.notFound(.mentor) }
+                throw StoreError.notFound(.user)
+            }
+            var ended: [String] = []
+            switch change {
+            case let .role(role):
+                try db.execute(sql: "UPDATE user SET role = ? WHERE id = ?", arguments: [role.rawValue, userID])
+            case .deactivate:
+                try db.execute(sql: "UPDATE user SET deactivated_at = coalesce(deactivated_at, ?) WHERE id = ?",
+                               arguments: [date.timeIntervalSince1970, userID])
+                try db.execute(sql: "DELETE FROM password_link WHERE user_id = ?", arguments: [userID])
+                ended = try Self.endSessions(of: userID, db: db)
+            case .reactivate:
+                try db.execute(sql: "UPDATE user SET deactivated_at = NULL WHERE id = ?", arguments: [userID])
+            case let .passwordLink(link):
+                try db.execute(sql: "DELETE FROM password_link WHERE user_id = ?", arguments: [userID])
+                try Self.insert(link, userID: userID, db: db)
+                ended = try Self.endSessions(of: userID, db: db)
+            case let .certifications(list):
+                try Self.replaceCertifications(list, mentorID: userID, db: db)
+            }
+            try Self.appendLog(log, userID: userID, at: date, db: db)
+            guard let user = try Row.fetchOne(db, sql: "SELECT * FROM user WHERE id = ?", arguments: [userID]).map({ try UserRecord(row: $0).user() }) else {
+                throw StoreError.notFound(.user)
+            }
+            let certifications = try Row.fetchAll(db, sql: "SELECT * FROM certification WHERE mentor_id = ? ORDER BY id", arguments: [userID])
+                .map(Self.certification)
+            return AccountChangeOutcome(user: user, endedSessions: ended, certifications: certifications)
+        }
+    }
+
+    public func passwordLinkUser(tokenHash: String, at date: Date) async throws -> User? {
+        try read { db in try Self.passwordLinkUser(tokenHash: tokenHash, at: date, db: db) }
+    }
+
+    private static func passwordLinkUser(tokenHash: String, at date: Date, db: Database) throws -> User? {
+        try Row.fetchOne(db, sql: """
+            SELECT user.* FROM password_link JOIN user ON user.id = password_link.user_id
+            WHERE password_link.token_hash = ? AND password_link.expires_at > ? AND user.deactivated_at IS NULL
+            """, arguments: [tokenHash, date.timeIntervalSince1970]).map { try UserRecord(row: $0).user() }
+    }
+
+    public func usePasswordLink(tokenHash: String, passwordHash: String, at date: Date) async throws -> User? {
+        try await commits.write { db in
+            guard var user = try Self.passwordLinkUser(tokenHash: tokenHash, at: date, db: db) else { return nil }
+            try db.execute(sql: "DELETE FROM password_link WHERE token_hash = ?", arguments: [tokenHash])
+            try db.execute(sql: "UPDATE user SET password_hash = ? WHERE id = ?", arguments: [passwordHash, user.id])
+            _ = try Self.endSessions(of: user.id, db: db)
+            try Self.appendLog([NewAccountLogEntry(actorID: user.id, action: .passwordSet)], userID: user.id, at: date, db: db)
+            user.passwordHash = passwordHash
+            return user
+        }
+    }
+
+    public func accountLog(userID: Int64) async throws -> [AccountLogEntry] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM account_log WHERE user_id = ? ORDER BY id", arguments: [userID]).map { row in
+                guard let action = AccountAction(rawValue: row["action"]) else { throw StoreError.unknownStoredValue(column: "account_log.action") }
+                return AccountLogEntry(id: row["id"], userID: row["user_id"], actorID: row["actor_id"], action: action, subject: row["subject"],
+                                       date: (row["date"] as Double?).map(Self.date), at: Self.date(row["at"]))
+            }
+        }
+    }
+
+    private static func insert(_ link: PasswordLink, userID: Int64, db: Database) throws {
+        try db.execute(sql: "INSERT INTO password_link (token_hash, user_id, expires_at) VALUES (?, ?, ?)",
+                       arguments: [link.tokenHash, userID, link.expiresAt.timeIntervalSince1970])
+    }
+
+    private static func appendLog(_ entries: [NewAccountLogEntry], userID: Int64, at date: Date, db: Database) throws {
+        for entry in entries {
+            try db.execute(sql: "INSERT INTO account_log (user_id, actor_id, action, subject, date, at) VALUES (?, ?, ?, ?, ?, ?)",
+                           arguments: [userID, entry.actorID, entry.action.rawValue, entry.subject, entry.date?.timeIntervalSince1970,
+                                       date.timeIntervalSince1970])
         }
     }
 
@@ -616,27 +708,21 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         Certification(id: row["id"], mentorID: row["mentor_id"], name: row["name"], expiresAt: date(row["expires_at"]))
     }
 
-    public func setCertifications(_ certifications: [NewCertification], mentorID: Int64) async throws -> [Certification] {
-        try await commits.write { db in
-            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE id = ?", arguments: [mentorID]) == true else {
-                throw StoreError.notFound(.mentor)
+    private static func replaceCertifications(_ certifications: [NewCertification], mentorID: Int64, db: Database) throws {
+        let existing = try Row.fetchAll(db, sql: "SELECT * FROM certification WHERE mentor_id = ?", arguments: [mentorID]).map(Self.certification)
+        var result: [Certification] = []
+        for new in certifications {
+            // An unchanged certification keeps its id, and so the warnings already sent for it.
+            if let same = existing.first(where: { $0.name == new.name && $0.expiresAt == new.expiresAt }), !result.contains(same) {
+                result.append(same)
+                continue
             }
-            let existing = try Row.fetchAll(db, sql: "SELECT * FROM certification WHERE mentor_id = ?", arguments: [mentorID]).map(Self.certification)
-            var result: [Certification] = []
-            for new in certifications {
-                // An unchanged certification keeps its id, and so the warnings already sent for it.
-                if let same = existing.first(where: { $0.name == new.name && $0.expiresAt == new.expiresAt }), !result.contains(same) {
-                    result.append(same)
-                    continue
-                }
-                try db.execute(sql: "INSERT INTO certification (mentor_id, name, expires_at) VALUES (?, ?, ?)",
-                               arguments: [mentorID, new.name, new.expiresAt.timeIntervalSince1970])
-                result.append(Certification(id: db.lastInsertedRowID, mentorID: mentorID, name: new.name, expiresAt: new.expiresAt))
-            }
-            for old in existing where !result.contains(old) {
-                try db.execute(sql: "DELETE FROM certification WHERE id = ?", arguments: [old.id])
-            }
-            return result.sorted { $0.id < $1.id }
+            try db.execute(sql: "INSERT INTO certification (mentor_id, name, expires_at) VALUES (?, ?, ?)",
+                           arguments: [mentorID, new.name, new.expiresAt.timeIntervalSince1970])
+            result.append(Certification(id: db.lastInsertedRowID, mentorID: mentorID, name: new.name, expiresAt: new.expiresAt))
+        }
+        for old in existing where !result.contains(old) {
+            try db.execute(sql: "DELETE FROM certification WHERE id = ?", arguments: [old.id])
         }
     }
 

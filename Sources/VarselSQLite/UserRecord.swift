@@ -17,6 +17,7 @@ struct UserRecord: Codable, FetchableRecord, MutablePersistableRecord {
     var createdAt: Double
     var pausedUntil: Double?
     var pausedFrom: Double?
+    var deactivatedAt: Double?
 
     enum CodingKeys: String, CodingKey {
         case id
@@ -28,6 +29,7 @@ struct UserRecord: Codable, FetchableRecord, MutablePersistableRecord {
         case createdAt = "created_at"
         case pausedUntil = "paused_until"
         case pausedFrom = "paused_from"
+        case deactivatedAt = "deactivated_at"
     }
 
     /// The columns requests filter and order on.
@@ -48,6 +50,7 @@ struct UserRecord: Codable, FetchableRecord, MutablePersistableRecord {
         createdAt = row["created_at"]
         pausedUntil = row["paused_until"]
         pausedFrom = row["paused_from"]
+        deactivatedAt = row["deactivated_at"]
     }
 
     /// The row for a new user, created at `date`.
@@ -70,7 +73,8 @@ struct UserRecord: Codable, FetchableRecord, MutablePersistableRecord {
              role: try Role(stored: role, column: "user.role"), passwordHash: passwordHash,
              language: try Language(stored: language, column: "user.language"),
              createdAt: Date(timeIntervalSince1970: createdAt), pausedUntil: pausedUntil.map(Date.init(timeIntervalSince1970:)),
-             pausedFrom: pausedFrom.map(Date.init(timeIntervalSince1970:)))
+             pausedFrom: pausedFrom.map(Date.init(timeIntervalSince1970:)),
+             deactivatedAt: deactivatedAt.map(Date.init(timeIntervalSince1970:)))
     }
 }
 

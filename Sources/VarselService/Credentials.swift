@@ -26,11 +26,13 @@ public struct PasswordHasher: Sendable {
         try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash) }
     }
 
-    /// Checks `password` against `hash`, or, when there is no account, against the decoy at the same cost and
-    /// answers false: the time taken does not tell whether the account exists.
+    /// Checks `password` against `hash`, or, when there is no account or it has no password yet (an empty hash,
+    /// waiting for its set-password link), against the decoy at the same cost and answers false: the time taken does
+    /// not tell whether the account exists.
     public func verify(_ password: String, hashIfAccountExists hash: String?) async throws -> Bool {
-        let matches = try await verify(password, hash: hash ?? decoyHash)
-        return hash != nil && matches
+        let usable = hash.flatMap { $0.isEmpty ? nil : $0 }
+        let matches = try await verify(password, hash: usable ?? decoyHash)
+        return usable != nil && matches
     }
 }
 

@@ -19,6 +19,7 @@ public enum Limits {
     public static let maxDisplayNameLength = 100
     public static let maxPersonalDetails = 20
     public static let maxCertifications = 50
+    public static let maxCertificationNameLength = 200
 }
 
 /// The Oslo time zone, in which calendar days (pauses, expiry dates) are counted.

@@ -13,6 +13,8 @@ public struct Sessions: Sendable {
         case tooManyAttempts(retryAfterSeconds: Int)
         /// No such user, or the wrong password (the two are not told apart).
         case wrongCredentials
+        /// The password was right but the account is deactivated; said only to whoever knows the password.
+        case deactivated
     }
 
     /// A session that was just started, with the token the client keeps (only its hash is stored).
@@ -58,6 +60,7 @@ public struct Sessions: Sendable {
             throw Refusal.wrongCredentials
         }
         await throttle.succeeded(attempt)
+        guard user.isActive else { throw Refusal.deactivated }
         let token = Tokens.random()
         let started = now()
         let session = Session(tokenHash: Tokens.hash(token), userID: user.id, csrfToken: Tokens.random(), createdAt: started,
@@ -86,7 +89,7 @@ public struct Sessions: Sendable {
         }
         await throttle.succeeded(attempt)
         let hash = try await passwords.hash(new)
-        let ended = try await repository.changePassword(userID: user.id, passwordHash: hash, keeping: session.tokenHash)
+        let ended = try await repository.changePassword(userID: user.id, passwordHash: hash, keeping: session.tokenHash, at: now())
         ended.forEach(broker.endStreams(ofSession:))
         return ended.count
     }

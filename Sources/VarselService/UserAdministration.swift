@@ -2,44 +2,342 @@ import Foundation
 import VarselCore
 import VarselStore
 
-/// Adding users, shared by the API and the `varsel user add` command.
+/// People and their accounts: adding them, one-time set-password links, deactivation, roles and certifications,
+/// each change recorded in the account's change log. Shared by the pages, the API and the `varsel user` commands;
+/// the one place that decides who may change whose account.
+///
+/// Coordinators manage mentors; admins manage everyone; nobody changes their own role or deactivates themself.
+/// An `actor` of nil is the operator at the command line, who may do anything.
 public struct UserAdministration: Sendable {
-    let repository: any VarselRepository
-    let passwords: PasswordHasher
-
-    public init(repository: any VarselRepository, passwords: PasswordHasher) {
-        self.repository = repository
-        self.passwords = passwords
+    /// Why a change to an account was refused; each message is safe to show and names no one.
+    public enum Refusal: Error, Sendable, Equatable {
+        /// The person does not exist, or is not someone the actor manages.
+        case unknownPerson
+        /// Only an administrator may do this (change a role, manage a coordinator or an administrator).
+        case adminOnly
+        /// Nobody changes their own role or deactivates themself.
+        case ownAccount
+        /// The set-password link is unknown, used, expired, or its account deactivated.
+        case linkNotValid
     }
 
-    /// Validates and creates a user; throws ``InvalidInput`` naming every invalid field.
+    /// A new one-time set-password link, to show once.
+    public struct IssuedLink: Sendable {
+        public var user: User
+        /// The code that is the link's last part, readable aloud: `K7QM-4XHD-9TRB`.
+        public var code: String
+        public var expiresAt: Date
+    }
+
+    /// A person as the people list shows them, with what the list needs to say about them.
+    public struct Person: Sendable {
+        public var user: User
+        public var certifications: [Certification]
+        public var liveAssignments: [Assignment]
+
+        /// The core's summary of this person at `now`.
+        public func summary(now: Date) -> PersonSummary {
+            let first = certifications.min { $0.expiresAt < $1.expiresAt }
+            return PersonSummary(id: user.id, displayName: user.displayName, username: user.username, role: PersonRole(user.role),
+                                 deactivatedAt: user.deactivatedAt, pausedUntil: user.isPaused(at: now) ? user.pausedUntil : nil,
+                                 firstExpiring: first.map { ($0.name, $0.expiresAt) }, liveAssignments: liveAssignments.count)
+        }
+    }
+
+    /// How long a set-password link works.
+    public static let linkLifetime: TimeInterval = 72 * 3600
+
+    let repository: any VarselRepository
+    let passwords: PasswordHasher
+    let broker: EventBroker?
+    let now: @Sendable () -> Date
+
+    public init(repository: any VarselRepository, passwords: PasswordHasher, broker: EventBroker? = nil,
+                now: @escaping @Sendable () -> Date = { Date() }) {
+        self.repository = repository
+        self.passwords = passwords
+        self.broker = broker
+        self.now = now
+    }
+
+    // MARK: Adding people
+
+    /// Validates and creates a user with a password (the command line, the demo, the API's admin call); throws
+    /// ``InvalidInput`` naming every invalid field.
     public func add(username: String, password: String, role: String, displayName: String?, locale: String?, at date: Date) async throws -> User {
+        var issues = Validation.password(password, field: "password")
+        let fields = try Self.validate(username: username, displayName: displayName, role: role, locale: locale, issues: &issues)
+        let hash = try await passwords.hash(password)
+        return try await repository.createUser(
+            NewUser(username: fields.username, displayName: fields.displayName, role: fields.role, passwordHash: hash, language: fields.language), at: date)
+    }
+
+    /// Adds a person without a password: they choose one through the one-time link returned. Coordinators add
+    /// mentors only. Throws ``InvalidInput`` for invalid fields or a taken username, ``Refusal/adminOnly``.
+    public func invite(username: String, displayName: String?, role: String, locale: String?, by actor: User?) async throws -> IssuedLink {
         var issues: [Validation.Issue] = []
+        let fields = try Self.validate(username: username, displayName: displayName, role: role, locale: locale, issues: &issues)
+        try Self.requireManages(actor, role: fields.role)
+        let code = SetPasswordCode.generate()
+        let expiresAt = now().addingTimeInterval(Self.linkLifetime)
+        do {
+            // An empty hash matches no password: the account cannot be signed in to until the link is used.
+            let user = try await repository.createUser(
+                NewUser(username: fields.username, displayName: fields.displayName, role: fields.role, passwordHash: "", language: fields.language),
+                link: PasswordLink(tokenHash: SetPasswordCode.hash(code), expiresAt: expiresAt), by: actor?.id, at: now())
+            return IssuedLink(user: user, code: code, expiresAt: expiresAt)
+        } catch StoreError.conflict {
+            throw InvalidInput([.init(field: "username", rule: .other("is taken"))])
+        }
+    }
+
+    private struct Fields {
+        var username: String
+        var displayName: String
+        var role: Role
+        var language: Language
+    }
+
+    private static func validate(username: String, displayName: String?, role: String, locale: String?, issues: inout [Validation.Issue]) throws -> Fields {
         let name = username.trimmingCharacters(in: .whitespaces)
         if name.range(of: "^[A-Za-z0-9._-]{2,64}$", options: .regularExpression) == nil {
             issues.append(.init(field: "username", rule: .other("2 to 64 letters, digits, '.', '_' or '-'")))
         }
-        issues += Validation.password(password, field: "password")
         let parsedRole = Role(rawValue: role)
         if parsedRole == nil { issues.append(.init(field: "role", rule: .other("must be mentor, coordinator or admin"))) }
         let language = locale.map { Language(tag: $0) } ?? .english
         if language == nil { issues.append(.init(field: "locale", rule: .other("must be en or nb"))) }
-        let display = (displayName ?? name).trimmingCharacters(in: .whitespaces)
+        let display = (displayName.flatMap { $0.isEmpty ? nil : $0 } ?? name).trimmingCharacters(in: .whitespaces)
         issues += Validation.text(display, field: "displayName", max: Limits.maxDisplayNameLength)
         guard issues.isEmpty, let parsedRole, let language else { throw InvalidInput(issues) }
-        let hash = try await passwords.hash(password)
-        return try await repository.createUser(
-            NewUser(username: name, displayName: display, role: parsedRole, passwordHash: hash, language: language), at: date)
+        return Fields(username: name, displayName: display, role: parsedRole, language: language)
     }
 
-    /// Replaces `mentorID`'s certifications, which drive the expiry warnings; at most ``Limits/maxCertifications``.
-    public func setCertifications(_ certifications: [NewCertification], for mentorID: Int64) async throws -> [Certification] {
+    // MARK: Who manages whom
+
+    /// Whether `actor` manages accounts of `role`: admins and the command line everyone, coordinators mentors.
+    public static func manages(_ actor: User?, role: Role) -> Bool {
+        guard let actor else { return true }
+        switch actor.role {
+        case .admin: return true
+        case .coordinator: return role == .mentor
+        case .mentor: return false
+        }
+    }
+
+    private static func requireManages(_ actor: User?, role: Role) throws(Refusal) {
+        guard manages(actor, role: role) else { throw actor?.role == .coordinator ? .adminOnly : .unknownPerson }
+    }
+
+    /// The person `id` if `actor` manages them; ``Refusal/unknownPerson`` otherwise (a coordinator asking about an
+    /// administrator learns nothing).
+    public func person(_ id: Int64, for actor: User?) async throws -> User {
+        guard let user = try await repository.user(id: id), Self.manages(actor, role: user.role) || actor?.id == id,
+              actor.map({ $0.role != .mentor }) ?? true else { throw Refusal.unknownPerson }
+        return user
+    }
+
+    /// The people `actor` manages, with their certifications and live assignments, in the order they were added.
+    public func people(for actor: User?) async throws -> [Person] {
+        let users = try await repository.users().filter { Self.manages(actor, role: $0.role) }
+        let assignments = Dictionary(grouping: try await repository.allAssignments().filter(\.isLive), by: \.mentorID)
+        var people: [Person] = []
+        for user in users {
+            let certifications = user.role == .mentor ? try await repository.certifications(mentorID: user.id) : []
+            people.append(Person(user: user, certifications: certifications, liveAssignments: assignments[user.id] ?? []))
+        }
+        return people
+    }
+
+    /// One person with their certifications, live assignments and change log (oldest first), for their page.
+    public func details(of id: Int64, for actor: User?) async throws -> (person: Person, log: [AccountLogEntry]) {
+        let user = try await person(id, for: actor)
+        let certifications = try await repository.certifications(mentorID: user.id)
+        let live = try await repository.assignments(forMentor: user.id).filter(\.isLive)
+        return (Person(user: user, certifications: certifications, liveAssignments: live), try await repository.accountLog(userID: user.id))
+    }
+
+    // MARK: Changes
+
+    /// A new one-time link for `id` (a forgotten password); the person's sessions and live streams end at once.
+    public func issueLink(for id: Int64, by actor: User?) async throws -> IssuedLink {
+        let user = try await person(id, for: actor)
+        guard user.isActive else { throw Refusal.linkNotValid }
+        let code = SetPasswordCode.generate()
+        let expiresAt = now().addingTimeInterval(Self.linkLifetime)
+        let outcome = try await change(user, .passwordLink(PasswordLink(tokenHash: SetPasswordCode.hash(code), expiresAt: expiresAt)),
+                                       log: [NewAccountLogEntry(actorID: actor?.id, action: .passwordLinkIssued)])
+        return IssuedLink(user: outcome.user, code: code, expiresAt: expiresAt)
+    }
+
+    /// Deactivates `id`: sign-in refused, sessions and live streams ended, push subscriptions removed; data kept.
+    @discardableResult
+    public func deactivate(_ id: Int64, by actor: User?) async throws -> AccountChangeOutcome {
+        let user = try await person(id, for: actor)
+        guard actor?.id != id else { throw Refusal.ownAccount }
+        guard user.isActive else { return AccountChangeOutcome(user: user, endedSessions: [], certifications: []) }
+        return try await change(user, .deactivate, log: [NewAccountLogEntry(actorID: actor?.id, action: .deactivated)], reason: .deactivated)
+    }
+
+    /// Lets `id` sign in again.
+    @discardableResult
+    public func reactivate(_ id: Int64, by actor: User?) async throws -> AccountChangeOutcome {
+        let user = try await person(id, for: actor)
+        guard actor?.id != id else { throw Refusal.ownAccount }
+        guard !user.isActive else { return AccountChangeOutcome(user: user, endedSessions: [], certifications: []) }
+        return try await change(user, .reactivate, log: [NewAccountLogEntry(actorID: actor?.id, action: .reactivated)])
+    }
+
+    /// Gives `id` a new role: administrators only, never their own.
+    @discardableResult
+    public func changeRole(of id: Int64, to role: Role, by actor: User?) async throws -> AccountChangeOutcome {
+        guard actor.map({ $0.role == .admin }) ?? true else { throw Refusal.adminOnly }
+        let user = try await person(id, for: actor)
+        guard actor?.id != id else { throw Refusal.ownAccount }
+        guard user.role != role else { return AccountChangeOutcome(user: user, endedSessions: [], certifications: []) }
+        return try await change(user, .role(role), log: [NewAccountLogEntry(actorID: actor?.id, action: .roleChanged, subject: role.rawValue)])
+    }
+
+    /// Replaces `mentorID`'s certifications (which drive the expiry warnings), recording what was added, renewed
+    /// and removed; at most ``Limits/maxCertifications``.
+    public func setCertifications(_ certifications: [NewCertification], for mentorID: Int64, by actor: User?) async throws -> [Certification] {
         guard certifications.count <= Limits.maxCertifications else {
             throw InvalidInput([.init(field: "certifications", rule: .other("at most \(Limits.maxCertifications)"))],
                                summary: "At most \(Limits.maxCertifications) certifications per mentor.")
         }
-        return try await repository.setCertifications(certifications, mentorID: mentorID)
+        let user = try await person(mentorID, for: actor)
+        guard user.role == .mentor else { throw Refusal.unknownPerson }
+        let before = try await repository.certifications(mentorID: mentorID)
+        let log = Self.changes(from: before, to: certifications, by: actor?.id)
+        return try await change(user, .certifications(certifications), log: log).certifications
     }
+
+    /// Adds a certification, or renews it (a new expiry date) when the mentor has one of that name.
+    public func addCertification(name: String, expiresAt: Date, for mentorID: Int64, by actor: User?) async throws -> [Certification] {
+        let trimmed = name.trimmingCharacters(in: .whitespaces)
+        let issues = Validation.text(trimmed, field: "name", max: Limits.maxCertificationNameLength)
+        guard issues.isEmpty else { throw InvalidInput(issues) }
+        var list = try await repository.certifications(mentorID: mentorID).map { NewCertification(name: $0.name, expiresAt: $0.expiresAt) }
+        if let index = list.firstIndex(where: { $0.name == trimmed }) { list[index].expiresAt = expiresAt } else { list.append(NewCertification(name: trimmed, expiresAt: expiresAt)) }
+        return try await setCertifications(list, for: mentorID, by: actor)
+    }
+
+    /// Renews the certification `certificationID` until `expiresAt`.
+    public func renewCertification(_ certificationID: Int64, until expiresAt: Date, for mentorID: Int64, by actor: User?) async throws -> [Certification] {
+        let current = try await repository.certifications(mentorID: mentorID)
+        guard current.contains(where: { $0.id == certificationID }) else { throw Refusal.unknownPerson }
+        return try await setCertifications(current.map { NewCertification(name: $0.name, expiresAt: $0.id == certificationID ? expiresAt : $0.expiresAt) },
+                                           for: mentorID, by: actor)
+    }
+
+    /// Removes the certification `certificationID`.
+    public func removeCertification(_ certificationID: Int64, for mentorID: Int64, by actor: User?) async throws -> [Certification] {
+        let current = try await repository.certifications(mentorID: mentorID)
+        guard current.contains(where: { $0.id == certificationID }) else { throw Refusal.unknownPerson }
+        return try await setCertifications(current.filter { $0.id != certificationID }.map { NewCertification(name: $0.name, expiresAt: $0.expiresAt) },
+                                           for: mentorID, by: actor)
+    }
+
+    /// The change log entries that take `before` to `after`: by name, a new one added, a new date renewed, a
+    /// missing one removed.
+    static func changes(from before: [Certification], to after: [NewCertification], by actorID: Int64?) -> [NewAccountLogEntry] {
+        var entries: [NewAccountLogEntry] = []
+        for new in after {
+            if let old = before.first(where: { $0.name == new.name }) {
+                if old.expiresAt != new.expiresAt {
+                    entries.append(NewAccountLogEntry(actorID: actorID, action: .certificationRenewed, subject: new.name, date: new.expiresAt))
+                }
+            } else {
+                entries.append(NewAccountLogEntry(actorID: actorID, action: .certificationAdded, subject: new.name, date: new.expiresAt))
+            }
+        }
+        for old in before where !after.contains(where: { $0.name == old.name }) {
+            entries.append(NewAccountLogEntry(actorID: actorID, action: .certificationRemoved, subject: old.name))
+        }
+        return entries
+    }
+
+    private func change(_ user: User, _ change: AccountChange, log: [NewAccountLogEntry],
+                        reason: StreamCloseReason = .signedOut) async throws -> AccountChangeOutcome {
+        let outcome = try await repository.changeAccount(userID: user.id, change, log: log, at: now())
+        if !outcome.endedSessions.isEmpty || change == .deactivate {
+            broker?.endStreams(ofUser: user.id, reason: reason)
+        }
+        return outcome
+    }
+
+    // MARK: The set-password link
+
+    /// The person a set-password code is for, while it works.
+    public func linkHolder(code: String) async throws -> User? {
+        guard let normalized = SetPasswordCode.normalized(code) else { return nil }
+        return try await repository.passwordLinkUser(tokenHash: SetPasswordCode.hash(normalized), at: now())
+    }
+
+    /// Sets the password of the link's holder, once, ending their other sessions. Throws ``InvalidInput`` for a
+    /// password that breaks the rules (`password`) or two that differ (`repeat`), ``Refusal/linkNotValid``.
+    public func choosePassword(code: String, password: String, repeated: String) async throws -> User {
+        var issues = Validation.password(password, field: "password")
+        if issues.isEmpty, password != repeated { issues.append(.init(field: "repeat", rule: .other("must be the same password"))) }
+        guard issues.isEmpty else { throw InvalidInput(issues) }
+        guard let normalized = SetPasswordCode.normalized(code) else { throw Refusal.linkNotValid }
+        let hash = try await passwords.hash(password)
+        guard let user = try await repository.usePasswordLink(tokenHash: SetPasswordCode.hash(normalized), passwordHash: hash, at: now()) else {
+            throw Refusal.linkNotValid
+        }
+        broker?.endStreams(ofUser: user.id, reason: .signedOut)
+        return user
+    }
+
+    /// The account change log of `id`, oldest first.
+    public func log(of id: Int64, for actor: User?) async throws -> [AccountLogEntry] {
+        _ = try await person(id, for: actor)
+        return try await repository.accountLog(userID: id)
+    }
+}
+
+extension PersonRole {
+    /// The core's name for a stored role.
+    public init(_ role: Role) {
+        switch role {
+        case .mentor: self = .mentor
+        case .coordinator: self = .coordinator
+        case .admin: self = .admin
+        }
+    }
+}
+
+/// The code of a one-time set-password link: 12 characters of Crockford's base 32 (60 random bits) in groups of
+/// four, `K7QM-4XHD-9TRB`, so it can be read aloud over the phone and typed without confusion (O is 0, I and L are 1).
+public enum SetPasswordCode {
+    static let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
+
+    /// A new random code, grouped.
+    public static func generate() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let characters = (0..<12).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] }
+        return stride(from: 0, to: 12, by: 4).map { String(characters[$0..<$0 + 4]) }.joined(separator: "-")
+    }
+
+    /// The code as typed or read from a link, in canonical grouped form; nil when it cannot be a code.
+    public static func normalized(_ typed: String) -> String? {
+        var characters: [Character] = []
+        for character in typed.uppercased() where character != "-" && character != " " {
+            switch character {
+            case "O": characters.append("0")
+            case "I", "L": characters.append("1")
+            default:
+                guard alphabet.contains(character) else { return nil }
+                characters.append(character)
+            }
+            if characters.count > 12 { return nil }
+        }
+        guard characters.count == 12 else { return nil }
+        return stride(from: 0, to: 12, by: 4).map { String(characters[$0..<$0 + 4]) }.joined(separator: "-")
+    }
+
+    /// The hash the store keeps for `code` (grouped form).
+    public static func hash(_ code: String) -> String { Tokens.hash(normalized(code) ?? code) }
 }
 
 /// Who may see an assignment and its contact's personal details: the mentor while the assignment is live (not

@@ -16,6 +16,9 @@ public actor InMemoryRepository: VarselRepository {
     private var escalationsByAssignment: [Int64: [EscalationStep: Date]] = [:]
     private var scenariosByID: [Int64: Scenario] = [:]
     private var signInFailuresByKey: [String: SignInFailures] = [:]
+    /// Unused one-time password links by token hash, with the user each is for.
+    private var passwordLinks: [String: (userID: Int64, link: PasswordLink)] = [:]
+    private var accountLogEntries: [AccountLogEntry] = []
     private var mentorScenarios: [Int64: [Int64: MentorScenario]] = [:]
     private var eventLog: [StoredEvent] = []
     private var prunedThrough: Int64 = 0
@@ -33,13 +36,15 @@ public actor InMemoryRepository: VarselRepository {
 
     // MARK: Users
 
-    public func createUser(_ user: NewUser, at date: Date) throws -> User {
+    public func createUser(_ user: NewUser, link: PasswordLink?, by actorID: Int64?, at date: Date) throws -> User {
         guard !usersByID.values.contains(where: { $0.username.lowercased() == user.username.lowercased() }) else {
             throw StoreError.conflict("username is taken")
         }
         let created = User(id: nextID("user"), username: user.username, displayName: user.displayName, role: user.role,
                            passwordHash: user.passwordHash, language: user.language, createdAt: date)
         usersByID[created.id] = created
+        if let link { passwordLinks[link.tokenHash] = (created.id, link) }
+        appendLog([NewAccountLogEntry(actorID: actorID, action: .created, subject: user.role.rawValue)], userID: created.id, at: date)
         return created
     }
 
@@ -76,20 +81,82 @@ public actor InMemoryRepository: VarselRepository {
         push.sessionsEnded([tokenHash])
     }
 
-    public func changePassword(userID: Int64, passwordHash: String, keeping keptSession: String?) throws -> [String] {
+    public func changePassword(userID: Int64, passwordHash: String, keeping keptSession: String?, at date: Date) throws -> [String] {
         guard var user = usersByID[userID] else { throw StoreError.notFound(.user) }
         user.passwordHash = passwordHash
         usersByID[userID] = user
+        appendLog([NewAccountLogEntry(actorID: userID, action: .passwordChanged)], userID: userID, at: date)
+        return endSessions(of: userID, keeping: keptSession)
+    }
+
+    /// Deletes `userID`'s sessions but `keptSession`, and the push subscriptions made by them; returns their hashes.
+    private func endSessions(of userID: Int64, keeping keptSession: String? = nil) -> [String] {
         let ended = sessions.filter { $0.value.userID == userID && $0.key != keptSession }.map(\.key)
         ended.forEach { sessions[$0] = nil }
         push.sessionsEnded(ended)
         return ended
     }
 
+    // MARK: Accounts
+
+    public func changeAccount(userID: Int64, _ change: AccountChange, log: [NewAccountLogEntry], at date: Date) throws -> AccountChangeOutcome {
+        guard var user = usersByID[userID] else {
+            if case .certifications = change { throw StoreError.notFound(.mentor) }
+            throw StoreError.notFound(.user)
+        }
+        var ended: [String] = []
+        switch change {
+        case let .role(role):
+            user.role = role
+        case .deactivate:
+            user.deactivatedAt = user.deactivatedAt ?? date
+            ended = endSessions(of: userID)
+            passwordLinks = passwordLinks.filter { $0.value.userID != userID }
+        case .reactivate:
+            user.deactivatedAt = nil
+        case let .passwordLink(link):
+            passwordLinks = passwordLinks.filter { $0.value.userID != userID }
+            passwordLinks[link.tokenHash] = (userID, link)
+            ended = endSessions(of: userID)
+        case let .certifications(list):
+            replaceCertifications(list, mentorID: userID)
+        }
+        usersByID[userID] = user
+        appendLog(log, userID: userID, at: date)
+        return AccountChangeOutcome(user: user, endedSessions: ended, certifications: certifications(mentorID: userID))
+    }
+
+    public func passwordLinkUser(tokenHash: String, at date: Date) -> User? {
+        guard let entry = passwordLinks[tokenHash], entry.link.expiresAt > date, let user = usersByID[entry.userID], user.isActive else { return nil }
+        return user
+    }
+
+    public func usePasswordLink(tokenHash: String, passwordHash: String, at date: Date) -> User? {
+        guard var user = passwordLinkUser(tokenHash: tokenHash, at: date) else { return nil }
+        passwordLinks[tokenHash] = nil
+        user.passwordHash = passwordHash
+        usersByID[user.id] = user
+        _ = endSessions(of: user.id)
+        appendLog([NewAccountLogEntry(actorID: user.id, action: .passwordSet)], userID: user.id, at: date)
+        return user
+    }
+
+    public func accountLog(userID: Int64) -> [AccountLogEntry] {
+        accountLogEntries.filter { $0.userID == userID }
+    }
+
+    private func appendLog(_ entries: [NewAccountLogEntry], userID: Int64, at date: Date) {
+        for entry in entries {
+            accountLogEntries.append(AccountLogEntry(id: nextID("account_log"), userID: userID, actorID: entry.actorID, action: entry.action,
+                                                     subject: entry.subject, date: entry.date, at: date))
+        }
+    }
+
     public func deleteExpiredSessions(at date: Date) -> Int {
         let expired = sessions.filter { $0.value.expiresAt <= date }.map(\.key)
         expired.forEach { sessions[$0] = nil }
         push.sessionsEnded(expired)
+        passwordLinks = passwordLinks.filter { $0.value.link.expiresAt > date }
         return expired.count
     }
 
@@ -331,8 +398,7 @@ public actor InMemoryRepository: VarselRepository {
 
     // MARK: Certifications
 
-    public func setCertifications(_ certifications: [NewCertification], mentorID: Int64) throws -> [Certification] {
-        guard usersByID[mentorID] != nil else { throw StoreError.notFound(.mentor) }
+    private func replaceCertifications(_ certifications: [NewCertification], mentorID: Int64) {
         // Replacing keeps the id (and so the warnings sent) of a certification whose name and expiry are unchanged.
         let existing = certificationsByID.values.filter { $0.mentorID == mentorID }
         var result: [Certification] = []
@@ -346,7 +412,6 @@ public actor InMemoryRepository: VarselRepository {
             }
         }
         for old in existing where !result.contains(old) { certificationsByID[old.id] = nil }
-        return result.sorted { $0.id < $1.id }
     }
 
     public func certifications(mentorID: Int64) -> [Certification] {

@@ -22,9 +22,11 @@ public struct User: Sendable, Codable, Hashable, Identifiable {
     public var pausedUntil: Date?
     /// When a booked pause begins; nil when it began when it was asked for.
     public var pausedFrom: Date?
+    /// When the account was deactivated (sign-in refused, data kept); nil while active.
+    public var deactivatedAt: Date?
 
     public init(id: Int64, username: String, displayName: String, role: Role, passwordHash: String,
-                language: Language, createdAt: Date, pausedUntil: Date? = nil, pausedFrom: Date? = nil) {
+                language: Language, createdAt: Date, pausedUntil: Date? = nil, pausedFrom: Date? = nil, deactivatedAt: Date? = nil) {
         self.id = id
         self.username = username
         self.displayName = displayName
@@ -34,7 +36,11 @@ public struct User: Sendable, Codable, Hashable, Identifiable {
         self.createdAt = createdAt
         self.pausedUntil = pausedUntil
         self.pausedFrom = pausedFrom
+        self.deactivatedAt = deactivatedAt
     }
+
+    /// Whether the account may sign in.
+    public var isActive: Bool { deactivatedAt == nil }
 
     /// Whether the mentor's pause is in force at `date`.
     public func isPaused(at date: Date) -> Bool {

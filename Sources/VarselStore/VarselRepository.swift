@@ -10,7 +10,9 @@ import VarselCore
 /// SQLite store; the contract tests hold them to the same behaviour.
 public protocol VarselRepository: PushStore, Sendable {
     // MARK: Users
-    func createUser(_ user: NewUser, at date: Date) async throws -> User
+    /// Creates a user and records it in their change log as done by `actorID` (nil: the command line), with a
+    /// one-time password link when `link` is given; throws ``StoreError/conflict(_:)`` for a taken username.
+    func createUser(_ user: NewUser, link: PasswordLink?, by actorID: Int64?, at date: Date) async throws -> User
     func user(id: Int64) async throws -> User?
     func user(username: String) async throws -> User?
     func users() async throws -> [User]
@@ -19,14 +21,28 @@ public protocol VarselRepository: PushStore, Sendable {
     /// Sets the language a user reads Varsel in.
     func setLanguage(_ language: Language, userID: Int64) async throws
 
+    // MARK: Accounts
+    /// Makes `change` to `userID`'s account and appends `log` to its change log, in one transaction; throws
+    /// ``StoreError/notFound(_:)`` for an unknown user.
+    func changeAccount(userID: Int64, _ change: AccountChange, log: [NewAccountLogEntry], at date: Date) async throws -> AccountChangeOutcome
+    /// The active user a one-time password link is for, while it is unused and unexpired at `date`.
+    func passwordLinkUser(tokenHash: String, at date: Date) async throws -> User?
+    /// Sets the password through a one-time link, once: the link is used up, every session of the user ends, and
+    /// the change log records it. Returns nil, changing nothing, when the link is unknown, used or expired, or the
+    /// account is deactivated.
+    func usePasswordLink(tokenHash: String, passwordHash: String, at date: Date) async throws -> User?
+    /// `userID`'s change log, oldest first.
+    func accountLog(userID: Int64) async throws -> [AccountLogEntry]
+
     // MARK: Sessions
     func createSession(_ session: Session) async throws
     func session(tokenHash: String, at date: Date) async throws -> Session?
     func deleteSession(tokenHash: String) async throws
     func deleteExpiredSessions(at date: Date) async throws -> Int
-    /// Replaces `userID`'s password hash and deletes every session of theirs except `keptSession` (a token hash),
-    /// in one transaction; returns the token hashes of the sessions deleted.
-    func changePassword(userID: Int64, passwordHash: String, keeping keptSession: String?) async throws -> [String]
+    /// Replaces `userID`'s password hash, deletes every session of theirs except `keptSession` (a token hash) and
+    /// records the change in their change log as their own, in one transaction; returns the token hashes of the
+    /// sessions deleted.
+    func changePassword(userID: Int64, passwordHash: String, keeping keptSession: String?, at date: Date) async throws -> [String]
 
     // MARK: Notifications
     /// Creates one notification per entry, or, when `idempotencyKey` was used before by the same sender with the
@@ -110,8 +126,6 @@ public protocol VarselRepository: PushStore, Sendable {
     func completeScenario(scenarioID: Int64, mentorID: Int64, reflection: String, at date: Date) async throws -> MentorScenario
 
     // MARK: Certifications
-    /// Replaces a mentor's certifications.
-    func setCertifications(_ certifications: [NewCertification], mentorID: Int64) async throws -> [Certification]
     func certifications(mentorID: Int64) async throws -> [Certification]
     /// Every certification expiring before `date`.
     func certifications(expiringBefore date: Date) async throws -> [Certification]
@@ -140,6 +154,16 @@ public protocol VarselRepository: PushStore, Sendable {
 }
 
 extension VarselRepository {
+    /// Creates a user with a password (the command line, the demo), recorded as done by nobody in particular.
+    public func createUser(_ user: NewUser, at date: Date) async throws -> User {
+        try await createUser(user, link: nil, by: nil, at: date)
+    }
+
+    /// Replaces a mentor's certifications without a change log entry (the demo's data).
+    public func setCertifications(_ certifications: [NewCertification], mentorID: Int64) async throws -> [Certification] {
+        try await changeAccount(userID: mentorID, .certifications(certifications), log: [], at: Date()).certifications
+    }
+
     public var publishesCommittedEvents: Bool { false }
     public func followCommittedEvents(_ follower: @escaping @Sendable ([StoredEvent]) -> Void) {}
 }

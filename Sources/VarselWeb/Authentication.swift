@@ -69,7 +69,9 @@ public struct AuthenticationMiddleware: RouterMiddleware {
         }
         // Signing in never acts with the session the browser may already hold (and the form has no token for
         // it): the sign-in post is anonymous, guarded by the same-origin check instead.
-        if let token = request.cookies[sessionCookieName]?.value, !token.isEmpty, request.uri.path != "/signin" {
+        // Choosing a password through a one-time link is anonymous in the same way.
+        if let token = request.cookies[sessionCookieName]?.value, !token.isEmpty, request.uri.path != "/signin",
+           !request.uri.path.hasPrefix("/password") {
             return try await lookUp(token: token, method: .cookie)
         }
         return nil
@@ -78,7 +80,7 @@ public struct AuthenticationMiddleware: RouterMiddleware {
     func lookUp(token: String, method: Identity.Method) async throws -> Identity? {
         let now = services.now()
         guard let session = try await services.repository.session(tokenHash: Tokens.hash(token), at: now),
-              let user = try await services.repository.user(id: session.userID) else { return nil }
+              let user = try await services.repository.user(id: session.userID), user.isActive else { return nil }
         return Identity(user: user, session: session, method: method)
     }
 }

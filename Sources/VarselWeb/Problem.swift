@@ -80,6 +80,13 @@ public struct Problem: HTTPResponseError, Sendable, Equatable {
             case let .alreadyResponded(status): return .conflict("The assignment was already \(status.rawValue).")
             case let .notAllowed(why): return .conflict(why)
             }
+        case let refusal as UserAdministration.Refusal:
+            switch refusal {
+            case .unknownPerson: return .notFound("No such person, or not one you manage.")
+            case .adminOnly: return .forbidden("Only an administrator may do this: coordinators manage mentors.")
+            case .ownAccount: return .forbidden("Nobody changes their own role or deactivates their own account; ask another administrator.")
+            case .linkNotValid: return .notFound("This set-password link has expired, has been used, or its account is deactivated.")
+            }
         case let http as HTTPError:
             let detail = http.body ?? defaultDetail(for: http.status)
             return Problem(http.status, detail, headers: http.headers)

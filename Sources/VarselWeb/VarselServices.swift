@@ -91,7 +91,7 @@ public final class VarselServices: Sendable {
         self.inbox = NotificationInbox(repository: repository, pump: pump, now: now)
         self.answers = AssignmentAnswers(repository: repository, now: now)
         self.settings = AccountSettings(repository: repository, broker: broker)
-        self.users = UserAdministration(repository: repository, passwords: passwords)
+        self.users = UserAdministration(repository: repository, passwords: passwords, broker: broker, now: now)
         self.contactAccess = ContactAccess(repository: repository)
         self.reports = AssignmentReports(repository: repository, contactAccess: contactAccess)
         self.throttle = LoginThrottle(configuration: configuration.throttle, now: now, shared: repository)

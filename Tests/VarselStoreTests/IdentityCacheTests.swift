@@ -32,7 +32,7 @@ struct IdentityCacheTests {
         }
         try await store.deleteSession(tokenHash: "a")
         #expect(try await store.session(tokenHash: "a", at: now) == nil, "signed out")
-        #expect(try await store.changePassword(userID: kari.id, passwordHash: "new", keeping: nil) == ["b"])
+        #expect(try await store.changePassword(userID: kari.id, passwordHash: "new", keeping: nil, at: DemoData.now) == ["b"])
         #expect(try await store.session(tokenHash: "b", at: now) == nil, "ended by the password change")
         #expect(try await store.user(id: kari.id)?.passwordHash == "new")
         try await store.setLanguage(.norwegianBokmal, userID: kari.id)

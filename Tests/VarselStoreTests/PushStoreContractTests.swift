@@ -60,7 +60,7 @@ struct PushStoreContractTests {
         #expect(try await store.pushSubscriptions(for: kari.id).map(\.id) == [laptop.id])
         #expect(try await store.claimDuePushDeliveries(at: now, limit: 10, leaseUntil: now).isEmpty)
         // A password change that ends the other sessions ends their subscriptions too.
-        _ = try await store.changePassword(userID: kari.id, passwordHash: "y", keeping: nil)
+        _ = try await store.changePassword(userID: kari.id, passwordHash: "y", keeping: nil, at: DemoData.now)
         #expect(try await store.pushSubscriptions(for: kari.id).isEmpty)
     }
 

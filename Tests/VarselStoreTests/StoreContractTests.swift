@@ -102,7 +102,7 @@ struct StoreContractTests {
         for (hash, owner) in [("kept", user.id), ("ended", user.id), ("theirs", other.id)] {
             try await store.createSession(Session(tokenHash: hash, userID: owner, csrfToken: "c", createdAt: now, expiresAt: now.addingTimeInterval(60)))
         }
-        #expect(try await store.changePassword(userID: user.id, passwordHash: "new-hash", keeping: "kept") == ["ended"])
+        #expect(try await store.changePassword(userID: user.id, passwordHash: "new-hash", keeping: "kept", at: now) == ["ended"])
         #expect(try await store.user(id: user.id)?.passwordHash == "new-hash")
         #expect(try await store.session(tokenHash: "kept", at: now) != nil)
         #expect(try await store.session(tokenHash: "ended", at: now) == nil)

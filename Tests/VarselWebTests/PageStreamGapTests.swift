@@ -46,7 +46,17 @@ final class WindowInjectingStore: VarselRepository {
     }
 
     // Everything else is the in-memory store's.
-    func createUser(_ user: NewUser, at date: Date) async throws -> User { try await base.createUser(user, at: date) }
+    func createUser(_ user: NewUser, link: PasswordLink?, by actorID: Int64?, at date: Date) async throws -> User {
+        try await base.createUser(user, link: link, by: actorID, at: date)
+    }
+    func changeAccount(userID: Int64, _ change: AccountChange, log: [NewAccountLogEntry], at date: Date) async throws -> AccountChangeOutcome {
+        try await base.changeAccount(userID: userID, change, log: log, at: date)
+    }
+    func passwordLinkUser(tokenHash: String, at date: Date) async throws -> User? { try await base.passwordLinkUser(tokenHash: tokenHash, at: date) }
+    func usePasswordLink(tokenHash: String, passwordHash: String, at date: Date) async throws -> User? {
+        try await base.usePasswordLink(tokenHash: tokenHash, passwordHash: passwordHash, at: date)
+    }
+    func accountLog(userID: Int64) async throws -> [AccountLogEntry] { try await base.accountLog(userID: userID) }
     func user(id: Int64) async throws -> User? { try await base.user(id: id) }
     func user(username: String) async throws -> User? { try await base.user(username: username) }
     func users() async throws -> [User] { try await base.users() }
@@ -56,8 +66,8 @@ final class WindowInjectingStore: VarselRepository {
     func session(tokenHash: String, at date: Date) async throws -> Session? { try await base.session(tokenHash: tokenHash, at: date) }
     func deleteSession(tokenHash: String) async throws { try await base.deleteSession(tokenHash: tokenHash) }
     func deleteExpiredSessions(at date: Date) async throws -> Int { try await base.deleteExpiredSessions(at: date) }
-    func changePassword(userID: Int64, passwordHash: String, keeping keptSession: String?) async throws -> [String] {
-        try await base.changePassword(userID: userID, passwordHash: passwordHash, keeping: keptSession)
+    func changePassword(userID: Int64, passwordHash: String, keeping keptSession: String?, at date: Date) async throws -> [String] {
+        try await base.changePassword(userID: userID, passwordHash: passwordHash, keeping: keptSession, at: date)
     }
     func createNotifications(_ notifications: [NewNotification], idempotencyKey: IdempotencyKey?, at date: Date) async throws -> CreatedNotifications {
         try await base.createNotifications(notifications, idempotencyKey: idempotencyKey, at: date)
@@ -81,9 +91,6 @@ final class WindowInjectingStore: VarselRepository {
     func contact(id: Int64) async throws -> Contact? { try await base.contact(id: id) }
     func respond(to assignmentID: Int64, status: AssignmentStatus, at date: Date) async throws -> Assignment {
         try await base.respond(to: assignmentID, status: status, at: date)
-    }
-    func setCertifications(_ certifications: [NewCertification], mentorID: Int64) async throws -> [Certification] {
-        try await base.setCertifications(certifications, mentorID: mentorID)
     }
     func certifications(mentorID: Int64) async throws -> [Certification] { try await base.certifications(mentorID: mentorID) }
     func certifications(expiringBefore date: Date) async throws -> [Certification] { try await base.certifications(expiringBefore: date) }

@@ -21,6 +21,8 @@ public enum StreamCloseReason: String, Sendable {
     case tooManyStreams = "too-many-streams"
     /// The session the stream was opened with signed out or changed its password.
     case signedOut = "signed-out"
+    /// The account was deactivated.
+    case deactivated = "account-deactivated"
 }
 
 /// One attached live stream, as the broker sees it: somewhere to put messages, which must not wait.
@@ -124,10 +126,10 @@ public final class EventBroker: Sendable {
         for stream in targets { close(stream, reason: .signedOut) }
     }
 
-    /// Ends every stream of `userID`, whatever session opened it (a password change), telling each why.
-    public func endStreams(ofUser userID: Int64) {
+    /// Ends every stream of `userID`, whatever session opened it (a password change, a deactivation), telling each why.
+    public func endStreams(ofUser userID: Int64, reason: StreamCloseReason = .signedOut) {
         let targets = state.withLock { ($0.subscribers[userID] ?? [:]).values.map(\.stream) }
-        for stream in targets { close(stream, reason: .signedOut) }
+        for stream in targets { close(stream, reason: reason) }
     }
 
     /// How many streams `userID` holds.

@@ -43,17 +43,17 @@ struct CertificationsController {
     }
 
     func replace(_ request: Request, context: VarselContext) async throws -> Response {
-        _ = try context.require(.coordinator, .admin)
+        let identity = try context.require(.coordinator, .admin)
         let mentor = try await mentor(context)
         let body = try await JSONCoding.decode([CertificationBody].self, from: request)
         var news: [NewCertification] = []
         for (index, entry) in body.enumerated() {
             let name = entry.name.trimmingCharacters(in: .whitespacesAndNewlines)
-            let issues = Validation.text(name, field: "[\(index)].name", max: 200)
+            let issues = Validation.text(name, field: "[\(index)].name", max: Limits.maxCertificationNameLength)
             guard issues.isEmpty else { throw InvalidInput(issues) }
             news.append(NewCertification(name: name, expiresAt: try Validation.day(entry.expiresOn, field: "[\(index)].expiresOn")))
         }
-        let stored = try await services.users.setCertifications(news, for: mentor.id)
+        let stored = try await services.users.setCertifications(news, for: mentor.id, by: identity.user)
         return try JSONCoding.response(stored.map { CertificationResource(id: $0.id, name: $0.name, expiresAt: $0.expiresAt) })
     }
 }

@@ -63,6 +63,8 @@ struct SessionController {
                     headers: [.retryAfter: String(seconds)])
         case .wrongCredentials:
             Problem.unauthorized("The username or password is wrong.")
+        case .deactivated:
+            Problem.forbidden("This account is deactivated. Ask your coordinator.")
         }
     }
 

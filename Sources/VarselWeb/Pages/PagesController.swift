@@ -83,7 +83,11 @@ struct PagesController {
             return response
         } catch let problem as Problem {
             let strings = Strings(Language.preferred(fromAcceptLanguage: request.headers[.acceptLanguage]))
-            let message = problem.status == .tooManyRequests ? problem.detail : strings.signInFailed
+            let message = switch problem.status {
+            case .tooManyRequests: problem.detail
+            case .forbidden: strings.accountDeactivated
+            default: strings.signInFailed
+            }
             return try renderer.page("signin", signInModel(request, error: message, username: username, next: next), status: problem.status)
         }
     }

@@ -58,6 +58,10 @@ extension AppTab {
         case .contacts: "M12 12a4 4 0 1 0 0-8 4 4 0 0 0 0 8zM4 21c0-4 4-6 8-6s8 2 8 6"
         case .profile: "M3 5h18v14H3zM7 10a2 2 0 1 0 4 0 2 2 0 0 0-4 0M6 16c1-2.5 5-2.5 6 0M14 9h4M14 13h4"
         case .notifications: "M6 16v-5a6 6 0 0 1 12 0v5l2 2H4zM10 20a2 2 0 0 0 4 0"
+        case .dashboard: "M3 3h8v8H3zM13 3h8v5h-8zM13 10h8v11h-8zM3 13h8v8H3z"
+        case .people: "M9 11a3.5 3.5 0 1 0 0-7 3.5 3.5 0 0 0 0 7zM2 20c0-3.5 3-5.5 7-5.5s7 2 7 5.5M16 4.5a3 3 0 0 1 0 6M18 14.5c2.5.5 4 2.5 4 5.5"
+        case .send: "M3 11 21 3l-7 18-3-7zM11 14l10-11"
+        case .scenarios: "M4 4h7a3 3 0 0 1 3 3v13a2 2 0 0 0-2-2H4zM20 4h-5a3 3 0 0 0-3 3M20 4v14h-6"
         }
     }
 }

@@ -215,7 +215,7 @@
     // Signed out, or replaced by a newer stream: stop, rather than reconnect. Too old to resume: reload the list.
     stream.addEventListener("reset", (event) => {
       const reason = JSON.parse(event.data).reason;
-      if (reason === "signed-out" || reason === "too-many-streams") stream.close();
+      if (reason === "signed-out" || reason === "account-deactivated" || reason === "too-many-streams") stream.close();
       else refreshTimes();
     });
     window.varselStream = stream;
