@@ -61,6 +61,12 @@ public struct Sessions: Sendable {
         }
         await throttle.succeeded(attempt)
         guard user.isActive else { throw Refusal.deactivated }
+        return try await start(for: user)
+    }
+
+    /// Stores a new session for `user`, who proved who they are another way (a one-time set-password link).
+    public func start(for user: User) async throws -> Started {
+        guard user.isActive else { throw Refusal.deactivated }
         let token = Tokens.random()
         let started = now()
         let session = Session(tokenHash: Tokens.hash(token), userID: user.id, csrfToken: Tokens.random(), createdAt: started,

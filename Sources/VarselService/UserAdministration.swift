@@ -73,22 +73,19 @@ public struct UserAdministration: Sendable {
     }
 
     /// Adds a person without a password: they choose one through the one-time link returned. Coordinators add
-    /// mentors only. Throws ``InvalidInput`` for invalid fields or a taken username, ``Refusal/adminOnly``.
+    /// mentors only. Throws ``InvalidInput`` for invalid fields, ``StoreError/conflict(_:)`` for a taken username,
+    /// ``Refusal/adminOnly``.
     public func invite(username: String, displayName: String?, role: String, locale: String?, by actor: User?) async throws -> IssuedLink {
         var issues: [Validation.Issue] = []
         let fields = try Self.validate(username: username, displayName: displayName, role: role, locale: locale, issues: &issues)
         try Self.requireManages(actor, role: fields.role)
         let code = SetPasswordCode.generate()
         let expiresAt = now().addingTimeInterval(Self.linkLifetime)
-        do {
-            // An empty hash matches no password: the account cannot be signed in to until the link is used.
-            let user = try await repository.createUser(
-                NewUser(username: fields.username, displayName: fields.displayName, role: fields.role, passwordHash: "", language: fields.language),
-                link: PasswordLink(tokenHash: SetPasswordCode.hash(code), expiresAt: expiresAt), by: actor?.id, at: now())
-            return IssuedLink(user: user, code: code, expiresAt: expiresAt)
-        } catch StoreError.conflict {
-            throw InvalidInput([.init(field: "username", rule: .other("is taken"))])
-        }
+        // An empty hash matches no password: the account cannot be signed in to until the link is used.
+        let user = try await repository.createUser(
+            NewUser(username: fields.username, displayName: fields.displayName, role: fields.role, passwordHash: "", language: fields.language),
+            link: PasswordLink(tokenHash: SetPasswordCode.hash(code), expiresAt: expiresAt), by: actor?.id, at: now())
+        return IssuedLink(user: user, code: code, expiresAt: expiresAt)
     }
 
     private struct Fields {

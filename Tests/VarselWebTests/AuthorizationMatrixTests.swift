@@ -136,6 +136,31 @@ struct AuthorizationMatrixTests {
         "GET /api/v1/assignments": .signedIn(401, 200),
         "POST /coordinator/notifications": Row(303, 403, 403, 303, 303, body: form + "&recipient={kari}&kind=scenarioPrompt&title=Hi&body=b"),
         "POST /coordinator/assignments": Row(303, 403, 403, 303, 303, body: form + "&mentor={ola}&contactName=N&contactAddress=A"),
+        // People: {id} is Ola's, but deactivation's is Kari's (Ola still signs in as the owner afterwards).
+        "GET /people": Row(303, 403, 403, 200, 200),
+        "GET /people/new": Row(303, 403, 403, 200, 200),
+        // The coordinator adds the newcomer; the admin then finds the username taken.
+        "POST /people": Row(303, 403, 403, 201, 409, body: form + "&username=newcomer&displayName=New+Comer&role=mentor&language=en"),
+        "GET /people/{id}": Row(303, 403, 403, 200, 200),
+        "POST /people/{id}/link": Row(303, 403, 403, 200, 200, body: form),
+        "POST /people/{id}/deactivate": Row(303, 403, 403, 303, 303, body: form),
+        "POST /people/{id}/reactivate": Row(303, 403, 403, 303, 303, body: form),
+        "POST /people/{id}/role": Row(303, 403, 403, 403, 303, body: form + "&role=mentor"),
+        "POST /people/{id}/certifications": Row(303, 403, 403, 303, 303, body: form + "&name=Guide&expiresOn=2031-06-01"),
+        "POST /people/{id}/certifications/{certification}/renew": Row(303, 403, 403, 303, 303, body: form + "&expiresOn=2031-06-01"),
+        // The coordinator removes it; the admin then finds it gone.
+        "POST /people/{id}/certifications/{certification}/remove": Row(303, 403, 403, 303, 404, body: form),
+        "GET /password": .signedIn(200, 200),
+        // An unknown code, whoever asks (the page is anonymous: a session cookie is not used).
+        "GET /password/{code}": .signedIn(404, 404),
+        "POST /password/{code}": .signedIn(404, 404, body: "password=long+enough+pw&repeated=long+enough+pw"),
+        "GET /api/v1/users/{id}": Row(401, 403, 403, 200, 200),
+        "GET /api/v1/users/{id}/changes": Row(401, 403, 403, 200, 200),
+        "POST /api/v1/users/{id}/password-link": Row(401, 403, 403, 201, 201),
+        "POST /api/v1/users/{id}/deactivate": Row(401, 403, 403, 200, 200),
+        "POST /api/v1/users/{id}/reactivate": Row(401, 403, 403, 200, 200),
+        "PUT /api/v1/users/{id}/role": Row(401, 403, 403, 403, 200, body: #"{"role":"mentor"}"#),
+        "POST /api/v1/password": .signedIn(404, 404, body: #"{"code":"ABCD-EFGH-JKMN","password":"long enough pw"}"#),
     ]
 
     /// The routes the router serves, spelled `METHOD /path`, without the HEAD twins of GET routes.
@@ -188,7 +213,11 @@ struct AuthorizationMatrixTests {
             p256dh: Base64URL.decode("BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4") ?? Data(),
             auth: Data(repeating: 1, count: 16), actionSecret: PushActionToken.newSecret()), at: world.clock.now)
         let acknowledgeToken = PushActionToken.acknowledge(assignmentID: assignment.id, subscription: subscription)
+        let certification = try #require(try await world.repository.setCertifications(
+            [NewCertification(name: "First aid", expiresAt: try Validation.day("2031-06-01", field: "expiresOn"))], mentorID: world.ola.id).first)
         let id: String = switch true {
+        case pattern.hasSuffix("/deactivate"): "\(world.kari.id)"
+        case pattern.contains("/people/{id}"), pattern.contains("/users/{id}"): "\(world.ola.id)"
         case pattern.contains("/push-subscriptions/{id}"): "\(subscription.id)"
         case pattern.contains("/notifications/{id}"): "\(item.id)"
         case pattern.contains("/assignments/{id}"): "\(assignment.id)"
@@ -198,6 +227,7 @@ struct AuthorizationMatrixTests {
         default: "1"
         }
         let path = pattern.replacingOccurrences(of: "{id}", with: id).replacingOccurrences(of: "{name}", with: "varsel.css")
+            .replacingOccurrences(of: "{certification}", with: "\(certification.id)").replacingOccurrences(of: "{code}", with: "ABCD-EFGH-JKMN")
         let isAPI = path.hasPrefix("/api/") || path == "/metrics"
         try await world.test { client in
             let callers: [(String, String?, Int)] = [("anonymous", nil, row.anonymous), ("other mentor", "kari", row.otherMentor),

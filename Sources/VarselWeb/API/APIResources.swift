@@ -106,6 +106,9 @@ public struct UserResource: Codable, Sendable, Equatable {
     public var locale: Language
     public var pausedUntil: Date?
     public var pausedFrom: Date?
+    /// Whether the account may sign in.
+    public var active: Bool
+    public var deactivatedAt: Date?
 
     public init(_ user: User) {
         id = user.id
@@ -115,6 +118,8 @@ public struct UserResource: Codable, Sendable, Equatable {
         locale = user.language
         pausedUntil = user.pausedUntil
         pausedFrom = user.pausedFrom
+        active = user.isActive
+        deactivatedAt = user.deactivatedAt
     }
 }
 

@@ -25,7 +25,7 @@ extension PagesController {
             }
         }
         let model = CoordinatorPage(
-            chrome: try await chrome(identity, resumePoint: resumePoint, title: strings.coordinatorTools, tab: nil, flash: flash(request, language: identity.user.language)),
+            chrome: try await chrome(identity, resumePoint: resumePoint, title: strings.coordinatorTools, tab: .send, flash: flash(request, language: identity.user.language)),
             heading: strings.coordinatorTools, headingId: "coordinator-heading",
             mentors: mentors.map { MentorOption(id: $0.id, name: $0.displayName, isSelected: false) },
             recipients: allMentors.map { MentorOption(id: $0.id, name: $0.displayName, isSelected: false) },

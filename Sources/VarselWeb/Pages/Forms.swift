@@ -117,6 +117,27 @@ enum PageForm {
     }
 
     /// A coordinator's new assignment: the mentor and the contact to visit.
+    struct NewPerson: Decodable {
+        var username: String?
+        var displayName: String?
+        var language: String?
+        var role: String?
+    }
+
+    struct RoleChoice: Decodable {
+        var role: String?
+    }
+
+    struct CertificationEntry: Decodable {
+        var name: String?
+        var expiresOn: String?
+    }
+
+    struct ChoosePassword: Decodable {
+        var password: String?
+        var repeated: String?
+    }
+
     struct Assignment: Decodable {
         var mentor: String?
         var contactName: String?
@@ -143,6 +164,11 @@ enum Flash: Equatable {
     case passwordChanged
     case scenarioDone
     case scenarioPublished
+    case personDeactivated
+    case personReactivated
+    case roleChanged
+    case certificationsSaved
+    case passwordChosen
 
     /// The flash a `?done=` value names; nil for one this server does not write.
     init?(query: String) {
@@ -164,6 +190,11 @@ enum Flash: Equatable {
         case ("password", nil): self = .passwordChanged
         case ("scenario", nil): self = .scenarioDone
         case ("published", nil): self = .scenarioPublished
+        case ("deactivated", nil): self = .personDeactivated
+        case ("reactivated", nil): self = .personReactivated
+        case ("role", nil): self = .roleChanged
+        case ("certifications", nil): self = .certificationsSaved
+        case ("password-set", nil): self = .passwordChosen
         default: return nil
         }
     }
@@ -196,6 +227,11 @@ enum Flash: Equatable {
         case .passwordChanged: "password"
         case .scenarioDone: "scenario"
         case .scenarioPublished: "published"
+        case .personDeactivated: "deactivated"
+        case .personReactivated: "reactivated"
+        case .roleChanged: "role"
+        case .certificationsSaved: "certifications"
+        case .passwordChosen: "password-set"
         }
     }
 
@@ -222,6 +258,11 @@ enum Flash: Equatable {
         case .passwordChanged: describer.strings.passwordChanged
         case .scenarioDone: describer.strings.scenarioSaved
         case .scenarioPublished: describer.strings.scenarioPublished
+        case .personDeactivated: describer.strings.personDeactivated
+        case .personReactivated: describer.strings.personReactivated
+        case .roleChanged: describer.strings.roleChanged
+        case .certificationsSaved: describer.strings.certificationsSaved
+        case .passwordChosen: describer.strings.passwordChosen
         }
     }
 }

@@ -28,6 +28,7 @@ struct PagesController {
         addWorkRoutes(to: router)
         addProfileRoutes(to: router)
         addScenarioRoutes(to: router)
+        addPeopleRoutes(to: router)
         router.get("notifications", use: centre)
         router.get("notifications/:id/open", use: open)
         router.post("notifications/read-all", use: readAll)
@@ -109,14 +110,16 @@ struct PagesController {
         try await services.repository.latestEventID()
     }
 
-    /// The page frame; pass `unread` when the page has counted already, so it is read once.
+    /// The page frame, with the tab bar of the user's workspace (a mentor's or a coordinator's) and `tab` selected
+    /// when it is in that bar; pass `unread` when the page has counted already, so it is read once.
     func chrome(_ identity: Identity, resumePoint: Int64, title: String, tab: AppTab?, flash: String?, unread counted: Int? = nil) async throws -> PageChrome {
         let user = identity.user
         let describer = services.describer(user.language)
         let unread: Int
         if let counted { unread = counted } else { unread = try await services.repository.unreadCount(for: user.id) }
-        let tabs = describer.tabBar(unreadCount: unread, selected: tab).map { element -> TabView in
-            let appTab = AppTab.allCases.first { "tab-\($0.rawValue)" == element.id } ?? .home
+        let workspace = Workspace(PersonRole(user.role))
+        let selected = tab.flatMap { workspace.tabs.contains($0) ? $0 : nil }
+        let tabs = zip(workspace.tabs, describer.tabBar(unreadCount: unread, selected: selected, in: workspace)).map { appTab, element -> TabView in
             let web = WebAccessibility(element)
             return TabView(id: element.id, href: appTab.path, label: element.label, name: web.name, ariaSelected: web[attribute: "aria-selected"] ?? "false",
                            isSelected: element.state.isSelected, posinset: web[attribute: "aria-posinset"] ?? "",
@@ -126,10 +129,10 @@ struct PagesController {
         let strings = describer.strings
         return PageChrome(
             lang: user.language.tag, title: title, csrfToken: identity.session.csrfToken, userName: user.displayName,
-            isCoordinator: identity.holds(.coordinator, .admin), tabs: tabs, flash: flash, lastEventId: resumePoint,
-            strings: ChromeStrings(skipToContent: strings.skipToContent, signOut: strings.signOut, mainNavigation: strings.mainNavigation,
-                                   settings: strings.screenTitle(.notificationSettings), coordinator: strings.coordinatorTools,
-                                   dashboard: strings.dashboardTitle, scenarios: strings.scenariosTitle))
+            isCoordinator: workspace == .coordinator, tabs: tabs, flash: flash, lastEventId: resumePoint,
+            strings: ChromeStrings(skipToContent: strings.skipToContent, signOut: strings.signOut,
+                                   mainNavigation: workspace == .coordinator ? strings.coordinatorNavigation : strings.mainNavigation,
+                                   profile: strings.tabName(.profile)))
     }
 
     /// The confirmation for a finished form action, carried across the redirect as `?done=` (``Flash``).

@@ -53,7 +53,7 @@ extension PagesController {
         }
         let title = strings.scenariosTitle
         let model = ScenariosPage(
-            chrome: try await chrome(identity, resumePoint: resumePoint, title: title, tab: nil, flash: flash(request, language: user.language)),
+            chrome: try await chrome(identity, resumePoint: resumePoint, title: title, tab: .scenarios, flash: flash(request, language: user.language)),
             heading: title, headingId: Screen.scenario.headingElementID, focusHeading: request.uri.queryParameters["from"] == "notification",
             groups: groups, emptyText: groups.isEmpty ? strings.noScenarios : nil, errors: errors, hasErrors: !errors.isEmpty,
             publish: publish, strings: ScenarioStrings(errorSummary: strings.errorSummary))
@@ -88,7 +88,7 @@ extension PagesController {
             }
         }
         let model = ScenarioPage(
-            chrome: try await chrome(identity, resumePoint: resumePoint, title: scenario.title, tab: nil, flash: flash(request, language: user.language)),
+            chrome: try await chrome(identity, resumePoint: resumePoint, title: scenario.title, tab: .scenarios, flash: flash(request, language: user.language)),
             heading: scenario.title, headingId: Screen.scenario.headingElementID, focusHeading: request.uri.queryParameters["from"] == "notification",
             paragraphs: scenario.body.components(separatedBy: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty },
             id: scenario.id, state: mine.map { strings.scenarioRow(title: scenario.title, doneAt: $0.doneAt, timeZone: osloTimeZone) },

@@ -25,10 +25,8 @@ struct ChromeStrings {
     var skipToContent: String
     var signOut: String
     var mainNavigation: String
-    var settings: String
-    var coordinator: String
-    var dashboard: String
-    var scenarios: String
+    /// The Profile screen's name: a coordinator's bar has no Profile tab, so the header links to it.
+    var profile: String
 }
 
 /// One tab of the bottom navigation, rendered from the core's description of it.

@@ -147,7 +147,7 @@ extension PagesController {
         let mentors = try await services.repository.users().filter { $0.role == .mentor }
         let title = strings.dashboardTitle
         let model = DashboardPage(
-            chrome: try await chrome(identity, resumePoint: resumePoint, title: title, tab: nil, flash: flash(request, language: user.language)),
+            chrome: try await chrome(identity, resumePoint: resumePoint, title: title, tab: .dashboard, flash: flash(request, language: user.language)),
             heading: title, headingId: "dashboard-heading", groups: groups, emptyText: groups.isEmpty ? strings.noMatchingAssignments : nil,
             filter: FilterView(
                 shows: [(AssignmentFilter.Show.all, strings.filterAll), (.waiting, strings.filterWaiting), (.overdue, strings.filterOverdue)].map {

@@ -1,0 +1,344 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import VarselCore
+import VarselService
+import VarselStore
+
+/// The coordinator's people screens: the list of people they manage, adding a person (who gets a one-time
+/// set-password link), a person's page (link, deactivation, role, certifications, live assignments, change log),
+/// and the page where a new person chooses their password. Every decision is ``UserAdministration``'s.
+extension PagesController {
+    func addPeopleRoutes(to router: Router<VarselContext>) {
+        router.get("people", use: peoplePage)
+        router.get("people/new", use: { try await addPersonPage($0, $1, errors: [], values: AddPersonValues()) })
+        router.post("people", use: addPerson)
+        router.get("people/:id", use: { try await personPage($0, $1, errors: [], status: .ok) })
+        router.post("people/:id/link", use: issueLink)
+        router.post("people/:id/deactivate", use: { try await setActive(false, $0, $1) })
+        router.post("people/:id/reactivate", use: { try await setActive(true, $0, $1) })
+        router.post("people/:id/role", use: changeRole)
+        router.post("people/:id/certifications", use: addCertification)
+        router.post("people/:id/certifications/:certification/renew", use: renewCertification)
+        router.post("people/:id/certifications/:certification/remove", use: removeCertification)
+        router.get("password", use: codeEntryPage)
+        router.get("password/:code", use: { try await choosePasswordPage($0, $1, errors: [], status: .ok) })
+        router.post("password/:code", use: choosePassword)
+    }
+
+    // MARK: The list
+
+    func peoplePage(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try signedIn(request, context).require(.coordinator, .admin)
+        let resumePoint = try await self.resumePoint()
+        let user = identity.user
+        let describer = services.describer(user.language)
+        let strings = describer.strings
+        let now = services.now()
+        let filter = request.uri.queryParameters["show"].flatMap { PersonFilter(rawValue: String($0)) } ?? .all
+        let people = try await services.users.people(for: user).map { $0.summary(now: now) }.filter { filter.includes($0, now: now) }
+        let model = PeoplePage(
+            chrome: try await chrome(identity, resumePoint: resumePoint, title: strings.peopleTitle, tab: .people, flash: flash(request, language: user.language)),
+            heading: strings.peopleTitle, headingId: "people-heading",
+            filterLabel: strings.filterShow, filterHeading: strings.filterHeading, apply: strings.filterApply,
+            filters: PersonFilter.allCases.map { KindOption(value: $0.rawValue, label: strings.personFilterName($0), isSelected: $0 == filter) },
+            count: strings.peopleCount(people.count), addLabel: strings.addPersonHeading,
+            rows: people.map { PersonRowView(id: "person-\($0.id)", href: "/people/\($0.id)", name: describer.personRow($0, now: now, timeZone: osloTimeZone)) },
+            emptyText: people.isEmpty ? strings.noPeopleMatch : nil)
+        return try renderer.page("people", model)
+    }
+
+    // MARK: Adding a person
+
+    func addPersonPage(_ request: Request, _ context: VarselContext, errors: [FormError], values: AddPersonValues,
+                       status: HTTPResponse.Status = .ok) async throws -> Response {
+        let identity = try signedIn(request, context).require(.coordinator, .admin)
+        let resumePoint = try await self.resumePoint()
+        let strings = Strings(identity.user.language)
+        let roles = Role.allCases.filter { UserAdministration.manages(identity.user, role: $0) }
+        let chosenRole = values.role.isEmpty ? Role.mentor.rawValue : values.role
+        let chosenLanguage = values.language.isEmpty ? identity.user.language.rawValue : values.language
+        let model = AddPersonPage(
+            chrome: try await chrome(identity, resumePoint: resumePoint, title: strings.addPersonHeading, tab: .people, flash: nil),
+            heading: strings.addPersonHeading, headingId: "add-person-heading", errors: errors, hasErrors: !errors.isEmpty, values: values,
+            roles: roles.map { KindOption(value: $0.rawValue, label: Self.capitalized(strings.roleName(PersonRole($0))), isSelected: $0.rawValue == chosenRole) },
+            hasRoleChoice: roles.count > 1, onlyRole: roles.count == 1 ? Self.capitalized(strings.roleName(PersonRole(roles[0]))) : nil,
+            languages: Language.allCases.map { KindOption(value: $0.rawValue, label: $0.autonym, isSelected: $0.rawValue == chosenLanguage) },
+            strings: AddPersonStrings(displayName: strings.displayNameField, username: strings.username, usernameHint: strings.usernameHint,
+                                      language: strings.languageField, role: strings.roleField, add: strings.addButton, errorSummary: strings.errorSummary))
+        return try renderer.page("person-new", model, status: status)
+    }
+
+    func addPerson(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try signedIn(request, context).require(.coordinator, .admin)
+        let form = try await PageForm.decode(PageForm.NewPerson.self, from: request)
+        let strings = Strings(identity.user.language)
+        var values = AddPersonValues(username: form.username ?? "", displayName: form.displayName ?? "", language: form.language ?? "",
+                                     role: form.role ?? Role.mentor.rawValue)
+        do {
+            let issued = try await services.users.invite(username: values.username, displayName: values.displayName, role: values.role,
+                                                         locale: values.language.isEmpty ? nil : values.language, by: identity.user)
+            return try await linkPage(request, identity, issued, flash: strings.personAdded(issued.user.displayName), status: .created)
+        } catch StoreError.conflict {
+            values.usernameError = strings.usernameTaken
+            return try await addPersonPage(request, context, errors: [FormError(field: strings.username, fieldId: "person-username", message: strings.usernameTaken)],
+                                           values: values, status: .conflict)
+        } catch let invalid as InvalidInput {
+            let errors = invalid.issues.map { issue -> FormError in
+                switch issue.field {
+                case "username":
+                    values.usernameError = strings.usernameRule
+                    return FormError(field: strings.username, fieldId: "person-username", message: strings.usernameRule)
+                case "displayName":
+                    let message = Self.formMessage(issue, strings: strings)
+                    values.displayNameError = message
+                    return FormError(field: strings.displayNameField, fieldId: "person-name", message: message)
+                case "locale": return FormError(field: strings.languageField, fieldId: "person-language", message: issue.message)
+                default: return FormError(field: strings.roleField, fieldId: "person-role", message: issue.message)
+                }
+            }
+            return try await addPersonPage(request, context, errors: errors, values: values, status: .unprocessableContent)
+        }
+    }
+
+    /// The one-time link, shown once: on the page that answers the form, never in a URL of ours.
+    func linkPage(_ request: Request, _ identity: Identity, _ issued: UserAdministration.IssuedLink, flash: String,
+                  status: HTTPResponse.Status) async throws -> Response {
+        let resumePoint = try await self.resumePoint()
+        let strings = Strings(identity.user.language)
+        let site = Self.site(services.configuration.publicURL, request: request)
+        let model = LinkPage(
+            chrome: try await chrome(identity, resumePoint: resumePoint, title: strings.linkHeading(for: issued.user.displayName), tab: .people, flash: flash),
+            heading: strings.linkHeading(for: issued.user.displayName), headingId: "link-heading",
+            instructions: strings.linkInstructions(for: issued.user.displayName, until: issued.expiresAt, timeZone: osloTimeZone),
+            linkLabel: strings.linkLabel, url: "\(site.origin)/password/\(issued.code)",
+            codeInstructions: strings.linkCodeInstructions(site: site.name), codeLabel: strings.codeLabel, code: issued.code,
+            back: LinkItem(text: issued.user.displayName, href: "/people/\(issued.user.id)"))
+        var response = try renderer.page("link", model, status: status)
+        response.headers[.cacheControl] = "no-store"
+        return response
+    }
+
+    /// Where people reach this server: the configured public URL, else the request's own host.
+    static func site(_ publicURL: URL?, request: Request) -> (origin: String, name: String) {
+        if let publicURL, let scheme = publicURL.scheme, let host = publicURL.host {
+            let port = publicURL.port.map { ":\($0)" } ?? ""
+            return ("\(scheme)://\(host)\(port)", "\(host)\(port)")
+        }
+        let host = request.head.authority ?? "localhost"
+        return ("http://\(host)", host)
+    }
+
+    static func capitalized(_ text: String) -> String { text.prefix(1).uppercased() + text.dropFirst() }
+
+    // MARK: A person's page
+
+    func personPage(_ request: Request, _ context: VarselContext, errors: [FormError], values: CertificationValues = CertificationValues(),
+                    status: HTTPResponse.Status) async throws -> Response {
+        let identity = try signedIn(request, context).require(.coordinator, .admin)
+        let id = try personID(context)
+        let resumePoint = try await self.resumePoint()
+        let viewer = identity.user
+        let describer = services.describer(viewer.language)
+        let strings = describer.strings
+        let now = services.now()
+        let (person, log) = try await services.users.details(of: id, for: viewer)
+        let user = person.user
+        let summaries = try await services.reports.assignmentSummaries(person.liveAssignments)
+        var names: [Int64: String] = [:]
+        for entry in log {
+            if let actor = entry.actorID, names[actor] == nil { names[actor] = try await services.repository.user(id: actor)?.displayName ?? "#\(actor)" }
+        }
+        let isSelf = viewer.id == user.id
+        let model = PersonPage(
+            chrome: try await chrome(identity, resumePoint: resumePoint, title: user.displayName, tab: .people, flash: flash(request, language: viewer.language)),
+            personId: user.id, heading: user.displayName, headingId: "person-heading",
+            errors: errors, hasErrors: !errors.isEmpty,
+            summary: describer.personRow(person.summary(now: now), now: now, timeZone: osloTimeZone),
+            facts: [
+                "\(strings.username): \(user.username)",
+                "\(strings.roleField): \(Self.capitalized(strings.roleName(PersonRole(user.role))))",
+                "\(strings.languageField): \(user.language.autonym)",
+            ],
+            isSelf: isSelf, ownAccountNote: isSelf ? strings.ownAccountNote : nil,
+            isActive: user.isActive, canChangeAccess: !isSelf,
+            canChangeRole: !isSelf && viewer.role == .admin,
+            roles: Role.allCases.map { KindOption(value: $0.rawValue, label: Self.capitalized(strings.roleName(PersonRole($0))), isSelected: $0 == user.role) },
+            isMentor: user.role == .mentor,
+            certifications: person.certifications.map { certification in
+                CertificationRow(id: certification.id,
+                                 text: strings.certificationExpires(name: certification.name, on: certification.expiresAt, timeZone: osloTimeZone),
+                                 renewLabel: strings.newExpiryField(for: certification.name), renewName: strings.renewCertification(certification.name),
+                                 removeName: strings.removeCertification(certification.name),
+                                 renewError: values.renewErrors[certification.id])
+            },
+            values: values,
+            assignments: summaries.map { LinkItem(text: describer.coordinatorAssignmentRow($0, now: now, overdueAfter: services.configuration.answerDeadline),
+                                                  href: Self.contactLink($0)) },
+            hasAssignments: !summaries.isEmpty,
+            log: log.reversed().map { entry in
+                strings.accountLogLine(action: Self.logAction(entry, strings: strings), by: entry.actorID.flatMap { names[$0] }, at: entry.at, timeZone: osloTimeZone)
+            },
+            strings: PersonStrings(
+                account: strings.accountHeading, certifications: strings.certificationsHeading, noCertifications: strings.noCertifications,
+                assignments: strings.liveAssignmentsHeading, noAssignments: strings.liveAssignments(0), reassignHint: strings.reassignHint,
+                log: strings.changeLogHeading, newLink: strings.newLinkButton, newLinkHint: strings.newLinkHint,
+                deactivate: strings.deactivateButton, deactivateHint: strings.deactivateHint, reactivate: strings.reactivateButton,
+                role: strings.roleField, changeRole: strings.changeRoleButton, addCertificationHeading: strings.addCertificationHeading,
+                certificationName: strings.certificationNameField, expiresOn: strings.expiresOnField, addCertification: strings.addCertificationButton,
+                renew: strings.renewButton, remove: strings.removeButton, dateHint: strings.dateRule, errorSummary: strings.errorSummary))
+        return try renderer.page("person", model, status: status)
+    }
+
+    /// The change log's words for one entry.
+    static func logAction(_ entry: AccountLogEntry, strings: Strings) -> String {
+        switch entry.action {
+        case .created: strings.accountCreated(as: PersonRole(rawValue: entry.subject) ?? .mentor)
+        case .passwordLinkIssued: strings.linkIssuedChange
+        case .passwordSet: strings.passwordSetChange
+        case .passwordChanged: strings.passwordChangedChange
+        case .roleChanged: strings.roleChangedChange(to: PersonRole(rawValue: entry.subject) ?? .mentor)
+        case .deactivated: strings.deactivatedChange
+        case .reactivated: strings.reactivatedChange
+        case .certificationAdded: strings.certificationAddedChange(entry.subject, expires: entry.date, timeZone: osloTimeZone)
+        case .certificationRenewed: strings.certificationRenewedChange(entry.subject, expires: entry.date, timeZone: osloTimeZone)
+        case .certificationRemoved: strings.certificationRemovedChange(entry.subject)
+        }
+    }
+
+    func personID(_ context: VarselContext) throws -> Int64 {
+        guard let id = context.parameters.get("id").flatMap({ Int64($0) }) else { throw UserAdministration.Refusal.unknownPerson }
+        return id
+    }
+
+    func issueLink(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try signedIn(request, context).require(.coordinator, .admin)
+        let issued = try await services.users.issueLink(for: try personID(context), by: identity.user)
+        return try await linkPage(request, identity, issued, flash: Strings(identity.user.language).linkMade, status: .ok)
+    }
+
+    func setActive(_ active: Bool, _ request: Request, _ context: VarselContext) async throws -> Response {
+        let identity = try signedIn(request, context).require(.coordinator, .admin)
+        let id = try personID(context)
+        if active { try await services.users.reactivate(id, by: identity.user) } else { try await services.users.deactivate(id, by: identity.user) }
+        return .redirect(to: (active ? Flash.personReactivated : .personDeactivated).added(to: "/people/\(id)"), type: .normal)
+    }
+
+    func changeRole(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try signedIn(request, context).require(.coordinator, .admin)
+        let id = try personID(context)
+        let form = try await PageForm.decode(PageForm.RoleChoice.self, from: request)
+        guard let role = form.role.flatMap(Role.init(rawValue:)) else { throw Problem.unprocessable("Choose a role.") }
+        try await services.users.changeRole(of: id, to: role, by: identity.user)
+        return .redirect(to: Flash.roleChanged.added(to: "/people/\(id)"), type: .normal)
+    }
+
+    func addCertification(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try signedIn(request, context).require(.coordinator, .admin)
+        let id = try personID(context)
+        let form = try await PageForm.decode(PageForm.CertificationEntry.self, from: request)
+        let strings = Strings(identity.user.language)
+        var values = CertificationValues(name: form.name ?? "", expiresOn: form.expiresOn ?? "")
+        var errors: [FormError] = []
+        if values.name.trimmingCharacters(in: .whitespaces).isEmpty {
+            values.nameError = strings.required
+            errors.append(FormError(field: strings.certificationNameField, fieldId: "certification-name", message: strings.required))
+        }
+        let expiry = try? Validation.day(values.expiresOn, field: "expiresOn")
+        if expiry == nil {
+            values.expiresOnError = strings.dateRule
+            errors.append(FormError(field: strings.expiresOnField, fieldId: "certification-expires", message: strings.dateRule))
+        }
+        guard errors.isEmpty, let expiry else { return try await personPage(request, context, errors: errors, values: values, status: .unprocessableContent) }
+        do {
+            _ = try await services.users.addCertification(name: values.name, expiresAt: expiry, for: id, by: identity.user)
+        } catch let invalid as InvalidInput {
+            let message = invalid.issues.first.map { Self.formMessage($0, strings: strings) } ?? strings.required
+            values.nameError = message
+            return try await personPage(request, context, errors: [FormError(field: strings.certificationNameField, fieldId: "certification-name", message: message)],
+                                        values: values, status: .unprocessableContent)
+        }
+        return .redirect(to: Flash.certificationsSaved.added(to: "/people/\(id)#certifications"), type: .normal)
+    }
+
+    func renewCertification(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try signedIn(request, context).require(.coordinator, .admin)
+        let id = try personID(context)
+        guard let certificationID = context.parameters.get("certification").flatMap({ Int64($0) }) else { throw UserAdministration.Refusal.unknownPerson }
+        let form = try await PageForm.decode(PageForm.CertificationEntry.self, from: request)
+        let strings = Strings(identity.user.language)
+        guard let expiry = try? Validation.day(form.expiresOn ?? "", field: "expiresOn") else {
+            var values = CertificationValues()
+            values.renewErrors[certificationID] = strings.dateRule
+            let name = try await services.repository.certifications(mentorID: id).first { $0.id == certificationID }?.name ?? ""
+            return try await personPage(request, context, errors: [FormError(field: strings.newExpiryField(for: name), fieldId: "renew-\(certificationID)",
+                                                                             message: strings.dateRule)], values: values, status: .unprocessableContent)
+        }
+        _ = try await services.users.renewCertification(certificationID, until: expiry, for: id, by: identity.user)
+        return .redirect(to: Flash.certificationsSaved.added(to: "/people/\(id)#certifications"), type: .normal)
+    }
+
+    func removeCertification(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try signedIn(request, context).require(.coordinator, .admin)
+        let id = try personID(context)
+        guard let certificationID = context.parameters.get("certification").flatMap({ Int64($0) }) else { throw UserAdministration.Refusal.unknownPerson }
+        _ = try await services.users.removeCertification(certificationID, for: id, by: identity.user)
+        return .redirect(to: Flash.certificationsSaved.added(to: "/people/\(id)#certifications"), type: .normal)
+    }
+
+    // MARK: Choosing a password through the link
+
+    /// The page language for someone not signed in: their browser's.
+    func anonymousStrings(_ request: Request) -> Strings {
+        Strings(Language.preferred(fromAcceptLanguage: request.headers[.acceptLanguage]))
+    }
+
+    /// Where a code read aloud over the phone is typed in.
+    func codeEntryPage(_ request: Request, context: VarselContext) async throws -> Response {
+        if let typed = request.uri.queryParameters["code"].map(String.init) {
+            if let code = SetPasswordCode.normalized(typed) { return .redirect(to: "/password/\(code)", type: .normal) }
+            return try renderer.page("password", SetPasswordPage(request, strings: anonymousStrings(request), code: nil, holder: nil,
+                                                                 error: anonymousStrings(request).codeNotValid), status: .unprocessableContent)
+        }
+        return try renderer.page("password", SetPasswordPage(request, strings: anonymousStrings(request), code: nil, holder: nil, error: nil))
+    }
+
+    func choosePasswordPage(_ request: Request, _ context: VarselContext, errors: [FormError], status: HTTPResponse.Status) async throws -> Response {
+        let code = context.parameters.get("code") ?? ""
+        let holder = try await services.users.linkHolder(code: code)
+        let strings = holder.map { Strings($0.language) } ?? anonymousStrings(request)
+        guard let holder else {
+            return try renderer.page("password", SetPasswordPage(request, strings: strings, code: nil, holder: nil, error: strings.linkNotValid), status: .notFound)
+        }
+        var page = SetPasswordPage(request, strings: strings, code: SetPasswordCode.normalized(code), holder: holder, error: nil)
+        page.errors = errors
+        page.hasErrors = !errors.isEmpty
+        page.passwordError = errors.first { $0.fieldId == "new-password" }?.message
+        page.repeatError = errors.first { $0.fieldId == "repeat-password" }?.message
+        return try renderer.page("password", page, status: status)
+    }
+
+    func choosePassword(_ request: Request, context: VarselContext) async throws -> Response {
+        let code = context.parameters.get("code") ?? ""
+        let form = try await PageForm.decode(PageForm.ChoosePassword.self, from: request)
+        let holder = try await services.users.linkHolder(code: code)
+        let strings = holder.map { Strings($0.language) } ?? anonymousStrings(request)
+        do {
+            let user = try await services.users.choosePassword(code: code, password: form.password ?? "", repeated: form.repeated ?? "")
+            let started = try await services.sessions.start(for: user)
+            var response = Response.redirect(to: Flash.passwordChosen.added(to: "/"), type: .normal)
+            response.setCookie(Cookie(name: sessionCookieName, value: started.token, maxAge: Int(services.configuration.sessionLifetime),
+                                      path: "/", secure: services.configuration.usesSecureCookies, httpOnly: true, sameSite: .lax))
+            return response
+        } catch let invalid as InvalidInput {
+            let errors = invalid.issues.map { issue in
+                issue.field == "repeat"
+                    ? FormError(field: strings.repeatPasswordField, fieldId: "repeat-password", message: strings.passwordsDiffer)
+                    : FormError(field: strings.newPasswordField, fieldId: "new-password", message: strings.passwordBreaksRules)
+            }
+            return try await choosePasswordPage(request, context, errors: errors, status: .unprocessableContent)
+        } catch UserAdministration.Refusal.linkNotValid {
+            return try renderer.page("password", SetPasswordPage(request, strings: strings, code: nil, holder: nil, error: strings.linkNotValid), status: .notFound)
+        }
+    }
+}
