@@ -233,7 +233,8 @@ public final class PostgresRepository: VarselRepository, Sendable {
     // MARK: Accounts
 
     public func changeAccount(userID: Int64, _ change: AccountChange, log: [NewAccountLogEntry], at date: Date) async throws -> AccountChangeOutcome {
-        try await write { c in
+        // A deactivation appends the event that ends the person's streams on every instance.
+        try await write(appendsEvents: change == .deactivate) { c in
             let exists = try await c.query("SELECT 1 FROM users WHERE id = \(userID) FOR UPDATE", logger: self.logger).collect()
             guard !exists.isEmpty else {
                 if case .certifications = change { throw StoreError.notFound(.mentor) }
@@ -248,6 +249,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
                                   logger: self.logger)
                 try await c.query("DELETE FROM password_link WHERE user_id = \(userID)", logger: self.logger)
                 ended = try await self.endSessions(of: userID, c)
+                try await self.appendEvent(userID: userID, .accountDeactivated, at: date, c)
             case .reactivate:
                 try await c.query("UPDATE users SET deactivated_at = NULL WHERE id = \(userID)", logger: self.logger)
             case let .passwordLink(link):
@@ -474,7 +476,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
         var unreadCount: Int32?
         switch payload {
         case let .notificationCreated(item), let .notificationUpdated(item): notification = item
-        case .notificationDeleted: break
+        case .notificationDeleted, .accountDeactivated: break
         case let .unreadCount(count): unreadCount = Int32(count)
         }
         let json = try notification.map(Self.json)

@@ -48,7 +48,7 @@ struct EventRecord: Codable, FetchableRecord, MutablePersistableRecord {
             let json = String(decoding: try encoder.encode(item), as: UTF8.self)
             NotificationJSONCache.shared.remember(item, json: json)
             notification = json
-        case .notificationDeleted:
+        case .notificationDeleted, .accountDeactivated:
             break
         case let .unreadCount(count):
             unreadCount = count

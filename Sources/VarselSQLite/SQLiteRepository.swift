@@ -207,6 +207,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
                                arguments: [date.timeIntervalSince1970, userID])
                 try db.execute(sql: "DELETE FROM password_link WHERE user_id = ?", arguments: [userID])
                 ended = try Self.endSessions(of: userID, db: db)
+                try Self.appendEvent(userID: userID, .accountDeactivated, at: date, db: db)
             case .reactivate:
                 try db.execute(sql: "UPDATE user SET deactivated_at = NULL WHERE id = ?", arguments: [userID])
             case let .passwordLink(link):

@@ -35,6 +35,9 @@ public enum Administration {
         case let failure as Failure: failure.description
         case let invalid as InvalidInput: invalid.summary
         case let store as StoreError: Problem.from(store).detail
+        case UserAdministration.Refusal.linkNotValid:
+            "The account is deactivated: reactivate it first with `varsel user reactivate`."
+        case let refusal as UserAdministration.Refusal: Problem.from(refusal).detail
         case let url as PostgresURLError: url.description
         case let startup as StartupError: startup.description
         case _ where "\(error)".contains("Address already in use"):
@@ -96,6 +99,51 @@ public enum Administration {
                 return "Added \(user.role.rawValue) \(user.username) (id \(user.id))."
             }
         }
+    }
+
+    /// Gives `username` a new one-time set-password link (a new person, a forgotten password), ending their
+    /// sessions; returns the lines to print: the link on `publicURL` and its code to read aloud.
+    public static func resetLink(database: String, username: String, publicURL: String?) async throws -> [String] {
+        let site = publicURL.flatMap(URL.init(string:)).flatMap { url -> String? in
+            guard let scheme = url.scheme, let host = url.host else { return nil }
+            return "\(scheme)://\(host)\(url.port.map { ":\($0)" } ?? "")"
+        } ?? "http://localhost:8080"
+        return try await answering {
+            try await withStore(database) { repository in
+                let user = try await person(username, in: repository)
+                let issued = try await UserAdministration(repository: repository, passwords: PasswordHasher(cost: 4)).issueLink(for: user.id, by: nil)
+                let until = issued.expiresAt.formatted(.iso8601)
+                return ["One-time set-password link for \(user.username), valid once until \(until): \(site)/password/\(issued.code)",
+                        "Or at \(site)/password, the code \(issued.code)."]
+            }
+        }
+    }
+
+    /// Deactivates (or, with `active`, reactivates) `username`; returns the line to print.
+    public static func setActive(_ active: Bool, database: String, username: String) async throws -> String {
+        try await answering {
+            try await withStore(database) { repository in
+                let user = try await person(username, in: repository)
+                let administration = UserAdministration(repository: repository, passwords: PasswordHasher(cost: 4))
+                guard user.isActive != active else {
+                    return active ? "\(user.username) is active already." : "\(user.username) is deactivated already."
+                }
+                if active {
+                    try await administration.reactivate(user.id, by: nil)
+                    return "Reactivated \(user.username): they can sign in again."
+                }
+                let outcome = try await administration.deactivate(user.id, by: nil)
+                let sessions = outcome.endedSessions.count == 1 ? "1 session" : "\(outcome.endedSessions.count) sessions"
+                return "Deactivated \(user.username): \(sessions) ended, sign-in refused; their data is kept."
+            }
+        }
+    }
+
+    private static func person(_ username: String, in repository: any VarselRepository) async throws -> User {
+        guard let user = try await repository.user(username: username) else {
+            throw Failure("There is no user with that username: see `varsel user list`.")
+        }
+        return user
     }
 
     /// The users of the store at `database`, one tab-separated line each: id, username, role, language, name.

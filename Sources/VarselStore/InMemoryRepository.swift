@@ -112,6 +112,7 @@ public actor InMemoryRepository: VarselRepository {
             user.deactivatedAt = user.deactivatedAt ?? date
             ended = endSessions(of: userID)
             passwordLinks = passwordLinks.filter { $0.value.userID != userID }
+            appendEvent(userID: userID, .accountDeactivated, at: date)
         case .reactivate:
             user.deactivatedAt = nil
         case let .passwordLink(link):

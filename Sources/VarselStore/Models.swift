@@ -325,6 +325,8 @@ public enum EventType: String, Sendable, Codable, Hashable {
     case notificationUpdated = "notification.updated"
     case notificationDeleted = "notification.deleted"
     case unreadCount = "unread-count"
+    /// The user's account was deactivated: every instance ends their live streams.
+    case accountDeactivated = "account.deactivated"
 }
 
 /// What an event says happened, with exactly the data that kind of event carries.
@@ -336,6 +338,8 @@ public enum EventPayload: Sendable, Hashable {
     case notificationDeleted(notificationID: Int64)
     /// The user's unread count after a change.
     case unreadCount(Int)
+    /// The user's account was deactivated; never sent to a client, it ends their streams on every instance.
+    case accountDeactivated
 
     public var type: EventType {
         switch self {
@@ -343,6 +347,7 @@ public enum EventPayload: Sendable, Hashable {
         case .notificationUpdated: .notificationUpdated
         case .notificationDeleted: .notificationDeleted
         case .unreadCount: .unreadCount
+        case .accountDeactivated: .accountDeactivated
         }
     }
 
@@ -351,7 +356,7 @@ public enum EventPayload: Sendable, Hashable {
         switch self {
         case let .notificationCreated(item), let .notificationUpdated(item): item.id
         case let .notificationDeleted(id): id
-        case .unreadCount: nil
+        case .unreadCount, .accountDeactivated: nil
         }
     }
 }
@@ -375,6 +380,7 @@ extension EventPayload {
         case .unreadCount:
             guard let unreadCount else { throw StoreError.unknownStoredValue(column: "event.unread_count") }
             return .unreadCount(unreadCount)
+        case .accountDeactivated: return .accountDeactivated
         case nil: throw StoreError.unknownStoredValue(column: "event.type")
         }
     }

@@ -10,6 +10,25 @@ struct Varsel: AsyncParsableCommand {
         abstract: "An accessible notification centre for peer mentors who use a screen reader.",
         subcommands: [ServeCommand.self, UserCommand.self, TranscriptCommand.self]
     )
+
+    /// Runs the command; a mistake in the arguments is answered in one sentence with exit code 1, like any other
+    /// refusal (help and `--version` are printed as usual).
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asynchronous = command as? any AsyncParsableCommand {
+                try await asynchronous.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            if exitCode(for: error) == .success || error is Administration.Failure { exit(withError: error) }
+            let message = message(for: error).split(separator: "\n").first.map(String.init) ?? "The arguments are not right"
+            let sentence = message.hasSuffix(".") ? String(message.dropLast()) : message
+            FileHandle.standardError.write(Data("Error: \(sentence). See `varsel --help`.\n".utf8))
+            Foundation.exit(1)
+        }
+    }
 }
 
 extension ServerConfiguration.Durability: ExpressibleByArgument {}
@@ -102,8 +121,8 @@ struct ServeCommand: AsyncParsableCommand {
 
 /// User administration on an SQLite file or a PostgreSQL database; safe while servers run on the same database.
 struct UserCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "user", abstract: "Add and list users.",
-                                                    subcommands: [Add.self, List.self])
+    static let configuration = CommandConfiguration(commandName: "user", abstract: "Add, list, reset and deactivate users.",
+                                                    subcommands: [Add.self, List.self, ResetLink.self, Deactivate.self, Reactivate.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Add a user; the password is read from standard input.")
@@ -131,6 +150,48 @@ struct UserCommand: AsyncParsableCommand {
 
         func run() async throws {
             for line in try await Administration.userLines(database: Administration.database(database)) { print(line) }
+        }
+    }
+
+    struct ResetLink: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "reset-link",
+            abstract: "Print a one-time set-password link for a user (a new person, a forgotten password); their sessions end.")
+
+        @Argument(help: "The username.") var name: String
+        @Option(help: "The URL users reach the service at, for the link (default: VARSEL_PUBLIC_URL, else http://localhost:8080).")
+        var publicURL: String?
+        @Option(help: "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel); default: VARSEL_DATABASE, else ./varsel.sqlite.")
+        var database: String?
+
+        func run() async throws {
+            let url = publicURL ?? ProcessInfo.processInfo.environment["VARSEL_PUBLIC_URL"]
+            for line in try await Administration.resetLink(database: Administration.database(database), username: name, publicURL: url) { print(line) }
+        }
+    }
+
+    struct Deactivate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Deactivate a user: sign-in refused, sessions, live streams and push subscriptions ended; data kept.")
+
+        @Argument(help: "The username.") var name: String
+        @Option(help: "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel); default: VARSEL_DATABASE, else ./varsel.sqlite.")
+        var database: String?
+
+        func run() async throws {
+            print(try await Administration.setActive(false, database: Administration.database(database), username: name))
+        }
+    }
+
+    struct Reactivate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Let a deactivated user sign in again.")
+
+        @Argument(help: "The username.") var name: String
+        @Option(help: "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel); default: VARSEL_DATABASE, else ./varsel.sqlite.")
+        var database: String?
+
+        func run() async throws {
+            print(try await Administration.setActive(true, database: Administration.database(database), username: name))
         }
     }
 }

@@ -84,6 +84,7 @@ struct AccountStoreContractTests {
         #expect(try await store.pushSubscriptions(for: kari.id).isEmpty)
         #expect(try await store.passwordLinkUser(tokenHash: "link", at: later) == nil)
         #expect(try await store.notification(id: created.items[0].id) != nil)
+        #expect(try await store.events(for: kari.id, after: 0, limit: 100).last?.type == .accountDeactivated)
 
         let again = try await store.changeAccount(userID: kari.id, .deactivate, log: [], at: later.addingTimeInterval(60))
         #expect(again.user.deactivatedAt == later)

@@ -148,8 +148,9 @@ public final class EventBroker: Sendable {
         }
     }
 
-    /// Delivers `event` to every stream of its user.
+    /// Delivers `event` to every stream of its user; a deactivation ends them instead.
     public func publish(_ event: StoredEvent) {
+        if event.type == .accountDeactivated { return endStreams(ofUser: event.userID, reason: .deactivated) }
         let targets = state.withLock { ($0.subscribers[event.userID] ?? [:]).map { ($0.key, $0.value.stream) } }
         for (id, stream) in targets { deliver(.event(event), to: stream, userID: event.userID, id: id) }
     }
@@ -163,7 +164,13 @@ public final class EventBroker: Sendable {
         }
         var byUser: [Int64: [StreamMessage]] = [:]
         var users: [Int64] = []
+        var deactivated: [Int64] = []
+        defer { for userID in deactivated { endStreams(ofUser: userID, reason: .deactivated) } }
         for event in events {
+            if event.type == .accountDeactivated {
+                deactivated.append(event.userID)
+                continue
+            }
             if byUser[event.userID] == nil { users.append(event.userID) }
             byUser[event.userID, default: []].append(.event(event))
         }

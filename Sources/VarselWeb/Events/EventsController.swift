@@ -213,6 +213,9 @@ struct EventsController {
         case let .unreadCount(count):
             json = try Self.unreadCounts.json(count: count, describer: describer)
             services.metrics.eventDelivered(latency: nil)
+        case .accountDeactivated:
+            // The broker ends the streams instead of sending it; a replay that meets it says so and nothing more.
+            json = Data("{}".utf8)
         }
         return Frame.event(id: event.id, name: event.type.rawValue, json: json)
     }
