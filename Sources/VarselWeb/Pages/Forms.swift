@@ -194,7 +194,7 @@ enum Flash: Equatable {
         case ("reactivated", nil): self = .personReactivated
         case ("role", nil): self = .roleChanged
         case ("certifications", nil): self = .certificationsSaved
-        case ("password-set", nil): self = .passwordChosen
+        case ("chosen", nil): self = .passwordChosen
         default: return nil
         }
     }
@@ -231,7 +231,7 @@ enum Flash: Equatable {
         case .personReactivated: "reactivated"
         case .roleChanged: "role"
         case .certificationsSaved: "certifications"
-        case .passwordChosen: "password-set"
+        case .passwordChosen: "chosen"
         }
     }
 
