@@ -258,7 +258,7 @@ extension PagesController {
             return try await personPage(request, context, errors: [FormError(field: strings.certificationNameField, fieldId: "certification-name", message: message)],
                                         values: values, status: .unprocessableContent)
         }
-        return .redirect(to: Flash.certificationsSaved.added(to: "/people/\(id)#certifications"), type: .normal)
+        return .redirect(to: Flash.certificationsSaved.added(to: "/people/\(id)") + "#certifications", type: .normal)
     }
 
     func renewCertification(_ request: Request, context: VarselContext) async throws -> Response {
@@ -275,7 +275,7 @@ extension PagesController {
                                                                              message: strings.dateRule)], values: values, status: .unprocessableContent)
         }
         _ = try await services.users.renewCertification(certificationID, until: expiry, for: id, by: identity.user)
-        return .redirect(to: Flash.certificationsSaved.added(to: "/people/\(id)#certifications"), type: .normal)
+        return .redirect(to: Flash.certificationsSaved.added(to: "/people/\(id)") + "#certifications", type: .normal)
     }
 
     func removeCertification(_ request: Request, context: VarselContext) async throws -> Response {
@@ -283,7 +283,7 @@ extension PagesController {
         let id = try personID(context)
         guard let certificationID = context.parameters.get("certification").flatMap({ Int64($0) }) else { throw UserAdministration.Refusal.unknownPerson }
         _ = try await services.users.removeCertification(certificationID, for: id, by: identity.user)
-        return .redirect(to: Flash.certificationsSaved.added(to: "/people/\(id)#certifications"), type: .normal)
+        return .redirect(to: Flash.certificationsSaved.added(to: "/people/\(id)") + "#certifications", type: .normal)
     }
 
     // MARK: Choosing a password through the link
