@@ -97,6 +97,12 @@ def test_the_command_line_answers_in_one_sentence_with_exit_code_1(tmp_path):
     unreachable = run_varsel("user", "list", "--database", "postgres://varsel:secret-word@127.0.0.1:1/varsel")
     assert_one_sentence(unreachable)
     assert "PostgreSQL" in unreachable.stderr and "secret-word" not in unreachable.stderr
+    # Mistakes in the arguments themselves: one sentence pointing at --help, not the usage dump.
+    missing = run_varsel("user", "deactivate")
+    assert_one_sentence(missing)
+    assert missing.stderr.strip() == "Error: Missing expected argument '<name>'. See `varsel --help`."
+    assert_one_sentence(run_varsel("user", "reset-link", "nobody", "--database", str(tmp_path / "users.sqlite")))
+    assert_one_sentence(run_varsel("user", "frobnicate"))
 
 
 @pytest.mark.skipif(not POSTGRES, reason="needs VARSEL_TEST_POSTGRES_URL (scripts/test.sh starts PostgreSQL)")
@@ -116,6 +122,22 @@ def test_the_first_admin_of_a_fresh_postgresql_database_is_added_from_the_comman
     # The server on that database lets the new admin sign in.
     server = VarselServer(database=fresh, demo=False).start()
     try:
-        assert server.token("first-admin", "a long password")
+        admin = server.token("first-admin", "a long password")
+        # The admin adds a coordinator, who gets a one-time link; the command line can make a new one and deactivate.
+        status, _, invited = server.request("POST", "/api/v1/users", admin, {"username": "coord", "role": "coordinator"})
+        assert status == 201, invited
+        reset = run_varsel("user", "reset-link", "coord", "--public-url", "https://varsel.example", env={"VARSEL_DATABASE": fresh})
+        assert reset.returncode == 0, reset.stderr
+        code = reset.stdout.split("/password/")[1].split()[0]
+        assert code != invited["setPasswordLink"]["code"]
+        status, _, _ = server.request("POST", "/api/v1/password", None, {"code": invited["setPasswordLink"]["code"], "password": "coordinator pw"})
+        assert status == 404, "the newer link replaced the first"
+        status, _, _ = server.request("POST", "/api/v1/password", None, {"code": code, "password": "coordinator pw"})
+        assert status == 204
+        assert server.token("coord", "coordinator pw")
+        deactivated = run_varsel("user", "deactivate", "coord", env={"VARSEL_DATABASE": fresh})
+        assert deactivated.returncode == 0 and deactivated.stdout.startswith("Deactivated coord: 1 session ended"), deactivated.stderr
+        status, _, refused = server.request("POST", "/api/v1/session", None, {"username": "coord", "password": "coordinator pw"})
+        assert status == 403, refused
     finally:
         server.stop()

@@ -27,15 +27,34 @@ def tabs(reader, n=30):
             return
 
 
+def submit(reader, label):
+    mark = reader.desktop.mark()
+    reader.desktop.key("Return")
+    reader.desktop.wait_for_speech(lambda u: u.text.startswith("Finished loading"), 20, since=mark)
+    reader.desktop.wait_for_quiet(1.5, 20)
+    show(label, reader.spoken_since(mark))
+
+
 def test_explore(reader):
     coordinator(reader)
-    show("load people", reader.goto("/people"))
+    reader.goto("/coordinator")
+    tabs(reader, 6)
+    reader.tab_until(lambda t: t.startswith("Address entry"))
+    subprocess_type(reader.desktop, "Storgata 9")
+    reader.tab_until(lambda t: t.startswith("Create assignment push button"))
+    submit(reader, "after create")
+    print("FOCUS", reader.focused_id())
     tabs(reader)
-    show("load coordinator", reader.goto("/coordinator"))
-    show("tabbar", reader.tab_until(lambda t: "page tab" in t, key="shift+Tab")[0])
-    for k in ["Left", "Left", "Left", "End", "Home"]:
+    reader.goto("/people/new")
+    reader.tab_until(lambda t: t.startswith("Full name"))
+    subprocess_type(reader.desktop, "Sara Lund")
+    show("tab", reader.press("Tab"))
+    subprocess_type(reader.desktop, "sara.lund")
+    reader.tab_until(lambda t: t.startswith("Add push button"))
+    submit(reader, "after add")
+    print("FOCUS", reader.focused_id())
+    for k in ["Down"] * 12:
         show(k, reader.press(k))
-    show("load coordinator", reader.goto("/coordinator"))
-    tabs(reader)
-    show("load new", reader.goto("/people/new"))
-    tabs(reader)
+    show("h", reader.press("h"))
+    link = reader.page.get_attribute("#set-password-link", "href")
+    print("LINK", link)
