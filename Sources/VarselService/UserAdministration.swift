@@ -159,6 +159,8 @@ public struct UserAdministration: Sendable {
     /// A new one-time link for `id` (a forgotten password); the person's sessions and live streams end at once.
     public func issueLink(for id: Int64, by actor: User?) async throws -> IssuedLink {
         let user = try await person(id, for: actor)
+        // One's own password is changed on the Profile, with the current one.
+        guard actor?.id != id else { throw Refusal.ownAccount }
         guard user.isActive else { throw Refusal.linkNotValid }
         let code = SetPasswordCode.generate()
         let expiresAt = now().addingTimeInterval(Self.linkLifetime)

@@ -84,7 +84,7 @@ public struct Problem: HTTPResponseError, Sendable, Equatable {
             switch refusal {
             case .unknownPerson: return .notFound("No such person, or not one you manage.")
             case .adminOnly: return .forbidden("Only an administrator may do this: coordinators manage mentors.")
-            case .ownAccount: return .forbidden("Nobody changes their own role or deactivates their own account; ask another administrator.")
+            case .ownAccount: return .forbidden("Nobody changes their own role or access this way: change your password on your Profile; ask another administrator for the rest.")
             case .linkNotValid: return .notFound("This set-password link has expired, has been used, or its account is deactivated.")
             }
         case let http as HTTPError:

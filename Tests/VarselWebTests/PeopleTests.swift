@@ -87,6 +87,7 @@ struct PeopleTests {
         await #expect(throws: UserAdministration.Refusal.adminOnly) { try await users.changeRole(of: world.kari.id, to: .coordinator, by: world.coordinator) }
         await #expect(throws: UserAdministration.Refusal.ownAccount) { try await users.changeRole(of: world.admin.id, to: .mentor, by: world.admin) }
         await #expect(throws: UserAdministration.Refusal.ownAccount) { try await users.deactivate(world.admin.id, by: world.admin) }
+        await #expect(throws: UserAdministration.Refusal.ownAccount) { try await users.issueLink(for: world.coordinator.id, by: world.coordinator) }
         await #expect(throws: UserAdministration.Refusal.unknownPerson) { try await users.person(world.kari.id, for: world.ola) }
         #expect(try await users.people(for: world.coordinator).map(\.user.username) == ["kari", "ola"])
         #expect(try await users.people(for: world.admin).count == 4)
