@@ -15,7 +15,7 @@ public struct UserAdministration: Sendable {
         case unknownPerson
         /// Only an administrator may do this (change a role, manage a coordinator or an administrator).
         case adminOnly
-        /// Nobody changes their own role or deactivates themself.
+        /// Nobody changes their own role or access, or makes a set-password link for themself.
         case ownAccount
         /// The set-password link is unknown, used, expired, or its account deactivated.
         case linkNotValid
