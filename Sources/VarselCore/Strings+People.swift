@@ -186,6 +186,25 @@ extension Strings {
     public var certificationsSaved: String { isEnglish ? "Certifications saved" : "Sertifiseringene er lagret" }
     public var passwordChosen: String { isEnglish ? "Password saved. You are signed in." : "Passordet er lagret. Du er logget inn." }
 
+    // MARK: Who read a contact's details
+
+    public var contactReadsHeading: String { isEnglish ? "Who has read these details" : "Hvem har lest disse opplysningene" }
+
+    public func channelName(_ channel: ContactReadChannel) -> String {
+        switch channel {
+        case .contactPage: isEnglish ? "this page" : "denne siden"
+        case .contactAPI: isEnglish ? "the contact API" : "kontakt-API-et"
+        case .assignmentAPI: isEnglish ? "the assignment API" : "oppdrags-API-et"
+        case .push: isEnglish ? "a lock-screen notification" : "et varsel på låseskjermen"
+        }
+    }
+
+    /// One read: `Kari Mentor, through this page, 25 November 2026 at 14:03`.
+    public func contactReadLine(by name: String, through channel: ContactReadChannel, at date: Date, timeZone: TimeZone) -> String {
+        isEnglish ? "\(name), through \(channelName(channel)), \(dateAndTime(date, timeZone: timeZone))"
+            : "\(name), gjennom \(channelName(channel)), \(dateAndTime(date, timeZone: timeZone))"
+    }
+
     // MARK: The change log
 
     /// One change: `25 November 2026 at 14:03: Account created as peer mentor, by Coord`.

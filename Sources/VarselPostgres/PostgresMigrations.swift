@@ -194,6 +194,19 @@ enum PostgresMigrations {
             """,
             "CREATE INDEX account_log_by_user ON account_log (user_id, id)",
         ]),
+        ("v6: who read a contact's details", [
+            """
+            CREATE TABLE contact_read (
+                id BIGSERIAL PRIMARY KEY,
+                contact_id BIGINT NOT NULL,
+                user_id BIGINT NOT NULL,
+                channel TEXT NOT NULL,
+                at DOUBLE PRECISION NOT NULL
+            )
+            """,
+            "CREATE INDEX contact_read_by_contact ON contact_read (contact_id, id)",
+            "CREATE INDEX contact_read_by_time ON contact_read (at)",
+        ]),
     ]
 
     /// Applies the migrations not yet applied, one transaction each, under a lock so instances starting together

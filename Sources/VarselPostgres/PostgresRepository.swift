@@ -718,6 +718,31 @@ public final class PostgresRepository: VarselRepository, Sendable {
         }
     }
 
+    public func recordContactRead(contactID: Int64, userID: Int64, channel: ContactReadChannel, at date: Date) async throws {
+        try await write { c in
+            try await c.query("""
+                INSERT INTO contact_read (contact_id, user_id, channel, at) VALUES (\(contactID), \(userID), \(channel.rawValue), \(date.timeIntervalSince1970))
+                """, logger: self.logger)
+        }
+    }
+
+    public func contactReads(contactID: Int64) async throws -> [ContactRead] {
+        try await read { c in
+            try await c.query("SELECT id, contact_id, user_id, channel, at FROM contact_read WHERE contact_id = \(contactID) ORDER BY id",
+                              logger: self.logger).collect().map { row in
+                let (id, contact, user, channel, at) = try row.decode((Int64, Int64, Int64, String, Double).self)
+                guard let parsed = ContactReadChannel(rawValue: channel) else { throw StoreError.unknownStoredValue(column: "contact_read.channel") }
+                return ContactRead(id: id, contactID: contact, userID: user, channel: parsed, at: Self.date(at))
+            }
+        }
+    }
+
+    public func pruneContactReads(before date: Date) async throws -> Int {
+        try await write { c in
+            try await c.query("DELETE FROM contact_read WHERE at < \(date.timeIntervalSince1970) RETURNING id", logger: self.logger).collect().count
+        }
+    }
+
     public func contact(id: Int64) async throws -> Contact? {
         try await read { c in
             try await Self.first(c.query("SELECT id, name, phone, address, notes FROM contact WHERE id = \(id)", logger: self.logger)).map { row in

@@ -169,6 +169,11 @@ public final class PushDeliveryWorker: Service, Sendable {
             return .gone
         }
         let message = try JSONEncoder().encode(PushMessage(lockScreen, subscription: subscription))
+        // A lock screen allowed to show the details of the person to visit is a read of them, recorded as such.
+        if preferences.isShowingDetailsOnLockScreen, item.containsPersonalDetails(item.title) || item.containsPersonalDetails(item.body),
+           case let .contact(contactID, _) = item.deepLink {
+            try await store.recordContactRead(contactID: contactID, userID: user.id, channel: .push, at: start)
+        }
         let body = try WebPushEncryption.encrypt(message, p256dh: subscription.p256dh, auth: subscription.auth)
         let authorization = try vapid.authorization(audience: Self.origin(of: endpoint), subject: configuration.subject,
                                                     expiresAt: start.addingTimeInterval(12 * 3600))

@@ -194,6 +194,19 @@ enum Migrations {
                 CREATE INDEX account_log_by_user ON account_log(user_id, id);
                 """)
         }
+        migrator.registerMigration("v7: who read a contact's details") { db in
+            try db.execute(sql: """
+                CREATE TABLE contact_read (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    contact_id INTEGER NOT NULL,
+                    user_id INTEGER NOT NULL,
+                    channel TEXT NOT NULL,
+                    at DOUBLE NOT NULL
+                );
+                CREATE INDEX contact_read_by_contact ON contact_read(contact_id, id);
+                CREATE INDEX contact_read_by_time ON contact_read(at);
+                """)
+        }
         return migrator
     }
 }

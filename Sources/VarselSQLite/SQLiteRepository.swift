@@ -534,6 +534,29 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         }
     }
 
+    public func recordContactRead(contactID: Int64, userID: Int64, channel: ContactReadChannel, at date: Date) async throws {
+        try await commits.write { db in
+            try db.execute(sql: "INSERT INTO contact_read (contact_id, user_id, channel, at) VALUES (?, ?, ?, ?)",
+                           arguments: [contactID, userID, channel.rawValue, date.timeIntervalSince1970])
+        }
+    }
+
+    public func contactReads(contactID: Int64) async throws -> [ContactRead] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM contact_read WHERE contact_id = ? ORDER BY id", arguments: [contactID]).map { row in
+                guard let channel = ContactReadChannel(rawValue: row["channel"]) else { throw StoreError.unknownStoredValue(column: "contact_read.channel") }
+                return ContactRead(id: row["id"], contactID: row["contact_id"], userID: row["user_id"], channel: channel, at: Self.date(row["at"]))
+            }
+        }
+    }
+
+    public func pruneContactReads(before date: Date) async throws -> Int {
+        try await commits.write { db in
+            try db.execute(sql: "DELETE FROM contact_read WHERE at < ?", arguments: [date.timeIntervalSince1970])
+            return db.changesCount
+        }
+    }
+
     public func contact(id: Int64) async throws -> Contact? {
         try read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM contact WHERE id = ?", arguments: [id]).map { row in

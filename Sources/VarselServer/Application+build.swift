@@ -32,6 +32,8 @@ public struct ServerConfiguration: Sendable {
     /// How long an assignment may wait for an answer before its mentor is reminded (`--escalate-after`); twice
     /// that and its coordinator is told.
     public var remindUnansweredAfter: TimeInterval = 24 * 3600
+    /// How long the record of who read a contact's details is kept (`--retain-access-log-days`).
+    public var accessLogRetention: TimeInterval = 365 * 86400
     /// How long a connection may sit idle, or take to send a request, before it is closed. Live streams are
     /// responses in progress and are not idle; their writes have their own timeout
     /// (``VarselServices/Configuration/streamWriteTimeout``).
@@ -124,7 +126,7 @@ public func buildApplication(
     app.addServices(services.pump, MaintenanceService(repository: services.repository, sender: services.sender, now: services.now,
                                                        interval: configuration.maintenanceInterval,
                                                        escalation: .init(remindAfter: configuration.remindUnansweredAfter),
-                                                       logger: logger),
+                                                       accessLogRetention: configuration.accessLogRetention, logger: logger),
                     pushWorker)
     if let postgres {
         // Other instances' writes wake this one's pump at once.

@@ -12,6 +12,8 @@ public struct MaintenanceService: Service {
     let now: @Sendable () -> Date
     let interval: Duration
     let eventRetention: TimeInterval
+    /// How long the record of who read a contact's details is kept.
+    let accessLogRetention: TimeInterval
     let escalation: EscalationDeadlines
     let logger: Logger
 
@@ -29,7 +31,8 @@ public struct MaintenanceService: Service {
 
     public init(repository: any VarselRepository, sender: NotificationSender, now: @escaping @Sendable () -> Date,
                 interval: Duration = .seconds(3600), eventRetention: TimeInterval = 7 * 86400,
-                escalation: EscalationDeadlines = EscalationDeadlines(), logger: Logger) {
+                escalation: EscalationDeadlines = EscalationDeadlines(), accessLogRetention: TimeInterval = 365 * 86400, logger: Logger) {
+        self.accessLogRetention = accessLogRetention
         self.repository = repository
         self.sender = sender
         self.now = now
@@ -61,6 +64,7 @@ public struct MaintenanceService: Service {
             }
             _ = try await repository.pruneEvents(before: now.addingTimeInterval(-eventRetention))
             _ = try await repository.deleteExpiredSessions(at: now)
+            _ = try await repository.pruneContactReads(before: now.addingTimeInterval(-accessLogRetention))
         } catch {
             logger.error("maintenance failed", metadata: ["error.type": "\(type(of: error))"])
         }

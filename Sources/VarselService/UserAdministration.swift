@@ -341,11 +341,31 @@ public enum SetPasswordCode {
 
 /// Who may see an assignment and its contact's personal details: the mentor while the assignment is live (not
 /// declined, done or reassigned), the coordinator who manages it, and admins. The one place this is decided.
+///
+/// Every read of a contact's personal details goes through ``read(contactID:by:through:)``, which records who read
+/// them, when and where; the contact's coordinator and admins see that record (``reads(of:for:)``).
 public struct ContactAccess: Sendable {
     let repository: any VarselRepository
+    let now: @Sendable () -> Date
 
-    public init(repository: any VarselRepository) {
+    public init(repository: any VarselRepository, now: @escaping @Sendable () -> Date = { Date() }) {
         self.repository = repository
+        self.now = now
+    }
+
+    /// The contact's details for `user`, when they may see them, recording the read; nil otherwise (and nothing
+    /// is recorded).
+    public func read(contactID: Int64, by user: User, through channel: ContactReadChannel) async throws -> Contact? {
+        guard try await canSee(contactID: contactID, user: user), let contact = try await repository.contact(id: contactID) else { return nil }
+        try await repository.recordContactRead(contactID: contactID, userID: user.id, channel: channel, at: now())
+        return contact
+    }
+
+    /// Who read the contact's details, oldest first, for the coordinator who manages one of its assignments or an
+    /// admin; nil for anyone else.
+    public func reads(of contactID: Int64, for user: User) async throws -> [ContactRead]? {
+        guard user.role != .mentor, try await canSee(contactID: contactID, user: user) else { return nil }
+        return try await repository.contactReads(contactID: contactID)
     }
 
     /// Whether `user` may see the contact with id `contactID`.

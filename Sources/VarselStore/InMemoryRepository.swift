@@ -19,6 +19,7 @@ public actor InMemoryRepository: VarselRepository {
     /// Unused one-time password links by token hash, with the user each is for.
     private var passwordLinks: [String: (userID: Int64, link: PasswordLink)] = [:]
     private var accountLogEntries: [AccountLogEntry] = []
+    private var contactReadLog: [ContactRead] = []
     private var mentorScenarios: [Int64: [Int64: MentorScenario]] = [:]
     private var eventLog: [StoredEvent] = []
     private var prunedThrough: Int64 = 0
@@ -303,6 +304,18 @@ public actor InMemoryRepository: VarselRepository {
     public func escalations(assignmentID: Int64) -> [EscalationStep: Date] { escalationsByAssignment[assignmentID] ?? [:] }
 
     public func contact(id: Int64) -> Contact? { contacts[id] }
+
+    public func recordContactRead(contactID: Int64, userID: Int64, channel: ContactReadChannel, at date: Date) {
+        contactReadLog.append(ContactRead(id: nextID("contact_read"), contactID: contactID, userID: userID, channel: channel, at: date))
+    }
+
+    public func contactReads(contactID: Int64) -> [ContactRead] { contactReadLog.filter { $0.contactID == contactID } }
+
+    public func pruneContactReads(before date: Date) -> Int {
+        let before = contactReadLog.count
+        contactReadLog.removeAll { $0.at < date }
+        return before - contactReadLog.count
+    }
 
     public func respond(to assignmentID: Int64, status: AssignmentStatus, at date: Date) throws -> Assignment {
         guard var assignment = assignmentsByID[assignmentID] else { throw StoreError.notFound(.assignment) }

@@ -85,6 +85,12 @@ public protocol VarselRepository: PushStore, Sendable {
     /// When each escalation step of an assignment happened.
     func escalations(assignmentID: Int64) async throws -> [EscalationStep: Date]
     func contact(id: Int64) async throws -> Contact?
+    /// Records that `userID` read contact `contactID`'s personal details through `channel`.
+    func recordContactRead(contactID: Int64, userID: Int64, channel: ContactReadChannel, at date: Date) async throws
+    /// Who read contact `contactID`'s details, oldest first.
+    func contactReads(contactID: Int64) async throws -> [ContactRead]
+    /// Deletes the records of reads before `date`; returns how many.
+    func pruneContactReads(before date: Date) async throws -> Int
     /// Records the mentor's answer; throws ``StoreError/alreadyResponded(_:)`` when answered before and
     /// ``StoreError/notAllowed(_:)`` when the assignment was given to another mentor.
     func respond(to assignmentID: Int64, status: AssignmentStatus, at date: Date) async throws -> Assignment

@@ -92,7 +92,7 @@ public final class VarselServices: Sendable {
         self.answers = AssignmentAnswers(repository: repository, now: now)
         self.settings = AccountSettings(repository: repository, broker: broker)
         self.users = UserAdministration(repository: repository, passwords: passwords, broker: broker, now: now)
-        self.contactAccess = ContactAccess(repository: repository)
+        self.contactAccess = ContactAccess(repository: repository, now: now)
         self.reports = AssignmentReports(repository: repository, contactAccess: contactAccess)
         self.throttle = LoginThrottle(configuration: configuration.throttle, now: now, shared: repository)
         self.passwords = passwords

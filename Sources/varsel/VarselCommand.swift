@@ -63,6 +63,8 @@ struct ServeCommand: AsyncParsableCommand {
     var vapidKeyFile: String?
     @Option(help: "Hours an assignment may wait for an answer before the mentor gets an urgent reminder; twice that and its coordinator is told.")
     var escalateAfter = 24.0
+    @Option(help: "Days the record of who read a contact's details is kept (default 365: a year of answers to \"who has seen my address?\").")
+    var retainAccessLogDays = 365
     @Flag(help: "Accept http and private-address push endpoints. For tests with a stand-in push service only.")
     var pushAllowHttpEndpoints = false
 
@@ -107,6 +109,8 @@ struct ServeCommand: AsyncParsableCommand {
         }
         guard escalateAfter > 0 else { throw Administration.Failure("--escalate-after must be a positive number of hours.") }
         configuration.remindUnansweredAfter = escalateAfter * 3600
+        guard retainAccessLogDays > 0 else { throw Administration.Failure("--retain-access-log-days must be a positive number of days.") }
+        configuration.accessLogRetention = TimeInterval(retainAccessLogDays) * 86400
         configuration.push.subject = vapidSubject
         configuration.push.keyFile = vapidKeyFile
         configuration.push.allowsInsecureEndpoints = pushAllowHttpEndpoints

@@ -109,6 +109,30 @@ struct PushDeliveryWorkerTests {
         #expect(transport.requests.count == 1)
     }
 
+    @Test("a push showing the details on the lock screen is recorded as a read of the contact; a hidden one is not")
+    func pushWithDetailsIsARead() async throws {
+        let (mentor, _) = try await subscribedMentor()
+        let worker = worker()
+        try await worker.step()
+        _ = try await assignment(for: mentor)
+        clock.advance(1)
+        try await worker.step()
+        #expect(transport.requests.count == 1)
+        #expect(try await store.contactReads(contactID: 4).isEmpty, "the details were hidden")
+        var preferences = try await store.preferences(for: mentor.id)
+        preferences.isShowingDetailsOnLockScreen = true
+        try await store.setPreferences(preferences, for: mentor.id)
+        _ = try await assignment(for: mentor)
+        clock.advance(1)
+        try await worker.step()
+        #expect(transport.requests.count == 2)
+        #expect(try message(transport.requests[1]).body == "Visit Kari Nordmann at Storgata 1")
+        let reads = try await store.contactReads(contactID: 4)
+        #expect(reads.map(\.channel) == [.push])
+        #expect(reads.map(\.userID) == [mentor.id])
+        #expect(reads.map(\.at) == [clock.now])
+    }
+
     @Test("410 from the push service removes the subscription")
     func goneRemoves() async throws {
         let (mentor, subscription) = try await subscribedMentor()

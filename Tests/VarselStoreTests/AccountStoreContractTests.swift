@@ -134,3 +134,24 @@ struct AccountStoreContractTests {
         #expect(log.last?.at == now.addingTimeInterval(5))
     }
 }
+
+/// Who read a contact's personal details, in every store.
+@Suite("Store contract: contact reads")
+struct ContactReadStoreContractTests {
+    let now = DemoData.now
+
+    @Test("each read is recorded with who, which channel and when, listed per contact, and pruned by age", arguments: StoreKind.allCases)
+    func readsAreRecordedAndPruned(kind: StoreKind) async throws {
+        let store = try await kind.make()
+        try await store.recordContactRead(contactID: 7, userID: 1, channel: .contactPage, at: now)
+        try await store.recordContactRead(contactID: 8, userID: 1, channel: .contactAPI, at: now)
+        try await store.recordContactRead(contactID: 7, userID: 2, channel: .push, at: now.addingTimeInterval(60))
+        let reads = try await store.contactReads(contactID: 7)
+        #expect(reads.map(\.userID) == [1, 2])
+        #expect(reads.map(\.channel) == [.contactPage, .push])
+        #expect(reads.map(\.at) == [now, now.addingTimeInterval(60)])
+        #expect(try await store.pruneContactReads(before: now.addingTimeInterval(30)) == 2)
+        #expect(try await store.contactReads(contactID: 7).map(\.channel) == [.push])
+        #expect(try await store.contactReads(contactID: 8).isEmpty)
+    }
+}

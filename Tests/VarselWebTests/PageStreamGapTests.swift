@@ -89,6 +89,11 @@ final class WindowInjectingStore: VarselRepository {
     func assignment(id: Int64) async throws -> Assignment? { try await base.assignment(id: id) }
     func assignments(forMentor mentorID: Int64) async throws -> [Assignment] { try await base.assignments(forMentor: mentorID) }
     func contact(id: Int64) async throws -> Contact? { try await base.contact(id: id) }
+    func recordContactRead(contactID: Int64, userID: Int64, channel: ContactReadChannel, at date: Date) async throws {
+        try await base.recordContactRead(contactID: contactID, userID: userID, channel: channel, at: date)
+    }
+    func contactReads(contactID: Int64) async throws -> [ContactRead] { try await base.contactReads(contactID: contactID) }
+    func pruneContactReads(before date: Date) async throws -> Int { try await base.pruneContactReads(before: date) }
     func respond(to assignmentID: Int64, status: AssignmentStatus, at date: Date) async throws -> Assignment {
         try await base.respond(to: assignmentID, status: status, at: date)
     }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import Testing
 import VarselCore
 import VarselService
@@ -182,5 +183,46 @@ struct DeactivationEventTests {
         guard case let .event(event)? = await kariIterator.next() else { Issue.record("Kari's stream got nothing"); return }
         #expect(event.id == 8)
         #expect(broker.streamCount(userID: 1) == 1)
+    }
+}
+
+/// Who read a contact's details: every read path records one entry; the coordinator and admins see the record.
+@Suite("Who read a contact's details")
+struct ContactReadTests {
+    @Test("the contact page, the contact API and the assignment API each record one read; the record is pruned after its time")
+    func eachReadPathRecordsOneRead() async throws {
+        let world = try await TestWorld()
+        let (assignment, contact, _) = try await world.services.sender.assign(
+            mentor: world.ola, coordinatorID: world.coordinator.id,
+            contact: NewContact(name: "Per Olsen", phone: "1", address: "Torggata 3", notes: ""), urgency: .normal)
+        try await world.test { client in
+            let ola = try await client.token("ola")
+            #expect(try await client.call(.get, "/contacts/\(contact.id)?assignment=\(assignment.id)", token: ola).status == .ok)
+            #expect(try await client.call(.get, "/api/v1/contacts/\(contact.id)", token: ola).status == .ok)
+            #expect(try await client.call(.get, "/api/v1/assignments/\(assignment.id)", token: ola).status == .ok)
+            // Kari may not see it: nothing is recorded for her.
+            let kari = try await client.token("kari")
+            #expect(try await client.call(.get, "/api/v1/contacts/\(contact.id)", token: kari).status == .notFound)
+            let reads = try await world.repository.contactReads(contactID: contact.id)
+            #expect(reads.map(\.channel) == [.contactPage, .contactAPI, .assignmentAPI])
+            #expect(reads.allSatisfy { $0.userID == world.ola.id })
+
+            // The coordinator sees the record (her own look included) on the page and through the API; the mentor does not.
+            let coordinator = try await client.token("coord")
+            let page = try await client.call(.get, "/contacts/\(contact.id)?assignment=\(assignment.id)", token: coordinator)
+            #expect(page.text.contains("Who has read these details"))
+            #expect(page.text.contains("Ola, through the contact API, "))
+            #expect(page.text.contains("Coord, through this page, "))
+            let listed = try await client.call(.get, "/api/v1/contacts/\(contact.id)/reads", token: coordinator)
+            #expect(listed.status == .ok)
+            #expect(listed.text.contains(#""channel":"assignment-api""#))
+            #expect(try await client.call(.get, "/api/v1/contacts/\(contact.id)/reads", token: ola).status == .notFound)
+            #expect(!(try await client.call(.get, "/contacts/\(contact.id)?assignment=\(assignment.id)", token: ola).text.contains("Who has read")))
+        }
+        let upkeep = MaintenanceService(repository: world.repository, sender: world.services.sender, now: { world.clock.now },
+                                        accessLogRetention: 30 * 86400, logger: Logger(label: "test"))
+        world.clock.advance(by: 30 * 86400 + 1)
+        await upkeep.runOnce()
+        #expect(try await world.repository.contactReads(contactID: contact.id).isEmpty)
     }
 }

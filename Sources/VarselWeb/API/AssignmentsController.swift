@@ -17,6 +17,7 @@ struct AssignmentsController {
         router.post("assignments/:id/done", use: done)
         router.post("assignments/:id/reassign", use: reassign)
         router.get("contacts/:id", use: contact)
+        router.get("contacts/:id/reads", use: contactReads)
     }
 
     struct CreateRequest: Decodable {
@@ -104,8 +105,7 @@ struct AssignmentsController {
     /// `GET /api/v1/assignments/{id}`: the assignment, its history, and its contact while the reader may see it.
     func show(_ request: Request, context: VarselContext) async throws -> Response {
         let (identity, assignment) = try await visibleAssignment(context)
-        let contact = try await services.contactAccess.canSee(contactID: assignment.contactID, user: identity.user)
-            ? try await services.repository.contact(id: assignment.contactID) : nil
+        let contact = try await services.contactAccess.read(contactID: assignment.contactID, by: identity.user, through: .assignmentAPI)
         var resource = AssignmentResource(assignment, contact: contact)
         resource.trail = try await services.reports.assignmentSummaries([assignment]).first?.trail
         return try JSONCoding.response(resource)
@@ -160,10 +160,25 @@ struct AssignmentsController {
     func contact(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
         let id = try NotificationsController.id(context)
-        guard let contact = try await services.repository.contact(id: id),
-              try await services.contactAccess.canSee(contactID: id, user: identity.user) else {
+        guard let contact = try await services.contactAccess.read(contactID: id, by: identity.user, through: .contactAPI) else {
             throw Problem.notFound("You have no contact with id \(id).")
         }
         return try JSONCoding.response(ContactResource(contact))
+    }
+
+    struct ContactReadResource: Encodable {
+        var userId: Int64
+        var channel: ContactReadChannel
+        var at: Date
+    }
+
+    /// `GET /api/v1/contacts/{id}/reads`: who read the contact's details, for its coordinator and admins.
+    func contactReads(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try context.requireUser()
+        let id = try NotificationsController.id(context)
+        guard let reads = try await services.contactAccess.reads(of: id, for: identity.user) else {
+            throw Problem.notFound("You have no contact with id \(id).")
+        }
+        return try JSONCoding.response(reads.map { ContactReadResource(userId: $0.userID, channel: $0.channel, at: $0.at) })
     }
 }

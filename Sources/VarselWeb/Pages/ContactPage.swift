@@ -13,8 +13,7 @@ extension PagesController {
         let resumePoint = try await self.resumePoint()
         let id = try NotificationsController.id(context)
         let assignmentID = request.uri.queryParameters["assignment"].flatMap { Int64(String($0)) }
-        guard let contact = try await services.repository.contact(id: id),
-              try await services.contactAccess.canSee(contactID: id, user: identity.user) else {
+        guard let contact = try await services.contactAccess.read(contactID: id, by: identity.user, through: .contactPage) else {
             // A mentor following an old notification of an assignment that has closed learns why, without the
             // contact's details.
             if let assignmentID, let closed = try await services.repository.assignment(id: assignmentID),
@@ -58,8 +57,21 @@ extension PagesController {
             heading: contact.name, headingId: Screen.contactDetail.headingElementID,
             focusHeading: request.uri.queryParameters["from"] == "notification", paragraphs: [],
             contact: ContactView(phoneLabel: strings.phone, phone: contact.phone, addressLabel: strings.address, address: contact.address,
-                                 notesLabel: strings.notes, notes: contact.notes, assignment: assignmentView, manage: manageView))
+                                 notesLabel: strings.notes, notes: contact.notes, assignment: assignmentView, manage: manageView,
+                                 reads: try await readsView(of: contact.id, for: user, strings: strings)))
         return try renderer.page("detail", model)
+    }
+
+    /// Who read the contact's details, newest first, when `user` may see that.
+    func readsView(of contactID: Int64, for user: User, strings: Strings) async throws -> ContactReadsView? {
+        guard let reads = try await services.contactAccess.reads(of: contactID, for: user) else { return nil }
+        var names: [Int64: String] = [:]
+        for read in reads where names[read.userID] == nil {
+            names[read.userID] = try await services.repository.user(id: read.userID)?.displayName ?? "#\(read.userID)"
+        }
+        return ContactReadsView(heading: strings.contactReadsHeading, lines: reads.reversed().map {
+            strings.contactReadLine(by: names[$0.userID] ?? "", through: $0.channel, at: $0.at, timeZone: osloTimeZone)
+        })
     }
 
     /// The page for an assignment that is no longer the mentor's: given to someone else, declined, or done.

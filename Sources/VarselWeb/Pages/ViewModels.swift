@@ -244,6 +244,13 @@ struct ContactView {
     var notes: String
     var assignment: AssignmentView?
     var manage: ManageView?
+    /// Who read the details, newest first: for the contact's coordinator and admins only.
+    var reads: ContactReadsView?
+}
+
+struct ContactReadsView {
+    var heading: String
+    var lines: [String]
 }
 
 struct AssignmentView {
