@@ -207,6 +207,10 @@ enum PostgresMigrations {
             "CREATE INDEX contact_read_by_contact ON contact_read (contact_id, id)",
             "CREATE INDEX contact_read_by_time ON contact_read (at)",
         ]),
+        ("v7: erased contacts", [
+            "ALTER TABLE contact ADD COLUMN erased_at DOUBLE PRECISION",
+            "CREATE INDEX assignment_by_contact ON assignment (contact_id)",
+        ]),
     ]
 
     /// Applies the migrations not yet applied, one transaction each, under a lock so instances starting together

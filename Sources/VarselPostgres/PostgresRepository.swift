@@ -718,6 +718,54 @@ public final class PostgresRepository: VarselRepository, Sendable {
         }
     }
 
+    public func eraseContact(contactID: Int64, titles: [Language: String], at date: Date) async throws -> [NotificationItem]? {
+        try await write(appendsEvents: true) { c in
+            let found = try await c.query("""
+                UPDATE contact SET name = '', phone = '', address = '', notes = '', erased_at = coalesce(erased_at, \(date.timeIntervalSince1970))
+                WHERE id = \(contactID) RETURNING id
+                """, logger: self.logger).collect()
+            guard !found.isEmpty else { return nil }
+            try await c.query("UPDATE assignment SET visit_note = '' WHERE contact_id = \(contactID) AND visit_note IS NOT NULL", logger: self.logger)
+            let named = try await c.query("""
+                SELECT notification.id, users.language FROM assignment
+                JOIN notification ON notification.id = assignment.notification_id JOIN users ON users.id = notification.recipient_id
+                WHERE assignment.contact_id = \(contactID) ORDER BY notification.id
+                """, logger: self.logger).collect().map { try $0.decode((Int64, String).self) }
+            var items: [NotificationItem] = []
+            for (id, stored) in named {
+                let title = titles[try Language(stored: stored, column: "users.language")] ?? ""
+                guard var item = try await self.fetchNotification(c, id: id) else { continue }
+                if item.title != title || !item.body.isEmpty || !item.personalDetails.isEmpty {
+                    try await c.query("UPDATE notification SET title = \(title), body = '', personal_details = '[]' WHERE id = \(id)", logger: self.logger)
+                    item.title = title
+                    item.body = ""
+                    item.personalDetails = []
+                    // The event log's copies now say what the notification says.
+                    try await c.query("""
+                        UPDATE event SET notification = \(try Self.json(item)) WHERE notification_id = \(id) AND notification IS NOT NULL
+                        """, logger: self.logger)
+                    try await c.query("DELETE FROM push_delivery WHERE notification_id = \(id)", logger: self.logger)
+                    try await self.appendEvent(userID: item.recipientID, .notificationUpdated(item), at: date, c)
+                }
+                items.append(item)
+            }
+            return items
+        }
+    }
+
+    public func contactsClosed(before date: Date) async throws -> [Int64] {
+        try await read { c in
+            try await c.query("""
+                SELECT assignment.contact_id FROM assignment JOIN contact ON contact.id = assignment.contact_id
+                WHERE contact.erased_at IS NULL
+                GROUP BY assignment.contact_id
+                HAVING sum(CASE WHEN assignment.reassigned_at IS NULL AND assignment.status IN ('pending', 'acknowledged') THEN 1 ELSE 0 END) = 0
+                   AND max(coalesce(assignment.reassigned_at, assignment.done_at, assignment.responded_at)) < \(date.timeIntervalSince1970)
+                ORDER BY assignment.contact_id
+                """, logger: self.logger).collect().map { try $0.decode(Int64.self) }
+        }
+    }
+
     public func recordContactRead(contactID: Int64, userID: Int64, channel: ContactReadChannel, at date: Date) async throws {
         try await write { c in
             try await c.query("""
@@ -745,9 +793,9 @@ public final class PostgresRepository: VarselRepository, Sendable {
 
     public func contact(id: Int64) async throws -> Contact? {
         try await read { c in
-            try await Self.first(c.query("SELECT id, name, phone, address, notes FROM contact WHERE id = \(id)", logger: self.logger)).map { row in
-                let (id, name, phone, address, notes) = try row.decode((Int64, String, String, String, String).self)
-                return Contact(id: id, name: name, phone: phone, address: address, notes: notes)
+            try await Self.first(c.query("SELECT id, name, phone, address, notes, erased_at FROM contact WHERE id = \(id)", logger: self.logger)).map { row in
+                let (id, name, phone, address, notes, erased) = try row.decode((Int64, String, String, String, String, Double?).self)
+                return Contact(id: id, name: name, phone: phone, address: address, notes: notes, erasedAt: erased.map(Self.date))
             }
         }
     }

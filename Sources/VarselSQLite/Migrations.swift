@@ -207,6 +207,12 @@ enum Migrations {
                 CREATE INDEX contact_read_by_time ON contact_read(at);
                 """)
         }
+        migrator.registerMigration("v8: erased contacts") { db in
+            try db.execute(sql: """
+                ALTER TABLE contact ADD COLUMN erased_at DOUBLE;
+                CREATE INDEX assignment_by_contact ON assignment(contact_id);
+                """)
+        }
         return migrator
     }
 }

@@ -56,6 +56,9 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         writer.add(transactionObserver: committed, extent: .databaseLifetime)
         let committed = committed
         writerConnection = try writer.writeWithoutTransaction { db in
+            // Deleted and overwritten content is zeroed, not left in free pages: an erased person's details must not
+            // be readable in the file.
+            try db.execute(sql: "PRAGMA secure_delete = ON")
             committed.collect(on: db)
             return ObjectIdentifier(db)
         }
@@ -534,6 +537,57 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         }
     }
 
+    public func eraseContact(contactID: Int64, titles: [Language: String], at date: Date) async throws -> [NotificationItem]? {
+        let erased: [NotificationItem]? = try await commits.write { db in
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM contact WHERE id = ?", arguments: [contactID]) == true else { return nil }
+            try db.execute(sql: """
+                UPDATE contact SET name = '', phone = '', address = '', notes = '', erased_at = coalesce(erased_at, ?) WHERE id = ?
+                """, arguments: [date.timeIntervalSince1970, contactID])
+            try db.execute(sql: "UPDATE assignment SET visit_note = '' WHERE contact_id = ? AND visit_note IS NOT NULL", arguments: [contactID])
+            let named = try Row.fetchAll(db, sql: """
+                SELECT notification.id, user.language FROM assignment
+                JOIN notification ON notification.id = assignment.notification_id JOIN user ON user.id = notification.recipient_id
+                WHERE assignment.contact_id = ? ORDER BY notification.id
+                """, arguments: [contactID])
+            var items: [NotificationItem] = []
+            for row in named {
+                let id: Int64 = row["id"]
+                let language = try Language(stored: row["language"], column: "user.language")
+                guard var item = try Self.fetchNotification(db, id: id) else { continue }
+                if item.title != (titles[language] ?? "") || !item.body.isEmpty || !item.personalDetails.isEmpty {
+                    try db.execute(sql: "UPDATE notification SET title = ?, body = '', personal_details = '[]' WHERE id = ?",
+                                   arguments: [(titles[language] ?? ""), id])
+                    item.title = (titles[language] ?? "")
+                    item.body = ""
+                    item.personalDetails = []
+                    // The event log's copies now say what the notification says.
+                    try db.execute(sql: "UPDATE event SET notification = ? WHERE notification_id = ? AND notification IS NOT NULL",
+                                   arguments: [String(decoding: try Self.encoder.encode(item), as: UTF8.self), id])
+                    try db.execute(sql: "DELETE FROM push_delivery WHERE notification_id = ?", arguments: [id])
+                    try Self.appendEvent(userID: item.recipientID, .notificationUpdated(item), at: date, db: db)
+                }
+                items.append(item)
+            }
+            return items
+        }
+        // What was overwritten must not linger in the write-ahead log: it is copied into the file and emptied.
+        if erased != nil { _ = try? await writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") } }
+        return erased
+    }
+
+    public func contactsClosed(before date: Date) async throws -> [Int64] {
+        try read { db in
+            try Int64.fetchAll(db, sql: """
+                SELECT assignment.contact_id FROM assignment JOIN contact ON contact.id = assignment.contact_id
+                WHERE contact.erased_at IS NULL
+                GROUP BY assignment.contact_id
+                HAVING sum(CASE WHEN assignment.reassigned_at IS NULL AND assignment.status IN ('pending', 'acknowledged') THEN 1 ELSE 0 END) = 0
+                   AND max(coalesce(assignment.reassigned_at, assignment.done_at, assignment.responded_at)) < ?
+                ORDER BY assignment.contact_id
+                """, arguments: [date.timeIntervalSince1970])
+        }
+    }
+
     public func recordContactRead(contactID: Int64, userID: Int64, channel: ContactReadChannel, at date: Date) async throws {
         try await commits.write { db in
             try db.execute(sql: "INSERT INTO contact_read (contact_id, user_id, channel, at) VALUES (?, ?, ?, ?)",
@@ -560,7 +614,8 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     public func contact(id: Int64) async throws -> Contact? {
         try read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM contact WHERE id = ?", arguments: [id]).map { row in
-                Contact(id: row["id"], name: row["name"], phone: row["phone"], address: row["address"], notes: row["notes"])
+                Contact(id: row["id"], name: row["name"], phone: row["phone"], address: row["address"], notes: row["notes"],
+                        erasedAt: (row["erased_at"] as Double?).map(Self.date))
             }
         }
     }

@@ -305,6 +305,52 @@ public actor InMemoryRepository: VarselRepository {
 
     public func contact(id: Int64) -> Contact? { contacts[id] }
 
+    public func eraseContact(contactID: Int64, titles: [Language: String], at date: Date) -> [NotificationItem]? {
+        guard var contact = contacts[contactID] else { return nil }
+        if contact.erasedAt == nil {
+            contact = Contact(id: contactID, name: "", phone: "", address: "", notes: "", erasedAt: date)
+            contacts[contactID] = contact
+        }
+        var erased: [NotificationItem] = []
+        for assignment in assignmentsByID.values.sorted(by: { $0.id < $1.id }) where assignment.contactID == contactID {
+            if assignmentsByID[assignment.id]?.visitNote != nil { assignmentsByID[assignment.id]?.visitNote = "" }
+            guard let id = assignment.notificationID, var item = items[id] else { continue }
+            let language = usersByID[item.recipientID]?.language ?? .english
+            if item.title != (titles[language] ?? "") || !item.body.isEmpty || !item.personalDetails.isEmpty {
+                item.title = (titles[language] ?? "")
+                item.body = ""
+                item.personalDetails = []
+                items[id] = item
+                eventLog = eventLog.map { event in
+                    switch event.payload {
+                    case let .notificationCreated(old) where old.id == id:
+                        var copy = event
+                        copy.payload = .notificationCreated(item)
+                        return copy
+                    case let .notificationUpdated(old) where old.id == id:
+                        var copy = event
+                        copy.payload = .notificationUpdated(item)
+                        return copy
+                    default: return event
+                    }
+                }
+                push.deliveries = push.deliveries.filter { $0.value.notificationID != id }
+                appendEvent(userID: item.recipientID, .notificationUpdated(item), at: date)
+            }
+            erased.append(item)
+        }
+        return erased
+    }
+
+    public func contactsClosed(before date: Date) -> [Int64] {
+        let byContact = Dictionary(grouping: assignmentsByID.values, by: \.contactID)
+        return byContact.compactMap { contactID, assignments -> Int64? in
+            guard contacts[contactID]?.erasedAt == nil, !assignments.contains(where: \.isLive) else { return nil }
+            let closed = assignments.compactMap { $0.reassignedAt ?? $0.doneAt ?? $0.respondedAt }.max()
+            return closed.map { $0 < date } == true ? contactID : nil
+        }.sorted()
+    }
+
     public func recordContactRead(contactID: Int64, userID: Int64, channel: ContactReadChannel, at date: Date) {
         contactReadLog.append(ContactRead(id: nextID("contact_read"), contactID: contactID, userID: userID, channel: channel, at: date))
     }

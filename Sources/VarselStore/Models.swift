@@ -144,13 +144,16 @@ public struct Contact: Sendable, Codable, Hashable, Identifiable {
     public var phone: String
     public var address: String
     public var notes: String
+    /// When the details were erased (on request, or when kept long enough); the fields are empty since.
+    public var erasedAt: Date?
 
-    public init(id: Int64, name: String, phone: String, address: String, notes: String) {
+    public init(id: Int64, name: String, phone: String, address: String, notes: String, erasedAt: Date? = nil) {
         self.id = id
         self.name = name
         self.phone = phone
         self.address = address
         self.notes = notes
+        self.erasedAt = erasedAt
     }
 }
 

@@ -91,6 +91,15 @@ public protocol VarselRepository: PushStore, Sendable {
     func contactReads(contactID: Int64) async throws -> [ContactRead]
     /// Deletes the records of reads before `date`; returns how many.
     func pruneContactReads(before date: Date) async throws -> Int
+    /// Erases contact `contactID`'s personal details everywhere they were copied, in one transaction: the contact's
+    /// fields (`erasedAt` set), its assignments' visit notes, and each of its assignments' notifications — title
+    /// replaced by `titles[recipient's language]`, body and personal details emptied, the copies in the event log
+    /// rewritten, queued pushes dropped, and a `notification.updated` event appended. Returns the notifications as
+    /// they are now; nil for an unknown contact. Erasing twice changes nothing more.
+    func eraseContact(contactID: Int64, titles: [Language: String], at date: Date) async throws -> [NotificationItem]?
+    /// The contacts not yet erased that have assignments, none of them live, the last closed (declined, done or
+    /// given to another mentor) before `date`.
+    func contactsClosed(before date: Date) async throws -> [Int64]
     /// Records the mentor's answer; throws ``StoreError/alreadyResponded(_:)`` when answered before and
     /// ``StoreError/notAllowed(_:)`` when the assignment was given to another mentor.
     func respond(to assignmentID: Int64, status: AssignmentStatus, at date: Date) async throws -> Assignment

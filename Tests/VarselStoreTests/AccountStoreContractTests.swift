@@ -155,3 +155,51 @@ struct ContactReadStoreContractTests {
         #expect(try await store.contactReads(contactID: 8).isEmpty)
     }
 }
+
+/// Erasing a contact's details in every store.
+@Suite("Store contract: erasing a contact")
+struct ContactErasureStoreContractTests {
+    let now = DemoData.now
+
+    @Test("erasing empties the contact, the visit note, its notifications and their event-log copies; closed contacts are found by age",
+          arguments: StoreKind.allCases)
+    func erasure(kind: StoreKind) async throws {
+        let store = try await kind.make()
+        let mentor = try await store.createUser(NewUser(username: "ola", displayName: "Ola", role: .mentor, passwordHash: "h", language: .norwegianBokmal), at: now)
+        let (assignment, contact, item) = try await store.createAssignment(
+            mentorID: mentor.id, coordinatorID: nil, contact: NewContact(name: "Per Olsen", phone: "+47 900 00 000", address: "Torggata 3", notes: "Hører dårlig"),
+            at: now) { contactID, assignmentID in
+            NewNotification(recipientID: mentor.id, senderID: nil, kind: .assignment, title: "Nytt oppdrag", body: "Besøk Per Olsen i Torggata 3",
+                            deepLink: .contact(contactID: contactID, assignmentID: assignmentID), personalDetails: ["Per Olsen", "Torggata 3"])
+        }
+        #expect(try await store.contactsClosed(before: now.addingTimeInterval(86400)).isEmpty, "a live assignment keeps its contact")
+        _ = try await store.respond(to: assignment.id, status: .acknowledged, at: now.addingTimeInterval(60))
+        _ = try await store.completeVisit(assignmentID: assignment.id, note: "Per Olsen likte besøket", at: now.addingTimeInterval(120))
+        #expect(try await store.contactsClosed(before: now.addingTimeInterval(120)).isEmpty)
+        #expect(try await store.contactsClosed(before: now.addingTimeInterval(121)) == [contact.id])
+
+        let later = now.addingTimeInterval(3600)
+        let erased = try #require(try await store.eraseContact(contactID: contact.id, titles: [.norwegianBokmal: "Opplysningene er fjernet"], at: later))
+        #expect(erased.map(\.id) == [item.id])
+        let stored = try #require(try await store.contact(id: contact.id))
+        #expect(stored.name.isEmpty && stored.phone.isEmpty && stored.address.isEmpty && stored.notes.isEmpty)
+        #expect(stored.erasedAt == later)
+        #expect(try await store.assignment(id: assignment.id)?.visitNote == "")
+        #expect(try await store.assignment(id: assignment.id)?.status == .done)
+        let notification = try #require(try await store.notification(id: item.id))
+        #expect(notification.title == "Opplysningene er fjernet" && notification.body.isEmpty && notification.personalDetails.isEmpty)
+        let events = try await store.events(for: mentor.id, after: 0, limit: 100)
+        for event in events {
+            if case let .notificationCreated(copy) = event.payload { #expect(copy.title == "Opplysningene er fjernet" && copy.body.isEmpty) }
+            if case let .notificationUpdated(copy) = event.payload { #expect(!copy.body.contains("Per")) }
+        }
+        #expect(events.last?.type == .notificationUpdated)
+        #expect(try await store.contactsClosed(before: later.addingTimeInterval(86400)).isEmpty, "an erased contact is not found again")
+        // Again: nothing more changes, no new event.
+        let count = events.count
+        _ = try await store.eraseContact(contactID: contact.id, titles: [.norwegianBokmal: "Opplysningene er fjernet"], at: later.addingTimeInterval(60))
+        #expect(try await store.events(for: mentor.id, after: 0, limit: 100).count == count)
+        #expect(try await store.contact(id: contact.id)?.erasedAt == later)
+        #expect(try await store.eraseContact(contactID: 999, titles: [:], at: later) == nil)
+    }
+}

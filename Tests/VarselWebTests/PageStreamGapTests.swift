@@ -94,6 +94,10 @@ final class WindowInjectingStore: VarselRepository {
     }
     func contactReads(contactID: Int64) async throws -> [ContactRead] { try await base.contactReads(contactID: contactID) }
     func pruneContactReads(before date: Date) async throws -> Int { try await base.pruneContactReads(before: date) }
+    func eraseContact(contactID: Int64, titles: [Language: String], at date: Date) async throws -> [NotificationItem]? {
+        try await base.eraseContact(contactID: contactID, titles: titles, at: date)
+    }
+    func contactsClosed(before date: Date) async throws -> [Int64] { try await base.contactsClosed(before: date) }
     func respond(to assignmentID: Int64, status: AssignmentStatus, at date: Date) async throws -> Assignment {
         try await base.respond(to: assignmentID, status: status, at: date)
     }
