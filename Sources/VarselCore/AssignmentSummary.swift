@@ -36,10 +36,14 @@ public struct AssignmentSummary: Sendable, Codable, Hashable, Identifiable {
     /// The history of the assignments this one replaced, oldest first, when a coordinator reassigned the contact
     /// to this mentor; empty for a first assignment.
     public var earlierTrail: [AssignmentEvent]
+    /// When the visited person's details were erased; the name and address are empty since.
+    public var detailsRemovedAt: Date?
 
     public init(id: Int64, contactID: Int64, contactName: String, address: String, mentorID: Int64 = 0, mentorName: String, progress: AssignmentProgress,
                 createdAt: Date, respondedAt: Date? = nil, readAt: Date? = nil, wasRemindedAt: Date? = nil, wasEscalatedAt: Date? = nil,
-                deliveredAt: Date? = nil, doneAt: Date? = nil, visitNote: String? = nil, earlierTrail: [AssignmentEvent] = []) {
+                deliveredAt: Date? = nil, doneAt: Date? = nil, visitNote: String? = nil, earlierTrail: [AssignmentEvent] = [],
+                detailsRemovedAt: Date? = nil) {
+        self.detailsRemovedAt = detailsRemovedAt
         self.id = id
         self.contactID = contactID
         self.contactName = contactName
@@ -110,17 +114,22 @@ extension AssignmentSummary {
 extension Describer {
     /// A mentor's assignment row, named in full: `Kari Nordmann, Storgata 1, waiting for your answer, 2 hours`.
     public func mentorAssignmentRow(_ assignment: AssignmentSummary, now: Date) -> String {
-        "\(assignment.contactName), \(assignment.address), \(strings.assignmentState(assignment.progress, forMentor: true)), "
+        "\(whoAndWhere(assignment)), \(strings.assignmentState(assignment.progress, forMentor: true)), "
             + strings.waited(since: assignment.createdAt, until: assignment.respondedAt ?? now, answered: assignment.respondedAt != nil)
     }
 
     /// A coordinator's dashboard row: `Kari Nordmann, Storgata 1, Demo Mentor, waiting for an answer, 2 hours`, and
     /// `…, 2 days, overdue` once it has waited past `overdueAfter`.
     public func coordinatorAssignmentRow(_ assignment: AssignmentSummary, now: Date, overdueAfter: TimeInterval = .infinity) -> String {
-        "\(assignment.contactName), \(assignment.address), \(assignment.mentorName), "
+        "\(whoAndWhere(assignment)), \(assignment.mentorName), "
             + "\(strings.assignmentState(assignment.progress, forMentor: false)), "
             + strings.waited(since: assignment.createdAt, until: assignment.respondedAt ?? now, answered: assignment.respondedAt != nil)
             + (assignment.isOverdue(now: now, deadline: overdueAfter) ? ", \(strings.overdue)" : "")
+    }
+
+    /// The person visited and where: `Kari Nordmann, Storgata 1`, or `details removed` once erased.
+    public func whoAndWhere(_ assignment: AssignmentSummary) -> String {
+        assignment.detailsRemovedAt == nil ? "\(assignment.contactName), \(assignment.address)" : strings.detailsRemovedShort
     }
 
     /// One audit-trail line: `Read by the mentor, 23 November at 10:05`.

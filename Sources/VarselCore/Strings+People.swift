@@ -186,6 +186,29 @@ extension Strings {
     public var certificationsSaved: String { isEnglish ? "Certifications saved" : "Sertifiseringene er lagret" }
     public var passwordChosen: String { isEnglish ? "Password saved. You are signed in." : "Passordet er lagret. Du er logget inn." }
 
+    // MARK: Erasing a contact's details
+
+    /// What an erased assignment notification's title becomes: `Details removed`.
+    public var detailsRemovedTitle: String { isEnglish ? "Details removed" : "Opplysningene er fjernet" }
+    /// In a row, in place of the name and address: `details removed`.
+    public var detailsRemovedShort: String { isEnglish ? "details removed" : "opplysningene er fjernet" }
+    /// The page of an erased contact: `The details of this person were removed on 25 November 2026 at 14:03.`
+    public func detailsRemovedText(on date: Date, timeZone: TimeZone) -> String {
+        isEnglish ? "The details of this person were removed on \(dateAndTime(date, timeZone: timeZone))."
+            : "Opplysningene om denne personen ble fjernet \(dateAndTime(date, timeZone: timeZone))."
+    }
+    public var eraseButton: String { isEnglish ? "Erase these details" : "Slett disse opplysningene" }
+    /// The erasure dialog's title: `Erase the details of Per Olsen?`.
+    public func eraseDialogTitle(_ name: String) -> String {
+        isEnglish ? "Erase the details of \(name)?" : "Slette opplysningene om \(name)?"
+    }
+    public var eraseDialogText: String {
+        isEnglish ? "Their name, address, phone number and notes are removed from Varsel everywhere, at once. The assignment's history stays. This cannot be undone."
+            : "Navn, adresse, telefonnummer og notater fjernes fra Varsel overalt, med en gang. Historikken til oppdraget blir. Dette kan ikke angres."
+    }
+    public var eraseConfirm: String { isEnglish ? "Erase" : "Slett" }
+    public var detailsErased: String { isEnglish ? "Details erased" : "Opplysningene er slettet" }
+
     // MARK: Who read a contact's details
 
     public var contactReadsHeading: String { isEnglish ? "Who has read these details" : "Hvem har lest disse opplysningene" }

@@ -34,6 +34,8 @@ public struct ServerConfiguration: Sendable {
     public var remindUnansweredAfter: TimeInterval = 24 * 3600
     /// How long the record of who read a contact's details is kept (`--retain-access-log-days`).
     public var accessLogRetention: TimeInterval = 365 * 86400
+    /// How long a visited person's details are kept after their last assignment closed (`--retain-contacts-days`).
+    public var contactRetention: TimeInterval = 90 * 86400
     /// How long a connection may sit idle, or take to send a request, before it is closed. Live streams are
     /// responses in progress and are not idle; their writes have their own timeout
     /// (``VarselServices/Configuration/streamWriteTimeout``).
@@ -126,7 +128,8 @@ public func buildApplication(
     app.addServices(services.pump, MaintenanceService(repository: services.repository, sender: services.sender, now: services.now,
                                                        interval: configuration.maintenanceInterval,
                                                        escalation: .init(remindAfter: configuration.remindUnansweredAfter),
-                                                       accessLogRetention: configuration.accessLogRetention, logger: logger),
+                                                       accessLogRetention: configuration.accessLogRetention,
+                                                       contactRetention: configuration.contactRetention, logger: logger),
                     pushWorker)
     if let postgres {
         // Other instances' writes wake this one's pump at once.

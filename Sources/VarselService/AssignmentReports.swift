@@ -72,7 +72,8 @@ public struct AssignmentReports: Sendable {
                 id: assignment.id, contactID: assignment.contactID, contactName: contact.name, address: contact.address,
                 mentorID: assignment.mentorID, mentorName: mentors[assignment.mentorID] ?? "", progress: progress, createdAt: assignment.createdAt,
                 respondedAt: assignment.respondedAt, readAt: readAt, wasRemindedAt: steps[.mentorReminded], wasEscalatedAt: steps[.coordinatorTold],
-                deliveredAt: assignment.deliveredAt, doneAt: assignment.doneAt, visitNote: assignment.visitNote, earlierTrail: earlierTrail)
+                deliveredAt: assignment.deliveredAt, doneAt: assignment.doneAt, visitNote: assignment.visitNote, earlierTrail: earlierTrail,
+                detailsRemovedAt: contact.erasedAt)
         }
         for assignment in assignments {
             if let made = try await summary(assignment, depth: 0) { summaries.append(made) }

@@ -14,6 +14,9 @@ public struct MaintenanceService: Service {
     let eventRetention: TimeInterval
     /// How long the record of who read a contact's details is kept.
     let accessLogRetention: TimeInterval
+    /// How long a contact's details are kept after their last assignment closed.
+    let contactRetention: TimeInterval
+    let erasure: ContactErasure
     let escalation: EscalationDeadlines
     let logger: Logger
 
@@ -31,8 +34,11 @@ public struct MaintenanceService: Service {
 
     public init(repository: any VarselRepository, sender: NotificationSender, now: @escaping @Sendable () -> Date,
                 interval: Duration = .seconds(3600), eventRetention: TimeInterval = 7 * 86400,
-                escalation: EscalationDeadlines = EscalationDeadlines(), accessLogRetention: TimeInterval = 365 * 86400, logger: Logger) {
+                escalation: EscalationDeadlines = EscalationDeadlines(), accessLogRetention: TimeInterval = 365 * 86400,
+                contactRetention: TimeInterval = 90 * 86400, logger: Logger) {
         self.accessLogRetention = accessLogRetention
+        self.contactRetention = contactRetention
+        self.erasure = ContactErasure(repository: repository, access: ContactAccess(repository: repository, now: now), pump: sender.pump, now: now)
         self.repository = repository
         self.sender = sender
         self.now = now
@@ -65,6 +71,8 @@ public struct MaintenanceService: Service {
             _ = try await repository.pruneEvents(before: now.addingTimeInterval(-eventRetention))
             _ = try await repository.deleteExpiredSessions(at: now)
             _ = try await repository.pruneContactReads(before: now.addingTimeInterval(-accessLogRetention))
+            let erased = try await erasure.eraseExpired(retention: contactRetention)
+            if erased > 0 { logger.info("contact details erased after their retention time", metadata: ["contact.count": "\(erased)"]) }
         } catch {
             logger.error("maintenance failed", metadata: ["error.type": "\(type(of: error))"])
         }

@@ -357,7 +357,10 @@ public struct ContactAccess: Sendable {
     /// is recorded).
     public func read(contactID: Int64, by user: User, through channel: ContactReadChannel) async throws -> Contact? {
         guard try await canSee(contactID: contactID, user: user), let contact = try await repository.contact(id: contactID) else { return nil }
-        try await repository.recordContactRead(contactID: contactID, userID: user.id, channel: channel, at: now())
+        // An erased contact has no details left to read.
+        if contact.erasedAt == nil {
+            try await repository.recordContactRead(contactID: contactID, userID: user.id, channel: channel, at: now())
+        }
         return contact
     }
 

@@ -80,6 +80,8 @@ public struct Problem: HTTPResponseError, Sendable, Equatable {
             case let .alreadyResponded(status): return .conflict("The assignment was already \(status.rawValue).")
             case let .notAllowed(why): return .conflict(why)
             }
+        case is ContactErasure.Refused:
+            return .notFound("No such contact, or not one whose details you may erase.")
         case let refusal as UserAdministration.Refusal:
             switch refusal {
             case .unknownPerson: return .notFound("No such person, or not one you manage.")

@@ -27,6 +27,7 @@ public final class VarselServices: Sendable {
     public let reports: AssignmentReports
     public let users: UserAdministration
     public let contactAccess: ContactAccess
+    public let erasure: ContactErasure
     public let metrics: ServiceMetrics
     public let throttle: LoginThrottle
     public let passwords: PasswordHasher
@@ -93,6 +94,7 @@ public final class VarselServices: Sendable {
         self.settings = AccountSettings(repository: repository, broker: broker)
         self.users = UserAdministration(repository: repository, passwords: passwords, broker: broker, now: now)
         self.contactAccess = ContactAccess(repository: repository, now: now)
+        self.erasure = ContactErasure(repository: repository, access: contactAccess, pump: pump, now: now)
         self.reports = AssignmentReports(repository: repository, contactAccess: contactAccess)
         self.throttle = LoginThrottle(configuration: configuration.throttle, now: now, shared: repository)
         self.passwords = passwords

@@ -65,6 +65,8 @@ struct ServeCommand: AsyncParsableCommand {
     var escalateAfter = 24.0
     @Option(help: "Days the record of who read a contact's details is kept (default 365: a year of answers to \"who has seen my address?\").")
     var retainAccessLogDays = 365
+    @Option(help: "Days a visited person's details are kept after their last assignment closed (default 90: time for follow-up questions and the quarter's report, no longer).")
+    var retainContactsDays = 90
     @Flag(help: "Accept http and private-address push endpoints. For tests with a stand-in push service only.")
     var pushAllowHttpEndpoints = false
 
@@ -111,6 +113,8 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.remindUnansweredAfter = escalateAfter * 3600
         guard retainAccessLogDays > 0 else { throw Administration.Failure("--retain-access-log-days must be a positive number of days.") }
         configuration.accessLogRetention = TimeInterval(retainAccessLogDays) * 86400
+        guard retainContactsDays > 0 else { throw Administration.Failure("--retain-contacts-days must be a positive number of days.") }
+        configuration.contactRetention = TimeInterval(retainContactsDays) * 86400
         configuration.push.subject = vapidSubject
         configuration.push.keyFile = vapidKeyFile
         configuration.push.allowsInsecureEndpoints = pushAllowHttpEndpoints

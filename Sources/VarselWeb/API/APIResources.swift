@@ -192,6 +192,8 @@ public struct ContactResource: Codable, Sendable, Equatable {
     public var phone: String
     public var address: String
     public var notes: String
+    /// When the details were erased (the fields are empty since); absent while they are kept.
+    public var erasedAt: Date?
 
     public init(_ contact: Contact) {
         id = contact.id
@@ -199,5 +201,6 @@ public struct ContactResource: Codable, Sendable, Equatable {
         phone = contact.phone
         address = contact.address
         notes = contact.notes
+        erasedAt = contact.erasedAt
     }
 }

@@ -18,6 +18,7 @@ struct AssignmentsController {
         router.post("assignments/:id/reassign", use: reassign)
         router.get("contacts/:id", use: contact)
         router.get("contacts/:id/reads", use: contactReads)
+        router.post("contacts/:id/erase", use: eraseContact)
     }
 
     struct CreateRequest: Decodable {
@@ -163,6 +164,15 @@ struct AssignmentsController {
         guard let contact = try await services.contactAccess.read(contactID: id, by: identity.user, through: .contactAPI) else {
             throw Problem.notFound("You have no contact with id \(id).")
         }
+        return try JSONCoding.response(ContactResource(contact))
+    }
+
+    /// `POST /api/v1/contacts/{id}/erase`: erases the contact's details everywhere, at once.
+    func eraseContact(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try context.requireUser()
+        let id = try NotificationsController.id(context)
+        let contact = try await services.erasure.erase(contactID: id, by: identity.user)
+        context.logger.info("contact details erased", metadata: ["contact.id": "\(id)"])
         return try JSONCoding.response(ContactResource(contact))
     }
 

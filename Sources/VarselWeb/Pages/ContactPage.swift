@@ -29,8 +29,9 @@ extension PagesController {
         let strings = describer.strings
         var assignmentView: AssignmentView?
         var manageView: ManageView?
+        let isRemoved = contact.erasedAt != nil
         if let assignmentID, let assignment = try await services.repository.assignment(id: assignmentID), assignment.contactID == id {
-            if assignment.mentorID == user.id, assignment.isLive {
+            if assignment.mentorID == user.id, assignment.isLive, !isRemoved {
                 // The mentor has now seen their assignment: its notification is read, wherever they came from
                 // (the notification, the Assignments tab, Home), and the coordinator's history says so.
                 if let notificationID = assignment.notificationID, let item = try await services.repository.notification(id: notificationID),
@@ -51,15 +52,31 @@ extension PagesController {
                 manageView = try await managedAssignment(try await services.reports.currentAssignment(replacing: assignment), for: user, describer: describer)
             }
         }
+        let mayErase = isRemoved ? false : try await services.erasure.mayErase(contactID: id, user: user)
         let model = DetailPage(
             chrome: try await chrome(identity, resumePoint: resumePoint, title: strings.screenTitle(.contactDetail),
                                      tab: user.role == .mentor ? .contacts : nil, flash: flash(request, language: user.language)),
-            heading: contact.name, headingId: Screen.contactDetail.headingElementID,
-            focusHeading: request.uri.queryParameters["from"] == "notification", paragraphs: [],
+            heading: contact.erasedAt == nil ? contact.name : strings.detailsRemovedTitle, headingId: Screen.contactDetail.headingElementID,
+            focusHeading: request.uri.queryParameters["from"] == "notification",
+            paragraphs: contact.erasedAt.map { [strings.detailsRemovedText(on: $0, timeZone: osloTimeZone)] } ?? [],
             contact: ContactView(phoneLabel: strings.phone, phone: contact.phone, addressLabel: strings.address, address: contact.address,
                                  notesLabel: strings.notes, notes: contact.notes, assignment: assignmentView, manage: manageView,
-                                 reads: try await readsView(of: contact.id, for: user, strings: strings)))
+                                 reads: try await readsView(of: contact.id, for: user, strings: strings), isRemoved: isRemoved,
+                                 erase: mayErase ? EraseView(contactId: id, assignmentId: assignmentID, label: strings.eraseButton,
+                                                             title: strings.eraseDialogTitle(contact.name), text: strings.eraseDialogText,
+                                                             confirm: strings.eraseConfirm, cancel: strings.cancel,
+                                                             isInline: request.uri.queryParameters["confirm"] == "erase") : nil))
         return try renderer.page("detail", model)
+    }
+
+    /// Erases the contact's details (the dialog's confirmation), then shows the page saying they were removed.
+    func eraseContact(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try signedIn(request, context)
+        let id = try NotificationsController.id(context)
+        let form = try await PageForm.decode(PageForm.Erase.self, from: request)
+        try await services.erasure.erase(contactID: id, by: identity.user)
+        let assignment = form.assignment.flatMap { Int64($0) }.map { "?assignment=\($0)" } ?? ""
+        return .redirect(to: Flash.erased.added(to: "/contacts/\(id)" + assignment), type: .normal)
     }
 
     /// Who read the contact's details, newest first, when `user` may see that.
@@ -77,8 +94,11 @@ extension PagesController {
     /// The page for an assignment that is no longer the mentor's: given to someone else, declined, or done.
     func closedAssignmentPage(_ assignment: Assignment, _ request: Request, _ identity: Identity, resumePoint: Int64) async throws -> Response {
         let strings = Strings(identity.user.language)
-        let text = assignment.reassignedAt != nil ? strings.noLongerYours
+        var text = assignment.reassignedAt != nil ? strings.noLongerYours
             : assignment.status == .done ? strings.doneStatus : strings.assignmentStatus(assignment.status.rawValue)
+        if let erasedAt = try await services.repository.contact(id: assignment.contactID)?.erasedAt {
+            text += " " + strings.detailsRemovedText(on: erasedAt, timeZone: osloTimeZone)
+        }
         let title = strings.screenTitle(.contactDetail)
         let model = DetailPage(
             chrome: try await chrome(identity, resumePoint: resumePoint, title: title, tab: .contacts, flash: flash(request, language: identity.user.language)),
@@ -111,7 +131,7 @@ extension PagesController {
             state: describer.coordinatorAssignmentRow(summary, now: now, overdueAfter: services.configuration.answerDeadline),
             trailHeading: strings.trailHeading, trail: summary.trail.map(describer.trailLine),
             noteHeading: strings.visitNoteHeading, note: summary.visitNote,
-            canReassign: assignment.refusalToReassign == nil && !options.isEmpty, reassignHeading: strings.reassignHeading,
+            canReassign: assignment.refusalToReassign == nil && !options.isEmpty && summary.detailsRemovedAt == nil, reassignHeading: strings.reassignHeading,
             mentorLabel: strings.mentor, mentors: options, notOffered: notOffered, hasNotOffered: !notOffered.isEmpty,
             reassign: strings.reassignButton)
     }
@@ -166,6 +186,18 @@ extension PagesController {
 }
 
 /// The coordinator's part of an assignment's page.
+/// The coordinator's button that erases the contact's details, and its confirmation dialog (inline without script).
+struct EraseView {
+    var contactId: Int64
+    var assignmentId: Int64?
+    var label: String
+    var title: String
+    var text: String
+    var confirm: String
+    var cancel: String
+    var isInline: Bool
+}
+
 struct ManageView {
     var assignmentId: Int64
     var state: String

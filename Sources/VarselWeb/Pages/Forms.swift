@@ -117,6 +117,10 @@ enum PageForm {
     }
 
     /// A coordinator's new assignment: the mentor and the contact to visit.
+    struct Erase: Decodable {
+        var assignment: String?
+    }
+
     struct NewPerson: Decodable {
         var username: String?
         var displayName: String?
@@ -169,6 +173,7 @@ enum Flash: Equatable {
     case roleChanged
     case certificationsSaved
     case passwordChosen
+    case erased
 
     /// The flash a `?done=` value names; nil for one this server does not write.
     init?(query: String) {
@@ -195,6 +200,7 @@ enum Flash: Equatable {
         case ("role", nil): self = .roleChanged
         case ("certifications", nil): self = .certificationsSaved
         case ("chosen", nil): self = .passwordChosen
+        case ("erased", nil): self = .erased
         default: return nil
         }
     }
@@ -232,6 +238,7 @@ enum Flash: Equatable {
         case .roleChanged: "role"
         case .certificationsSaved: "certifications"
         case .passwordChosen: "chosen"
+        case .erased: "erased"
         }
     }
 
@@ -263,6 +270,7 @@ enum Flash: Equatable {
         case .roleChanged: describer.strings.roleChanged
         case .certificationsSaved: describer.strings.certificationsSaved
         case .passwordChosen: describer.strings.passwordChosen
+        case .erased: describer.strings.detailsErased
         }
     }
 }

@@ -36,6 +36,7 @@ struct PagesController {
         router.get("settings", use: settings)
         router.post("settings", use: saveSettings)
         router.get("contacts/:id", use: contact)
+        router.post("contacts/:id/erase", use: eraseContact)
         router.post("assignments/:id/acknowledge", use: { try await answer(.acknowledged, $0, $1) })
         router.post("assignments/:id/decline", use: { try await answer(.declined, $0, $1) })
         router.post("assignments/:id/done", use: visitDone)

@@ -246,6 +246,9 @@ struct ContactView {
     var manage: ManageView?
     /// Who read the details, newest first: for the contact's coordinator and admins only.
     var reads: ContactReadsView?
+    /// Whether the details were erased: the fields are not shown.
+    var isRemoved = false
+    var erase: EraseView?
 }
 
 struct ContactReadsView {

@@ -1,0 +1,56 @@
+import Foundation
+import VarselCore
+import VarselStore
+
+/// Erasing the details of a person mentors visit: on request, by the coordinator who manages one of their
+/// assignments or an admin, and by upkeep once their last assignment closed longer ago than the retention time.
+///
+/// The store erases every copy in one transaction (``VarselRepository/eraseContact(contactID:titles:at:)``); the
+/// notifications that named the person then read "Details removed", and open pages are told through the event log.
+public struct ContactErasure: Sendable {
+    /// Why an erasure was refused: the person is unknown, or not one the caller manages (the two are not told apart).
+    public struct Refused: Error, Sendable, Equatable {}
+
+    let repository: any VarselRepository
+    let access: ContactAccess
+    let pump: EventPump?
+    let now: @Sendable () -> Date
+
+    public init(repository: any VarselRepository, access: ContactAccess, pump: EventPump?, now: @escaping @Sendable () -> Date) {
+        self.repository = repository
+        self.access = access
+        self.pump = pump
+        self.now = now
+    }
+
+    /// The erased notifications' title in each language.
+    static let titles = Dictionary(uniqueKeysWithValues: Language.allCases.map { ($0, Strings($0).detailsRemovedTitle) })
+
+    /// Whether `user` may erase the contact: the coordinator who manages one of its assignments, or an admin.
+    public func mayErase(contactID: Int64, user: User) async throws -> Bool {
+        guard user.role != .mentor else { return false }
+        return try await access.canSee(contactID: contactID, user: user)
+    }
+
+    /// Erases the contact's details at once, for `user`; returns the contact as it is now (empty, `erasedAt` set).
+    @discardableResult
+    public func erase(contactID: Int64, by user: User) async throws -> Contact {
+        guard try await mayErase(contactID: contactID, user: user) else { throw Refused() }
+        return try await erase(contactID)
+    }
+
+    /// Erases the details of every contact whose last assignment closed more than `retention` ago; returns how many.
+    @discardableResult
+    public func eraseExpired(retention: TimeInterval) async throws -> Int {
+        let due = try await repository.contactsClosed(before: now().addingTimeInterval(-retention))
+        for contactID in due { try await erase(contactID) }
+        return due.count
+    }
+
+    private func erase(_ contactID: Int64) async throws -> Contact {
+        guard try await repository.eraseContact(contactID: contactID, titles: Self.titles, at: now()) != nil,
+              let contact = try await repository.contact(id: contactID) else { throw Refused() }
+        pump?.wake()
+        return contact
+    }
+}
