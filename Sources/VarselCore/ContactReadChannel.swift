@@ -10,4 +10,6 @@ public enum ContactReadChannel: String, Sendable, Codable, Hashable, CaseIterabl
     case assignmentAPI = "assignment-api"
     /// A Web Push whose lock-screen text showed the details (the mentor allowed it).
     case push
+    /// An admin's download of everything stored about the contact.
+    case export
 }

@@ -83,8 +83,9 @@ extension Strings {
     public var roleField: String { isEnglish ? "Role" : "Rolle" }
     public var addButton: String { isEnglish ? "Add" : "Legg til" }
     public var usernameTaken: String { isEnglish ? "This username is taken." : "Brukernavnet er tatt." }
+    /// A username that breaks the rule; the field's hint says the rule, so the error does not repeat it.
     public var usernameRule: String {
-        isEnglish ? "Use 2 to 64 letters, digits, full stops, hyphens or underscores." : "Bruk 2 til 64 bokstaver, sifre, punktum, bindestrek eller understrek."
+        isEnglish ? "This username is too short, too long, or has characters that are not allowed." : "Brukernavnet er for kort, for langt eller har tegn som ikke er tillatt."
     }
 
     // MARK: The one-time link
@@ -209,6 +210,14 @@ extension Strings {
     public var eraseConfirm: String { isEnglish ? "Erase" : "Slett" }
     public var detailsErased: String { isEnglish ? "Details erased" : "Opplysningene er slettet" }
 
+    // MARK: Downloads of stored data
+
+    public var yourDataHeading: String { isEnglish ? "Your data" : "Dine data" }
+    public var downloadMyData: String { isEnglish ? "Download everything Varsel stores about you (JSON)" : "Last ned alt Varsel lagrer om deg (JSON)" }
+    public var downloadContactData: String {
+        isEnglish ? "Download everything stored about this person (JSON)" : "Last ned alt som er lagret om denne personen (JSON)"
+    }
+
     // MARK: Who read a contact's details
 
     public var contactReadsHeading: String { isEnglish ? "Who has read these details" : "Hvem har lest disse opplysningene" }
@@ -219,6 +228,7 @@ extension Strings {
         case .contactAPI: isEnglish ? "the contact API" : "kontakt-API-et"
         case .assignmentAPI: isEnglish ? "the assignment API" : "oppdrags-API-et"
         case .push: isEnglish ? "a lock-screen notification" : "et varsel på låseskjermen"
+        case .export: isEnglish ? "a download of everything stored" : "en nedlasting av alt som er lagret"
         }
     }
 

@@ -203,6 +203,17 @@ public final class PostgresRepository: VarselRepository, Sendable {
         }
     }
 
+    public func sessions(userID: Int64) async throws -> [Session] {
+        try await read { c in
+            try await c.query("""
+                SELECT token_hash, user_id, csrf_token, created_at, expires_at FROM session WHERE user_id = \(userID) ORDER BY created_at, token_hash
+                """, logger: self.logger).collect().map { row in
+                let (hash, user, csrf, created, expires) = try row.decode((String, Int64, String, Double, Double).self)
+                return Session(tokenHash: hash, userID: user, csrfToken: csrf, createdAt: Self.date(created), expiresAt: Self.date(expires))
+            }
+        }
+    }
+
     public func deleteSession(tokenHash: String) async throws {
         try await write { c in try await c.query("DELETE FROM session WHERE token_hash = \(tokenHash)", logger: self.logger) }
     }

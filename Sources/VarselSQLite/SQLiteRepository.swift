@@ -164,6 +164,15 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         return session
     }
 
+    public func sessions(userID: Int64) async throws -> [Session] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM session WHERE user_id = ? ORDER BY created_at, token_hash", arguments: [userID]).map { row in
+                Session(tokenHash: row["token_hash"], userID: row["user_id"], csrfToken: row["csrf_token"],
+                        createdAt: Self.date(row["created_at"]), expiresAt: Self.date(row["expires_at"]))
+            }
+        }
+    }
+
     public func deleteSession(tokenHash: String) async throws {
         try await commits.write { db in try db.execute(sql: "DELETE FROM session WHERE token_hash = ?", arguments: [tokenHash]) }
     }

@@ -77,6 +77,10 @@ public actor InMemoryRepository: VarselRepository {
         return session
     }
 
+    public func sessions(userID: Int64) -> [Session] {
+        sessions.values.filter { $0.userID == userID }.sorted { ($0.createdAt, $0.tokenHash) < ($1.createdAt, $1.tokenHash) }
+    }
+
     public func deleteSession(tokenHash: String) {
         sessions[tokenHash] = nil
         push.sessionsEnded([tokenHash])

@@ -38,6 +38,8 @@ public protocol VarselRepository: PushStore, Sendable {
     func createSession(_ session: Session) async throws
     func session(tokenHash: String, at date: Date) async throws -> Session?
     func deleteSession(tokenHash: String) async throws
+    /// `userID`'s sessions, oldest first (for their own data export).
+    func sessions(userID: Int64) async throws -> [Session]
     func deleteExpiredSessions(at date: Date) async throws -> Int
     /// Replaces `userID`'s password hash, deletes every session of theirs except `keptSession` (a token hash) and
     /// records the change in their change log as their own, in one transaction; returns the token hashes of the

@@ -80,6 +80,8 @@ public struct Problem: HTTPResponseError, Sendable, Equatable {
             case let .alreadyResponded(status): return .conflict("The assignment was already \(status.rawValue).")
             case let .notAllowed(why): return .conflict(why)
             }
+        case is DataExport.Refused:
+            return .notFound("No such contact, or you are not an admin.")
         case is ContactErasure.Refused:
             return .notFound("No such contact, or not one whose details you may erase.")
         case let refusal as UserAdministration.Refusal:

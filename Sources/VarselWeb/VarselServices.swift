@@ -28,6 +28,7 @@ public final class VarselServices: Sendable {
     public let users: UserAdministration
     public let contactAccess: ContactAccess
     public let erasure: ContactErasure
+    public let export: DataExport
     public let metrics: ServiceMetrics
     public let throttle: LoginThrottle
     public let passwords: PasswordHasher
@@ -95,6 +96,7 @@ public final class VarselServices: Sendable {
         self.users = UserAdministration(repository: repository, passwords: passwords, broker: broker, now: now)
         self.contactAccess = ContactAccess(repository: repository, now: now)
         self.erasure = ContactErasure(repository: repository, access: contactAccess, pump: pump, now: now)
+        self.export = DataExport(repository: repository, now: now)
         self.reports = AssignmentReports(repository: repository, contactAccess: contactAccess)
         self.throttle = LoginThrottle(configuration: configuration.throttle, now: now, shared: repository)
         self.passwords = passwords

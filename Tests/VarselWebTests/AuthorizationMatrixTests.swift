@@ -77,6 +77,8 @@ struct AuthorizationMatrixTests {
         "POST /api/v1/assignments/{id}/decline": Row(401, 200, 404, 403, 403),
         "GET /api/v1/contacts/{id}": Row(401, 200, 404, 200, 200),
         "GET /api/v1/contacts/{id}/reads": Row(401, 404, 404, 200, 200),
+        "GET /api/v1/contacts/{id}/export": Row(401, 404, 404, 404, 200),
+        "GET /api/v1/me/export": .signedIn(401, 200),
         // The coordinator erases the details; the admin may erase again (nothing more changes).
         "POST /api/v1/contacts/{id}/erase": Row(401, 404, 404, 200, 200),
         "POST /contacts/{id}/erase": Row(303, 404, 404, 303, 303, body: form),

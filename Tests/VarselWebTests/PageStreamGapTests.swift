@@ -65,6 +65,7 @@ final class WindowInjectingStore: VarselRepository {
     func createSession(_ session: Session) async throws { try await base.createSession(session) }
     func session(tokenHash: String, at date: Date) async throws -> Session? { try await base.session(tokenHash: tokenHash, at: date) }
     func deleteSession(tokenHash: String) async throws { try await base.deleteSession(tokenHash: tokenHash) }
+    func sessions(userID: Int64) async throws -> [Session] { try await base.sessions(userID: userID) }
     func deleteExpiredSessions(at date: Date) async throws -> Int { try await base.deleteExpiredSessions(at: date) }
     func changePassword(userID: Int64, passwordHash: String, keeping keptSession: String?, at date: Date) async throws -> [String] {
         try await base.changePassword(userID: userID, passwordHash: passwordHash, keeping: keptSession, at: date)

@@ -3,6 +3,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 
 from conftest import sign_in
+from test_web_low_vision import THEMES
 
 TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]
 MENTOR_PAGES = ["/", "/assignments", "/contacts", "/profile", "/notifications", "/notifications?filter=assignment",
@@ -56,3 +57,67 @@ def test_the_open_dialog_has_no_axe_violations(page, server):
     page.goto(server.base_url + "/contacts/2?assignment=2")
     page.click("#acknowledge-button")
     assert violations(page) == []
+
+
+MEDIA_QUERIES = {"color_scheme": "prefers-color-scheme", "contrast": "prefers-contrast", "forced_colors": "forced-colors"}
+
+
+def in_theme(page, theme: str) -> bool:
+    """Whether the page's media queries answer as the theme says (the emulation is in force)."""
+    return all(page.evaluate(f"matchMedia('({MEDIA_QUERIES[key]}: {value})').matches") for key, value in THEMES[theme].items())
+
+
+@pytest.mark.parametrize("theme", list(THEMES))
+def test_the_people_screens_and_the_set_password_page_have_no_axe_violations_in_every_theme(browser, server, theme):
+    # The coordinator's people screens: the list (filtered too), adding a person (and with its errors), the one-time
+    # link shown after adding, a mentor's page with a certification; then the page the link opens, for nobody signed in.
+    context = browser.new_context(bypass_csp=True)
+    page = context.new_page()
+    page.emulate_media(**THEMES[theme])
+    sign_in(page, server, "demo-coordinator")
+    assert in_theme(page, theme)
+    for path in ["/people", "/people?show=attention", "/people/new"]:
+        page.goto(server.base_url + path)
+        assert (path, violations(page)) == (path, [])
+    page.goto(server.base_url + "/people?show=attention")
+    ingrid = page.locator("#people-heading ~ ul a", has_text="Ingrid Berg, ").get_attribute("href")
+    page.goto(server.base_url + ingrid)
+    assert page.locator("[id^=certification-] input[type=date]").count() >= 1
+    assert (ingrid, violations(page)) == (ingrid, [])
+    # Adding a person with nothing filled in: the summary, both invalid fields and their messages.
+    page.goto(server.base_url + "/people/new")
+    page.click("#add-person-submit")
+    page.wait_for_load_state()
+    assert page.locator("#error-summary").count() == 1 and page.get_attribute("#person-name", "aria-invalid") == "true"
+    assert ("/people/new with errors", violations(page)) == ("/people/new with errors", [])
+    # Adding one: the link page, shown only once.
+    page.fill("#person-name", "Sara Lund")
+    page.fill("#person-username", "sara.lund")
+    page.click("#add-person-submit")
+    page.wait_for_load_state()
+    link = page.get_attribute("#set-password-link", "href")
+    assert link and page.locator("#set-password-code").count() == 1
+    assert ("the link page", violations(page)) == ("the link page", [])
+    context.close()
+
+    anonymous = browser.new_context(bypass_csp=True)
+    page = anonymous.new_page()
+    page.emulate_media(**THEMES[theme])
+    page.goto(link)
+    assert page.locator("#new-password").count() == 1 and in_theme(page, theme)
+    assert ("/password/<code>", violations(page)) == ("/password/<code>", [])
+    # Two different passwords: the summary and the invalid second field.
+    page.fill("#new-password", "correct horse battery")
+    page.fill("#repeat-password", "correct horse battery staple")
+    page.click("#set-password")
+    page.wait_for_load_state()
+    assert page.get_attribute("#repeat-password", "aria-invalid") == "true"
+    assert ("/password/<code> with errors", violations(page)) == ("/password/<code> with errors", [])
+    # A link that is not (or no longer) valid, and the page that asks for the code instead.
+    page.goto(server.base_url + "/password/ABCD-EFGH-JKLM")
+    assert page.locator("#password-error").count() == 1
+    assert ("/password/<invalid>", violations(page)) == ("/password/<invalid>", [])
+    page.goto(server.base_url + "/password")
+    assert page.locator("#code").count() == 1
+    assert ("/password", violations(page)) == ("/password", [])
+    anonymous.close()

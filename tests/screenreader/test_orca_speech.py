@@ -7,12 +7,15 @@ The tests run in file order on one signed-in session.
 """
 from __future__ import annotations
 
+import math
 import re
 import subprocess
+from datetime import datetime, timezone
+from urllib.parse import urlparse
 
 import pytest
 
-from conftest import normalize
+from conftest import ScreenReader, normalize, subprocess_type
 from varsel_server import DEMO_PASSWORD, ROOT, varsel_binary
 
 SEED_003 = "../shared/seeds/003_6ff2725032226ce3.txt"
@@ -396,3 +399,209 @@ def test_the_send_forms_title_field_says_that_a_title_is_read_aloud(reader):
     # The field's name and role, then its hint (the description Orca reads after it).
     assert spoken[spoken.index("Title entry"):][:2] == [
         "Title entry", "Read aloud when the notification arrives and shown on lock screens, so it must not name anyone"], spoken
+
+
+# The coordinator's screens ---------------------------------------------------------------------------------------
+
+def signed_in_as_coordinator(reader) -> None:
+    """Signs the session in as the demo coordinator unless it already is (through the page: the keyboard's sign-in
+    is the fixture's), and waits until Orca has finished reading the notification centre it lands on."""
+    if reader.page.evaluate("!!document.getElementById('tab-people')"):
+        return
+    reader.page.evaluate("""() => fetch('/signout', {method: 'POST', headers: {'Content-Type': 'application/x-www-form-urlencoded'},
+        body: '_csrf=' + encodeURIComponent(document.body.dataset.csrf)})""")
+    mark = reader.desktop.mark()
+    reader.page.goto(reader.server.base_url + "/signin")
+    reader.page.fill("#username", "demo-coordinator")
+    reader.page.fill("#password", DEMO_PASSWORD)
+    reader.page.click("button[type=submit]")
+    reader.page.wait_for_url("**/notifications")
+    reader.desktop.wait_for_speech(lambda u: u.text.startswith("Finished loading Notifications"), 20,
+                                   "signing in as the coordinator did not open the notification centre", since=mark)
+    reader.desktop.wait_for_quiet(0.8, 20)
+
+
+def submitted(reader, loaded_title: str, first_words: str | None = None) -> list[str]:
+    """Presses Enter on the focused button; returns what Orca said until it finished reading the page that came back."""
+    mark = reader.desktop.mark()
+    reader.desktop.key("Return")
+    reader.desktop.wait_for_speech(lambda u: u.text.startswith("Finished loading " + loaded_title), 20,
+                                   f"Orca did not finish loading {loaded_title!r}", since=mark)
+    if first_words:
+        reader.desktop.wait_for_speech(lambda u: normalize(u.text) == first_words, 20, f"Orca never said {first_words!r}", since=mark)
+    reader.desktop.wait_for_quiet(1.5, 20)
+    return reader.spoken_since(mark)
+
+
+def run_at(spoken: list[str], run: list[str]) -> int:
+    """Where `run` is said word for word, one utterance after another; -1 when it never is."""
+    return next((index for index in range(len(spoken)) if spoken[index:index + len(run)] == run), -1)
+
+
+def test_a_dashboard_row_is_named_in_full_who_where_mentor_state_waited_and_overdue(reader):
+    # Each assignment on the coordinator's dashboard is one link named in full: who is visited, where, by which
+    # mentor, its state, how long it has waited, and "overdue" when it has waited too long.
+    signed_in_as_coordinator(reader)
+    reader.goto("/coordinator/assignments")
+    shown = reader.page.text_content("#assignment-3 a").strip()
+    spoken, _ = reader.tab_until(lambda text: text.startswith("Per Olsen, "))
+    [row] = [text for text in spoken if text.startswith("Per Olsen, ")]
+    assert re.fullmatch(r"Per Olsen, Fjordveien 3, 0250 Oslo, Ingrid Berg, waiting for an answer, \d+ days, overdue link", row), row
+    assert row == normalize(shown) + " link", (row, shown)
+    # The next rows, in the page's order: the one still waiting (not overdue), then the acknowledged one.
+    [row] = [text for text in reader.press("Tab") if text.endswith(" link")]
+    assert re.fullmatch(r"Kari Nordmann, Storgata 1, 0155 Oslo, Demo Mentor, waiting for an answer, \d+ minutes link", row), row
+    [row] = [text for text in reader.press("Tab") if text.endswith(" link")]
+    assert row == "Ola Hansen, Kirkegata 5, 0153 Oslo, Demo Mentor, acknowledged, answered after 1 hour link", row
+
+
+def test_the_assignment_form_sent_without_a_name_speaks_its_error_summary_and_the_invalid_field_with_its_error(reader):
+    signed_in_as_coordinator(reader)
+    reader.goto("/coordinator")
+    reader.tab_until(lambda text: text == "Address entry")
+    subprocess_type(reader.desktop, "Storgata 9")
+    reader.tab_until(lambda text: text == "Create assignment push button")
+    summary, error = "Please correct the following:", "Name of the person to visit: This field is required"
+    spoken = submitted(reader, "Send notifications", first_words=summary)
+    # The summary (an alert) is spoken: its heading and the one mistake, as a link to the field.
+    assert reader.page.get_attribute("#error-summary", "role") == "alert"
+    assert error in [text.removeprefix("• ") for text in spoken], spoken
+    assert run_at(spoken, [summary, "heading level 2"]) >= 0, spoken
+    spoken, _ = reader.tab_until(lambda text: text.startswith("Name of the person to visit: "))
+    assert spoken[-1] == error + ". link", spoken
+    # The field says it is invalid and why, once focused.
+    spoken, _ = reader.tab_until(lambda text: text.startswith("Name of the person to visit entry"))
+    field = spoken.index("Name of the person to visit entry")
+    assert spoken[field:field + 3] == ["Name of the person to visit entry", "invalid entry", "This field is required"], spoken
+    assert reader.focused_id() == "assignment-name"
+    # What was typed is kept.
+    assert reader.press("Tab")[0] == "Address entry Storgata 9 selected"
+
+
+def test_a_people_row_is_named_in_full_state_certification_and_live_assignments(reader):
+    # Each person is one link: name, state, the certification that expires first and when, live assignments.
+    signed_in_as_coordinator(reader)
+    token = reader.server.token("demo-coordinator")
+    _, _, people = reader.server.request("GET", "/api/v1/users", token)
+    ingrid = next(person for person in people if person["username"] == "demo-mentor-2")
+    _, _, person = reader.server.request("GET", f"/api/v1/users/{ingrid['id']}", token)
+    [certification] = person["certifications"]
+    expires = datetime.fromisoformat(certification["expiresAt"].replace("Z", "+00:00"))
+    days = math.floor((expires - datetime.now(timezone.utc)).total_seconds() / 86400)
+    assert 1 < days < 31, days
+    reader.goto("/people")
+    spoken, _ = reader.tab_until(lambda text: text.startswith("Ingrid Berg, "))
+    [row] = [text for text in spoken if text.startswith("Ingrid Berg, ")]
+    assert row == f"Ingrid Berg, active, Likepersonsertifikat expires in {days} days, 1 live assignment link", row
+    assert row == person["summary"] + " link"
+    # The person before her, with a certification more than a month away: its date instead of a count of days.
+    spoken, _ = reader.tab_until(lambda text: text.startswith("Demo Mentor, "), key="shift+Tab")
+    [row] = [text for text in spoken if text.startswith("Demo Mentor, ")]
+    assert re.fullmatch(r"Demo Mentor, active, Peer mentor certificate valid until [A-Z][a-z]+ \d{1,2}, \d{4}, \d+ live assignments link",
+                        row), row
+
+
+def test_adding_a_mentor_speaks_the_confirmation_the_link_heading_instructions_link_and_code(reader):
+    signed_in_as_coordinator(reader)
+    reader.goto("/people/new")
+    reader.tab_until(lambda text: text == "Full name entry")
+    subprocess_type(reader.desktop, "Sara Lund")
+    assert reader.press("Tab")[:2] == ["Username entry", "What they sign in with: 2 to 64 letters, digits, full stops, hyphens or underscores"]
+    subprocess_type(reader.desktop, "sara.lund")
+    reader.tab_until(lambda text: text == "Add push button")
+    spoken = submitted(reader, "Set-password link for Sara Lund")
+    url = reader.page.get_attribute("#set-password-link", "href")
+    code = reader.page.text_content("#set-password-code")
+    assert re.fullmatch(r"[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}", code) and url == f"{reader.server.base_url}/password/{code}"
+    # Orca reads the new page from the top: the confirmation (once), the heading, then the instructions.
+    assert spoken.count("Sara Lund added") == 1, spoken
+    start = spoken.index("Sara Lund added")
+    assert spoken[start + 1:start + 4] == ["Set-password link for Sara Lund", "heading level 1", "Pass this on to Sara Lund"], spoken
+    assert re.fullmatch(r"It works once, until [A-Z][a-z]+ \d{1,2}, \d{4} at \d{1,2}:\d{2} [AP]M, and is not shown again",
+                        spoken[start + 4]), spoken[start + 4]
+    assert ". ".join(spoken[start + 3:start + 5]) == normalize(reader.page.text_content("#link-instructions"))
+    # The link, then the code with the way to use it; Orca says each dash of the code.
+    link = spoken.index(url, start)
+    assert spoken[link + 1] == "link"
+    host = urlparse(reader.server.base_url).netloc
+    where = spoken.index(f"Or go to {host}/password and enter this code:", link)
+    assert code.replace("-", " dash ") in spoken[where + 1:where + 4], spoken[where:]
+    # By Tab: the link says where it goes.
+    spoken, _ = reader.tab_until(lambda text: text.startswith("http"))
+    assert spoken[-1] == url + " link"
+
+
+def test_the_set_password_page_speaks_whom_it_is_for_the_password_rules_and_a_mismatch(reader):
+    # The person opens the link in a browser nobody is signed in to.
+    signed_in_as_coordinator(reader)
+    status, _, invited = reader.server.request("POST", "/api/v1/users", reader.server.token("demo-coordinator"), {
+        "username": "nils.dahl", "displayName": "Nils Dahl", "role": "mentor", "locale": "en"})
+    assert status == 201, invited
+    link = invited["setPasswordLink"]["url"]
+    context = reader.page.context.browser.new_context()
+    try:
+        page = context.new_page()
+        mark = reader.desktop.mark()
+        page.goto(link)
+        # The new window opens with the address bar focused (the link in it): Enter opens it as a person would,
+        # and Orca reads the page from the top.
+        reader.desktop.focus_window("Choose your password")
+        reader.desktop.wait_for_speech(lambda u: u.text.startswith("Address and search bar"), 20,
+                                       "the new window's address bar did not take focus", since=mark)
+        reader.desktop.wait_for_quiet(1.0, 20)
+        person = ScreenReader(reader.desktop, page, reader.server)
+        loaded = submitted(person, "Choose your password", first_words="For Nils Dahl, who signs in as nils.dahl")
+        heading = loaded.index("Choose your password")
+        assert loaded[heading:heading + 3] == ["Choose your password", "heading level 1", "For Nils Dahl, who signs in as nils.dahl"], loaded
+        spoken = person.press("Tab")
+        field = spoken.index("New password password text")
+        assert spoken[field:field + 2] == ["New password password text",
+                                           "8 to 72 characters. A few words you will remember make a good password"], spoken
+        # Two different passwords: the page comes back saying so, and the second field says it too.
+        subprocess_type(reader.desktop, "correct horse battery")
+        assert person.press("Tab")[0] == "The same password again password text"
+        subprocess_type(reader.desktop, "correct horse battery staple")
+        person.tab_until(lambda text: text == "Save the password and sign in push button")
+        error = "The same password again: The two passwords are not the same"
+        spoken = submitted(person, "Choose your password", first_words="Please correct the following:")
+        assert error in [text.removeprefix("• ") for text in spoken], spoken
+        assert run_at(spoken, ["Please correct the following:", "heading level 2"]) >= 0, spoken
+        spoken, _ = person.tab_until(lambda text: text.startswith("The same password again password text"))
+        field = spoken.index("The same password again password text")
+        assert spoken[field:field + 2] == ["The same password again password text", "The two passwords are not the same"], spoken
+        assert person.focused_id() == "repeat-password" and page.get_attribute("#repeat-password", "aria-invalid") == "true"
+    finally:
+        context.close()
+        reader.desktop.focus_window(reader.page.title())
+
+
+def test_the_coordinators_tab_bar_says_people_tab_2_of_5_and_notifications_n_unread_tab_5_of_5_and_is_one_tab_stop(reader):
+    # The coordinator's bar: Dashboard, People, Send, Scenarios, Notifications; the count is said with its tab.
+    signed_in_as_coordinator(reader)
+    loaded = reader.goto("/people")
+    unread = reader.page.evaluate("Number(document.getElementById('tab-notifications-badge').textContent)")
+    assert unread >= 1
+    notifications = f"Notifications, {unread} unread"
+    # Read from the top in browse mode: every tab with its role and position.
+    index = loaded.index("People", loaded.index("Dashboard"))
+    assert loaded[index:index + 3] == ["People", "page tab", "2 of 5"], loaded[index:]
+    index = loaded.index(notifications)
+    assert loaded[index:index + 3] == [notifications, "page tab", "5 of 5"], loaded[index:]
+    # By keyboard: one Tab stop, on the selected tab; the arrows, Home and End move within the bar.
+    spoken, steps = reader.tab_until(lambda text: "page tab" in text)
+    assert spoken[:2] == ["People page tab", "2 of 5"], spoken
+    assert sum("page tab" in text for step in steps for text in step) == 1
+    assert reader.press("End")[:2] == [f"{notifications} page tab", "5 of 5"]
+    assert reader.press("Home")[:2] == ["Dashboard page tab", "1 of 5"]
+    assert reader.press("Left")[:2] == [f"{notifications} page tab", "5 of 5"]
+    assert reader.press("Right")[:2] == ["Dashboard page tab", "1 of 5"]
+    assert reader.press("Right")[:2] == ["People page tab", "2 of 5"]
+    before = reader.press("shift+Tab")
+    assert not any("page tab" in text for text in before), before
+    # Enter follows the tab.
+    reader.tab_until(lambda text: "page tab" in text)
+    assert reader.press("Right")[:2] == ["Send page tab", "3 of 5"]
+    mark = reader.desktop.mark()
+    reader.desktop.key("Return")
+    reader.desktop.wait_for_speech(lambda u: u.text.startswith("Finished loading Send notifications"), 15, since=mark)
+    reader.desktop.wait_for_quiet(0.8)

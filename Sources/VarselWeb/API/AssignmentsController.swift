@@ -19,6 +19,7 @@ struct AssignmentsController {
         router.get("contacts/:id", use: contact)
         router.get("contacts/:id/reads", use: contactReads)
         router.post("contacts/:id/erase", use: eraseContact)
+        router.get("contacts/:id/export", use: exportContact)
     }
 
     struct CreateRequest: Decodable {
@@ -174,6 +175,14 @@ struct AssignmentsController {
         let contact = try await services.erasure.erase(contactID: id, by: identity.user)
         context.logger.info("contact details erased", metadata: ["contact.id": "\(id)"])
         return try JSONCoding.response(ContactResource(contact))
+    }
+
+    /// `GET /api/v1/contacts/{id}/export`: everything stored about a visited person, for an admin.
+    func exportContact(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try context.requireUser()
+        let id = try NotificationsController.id(context)
+        let data = try await services.export.contactData(id, for: identity.user)
+        return try JSONCoding.response(data, headers: [.cacheControl: "no-store", .contentDisposition: "attachment; filename=\"varsel-contact-\(id).json\""])
     }
 
     struct ContactReadResource: Encodable {

@@ -13,6 +13,7 @@ struct SessionController {
         router.post("session", use: signIn)
         router.delete("session", use: signOut)
         router.get("me", use: me)
+        router.get("me/export", use: export)
         router.put("me/password", use: changePassword)
         router.put("me/language", use: setLanguage)
     }
@@ -109,6 +110,13 @@ struct SessionController {
         try await services.settings.setLanguage(language, for: identity.user.id)
         guard let user = try await services.repository.user(id: identity.user.id) else { throw Problem.notFound("No such user.") }
         return try JSONCoding.response(UserResource(user))
+    }
+
+    /// `GET /api/v1/me/export`: everything Varsel stores about the signed-in user, as a download.
+    func export(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try context.requireUser()
+        let data = try await services.export.personalData(of: identity.user)
+        return try JSONCoding.response(data, headers: [.cacheControl: "no-store", .contentDisposition: "attachment; filename=\"varsel-my-data.json\""])
     }
 
     func me(_ request: Request, context: VarselContext) async throws -> Response {

@@ -65,7 +65,8 @@ extension PagesController {
                                  erase: mayErase ? EraseView(contactId: id, assignmentId: assignmentID, label: strings.eraseButton,
                                                              title: strings.eraseDialogTitle(contact.name), text: strings.eraseDialogText,
                                                              confirm: strings.eraseConfirm, cancel: strings.cancel,
-                                                             isInline: request.uri.queryParameters["confirm"] == "erase") : nil))
+                                                             isInline: request.uri.queryParameters["confirm"] == "erase") : nil,
+                                 download: user.role == .admin ? LinkItem(text: strings.downloadContactData, href: "/api/v1/contacts/\(id)/export") : nil))
         return try renderer.page("detail", model)
     }
 

@@ -37,6 +37,7 @@ extension PagesController {
             values: values ?? CoordinatorValues(title: "", body: "", contactName: "", contactAddress: "", contactPhone: "", contactNotes: "", personalDetails: ""),
             strings: CoordinatorStrings(
                 sendHeading: strings.sendNotification, assignmentHeading: strings.createAssignment, recipient: strings.recipient,
+                chooseRecipient: strings.chooseRecipient,
                 kind: strings.kind, title: strings.titleField, titleHint: strings.titleFieldHint, body: strings.bodyField,
                 personalDetails: strings.personalDetailsField, personalDetailsHint: strings.personalDetailsFieldHint,
                 urgent: strings.urgentField, send: strings.send,

@@ -97,7 +97,10 @@ extension PagesController {
                 default: return FormError(field: strings.roleField, fieldId: "person-role", message: issue.message)
                 }
             }
-            return try await addPersonPage(request, context, errors: errors, values: values, status: .unprocessableContent)
+            // The summary lists the mistakes in the order of the form's fields.
+            let order = ["person-name", "person-username", "person-language", "person-role"]
+            let sorted = errors.sorted { (order.firstIndex(of: $0.fieldId) ?? order.count) < (order.firstIndex(of: $1.fieldId) ?? order.count) }
+            return try await addPersonPage(request, context, errors: sorted, values: values, status: .unprocessableContent)
         }
     }
 

@@ -194,8 +194,12 @@ struct ProfileStrings {
     var newPasswordHint: String
     var changePassword: String
     var errorSummary: String
+    var yourData: String
+    var download: String
 
     init(_ strings: Strings) {
+        yourData = strings.yourDataHeading
+        download = strings.downloadMyData
         certificationsHeading = strings.certificationsHeading
         noCertifications = strings.noCertifications
         pauseHeading = strings.pauseHeading

@@ -249,6 +249,8 @@ struct ContactView {
     /// Whether the details were erased: the fields are not shown.
     var isRemoved = false
     var erase: EraseView?
+    /// The admin's download of everything stored about the person; nil for others.
+    var download: LinkItem?
 }
 
 struct ContactReadsView {
@@ -337,6 +339,8 @@ struct CoordinatorStrings {
     var sendHeading: String
     var assignmentHeading: String
     var recipient: String
+    /// The recipient list's first, empty choice, named so a screen reader says what to do.
+    var chooseRecipient: String
     var kind: String
     var title: String
     var titleHint: String
