@@ -58,3 +58,40 @@ struct ErasureTests {
         #expect(reads.map(\.channel) == [.contactPage])
     }
 }
+
+/// Everything stored about a person, as a download: a user's own data, and (for admins) a visited person's.
+@Suite("Downloads of stored data")
+struct DataExportTests {
+    @Test("a user downloads their own data: notifications, preferences, sessions without tokens, the change log; never a hash or token")
+    func personalData() async throws {
+        let world = try await TestWorld()
+        let (_, contact, _) = try await world.services.sender.assign(
+            mentor: world.kari, coordinatorID: world.coordinator.id,
+            contact: NewContact(name: "Per Olsen", phone: "900 00 000", address: "Torggata 3", notes: "Hører dårlig"), urgency: .normal)
+        try await world.test { client in
+            let kari = try await client.token("kari")
+            let download = try await client.call(.get, "/api/v1/me/export", token: kari)
+            #expect(download.status == .ok)
+            #expect(download.headers[.contentDisposition] == #"attachment; filename="varsel-my-data.json""#)
+            #expect(download.headers[.cacheControl] == "no-store")
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(buffer: download.body)) as? [String: Any])
+            #expect((json["account"] as? [String: Any])?["username"] as? String == "kari")
+            #expect((json["notifications"] as? [Any])?.count == 1)
+            #expect((json["sessions"] as? [[String: Any]])?.count == 1)
+            #expect((json["accountChanges"] as? [[String: Any]])?.first?["action"] as? String == "created")
+            #expect((json["assignments"] as? [Any])?.count == 1)
+            let text = download.text
+            #expect(!text.contains(kari) && !text.contains("$2") && !text.contains("csrf") && !text.lowercased().contains("tokenhash"))
+            // Her notifications are as she sees them in the list; the visited person's record (the notes) is not hers.
+            #expect(!text.contains("Hører dårlig"))
+
+            // An admin downloads what is stored about the visited person; the download is a read of the details.
+            let admin = try await client.token("admin")
+            let about = try await client.call(.get, "/api/v1/contacts/\(contact.id)/export", token: admin)
+            #expect(about.status == .ok)
+            #expect(about.text.contains("Hører dårlig") && about.text.contains(#""assignments""#) && about.text.contains(#""reads""#))
+            #expect(try await client.call(.get, "/api/v1/contacts/\(contact.id)/export", token: try await client.token("coord")).status == .notFound)
+        }
+        #expect(try await world.repository.contactReads(contactID: contact.id).map(\.channel) == [.export])
+    }
+}
