@@ -204,3 +204,27 @@ def test_deactivating_at_the_command_line_ends_the_stream_on_the_running_server(
     # A session read from the file is trusted for at most two seconds when another process changed it.
     assert wait_until(lambda: server.request("GET", "/api/v1/me", mentor)[0] == 401, timeout=10)
     stream.close()
+
+
+def test_without_script_the_erasure_dialog_is_part_of_the_page_and_its_erase_button_can_be_pressed(browser, people_server):
+    """Opened by its no-script link, the dialog sits in the page's flow, so the fixed tab bar never covers its buttons."""
+    server = people_server
+    coordinator = server.token("demo-coordinator")
+    status, _, created = server.request("POST", "/api/v1/assignments", coordinator, {
+        "mentor": "demo-mentor", "contact": {"name": "Eva Strand", "phone": "", "address": "Parkveien 2", "notes": ""}})
+    assert status == 201, created
+    context = browser.new_context(java_script_enabled=False, viewport={"width": 1024, "height": 900})
+    page = context.new_page()
+    sign_in(page, server, "demo-coordinator")
+    assignment = created["assignment"]
+    page.goto(f"{server.base_url}/contacts/{assignment['contactId']}?assignment={assignment['id']}&confirm=erase")
+    assert page.inner_text("#erase-dialog-title") == "Erase the details of Eva Strand?"
+    erase = page.locator("#confirm-erase")
+    erase.scroll_into_view_if_needed()
+    box = erase.bounding_box()
+    bar = page.locator("nav.tab-bar").bounding_box()
+    assert box["y"] + box["height"] <= bar["y"], (box, bar)
+    erase.click()
+    assert page.inner_text("h1") == "Details removed"
+    assert page.inner_text("#flash") == "Details erased"
+    context.close()

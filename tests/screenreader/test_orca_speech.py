@@ -406,18 +406,24 @@ def test_the_send_forms_title_field_says_that_a_title_is_read_aloud(reader):
 def signed_in_as_coordinator(reader) -> None:
     """Signs the session in as the demo coordinator unless it already is (through the page: the keyboard's sign-in
     is the fixture's), and waits until Orca has finished reading the notification centre it lands on."""
-    if reader.page.evaluate("!!document.getElementById('tab-people')"):
+    signed_in_as(reader, "demo-coordinator", "Demo Coordinator")
+
+
+def signed_in_as(reader, username: str, display_name: str) -> None:
+    """Signs the session in as `username` through the page unless the top bar already names them (`display_name`),
+    and waits until Orca has finished reading the notification centre it lands on."""
+    if reader.page.evaluate("document.querySelector('.top-bar .user')?.textContent.trim() ?? ''") == display_name:
         return
     reader.page.evaluate("""() => fetch('/signout', {method: 'POST', headers: {'Content-Type': 'application/x-www-form-urlencoded'},
         body: '_csrf=' + encodeURIComponent(document.body.dataset.csrf)})""")
     mark = reader.desktop.mark()
     reader.page.goto(reader.server.base_url + "/signin")
-    reader.page.fill("#username", "demo-coordinator")
+    reader.page.fill("#username", username)
     reader.page.fill("#password", DEMO_PASSWORD)
     reader.page.click("button[type=submit]")
     reader.page.wait_for_url("**/notifications")
     reader.desktop.wait_for_speech(lambda u: u.text.startswith("Finished loading Notifications"), 20,
-                                   "signing in as the coordinator did not open the notification centre", since=mark)
+                                   f"signing in as {username} did not open the notification centre", since=mark)
     reader.desktop.wait_for_quiet(0.8, 20)
 
 
@@ -605,3 +611,88 @@ def test_the_coordinators_tab_bar_says_people_tab_2_of_5_and_notifications_n_unr
     reader.desktop.key("Return")
     reader.desktop.wait_for_speech(lambda u: u.text.startswith("Finished loading Send notifications"), 15, since=mark)
     reader.desktop.wait_for_quiet(0.8)
+
+
+# Erasing a visited person's details ------------------------------------------------------------------------------
+
+ERASE_DIALOG = ("Erase the details of Eva Strand? Their name, address, phone number and notes are removed from Varsel everywhere, "
+                "at once. The assignment's history stays. This cannot be undone")
+
+
+@pytest.fixture(scope="module")
+def eva_strand(server):
+    """An assignment of these tests' own, from the demo coordinator to the demo mentor: erasing it touches no other test's data."""
+    status, _, created = server.request("POST", "/api/v1/assignments", server.token("demo-coordinator"), {
+        "mentor": "demo-mentor", "contact": {"name": "Eva Strand", "phone": "", "address": "Parkveien 2", "notes": ""}})
+    assert status == 201, created
+    return created["assignment"]
+
+
+def test_the_erasure_dialog_is_spoken_when_it_opens_keeps_focus_inside_and_cancel_returns_to_the_launcher(reader, eva_strand):
+    # The coordinator opens the person's page from the dashboard row; the dialog's question and text are read when it
+    # opens, Tab and Shift+Tab stay on its two buttons, and Cancel (or Escape) closes it with the launcher spoken again.
+    signed_in_as_coordinator(reader)
+    reader.goto("/coordinator/assignments")
+    reader.tab_until(lambda text: text.startswith("Eva Strand, Parkveien 2, Demo Mentor, "))
+    mark = reader.desktop.mark()
+    reader.desktop.key("Return")
+    reader.page.wait_for_url(f"**/contacts/{eva_strand['contactId']}?assignment={eva_strand['id']}")
+    reader.desktop.wait_for_speech(lambda u: u.text.startswith("Finished loading Contact"), 15, since=mark)
+    reader.desktop.wait_for_quiet(0.8)
+    launcher = "Erase these details push button"
+    spoken, _ = reader.tab_until(lambda text: text.startswith(launcher))
+    assert spoken[spoken.index(launcher):][:2] == [launcher, "opens dialog"], spoken
+    for attempt, (open_key, moves, close_key) in enumerate([
+            ("Return", [("Tab", "Erase push button", "confirm-erase"), ("Tab", "Cancel push button", "cancel-erase"),
+                        ("Tab", "Erase push button", "confirm-erase"), ("shift+Tab", "Cancel push button", "cancel-erase")],
+             "Return"),
+            ("space", [("shift+Tab", "Cancel push button", "cancel-erase")], "space"),
+            ("Return", [], "Escape")]):
+        spoken = reader.press(open_key, quiet=1.0)
+        assert spoken.count(ERASE_DIALOG) == 1, (attempt, spoken)
+        assert reader.focused_id() == "erase-dialog"
+        # Focus is confined: from the last button Tab comes back to the first, and Shift+Tab from the first to the last.
+        for key, said, focused in moves:
+            spoken = reader.press(key)
+            assert said in spoken, (attempt, key, spoken)
+            assert reader.focused_id() == focused, (attempt, key)
+        spoken = reader.press(close_key, quiet=1.0)
+        assert launcher in spoken, (attempt, close_key, spoken)
+        assert reader.focused_id() == "erase-button"
+        # (Read once Orca is quiet, not polled: Playwright's wait_for_function made Orca add "clickable" to the dialog.)
+        assert reader.page.evaluate("document.getElementById('erase-dialog').open") is False
+    # Cancelled three times: the details are all still there.
+    _, _, assignment = reader.server.request("GET", f"/api/v1/assignments/{eva_strand['id']}", reader.server.token("demo-coordinator"))
+    assert assignment["contact"]["name"] == "Eva Strand", assignment
+
+
+def test_erasing_speaks_the_confirmation_once_then_details_removed_and_when_and_the_mentor_hears_details_removed(reader, eva_strand):
+    # Confirmed in the dialog, the page comes back without the person: the confirmation (once), the heading and when
+    # the details were removed. The dashboard row and the mentor's notification then say "details removed" too.
+    signed_in_as_coordinator(reader)
+    reader.goto(f"/contacts/{eva_strand['contactId']}?assignment={eva_strand['id']}")
+    reader.tab_until(lambda text: text.startswith("Erase these details push button"))
+    assert reader.press("Return", quiet=1.0).count(ERASE_DIALOG) == 1
+    assert "Erase push button" in reader.press("Tab")
+    spoken = submitted(reader, "Contact", first_words="Details erased")
+    assert spoken.count("Details erased") == 1, spoken
+    start = spoken.index("Details erased")
+    assert spoken[start + 1:start + 3] == ["Details removed", "heading level 1"], spoken[start:]
+    removed = spoken[start + 3]
+    assert re.fullmatch(r"The details of this person were removed on [A-Z][a-z]+ \d{1,2}, \d{4} at \d{1,2}:\d{2} [AP]M", removed), removed
+    assert removed == normalize(reader.page.text_content("#contact-name-heading + p"))
+    assert not any("Eva Strand" in text or "Parkveien" in text for text in spoken), spoken
+    # The dashboard row: the person is gone from it, the mentor and the state stay. (A "visited link" once the
+    # dialog's test above has followed it.)
+    reader.goto("/coordinator/assignments")
+    spoken, _ = reader.tab_until(lambda text: text.startswith("details removed, "))
+    [row] = [text for text in spoken if text.startswith("details removed, ")]
+    assert re.fullmatch(r"details removed, Demo Mentor, waiting for an answer, (less than a minute|1 minute|\d+ minutes) (visited )?link",
+                        row), row
+    # The mentor's notification about the assignment, in her list.
+    signed_in_as(reader, "demo-mentor", "Demo Mentor")
+    loaded = reader.goto("/notifications")
+    assert not any("Eva Strand" in text or "Parkveien" in text for text in loaded), loaded
+    spoken, _ = reader.tab_until(lambda text: text.startswith("Assignment: Details removed"))
+    [item] = [text for text in spoken if text.startswith("Assignment: Details removed")]
+    assert re.fullmatch(r"Assignment: Details removed, (just now|1 minute ago|\d+ minutes ago), unread link", item), item

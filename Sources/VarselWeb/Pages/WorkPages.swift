@@ -140,7 +140,7 @@ extension PagesController {
                 headingId: "dashboard-\(progress.rawValue)",
                 rows: rows.map { summary in
                     DashboardRow(id: "assignment-\(summary.id)", name: describer.coordinatorAssignmentRow(summary, now: now, overdueAfter: deadline),
-                                 href: Self.contactLink(summary), trailLabel: "\(strings.trailHeading): \(summary.contactName)",
+                                 href: Self.contactLink(summary), trailLabel: "\(strings.trailHeading): \(summary.detailsRemovedAt == nil ? summary.contactName : strings.detailsRemovedShort)",
                                  trail: summary.trail.map(describer.trailLine))
                 })
         }
