@@ -86,7 +86,8 @@ def test_a_resume_point_the_server_never_gave_out_gets_a_reset_event(server):
 
 def test_another_mentor_never_sees_the_notification(server):
     coordinator = server.token("demo-coordinator")
-    status, _, _ = server.request("POST", "/api/v1/users", server.token("demo-coordinator"), {"username": "x"})
+    # Coordinators add mentors, never an admin.
+    status, _, _ = server.request("POST", "/api/v1/users", coordinator, {"username": "x", "role": "admin"})
     assert status == 403
     mentor = server.token("demo-mentor")
     stream = open_stream(server, mentor)
