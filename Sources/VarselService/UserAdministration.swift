@@ -76,9 +76,10 @@ public struct UserAdministration: Sendable {
     /// mentors only. Throws ``InvalidInput`` for invalid fields, ``StoreError/conflict(_:)`` for a taken username,
     /// ``Refusal/adminOnly``.
     public func invite(username: String, displayName: String?, role: String, locale: String?, by actor: User?) async throws -> IssuedLink {
+        // Who may add whom is decided before the fields are checked: a coordinator asking for an admin is refused.
+        if let asked = Role(rawValue: role) { try Self.requireManages(actor, role: asked) }
         var issues: [Validation.Issue] = []
         let fields = try Self.validate(username: username, displayName: displayName, role: role, locale: locale, issues: &issues)
-        try Self.requireManages(actor, role: fields.role)
         let code = SetPasswordCode.generate()
         let expiresAt = now().addingTimeInterval(Self.linkLifetime)
         // An empty hash matches no password: the account cannot be signed in to until the link is used.
