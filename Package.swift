@@ -27,8 +27,8 @@ let package = Package(
     targets: [
         // Every accessibility decision: names, spoken phrases, announcements, focus. Foundation only.
         .target(name: "VarselCore"),
-        // The repository protocol and its in-memory implementation.
-        .target(name: "VarselStore", dependencies: ["VarselCore"]),
+        // The repository protocol, its in-memory implementation, and the data keys that encrypt personal details at rest.
+        .target(name: "VarselStore", dependencies: ["VarselCore", .product(name: "Crypto", package: "swift-crypto")]),
         // The embedded default store: SQLite through GRDB.
         .target(
             name: "VarselSQLite",

@@ -211,6 +211,9 @@ enum PostgresMigrations {
             "ALTER TABLE contact ADD COLUMN erased_at DOUBLE PRECISION",
             "CREATE INDEX assignment_by_contact ON assignment (contact_id)",
         ]),
+        ("v8: the data key check", [
+            "CREATE TABLE data_key_check (id INTEGER PRIMARY KEY CHECK (id = 1), sealed TEXT NOT NULL)",
+        ]),
     ]
 
     /// Applies the migrations not yet applied, one transaction each, under a lock so instances starting together

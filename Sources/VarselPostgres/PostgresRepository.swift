@@ -17,6 +17,8 @@ public final class PostgresRepository: VarselRepository, Sendable {
     private let runner: Task<Void, Never>
     /// Plain creates waiting to share a transaction.
     private let creates = PostgresCreateBatch()
+    /// Encrypts personal details on their way in and opens them on their way out (see ``DataKeyring``).
+    let sealer: FieldSealer
     private static let encoder = JSONEncoder()
     private static let decoder = JSONDecoder()
     /// The advisory lock that orders event-log writers.
@@ -27,15 +29,21 @@ public final class PostgresRepository: VarselRepository, Sendable {
     public static let eventChannel = "varsel_events"
 
     /// Connects to the database at `url` (`postgres://user:password@host:port/database`) and brings its schema up to date.
-    public init(url: String, logger: Logger) async throws {
+    ///
+    /// With `keys`, personal details are stored encrypted; a database that holds encrypted details is refused
+    /// without them (``StoreError/dataKeyRequired``) or with a key file that lacks its key. `checksDataKey: false`
+    /// opens it anyway, for work that never reads or writes personal details (the `varsel user` commands).
+    public init(url: String, logger: Logger, keys: DataKeyring? = nil, checksDataKey: Bool = true) async throws {
         let configuration = try Self.configuration(from: url)
         client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.logger = logger
         self.url = url
+        sealer = FieldSealer(keys)
         let client = client
         runner = Task { await client.run() }
         do {
             try await PostgresMigrations.migrate(client, logger: logger)
+            if checksDataKey || keys != nil { try await Self.checkDataKey(client, sealer: sealer, logger: logger) }
         } catch {
             runner.cancel()
             throw error
@@ -43,6 +51,16 @@ public final class PostgresRepository: VarselRepository, Sendable {
     }
 
     deinit { runner.cancel() }
+
+    /// Refuses a database whose details these keys cannot open, and marks a database encrypted from its first start
+    /// with keys. Instances starting together agree: the first check stored is the one every instance verifies.
+    private static func checkDataKey(_ client: PostgresClient, sealer: FieldSealer, logger: Logger) async throws {
+        let select: PostgresQuery = "SELECT sealed FROM data_key_check WHERE id = 1"
+        let existing = try await first(client.query(select, logger: logger))?.decode(String.self)
+        guard let check = try sealer.startingCheck(existing: existing) else { return }
+        try await client.query("INSERT INTO data_key_check (id, sealed) VALUES (1, \(check)) ON CONFLICT (id) DO NOTHING", logger: logger)
+        _ = try sealer.startingCheck(existing: try await first(client.query(select, logger: logger))?.decode(String.self))
+    }
 
     /// Closes the pool.
     public func shutdown() { runner.cancel() }
@@ -432,7 +450,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
                 let json = try Self.json(item)
                 NotificationJSONCache.shared.remember(item, json: json)
                 insert.addRow("(\(insert.bind(item.recipientID)), \(insert.bind(EventType.notificationCreated.rawValue)), "
-                              + "\(insert.bind(item.id)), \(insert.bind(json)), NULL::integer, \(insert.bind(create.date.timeIntervalSince1970)))")
+                              + "\(insert.bind(item.id)), \(insert.bind(sealedEventJSON(json, of: item))), NULL::integer, \(insert.bind(create.date.timeIntervalSince1970)))")
             }
             var seen = Set<Int64>()
             for recipient in create.items.map(\.recipientID) where seen.insert(recipient).inserted {
@@ -459,9 +477,15 @@ public final class PostgresRepository: VarselRepository, Sendable {
             """, tail: "RETURNING id")
         for create in creates {
             for new in create.notifications {
+                var body = new.body
+                var details = try Self.json(new.personalDetails)
+                if FieldSealer.sealsNotification(personalDetails: new.personalDetails) {
+                    body = sealer.seal(body, field: .notificationBody)
+                    details = sealer.seal(details, field: .notificationDetails)
+                }
                 let values = [insert.bind(new.recipientID), insert.bind(new.senderID), insert.bind(new.kind.rawValue), insert.bind(new.title),
-                              insert.bind(new.body), insert.bind(new.urgency.rawValue), insert.bind(create.date.timeIntervalSince1970), "NULL",
-                              insert.bind(try Self.json(new.deepLink)), insert.bind(try Self.json(new.personalDetails))]
+                              insert.bind(body), insert.bind(new.urgency.rawValue), insert.bind(create.date.timeIntervalSince1970), "NULL",
+                              insert.bind(try Self.json(new.deepLink)), insert.bind(details)]
                 insert.addRow("(\(values.joined(separator: ", ")))")
             }
         }
@@ -490,11 +514,16 @@ public final class PostgresRepository: VarselRepository, Sendable {
         case .notificationDeleted, .accountDeactivated: break
         case let .unreadCount(count): unreadCount = Int32(count)
         }
-        let json = try notification.map(Self.json)
+        let json = try notification.map { sealedEventJSON(try Self.json($0), of: $0) }
         try await c.query("""
             INSERT INTO event (user_id, type, notification_id, notification, unread_count, created_at)
             VALUES (\(userID), \(payload.type.rawValue), \(payload.notificationID), \(json), \(unreadCount), \(date.timeIntervalSince1970))
             """, logger: logger)
+    }
+
+    /// The event log's copy of `item`, sealed when it has personal details.
+    func sealedEventJSON(_ json: String, of item: NotificationItem) -> String {
+        FieldSealer.sealsNotification(personalDetails: item.personalDetails) ? sealer.seal(json, field: .eventNotification) : json
     }
 
     func appendUnreadCounts(for userIDs: [Int64], at date: Date, _ c: PostgresConnection) async throws {
@@ -513,17 +542,17 @@ public final class PostgresRepository: VarselRepository, Sendable {
 
     func fetchNotification(_ c: PostgresConnection, id: Int64) async throws -> NotificationItem? {
         try await Self.first(c.query("SELECT \(unescaped: Self.notificationColumns) FROM notification WHERE id = \(id)", logger: logger))
-            .map(Self.notification)
+            .map(self.notification)
     }
 
-    static func notification(_ row: PostgresRow) throws -> NotificationItem {
+    func notification(_ row: PostgresRow) throws -> NotificationItem {
         let (id, recipient, kind, title, body, created, read, urgency, deepLink, details) =
             try row.decode((Int64, Int64, String, String, String, Double, Double?, String, String, String).self)
         return NotificationItem(id: id, recipientID: recipient, kind: try NotificationKind(stored: kind, column: "notification.kind"),
-                                title: title, body: body, createdAt: date(created), readAt: read.map(date),
-                                urgency: try Urgency(stored: urgency, column: "notification.urgency"),
-                                deepLink: try decoder.decode(DeepLinkTarget.self, from: Data(deepLink.utf8)),
-                                personalDetails: try decoder.decode([String].self, from: Data(details.utf8)))
+                                title: title, body: try sealer.open(body, field: .notificationBody), createdAt: Self.date(created),
+                                readAt: read.map(Self.date), urgency: try Urgency(stored: urgency, column: "notification.urgency"),
+                                deepLink: try Self.decoder.decode(DeepLinkTarget.self, from: Data(deepLink.utf8)),
+                                personalDetails: try Self.decoder.decode([String].self, from: Data(try sealer.open(details, field: .notificationDetails).utf8)))
     }
 
     public func notification(id: Int64) async throws -> NotificationItem? {
@@ -539,7 +568,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
                 WHERE recipient_id = \(userID) AND (NOT \(unreadOnly) OR read_at IS NULL) AND (\(kind)::TEXT IS NULL OR kind = \(kind))
                   AND (\(cursor)::BIGINT IS NULL OR id < \(cursor))
                 ORDER BY id DESC LIMIT \(Int64(limit + 1))
-                """, logger: self.logger).collect().map(Self.notification)
+                """, logger: self.logger).collect().map(self.notification)
             let page = Array(rows.prefix(limit))
             return NotificationPage(items: page, nextCursor: rows.count > limit ? page.last?.id : nil)
         }
@@ -631,7 +660,9 @@ public final class PostgresRepository: VarselRepository, Sendable {
             let mentor = try await c.query("SELECT 1 FROM users WHERE id = \(mentorID)", logger: self.logger).collect()
             guard !mentor.isEmpty else { throw StoreError.notFound(.mentor) }
             let contactID = try await Self.one(c.query("""
-                INSERT INTO contact (name, phone, address, notes) VALUES (\(contact.name), \(contact.phone), \(contact.address), \(contact.notes))
+                INSERT INTO contact (name, phone, address, notes)
+                VALUES (\(self.sealer.seal(contact.name, field: .contactName)), \(self.sealer.seal(contact.phone, field: .contactPhone)),
+                        \(self.sealer.seal(contact.address, field: .contactAddress)), \(self.sealer.seal(contact.notes, field: .contactNotes)))
                 RETURNING id
                 """, logger: self.logger)).decode(Int64.self)
             let stored = Contact(id: contactID, name: contact.name, phone: contact.phone, address: contact.address, notes: contact.notes)
@@ -661,34 +692,34 @@ public final class PostgresRepository: VarselRepository, Sendable {
         previous_id, reassigned_at, done_at, visit_note, delivered_at
         """
 
-    static func assignment(_ row: PostgresRow) throws -> Assignment {
+    func assignment(_ row: PostgresRow) throws -> Assignment {
         let (id, mentor, contact, coordinator, status, created, responded, notification, previous, reassigned, done, note, delivered) =
             try row.decode((Int64, Int64, Int64, Int64?, String, Double, Double?, Int64?, Int64?, Double?, Double?, String?, Double?).self)
         return Assignment(id: id, mentorID: mentor, contactID: contact, coordinatorID: coordinator,
                           status: try AssignmentStatus(stored: status, column: "assignment.status"),
-                          createdAt: date(created), respondedAt: responded.map(date), notificationID: notification,
-                          previousID: previous, reassignedAt: reassigned.map(date), doneAt: done.map(date), visitNote: note,
-                          deliveredAt: delivered.map(date))
+                          createdAt: Self.date(created), respondedAt: responded.map(Self.date), notificationID: notification,
+                          previousID: previous, reassignedAt: reassigned.map(Self.date), doneAt: done.map(Self.date),
+                          visitNote: try sealer.openIfPresent(note, field: .visitNote), deliveredAt: delivered.map(Self.date))
     }
 
     public func assignment(id: Int64) async throws -> Assignment? {
         try await read { c in
             try await Self.first(c.query("SELECT \(unescaped: Self.assignmentColumns) FROM assignment WHERE id = \(id)", logger: self.logger))
-                .map(Self.assignment)
+                .map(self.assignment)
         }
     }
 
     public func assignments(forMentor mentorID: Int64) async throws -> [Assignment] {
         try await read { c in
             try await c.query("SELECT \(unescaped: Self.assignmentColumns) FROM assignment WHERE mentor_id = \(mentorID) ORDER BY id DESC",
-                              logger: self.logger).collect().map(Self.assignment)
+                              logger: self.logger).collect().map(self.assignment)
         }
     }
 
     public func allAssignments() async throws -> [Assignment] {
         try await read { c in
             try await c.query("SELECT \(unescaped: Self.assignmentColumns) FROM assignment ORDER BY id DESC", logger: self.logger)
-                .collect().map(Self.assignment)
+                .collect().map(self.assignment)
         }
     }
 
@@ -698,7 +729,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
                 SELECT \(unescaped: Self.assignmentColumns) FROM assignment
                 WHERE status = \(AssignmentStatus.pending.rawValue) AND created_at < \(date.timeIntervalSince1970) AND reassigned_at IS NULL
                 ORDER BY id
-                """, logger: self.logger).collect().map(Self.assignment)
+                """, logger: self.logger).collect().map(self.assignment)
         }
     }
 
@@ -777,6 +808,55 @@ public final class PostgresRepository: VarselRepository, Sendable {
         }
     }
 
+    public func resealStale(limit: Int) async throws -> Int {
+        guard let keyring = sealer.keyring else { return 0 }
+        let current = DataKeyring.prefix(keyID: keyring.currentID)
+        var done = 0
+        for column in SealedColumn.all where done < limit {
+            let room = limit - done
+            done += try await write { c in
+                let keys = column.keys.joined(separator: ", ")
+                var select = PostgresBindings()
+                select.append(current)
+                select.append(SealedColumn.marker)
+                select.append(Int64(room))
+                let rows = try await c.query(PostgresQuery(unsafeSQL: """
+                    SELECT \(column.column), \(keys) FROM \(column.table)
+                    WHERE \(column.column) <> '' AND substr(\(column.column), 1, \(SealedColumn.prefixLength)) <> $1
+                      AND (substr(\(column.column), 1, 1) = $2 OR (\(column.plainCondition)))
+                    LIMIT $3 FOR UPDATE
+                    """, binds: select), logger: self.logger).collect()
+                let update = "UPDATE \(column.table) SET \(column.column) = $1 WHERE "
+                    + column.keys.enumerated().map { "\($0.element) = $\($0.offset + 2)" }.joined(separator: " AND ")
+                for row in rows {
+                    let cells = Array(row)
+                    let stored = try cells[0].decode(String.self)
+                    var binds = PostgresBindings()
+                    binds.append(self.sealer.seal(try self.sealer.open(stored, field: column.field), field: column.field))
+                    for cell in cells.dropFirst() { binds.append(try cell.decode(Int64.self)) }
+                    try await c.query(PostgresQuery(unsafeSQL: update, binds: binds), logger: self.logger)
+                }
+                return rows.count
+            }
+        }
+        return done
+    }
+
+    public func sealedValueCounts() async throws -> [String: Int] {
+        try await read { c in
+            var counts: [String: Int] = [:]
+            for column in SealedColumn.all {
+                var binds = PostgresBindings()
+                binds.append(SealedColumn.marker)
+                let rows = try await c.query(PostgresQuery(unsafeSQL: """
+                    SELECT substr(\(column.column), 2, 8), count(*) FROM \(column.table) WHERE substr(\(column.column), 1, 1) = $1 GROUP BY 1
+                    """, binds: binds), logger: self.logger)
+                for try await (key, n) in rows.decode((String, Int64).self) { counts[key, default: 0] += Int(n) }
+            }
+            return counts
+        }
+    }
+
     public func recordContactRead(contactID: Int64, userID: Int64, channel: ContactReadChannel, at date: Date) async throws {
         try await write { c in
             try await c.query("""
@@ -806,7 +886,9 @@ public final class PostgresRepository: VarselRepository, Sendable {
         try await read { c in
             try await Self.first(c.query("SELECT id, name, phone, address, notes, erased_at FROM contact WHERE id = \(id)", logger: self.logger)).map { row in
                 let (id, name, phone, address, notes, erased) = try row.decode((Int64, String, String, String, String, Double?).self)
-                return Contact(id: id, name: name, phone: phone, address: address, notes: notes, erasedAt: erased.map(Self.date))
+                return Contact(id: id, name: try self.sealer.open(name, field: .contactName), phone: try self.sealer.open(phone, field: .contactPhone),
+                               address: try self.sealer.open(address, field: .contactAddress), notes: try self.sealer.open(notes, field: .contactNotes),
+                               erasedAt: erased.map(Self.date))
             }
         }
     }
@@ -828,7 +910,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
     func lockedAssignment(_ id: Int64, _ c: PostgresConnection) async throws -> Assignment {
         guard let assignment = try await Self.first(c.query("""
             SELECT \(unescaped: Self.assignmentColumns) FROM assignment WHERE id = \(id) FOR UPDATE
-            """, logger: logger)).map(Self.assignment) else {
+            """, logger: logger)).map(self.assignment) else {
             throw StoreError.notFound(.assignment)
         }
         return assignment
@@ -873,7 +955,8 @@ public final class PostgresRepository: VarselRepository, Sendable {
             assignment.doneAt = date
             assignment.visitNote = note
             try await c.query("""
-                UPDATE assignment SET status = \(AssignmentStatus.done.rawValue), done_at = \(date.timeIntervalSince1970), visit_note = \(note)
+                UPDATE assignment SET status = \(AssignmentStatus.done.rawValue), done_at = \(date.timeIntervalSince1970),
+                    visit_note = \(self.sealer.seal(note, field: .visitNote))
                 WHERE id = \(assignmentID)
                 """, logger: self.logger)
             return assignment
@@ -933,11 +1016,11 @@ public final class PostgresRepository: VarselRepository, Sendable {
         return Scenario(id: id, title: title, body: body, coordinatorID: coordinator, createdAt: date(created))
     }
 
-    static func mentorScenario(_ row: PostgresRow) throws -> MentorScenario {
+    func mentorScenario(_ row: PostgresRow) throws -> MentorScenario {
         let (id, title, body, coordinator, created, mentor, done, reflection) =
             try row.decode((Int64, String, String, Int64?, Double, Int64, Double?, String).self)
-        return MentorScenario(scenario: Scenario(id: id, title: title, body: body, coordinatorID: coordinator, createdAt: date(created)),
-                              mentorID: mentor, doneAt: done.map(date), reflection: reflection)
+        return MentorScenario(scenario: Scenario(id: id, title: title, body: body, coordinatorID: coordinator, createdAt: Self.date(created)),
+                              mentorID: mentor, doneAt: done.map(Self.date), reflection: try sealer.open(reflection, field: .reflection))
     }
 
     public func publishScenario(
@@ -971,7 +1054,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
     public func scenarios(forMentor mentorID: Int64) async throws -> [MentorScenario] {
         try await read { c in
             try await c.query("\(unescaped: Self.mentorScenarioQuery) WHERE r.mentor_id = \(mentorID) ORDER BY s.id DESC", logger: self.logger)
-                .collect().map(Self.mentorScenario)
+                .collect().map(self.mentorScenario)
         }
     }
 
@@ -982,7 +1065,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
         }
         let copies = try await read { c in
             try await c.query("\(unescaped: Self.mentorScenarioQuery) ORDER BY r.scenario_id, r.mentor_id", logger: self.logger)
-                .collect().map(Self.mentorScenario)
+                .collect().map(self.mentorScenario)
         }
         let byScenario = Dictionary(grouping: copies, by: \.scenario.id)
         return scenarios.map { ($0, byScenario[$0.id] ?? []) }
@@ -991,13 +1074,13 @@ public final class PostgresRepository: VarselRepository, Sendable {
     public func completeScenario(scenarioID: Int64, mentorID: Int64, reflection: String, at date: Date) async throws -> MentorScenario {
         try await write { c in
             try await c.query("""
-                UPDATE scenario_recipient SET done_at = COALESCE(done_at, \(date.timeIntervalSince1970)), reflection = \(reflection)
+                UPDATE scenario_recipient SET done_at = COALESCE(done_at, \(date.timeIntervalSince1970)), reflection = \(self.sealer.seal(reflection, field: .reflection))
                 WHERE scenario_id = \(scenarioID) AND mentor_id = \(mentorID)
                 """, logger: self.logger)
             guard let row = try await Self.first(c.query("""
                 \(unescaped: Self.mentorScenarioQuery) WHERE r.scenario_id = \(scenarioID) AND r.mentor_id = \(mentorID)
                 """, logger: self.logger)) else { throw StoreError.notFound(.scenario) }
-            return try Self.mentorScenario(row)
+            return try self.mentorScenario(row)
         }
     }
 
@@ -1064,12 +1147,12 @@ public final class PostgresRepository: VarselRepository, Sendable {
 
     // MARK: Event log
 
-    static func event(_ row: PostgresRow) throws -> StoredEvent {
+    func event(_ row: PostgresRow) throws -> StoredEvent {
         let (id, userID, type, notificationID, notification, unreadCount, created) =
             try row.decode((Int64, Int64, String, Int64?, String?, Int32?, Double).self)
-        let payload = try EventPayload.stored(type: type, notificationJSON: notification, notificationID: notificationID,
-                                              unreadCount: unreadCount.map(Int.init), decoder: decoder)
-        return StoredEvent(id: id, userID: userID, payload: payload, createdAt: date(created))
+        let payload = try EventPayload.stored(type: type, notificationJSON: try sealer.openIfPresent(notification, field: .eventNotification),
+                                              notificationID: notificationID, unreadCount: unreadCount.map(Int.init), decoder: Self.decoder)
+        return StoredEvent(id: id, userID: userID, payload: payload, createdAt: Self.date(created))
     }
 
     public func events(after id: Int64, limit: Int) async throws -> [StoredEvent] {
@@ -1077,7 +1160,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
             try await c.query("""
                 SELECT id, user_id, type, notification_id, notification, unread_count, created_at FROM event
                 WHERE id > \(id) ORDER BY id LIMIT \(Int64(limit))
-                """, logger: self.logger).collect().map(Self.event)
+                """, logger: self.logger).collect().map(self.event)
         }
     }
 
@@ -1086,7 +1169,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
             try await c.query("""
                 SELECT id, user_id, type, notification_id, notification, unread_count, created_at FROM event
                 WHERE user_id = \(userID) AND id > \(id) ORDER BY id LIMIT \(Int64(limit))
-                """, logger: self.logger).collect().map(Self.event)
+                """, logger: self.logger).collect().map(self.event)
         }
     }
 

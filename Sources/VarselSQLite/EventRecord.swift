@@ -39,7 +39,8 @@ struct EventRecord: Codable, FetchableRecord, MutablePersistableRecord {
     }
 
     /// The row for `payload`, an event of `userID` at `date`.
-    init(userID: Int64, payload: EventPayload, at date: Date, encoder: JSONEncoder) throws {
+    /// A notification with personal details is stored sealed by `sealer`.
+    init(userID: Int64, payload: EventPayload, at date: Date, encoder: JSONEncoder, sealer: FieldSealer) throws {
         self.userID = userID
         type = payload.type.rawValue
         notificationID = payload.notificationID
@@ -47,7 +48,7 @@ struct EventRecord: Codable, FetchableRecord, MutablePersistableRecord {
         case let .notificationCreated(item), let .notificationUpdated(item):
             let json = String(decoding: try encoder.encode(item), as: UTF8.self)
             NotificationJSONCache.shared.remember(item, json: json)
-            notification = json
+            notification = FieldSealer.sealsNotification(personalDetails: item.personalDetails) ? sealer.seal(json, field: .eventNotification) : json
         case .notificationDeleted, .accountDeactivated:
             break
         case let .unreadCount(count):
@@ -61,8 +62,8 @@ struct EventRecord: Codable, FetchableRecord, MutablePersistableRecord {
     }
 
     /// The typed event; a type this version does not know, or a payload its type lacks, is an error.
-    func event(decoder: JSONDecoder) throws -> StoredEvent {
-        let payload = try EventPayload.stored(type: type, notificationJSON: notification, notificationID: notificationID,
+    func event(decoder: JSONDecoder, sealer: FieldSealer) throws -> StoredEvent {
+        let payload = try EventPayload.stored(type: type, notificationJSON: try sealer.openIfPresent(notification, field: .eventNotification), notificationID: notificationID,
                                               unreadCount: unreadCount, decoder: decoder)
         return StoredEvent(id: id ?? 0, userID: userID, payload: payload, createdAt: Date(timeIntervalSince1970: createdAt))
     }

@@ -213,6 +213,9 @@ enum Migrations {
                 CREATE INDEX assignment_by_contact ON assignment(contact_id);
                 """)
         }
+        migrator.registerMigration("v9: the data key check") { db in
+            try db.execute(sql: "CREATE TABLE data_key_check (id INTEGER PRIMARY KEY CHECK (id = 1), sealed TEXT NOT NULL)")
+        }
         return migrator
     }
 }

@@ -18,6 +18,8 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     private let committed = CommittedEvents()
     /// The writer connection, whose events ``committed`` collects.
     private let writerConnection: ObjectIdentifier
+    /// Encrypts personal details on their way in and opens them on their way out (see ``DataKeyring``).
+    let sealer: FieldSealer
     private static let encoder = JSONEncoder()
     private static let decoder = JSONDecoder()
 
@@ -35,7 +37,11 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     /// `commitInterval` is the least time between the starts of two commits while writes keep coming (see
     /// ``GroupCommit``): the server's writes gather into fewer commits, each waiting for the disk once, at the price of
     /// up to that much latency. Zero, the default, commits each write as soon as it can.
-    public convenience init(path: String, durability: Durability = .full, commitInterval: Duration = .zero) throws {
+    /// With `keys`, personal details are stored encrypted; a database that holds encrypted details is refused
+    /// without them (``StoreError/dataKeyRequired``) or with a key file that lacks its key. `checksDataKey: false`
+    /// opens it anyway, for work that never reads or writes personal details (the `varsel user` commands).
+    public convenience init(path: String, durability: Durability = .full, commitInterval: Duration = .zero, keys: DataKeyring? = nil,
+                            checksDataKey: Bool = true) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         let pool = try DatabasePool(path: path, configuration: configuration)
@@ -43,13 +49,21 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         try pool.writeWithoutTransaction { db in
             try db.execute(sql: durability == .full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
         }
-        try self.init(writer: pool, commitInterval: commitInterval)
+        try self.init(writer: pool, commitInterval: commitInterval, keys: keys, checksDataKey: checksDataKey)
     }
 
     /// A store over `writer`, its schema brought up to date: a `DatabasePool` in production, an in-memory
     /// `DatabaseQueue` in tests.
-    public init(writer: any DatabaseWriter, commitInterval: Duration = .zero) throws {
+    public init(writer: any DatabaseWriter, commitInterval: Duration = .zero, keys: DataKeyring? = nil, checksDataKey: Bool = true) throws {
         try Migrations.migrator.migrate(writer)
+        sealer = FieldSealer(keys)
+        let sealer = sealer
+        if checksDataKey || keys != nil { try writer.write { db in
+            let existing = try String.fetchOne(db, sql: "SELECT sealed FROM data_key_check WHERE id = 1")
+            if let check = try sealer.startingCheck(existing: existing) {
+                try db.execute(sql: "INSERT INTO data_key_check (id, sealed) VALUES (1, ?)", arguments: [check])
+            }
+        } }
         self.writer = writer
         commits = GroupCommit(writer: writer, interval: commitInterval)
         writer.add(transactionObserver: identities, extent: .databaseLifetime)
@@ -98,8 +112,8 @@ public final class SQLiteRepository: VarselRepository, Sendable {
             var record = UserRecord(user, at: date)
             try record.insert(db)
             let created = try record.user()
-            if let link { try Self.insert(link, userID: created.id, db: db) }
-            try Self.appendLog([NewAccountLogEntry(actorID: actorID, action: .created, subject: user.role.rawValue)], userID: created.id, at: date, db: db)
+            if let link { try self.insert(link, userID: created.id, db: db) }
+            try self.appendLog([NewAccountLogEntry(actorID: actorID, action: .created, subject: user.role.rawValue)], userID: created.id, at: date, db: db)
             return created
         }
     }
@@ -181,13 +195,13 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         try await commits.write { db in
             try db.execute(sql: "UPDATE user SET password_hash = ? WHERE id = ?", arguments: [passwordHash, userID])
             if db.changesCount == 0 { throw StoreError.notFound(.user) }
-            try Self.appendLog([NewAccountLogEntry(actorID: userID, action: .passwordChanged)], userID: userID, at: date, db: db)
-            return try Self.endSessions(of: userID, keeping: keptSession, db: db)
+            try self.appendLog([NewAccountLogEntry(actorID: userID, action: .passwordChanged)], userID: userID, at: date, db: db)
+            return try self.endSessions(of: userID, keeping: keptSession, db: db)
         }
     }
 
     /// Deletes `userID`'s sessions but `keptSession` (their push subscriptions go with them); returns their hashes.
-    private static func endSessions(of userID: Int64, keeping keptSession: String? = nil, db: Database) throws -> [String] {
+    private func endSessions(of userID: Int64, keeping keptSession: String? = nil, db: Database) throws -> [String] {
         let ended = try String.fetchAll(db, sql: "SELECT token_hash FROM session WHERE user_id = ? AND token_hash IS NOT ?",
                                         arguments: [userID, keptSession])
         try db.execute(sql: "DELETE FROM session WHERE user_id = ? AND token_hash IS NOT ?", arguments: [userID, keptSession])
@@ -218,32 +232,32 @@ public final class SQLiteRepository: VarselRepository, Sendable {
                 try db.execute(sql: "UPDATE user SET deactivated_at = coalesce(deactivated_at, ?) WHERE id = ?",
                                arguments: [date.timeIntervalSince1970, userID])
                 try db.execute(sql: "DELETE FROM password_link WHERE user_id = ?", arguments: [userID])
-                ended = try Self.endSessions(of: userID, db: db)
-                try Self.appendEvent(userID: userID, .accountDeactivated, at: date, db: db)
+                ended = try self.endSessions(of: userID, db: db)
+                try self.appendEvent(userID: userID, .accountDeactivated, at: date, db: db)
             case .reactivate:
                 try db.execute(sql: "UPDATE user SET deactivated_at = NULL WHERE id = ?", arguments: [userID])
             case let .passwordLink(link):
                 try db.execute(sql: "DELETE FROM password_link WHERE user_id = ?", arguments: [userID])
-                try Self.insert(link, userID: userID, db: db)
-                ended = try Self.endSessions(of: userID, db: db)
+                try self.insert(link, userID: userID, db: db)
+                ended = try self.endSessions(of: userID, db: db)
             case let .certifications(list):
-                try Self.replaceCertifications(list, mentorID: userID, db: db)
+                try self.replaceCertifications(list, mentorID: userID, db: db)
             }
-            try Self.appendLog(log, userID: userID, at: date, db: db)
+            try self.appendLog(log, userID: userID, at: date, db: db)
             guard let user = try Row.fetchOne(db, sql: "SELECT * FROM user WHERE id = ?", arguments: [userID]).map({ try UserRecord(row: $0).user() }) else {
                 throw StoreError.notFound(.user)
             }
             let certifications = try Row.fetchAll(db, sql: "SELECT * FROM certification WHERE mentor_id = ? ORDER BY id", arguments: [userID])
-                .map(Self.certification)
+                .map(self.certification)
             return AccountChangeOutcome(user: user, endedSessions: ended, certifications: certifications)
         }
     }
 
     public func passwordLinkUser(tokenHash: String, at date: Date) async throws -> User? {
-        try read { db in try Self.passwordLinkUser(tokenHash: tokenHash, at: date, db: db) }
+        try read { db in try self.passwordLinkUser(tokenHash: tokenHash, at: date, db: db) }
     }
 
-    private static func passwordLinkUser(tokenHash: String, at date: Date, db: Database) throws -> User? {
+    private func passwordLinkUser(tokenHash: String, at date: Date, db: Database) throws -> User? {
         try Row.fetchOne(db, sql: """
             SELECT user.* FROM password_link JOIN user ON user.id = password_link.user_id
             WHERE password_link.token_hash = ? AND password_link.expires_at > ? AND user.deactivated_at IS NULL
@@ -252,11 +266,11 @@ public final class SQLiteRepository: VarselRepository, Sendable {
 
     public func usePasswordLink(tokenHash: String, passwordHash: String, at date: Date) async throws -> User? {
         try await commits.write { db in
-            guard var user = try Self.passwordLinkUser(tokenHash: tokenHash, at: date, db: db) else { return nil }
+            guard var user = try self.passwordLinkUser(tokenHash: tokenHash, at: date, db: db) else { return nil }
             try db.execute(sql: "DELETE FROM password_link WHERE token_hash = ?", arguments: [tokenHash])
             try db.execute(sql: "UPDATE user SET password_hash = ? WHERE id = ?", arguments: [passwordHash, user.id])
-            _ = try Self.endSessions(of: user.id, db: db)
-            try Self.appendLog([NewAccountLogEntry(actorID: user.id, action: .passwordSet)], userID: user.id, at: date, db: db)
+            _ = try self.endSessions(of: user.id, db: db)
+            try self.appendLog([NewAccountLogEntry(actorID: user.id, action: .passwordSet)], userID: user.id, at: date, db: db)
             user.passwordHash = passwordHash
             return user
         }
@@ -272,12 +286,12 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         }
     }
 
-    private static func insert(_ link: PasswordLink, userID: Int64, db: Database) throws {
+    private func insert(_ link: PasswordLink, userID: Int64, db: Database) throws {
         try db.execute(sql: "INSERT INTO password_link (token_hash, user_id, expires_at) VALUES (?, ?, ?)",
                        arguments: [link.tokenHash, userID, link.expiresAt.timeIntervalSince1970])
     }
 
-    private static func appendLog(_ entries: [NewAccountLogEntry], userID: Int64, at date: Date, db: Database) throws {
+    private func appendLog(_ entries: [NewAccountLogEntry], userID: Int64, at date: Date, db: Database) throws {
         for entry in entries {
             try db.execute(sql: "INSERT INTO account_log (user_id, actor_id, action, subject, date, at) VALUES (?, ?, ?, ?, ?, ?)",
                            arguments: [userID, entry.actorID, entry.action.rawValue, entry.subject, entry.date?.timeIntervalSince1970,
@@ -294,15 +308,15 @@ public final class SQLiteRepository: VarselRepository, Sendable {
                                           arguments: [key.senderID, key.key]) {
                 guard (row["fingerprint"] as String) == key.fingerprint else { throw StoreError.idempotencyKeyReused }
                 let ids = try Self.decoder.decode([Int64].self, from: Data((row["notification_ids"] as String).utf8))
-                return CreatedNotifications(items: try ids.compactMap { try Self.fetchNotification(db, id: $0) }, isReplay: true)
+                return CreatedNotifications(items: try ids.compactMap { try self.fetchNotification(db, id: $0) }, isReplay: true)
             }
             for recipient in Set(notifications.map(\.recipientID)) {
                 guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM user WHERE id = ?"), arguments: [recipient]) == true else {
                     throw StoreError.notFound(.recipient)
                 }
             }
-            let created = try notifications.map { try Self.insert($0, at: date, db: db) }
-            try Self.appendUnreadCounts(for: created.map(\.recipientID), at: date, db: db)
+            let created = try notifications.map { try self.insert($0, at: date, db: db) }
+            try self.appendUnreadCounts(for: created.map(\.recipientID), at: date, db: db)
             if let key = idempotencyKey {
                 let ids = String(decoding: try Self.encoder.encode(created.map(\.id)), as: UTF8.self)
                 try db.execute(sql: """
@@ -313,12 +327,18 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         }
     }
 
-    private static func insert(_ new: NewNotification, at date: Date, db: Database) throws -> NotificationItem {
+    private func insert(_ new: NewNotification, at date: Date, db: Database) throws -> NotificationItem {
+        var body = new.body
+        var details = try Self.json(new.personalDetails)
+        if FieldSealer.sealsNotification(personalDetails: new.personalDetails) {
+            body = sealer.seal(body, field: .notificationBody)
+            details = sealer.seal(details, field: .notificationDetails)
+        }
         try db.cachedStatement(sql: """
             INSERT INTO notification (recipient_id, sender_id, kind, title, body, urgency, created_at, read_at, deep_link, personal_details)
             VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)
-            """).execute(arguments: [new.recipientID, new.senderID, new.kind.rawValue, new.title, new.body, new.urgency.rawValue,
-                             date.timeIntervalSince1970, try json(new.deepLink), try json(new.personalDetails)])
+            """).execute(arguments: [new.recipientID, new.senderID, new.kind.rawValue, new.title, body, new.urgency.rawValue,
+                             date.timeIntervalSince1970, try Self.json(new.deepLink), details])
         let item = NotificationItem(id: db.lastInsertedRowID, recipientID: new.recipientID, kind: new.kind, title: new.title,
                                     body: new.body, createdAt: date, urgency: new.urgency, deepLink: new.deepLink,
                                     personalDetails: new.personalDetails)
@@ -326,8 +346,8 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         return item
     }
 
-    private static func appendEvent(userID: Int64, _ payload: EventPayload, at date: Date, db: Database) throws {
-        let record = try EventRecord(userID: userID, payload: payload, at: date, encoder: encoder)
+    private func appendEvent(userID: Int64, _ payload: EventPayload, at date: Date, db: Database) throws {
+        let record = try EventRecord(userID: userID, payload: payload, at: date, encoder: Self.encoder, sealer: sealer)
         // A prepared statement: a record's own `insert` builds its arguments through `Encodable`, on every event.
         try db.cachedStatement(sql: """
             INSERT INTO event (user_id, type, notification_id, notification, unread_count, created_at) VALUES (?, ?, ?, ?, ?, ?)
@@ -336,37 +356,37 @@ public final class SQLiteRepository: VarselRepository, Sendable {
                                              createdAt: Date(timeIntervalSince1970: record.createdAt)), db: db)
     }
 
-    private static func appendUnreadCounts(for userIDs: [Int64], at date: Date, db: Database) throws {
+    private func appendUnreadCounts(for userIDs: [Int64], at date: Date, db: Database) throws {
         var seen = Set<Int64>()
         for userID in userIDs where seen.insert(userID).inserted {
             try appendEvent(userID: userID, .unreadCount(try unreadCount(userID, db: db)), at: date, db: db)
         }
     }
 
-    private static func unreadCount(_ userID: Int64, db: Database) throws -> Int {
-        try Int.fetchOne(db.cachedStatement(sql: unreadCountSQL), arguments: [userID]) ?? 0
+    private func unreadCount(_ userID: Int64, db: Database) throws -> Int {
+        try Int.fetchOne(db.cachedStatement(sql: Self.unreadCountSQL), arguments: [userID]) ?? 0
     }
 
     /// How a recipient's unread notifications are counted, on every create and read change.
     static let unreadCountSQL = "SELECT COUNT(*) FROM notification WHERE recipient_id = ? AND read_at IS NULL"
 
-    private static func fetchNotification(_ db: Database, id: Int64) throws -> NotificationItem? {
+    private func fetchNotification(_ db: Database, id: Int64) throws -> NotificationItem? {
         try Row.fetchOne(db, sql: "SELECT * FROM notification WHERE id = ?", arguments: [id]).map(notification)
     }
 
-    private static func notification(_ row: Row) throws -> NotificationItem {
+    private func notification(_ row: Row) throws -> NotificationItem {
         NotificationItem(
             id: row["id"], recipientID: row["recipient_id"],
             kind: try NotificationKind(stored: row["kind"], column: "notification.kind"),
-            title: row["title"], body: row["body"], createdAt: date(row["created_at"]),
-            readAt: (row["read_at"] as Double?).map(date), urgency: try Urgency(stored: row["urgency"], column: "notification.urgency"),
-            deepLink: try decoder.decode(DeepLinkTarget.self, from: Data((row["deep_link"] as String).utf8)),
-            personalDetails: try decoder.decode([String].self, from: Data((row["personal_details"] as String).utf8))
+            title: row["title"], body: try sealer.open(row["body"] as String, field: .notificationBody), createdAt: Self.date(row["created_at"]),
+            readAt: (row["read_at"] as Double?).map(Self.date), urgency: try Urgency(stored: row["urgency"], column: "notification.urgency"),
+            deepLink: try Self.decoder.decode(DeepLinkTarget.self, from: Data((row["deep_link"] as String).utf8)),
+            personalDetails: try Self.decoder.decode([String].self, from: Data(try sealer.open(row["personal_details"] as String, field: .notificationDetails).utf8))
         )
     }
 
     public func notification(id: Int64) async throws -> NotificationItem? {
-        try read { db in try Self.fetchNotification(db, id: id) }
+        try read { db in try self.fetchNotification(db, id: id) }
     }
 
     public func notifications(for userID: Int64, filter: NotificationFilter, after cursor: Int64?, limit: Int) async throws -> NotificationPage {
@@ -386,24 +406,24 @@ public final class SQLiteRepository: VarselRepository, Sendable {
             }
             sql += " ORDER BY id DESC LIMIT ?"
             arguments += [limit + 1]
-            let rows = try Row.fetchAll(db, sql: sql, arguments: arguments).map(Self.notification)
+            let rows = try Row.fetchAll(db, sql: sql, arguments: arguments).map(self.notification)
             let page = Array(rows.prefix(limit))
             return NotificationPage(items: page, nextCursor: rows.count > limit ? page.last?.id : nil)
         }
     }
 
     public func unreadCount(for userID: Int64) async throws -> Int {
-        try read { db in try Self.unreadCount(userID, db: db) }
+        try read { db in try self.unreadCount(userID, db: db) }
     }
 
     public func setRead(_ isRead: Bool, notificationID: Int64, userID: Int64, at date: Date) async throws -> NotificationItem? {
         try await commits.write { db in
-            guard var item = try Self.fetchNotification(db, id: notificationID), item.recipientID == userID else { return nil }
+            guard var item = try self.fetchNotification(db, id: notificationID), item.recipientID == userID else { return nil }
             guard item.isUnread == isRead else { return item }
             item.readAt = isRead ? date : nil
             try db.execute(sql: "UPDATE notification SET read_at = ? WHERE id = ?", arguments: [item.readAt?.timeIntervalSince1970, item.id])
-            try Self.appendEvent(userID: userID, .notificationUpdated(item), at: date, db: db)
-            try Self.appendUnreadCounts(for: [userID], at: date, db: db)
+            try self.appendEvent(userID: userID, .notificationUpdated(item), at: date, db: db)
+            try self.appendUnreadCounts(for: [userID], at: date, db: db)
             return item
         }
     }
@@ -411,15 +431,15 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     public func markAllRead(userID: Int64, at date: Date) async throws -> Int {
         try await commits.write { db in
             let ids = try Int64.fetchAll(db, sql: "SELECT id FROM notification WHERE recipient_id = ? AND read_at IS NULL", arguments: [userID])
-            return try Self.markRead(ids: ids, userID: userID, at: date, db: db)
+            return try self.markRead(ids: ids, userID: userID, at: date, db: db)
         }
     }
 
     public func markRead(ids: [Int64], userID: Int64, at date: Date) async throws -> Int {
-        try await commits.write { db in try Self.markRead(ids: ids, userID: userID, at: date, db: db) }
+        try await commits.write { db in try self.markRead(ids: ids, userID: userID, at: date, db: db) }
     }
 
-    private static func markRead(ids: [Int64], userID: Int64, at date: Date, db: Database) throws -> Int {
+    private func markRead(ids: [Int64], userID: Int64, at date: Date, db: Database) throws -> Int {
         var changed = 0
         for id in Set(ids).sorted() {
             guard var item = try fetchNotification(db, id: id), item.recipientID == userID, item.isUnread else { continue }
@@ -438,10 +458,10 @@ public final class SQLiteRepository: VarselRepository, Sendable {
             for id in Set(ids).sorted() {
                 try db.execute(sql: "DELETE FROM notification WHERE id = ? AND recipient_id = ?", arguments: [id, userID])
                 guard db.changesCount > 0 else { continue }
-                try Self.appendEvent(userID: userID, .notificationDeleted(notificationID: id), at: date, db: db)
+                try self.appendEvent(userID: userID, .notificationDeleted(notificationID: id), at: date, db: db)
                 deleted += 1
             }
-            if deleted > 0 { try Self.appendUnreadCounts(for: [userID], at: date, db: db) }
+            if deleted > 0 { try self.appendUnreadCounts(for: [userID], at: date, db: db) }
             return deleted
         }
     }
@@ -477,14 +497,15 @@ public final class SQLiteRepository: VarselRepository, Sendable {
                 throw StoreError.notFound(.mentor)
             }
             try db.execute(sql: "INSERT INTO contact (name, phone, address, notes) VALUES (?, ?, ?, ?)",
-                           arguments: [contact.name, contact.phone, contact.address, contact.notes])
+                           arguments: [self.sealer.seal(contact.name, field: .contactName), self.sealer.seal(contact.phone, field: .contactPhone),
+                                       self.sealer.seal(contact.address, field: .contactAddress), self.sealer.seal(contact.notes, field: .contactNotes)])
             let stored = Contact(id: db.lastInsertedRowID, name: contact.name, phone: contact.phone, address: contact.address, notes: contact.notes)
             try db.execute(sql: """
                 INSERT INTO assignment (mentor_id, contact_id, coordinator_id, status, created_at) VALUES (?, ?, ?, ?, ?)
                 """, arguments: [mentorID, stored.id, coordinatorID, AssignmentStatus.pending.rawValue, date.timeIntervalSince1970])
             let assignmentID = db.lastInsertedRowID
-            let item = try Self.insert(makeNotification(stored.id, assignmentID), at: date, db: db)
-            try Self.appendUnreadCounts(for: [item.recipientID], at: date, db: db)
+            let item = try self.insert(makeNotification(stored.id, assignmentID), at: date, db: db)
+            try self.appendUnreadCounts(for: [item.recipientID], at: date, db: db)
             try db.execute(sql: "UPDATE assignment SET notification_id = ? WHERE id = ?", arguments: [item.id, assignmentID])
             let assignment = Assignment(id: assignmentID, mentorID: mentorID, contactID: stored.id, coordinatorID: coordinatorID,
                                         status: .pending, createdAt: date, respondedAt: nil, notificationID: item.id)
@@ -492,33 +513,33 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         }
     }
 
-    private static func assignment(_ row: Row) throws -> Assignment {
+    private func assignment(_ row: Row) throws -> Assignment {
         Assignment(id: row["id"], mentorID: row["mentor_id"], contactID: row["contact_id"], coordinatorID: row["coordinator_id"],
-                   status: try AssignmentStatus(stored: row["status"], column: "assignment.status"), createdAt: date(row["created_at"]),
-                   respondedAt: (row["responded_at"] as Double?).map(date), notificationID: row["notification_id"],
-                   previousID: row["previous_id"], reassignedAt: (row["reassigned_at"] as Double?).map(date),
-                   doneAt: (row["done_at"] as Double?).map(date), visitNote: row["visit_note"],
-                   deliveredAt: (row["delivered_at"] as Double?).map(date))
+                   status: try AssignmentStatus(stored: row["status"], column: "assignment.status"), createdAt: Self.date(row["created_at"]),
+                   respondedAt: (row["responded_at"] as Double?).map(Self.date), notificationID: row["notification_id"],
+                   previousID: row["previous_id"], reassignedAt: (row["reassigned_at"] as Double?).map(Self.date),
+                   doneAt: (row["done_at"] as Double?).map(Self.date), visitNote: try sealer.openIfPresent(row["visit_note"] as String?, field: .visitNote),
+                   deliveredAt: (row["delivered_at"] as Double?).map(Self.date))
     }
 
     public func assignment(id: Int64) async throws -> Assignment? {
-        try read { db in try Row.fetchOne(db, sql: "SELECT * FROM assignment WHERE id = ?", arguments: [id]).map(Self.assignment) }
+        try read { db in try Row.fetchOne(db, sql: "SELECT * FROM assignment WHERE id = ?", arguments: [id]).map(self.assignment) }
     }
 
     public func assignments(forMentor mentorID: Int64) async throws -> [Assignment] {
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM assignment WHERE mentor_id = ? ORDER BY id DESC", arguments: [mentorID]).map(Self.assignment)
+            try Row.fetchAll(db, sql: "SELECT * FROM assignment WHERE mentor_id = ? ORDER BY id DESC", arguments: [mentorID]).map(self.assignment)
         }
     }
 
     public func allAssignments() async throws -> [Assignment] {
-        try read { db in try Row.fetchAll(db, sql: "SELECT * FROM assignment ORDER BY id DESC").map(Self.assignment) }
+        try read { db in try Row.fetchAll(db, sql: "SELECT * FROM assignment ORDER BY id DESC").map(self.assignment) }
     }
 
     public func pendingAssignments(createdBefore date: Date) async throws -> [Assignment] {
         try read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM assignment WHERE status = ? AND created_at < ? AND reassigned_at IS NULL ORDER BY id",
-                             arguments: [AssignmentStatus.pending.rawValue, date.timeIntervalSince1970]).map(Self.assignment)
+                             arguments: [AssignmentStatus.pending.rawValue, date.timeIntervalSince1970]).map(self.assignment)
         }
     }
 
@@ -530,8 +551,8 @@ public final class SQLiteRepository: VarselRepository, Sendable {
             try db.execute(sql: "INSERT OR IGNORE INTO assignment_escalation (assignment_id, step, at) VALUES (?, ?, ?)",
                            arguments: [assignmentID, step.rawValue, date.timeIntervalSince1970])
             guard db.changesCount > 0 else { return nil }
-            let item = try Self.insert(notification, at: date, db: db)
-            try Self.appendUnreadCounts(for: [item.recipientID], at: date, db: db)
+            let item = try self.insert(notification, at: date, db: db)
+            try self.appendUnreadCounts(for: [item.recipientID], at: date, db: db)
             return item
         }
     }
@@ -562,7 +583,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
             for row in named {
                 let id: Int64 = row["id"]
                 let language = try Language(stored: row["language"], column: "user.language")
-                guard var item = try Self.fetchNotification(db, id: id) else { continue }
+                guard var item = try self.fetchNotification(db, id: id) else { continue }
                 if item.title != (titles[language] ?? "") || !item.body.isEmpty || !item.personalDetails.isEmpty {
                     try db.execute(sql: "UPDATE notification SET title = ?, body = '', personal_details = '[]' WHERE id = ?",
                                    arguments: [(titles[language] ?? ""), id])
@@ -573,7 +594,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
                     try db.execute(sql: "UPDATE event SET notification = ? WHERE notification_id = ? AND notification IS NOT NULL",
                                    arguments: [String(decoding: try Self.encoder.encode(item), as: UTF8.self), id])
                     try db.execute(sql: "DELETE FROM push_delivery WHERE notification_id = ?", arguments: [id])
-                    try Self.appendEvent(userID: item.recipientID, .notificationUpdated(item), at: date, db: db)
+                    try self.appendEvent(userID: item.recipientID, .notificationUpdated(item), at: date, db: db)
                 }
                 items.append(item)
             }
@@ -594,6 +615,53 @@ public final class SQLiteRepository: VarselRepository, Sendable {
                    AND max(coalesce(assignment.reassigned_at, assignment.done_at, assignment.responded_at)) < ?
                 ORDER BY assignment.contact_id
                 """, arguments: [date.timeIntervalSince1970])
+        }
+    }
+
+    public func resealStale(limit: Int) async throws -> Int {
+        guard let keyring = sealer.keyring else { return 0 }
+        let current = DataKeyring.prefix(keyID: keyring.currentID)
+        var done = 0
+        for column in SealedColumn.all where done < limit {
+            let room = limit - done
+            done += try await commits.write { db in
+                let keys = column.keys.joined(separator: ", ")
+                let rows = try Row.fetchAll(db, sql: """
+                    SELECT \(keys), \(column.column) AS value FROM \(column.table)
+                    WHERE \(column.column) <> '' AND substr(\(column.column), 1, \(SealedColumn.prefixLength)) <> ?
+                      AND (substr(\(column.column), 1, 1) = ? OR (\(column.plainCondition)))
+                    LIMIT ?
+                    """, arguments: [current, SealedColumn.marker, room])
+                let update = "UPDATE \(column.table) SET \(column.column) = ? WHERE "
+                    + column.keys.map { "\($0) = ?" }.joined(separator: " AND ") + " AND \(column.column) = ?"
+                for row in rows {
+                    let stored: String = row["value"]
+                    let resealed = self.sealer.seal(try self.sealer.open(stored, field: column.field), field: column.field)
+                    var arguments: StatementArguments = [resealed]
+                    for key in column.keys { arguments += [row[key] as DatabaseValue] }
+                    arguments += [stored]
+                    try db.execute(sql: update, arguments: arguments)
+                }
+                return rows.count
+            }
+        }
+        // The values as they were must not linger in the write-ahead log: it is copied into the file and emptied.
+        if done > 0 { _ = try? await writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") } }
+        return done
+    }
+
+    public func sealedValueCounts() async throws -> [String: Int] {
+        try read { db in
+            var counts: [String: Int] = [:]
+            for column in SealedColumn.all {
+                for row in try Row.fetchAll(db, sql: """
+                    SELECT substr(\(column.column), 2, 8) AS key, count(*) AS n FROM \(column.table)
+                    WHERE substr(\(column.column), 1, 1) = ? GROUP BY 1
+                    """, arguments: [SealedColumn.marker]) {
+                    counts[row["key"], default: 0] += row["n"] as Int
+                }
+            }
+            return counts
         }
     }
 
@@ -623,7 +691,10 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     public func contact(id: Int64) async throws -> Contact? {
         try read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM contact WHERE id = ?", arguments: [id]).map { row in
-                Contact(id: row["id"], name: row["name"], phone: row["phone"], address: row["address"], notes: row["notes"],
+                Contact(id: row["id"], name: try self.sealer.open(row["name"] as String, field: .contactName),
+                        phone: try self.sealer.open(row["phone"] as String, field: .contactPhone),
+                        address: try self.sealer.open(row["address"] as String, field: .contactAddress),
+                        notes: try self.sealer.open(row["notes"] as String, field: .contactNotes),
                         erasedAt: (row["erased_at"] as Double?).map(Self.date))
             }
         }
@@ -631,7 +702,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
 
     public func respond(to assignmentID: Int64, status: AssignmentStatus, at date: Date) async throws -> Assignment {
         try await commits.write { db in
-            var assignment = try Self.assignment(assignmentID, db: db)
+            var assignment = try self.assignment(assignmentID, db: db)
             if let refusal = assignment.refusalToRespond { throw refusal }
             assignment.status = status
             assignment.respondedAt = date
@@ -641,8 +712,8 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         }
     }
 
-    private static func assignment(_ id: Int64, db: Database) throws -> Assignment {
-        guard let assignment = try Row.fetchOne(db, sql: "SELECT * FROM assignment WHERE id = ?", arguments: [id]).map(Self.assignment) else {
+    private func assignment(_ id: Int64, db: Database) throws -> Assignment {
+        guard let assignment = try Row.fetchOne(db, sql: "SELECT * FROM assignment WHERE id = ?", arguments: [id]).map(self.assignment) else {
             throw StoreError.notFound(.assignment)
         }
         return assignment
@@ -653,7 +724,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         makeNotification: @Sendable (Int64, Int64) -> NewNotification
     ) async throws -> (Assignment, NotificationItem) {
         try await writer.write { db in
-            let old = try Self.assignment(assignmentID, db: db)
+            let old = try self.assignment(assignmentID, db: db)
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE id = ?", arguments: [mentorID]) == true else {
                 throw StoreError.notFound(.mentor)
             }
@@ -664,8 +735,8 @@ public final class SQLiteRepository: VarselRepository, Sendable {
                 INSERT INTO assignment (mentor_id, contact_id, coordinator_id, status, created_at, previous_id) VALUES (?, ?, ?, ?, ?, ?)
                 """, arguments: [mentorID, old.contactID, old.coordinatorID, AssignmentStatus.pending.rawValue, seconds, assignmentID])
             let newID = db.lastInsertedRowID
-            let item = try Self.insert(makeNotification(old.contactID, newID), at: date, db: db)
-            try Self.appendUnreadCounts(for: [item.recipientID], at: date, db: db)
+            let item = try self.insert(makeNotification(old.contactID, newID), at: date, db: db)
+            try self.appendUnreadCounts(for: [item.recipientID], at: date, db: db)
             try db.execute(sql: "UPDATE assignment SET notification_id = ? WHERE id = ?", arguments: [item.id, newID])
             return (Assignment(id: newID, mentorID: mentorID, contactID: old.contactID, coordinatorID: old.coordinatorID, status: .pending,
                                createdAt: date, respondedAt: nil, notificationID: item.id, previousID: assignmentID), item)
@@ -674,13 +745,13 @@ public final class SQLiteRepository: VarselRepository, Sendable {
 
     public func completeVisit(assignmentID: Int64, note: String, at date: Date) async throws -> Assignment {
         try await commits.write { db in
-            var assignment = try Self.assignment(assignmentID, db: db)
+            var assignment = try self.assignment(assignmentID, db: db)
             if let refusal = assignment.refusalToComplete { throw refusal }
             assignment.status = .done
             assignment.doneAt = date
             assignment.visitNote = note
             try db.execute(sql: "UPDATE assignment SET status = ?, done_at = ?, visit_note = ? WHERE id = ?",
-                           arguments: [AssignmentStatus.done.rawValue, date.timeIntervalSince1970, note, assignmentID])
+                           arguments: [AssignmentStatus.done.rawValue, date.timeIntervalSince1970, self.sealer.seal(note, field: .visitNote), assignmentID])
             return assignment
         }
     }
@@ -725,12 +796,13 @@ public final class SQLiteRepository: VarselRepository, Sendable {
 
     // MARK: Scenarios
 
-    private static func scenario(_ row: Row) -> Scenario {
-        Scenario(id: row["id"], title: row["title"], body: row["body"], coordinatorID: row["coordinator_id"], createdAt: date(row["created_at"]))
+    private func scenario(_ row: Row) -> Scenario {
+        Scenario(id: row["id"], title: row["title"], body: row["body"], coordinatorID: row["coordinator_id"], createdAt: Self.date(row["created_at"]))
     }
 
-    private static func mentorScenario(_ row: Row, _ scenario: Scenario) -> MentorScenario {
-        MentorScenario(scenario: scenario, mentorID: row["mentor_id"], doneAt: (row["done_at"] as Double?).map(date), reflection: row["reflection"])
+    private func mentorScenario(_ row: Row, _ scenario: Scenario) throws -> MentorScenario {
+        MentorScenario(scenario: scenario, mentorID: row["mentor_id"], doneAt: (row["done_at"] as Double?).map(Self.date),
+                       reflection: try sealer.open(row["reflection"] as String, field: .reflection))
     }
 
     public func publishScenario(
@@ -748,9 +820,9 @@ public final class SQLiteRepository: VarselRepository, Sendable {
             var items: [NotificationItem] = []
             for mentorID in mentors {
                 try db.execute(sql: "INSERT INTO scenario_recipient (scenario_id, mentor_id) VALUES (?, ?)", arguments: [scenario.id, mentorID])
-                items.append(try Self.insert(makeNotification(scenario.id, mentorID), at: date, db: db))
+                items.append(try self.insert(makeNotification(scenario.id, mentorID), at: date, db: db))
             }
-            try Self.appendUnreadCounts(for: items.map(\.recipientID), at: date, db: db)
+            try self.appendUnreadCounts(for: items.map(\.recipientID), at: date, db: db)
             return (scenario, items)
         }
     }
@@ -760,18 +832,18 @@ public final class SQLiteRepository: VarselRepository, Sendable {
             try Row.fetchAll(db, sql: """
                 SELECT s.*, r.mentor_id, r.done_at, r.reflection FROM scenario_recipient r JOIN scenario s ON s.id = r.scenario_id
                 WHERE r.mentor_id = ? ORDER BY s.id DESC
-                """, arguments: [mentorID]).map { Self.mentorScenario($0, Self.scenario($0)) }
+                """, arguments: [mentorID]).map { try self.mentorScenario($0, self.scenario($0)) }
         }
     }
 
     public func allScenarios() async throws -> [(Scenario, [MentorScenario])] {
         try read { db in
-            let scenarios = try Row.fetchAll(db, sql: "SELECT * FROM scenario ORDER BY id DESC").map(Self.scenario)
+            let scenarios = try Row.fetchAll(db, sql: "SELECT * FROM scenario ORDER BY id DESC").map(self.scenario)
             var copies: [Int64: [MentorScenario]] = [:]
             let byID = Dictionary(uniqueKeysWithValues: scenarios.map { ($0.id, $0) })
             for row in try Row.fetchAll(db, sql: "SELECT * FROM scenario_recipient ORDER BY scenario_id, mentor_id") {
                 guard let scenario = byID[row["scenario_id"]] else { continue }
-                copies[scenario.id, default: []].append(Self.mentorScenario(row, scenario))
+                copies[scenario.id, default: []].append(try self.mentorScenario(row, scenario))
             }
             return scenarios.map { ($0, copies[$0.id] ?? []) }
         }
@@ -781,23 +853,23 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         try await commits.write { db in
             try db.execute(sql: """
                 UPDATE scenario_recipient SET done_at = COALESCE(done_at, ?), reflection = ? WHERE scenario_id = ? AND mentor_id = ?
-                """, arguments: [date.timeIntervalSince1970, reflection, scenarioID, mentorID])
+                """, arguments: [date.timeIntervalSince1970, self.sealer.seal(reflection, field: .reflection), scenarioID, mentorID])
             guard db.changesCount == 1, let row = try Row.fetchOne(db, sql: """
                 SELECT s.*, r.mentor_id, r.done_at, r.reflection FROM scenario_recipient r JOIN scenario s ON s.id = r.scenario_id
                 WHERE r.scenario_id = ? AND r.mentor_id = ?
                 """, arguments: [scenarioID, mentorID]) else { throw StoreError.notFound(.scenario) }
-            return Self.mentorScenario(row, Self.scenario(row))
+            return try self.mentorScenario(row, self.scenario(row))
         }
     }
 
     // MARK: Certifications
 
-    private static func certification(_ row: Row) -> Certification {
-        Certification(id: row["id"], mentorID: row["mentor_id"], name: row["name"], expiresAt: date(row["expires_at"]))
+    private func certification(_ row: Row) -> Certification {
+        Certification(id: row["id"], mentorID: row["mentor_id"], name: row["name"], expiresAt: Self.date(row["expires_at"]))
     }
 
-    private static func replaceCertifications(_ certifications: [NewCertification], mentorID: Int64, db: Database) throws {
-        let existing = try Row.fetchAll(db, sql: "SELECT * FROM certification WHERE mentor_id = ?", arguments: [mentorID]).map(Self.certification)
+    private func replaceCertifications(_ certifications: [NewCertification], mentorID: Int64, db: Database) throws {
+        let existing = try Row.fetchAll(db, sql: "SELECT * FROM certification WHERE mentor_id = ?", arguments: [mentorID]).map(self.certification)
         var result: [Certification] = []
         for new in certifications {
             // An unchanged certification keeps its id, and so the warnings already sent for it.
@@ -816,14 +888,14 @@ public final class SQLiteRepository: VarselRepository, Sendable {
 
     public func certifications(mentorID: Int64) async throws -> [Certification] {
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM certification WHERE mentor_id = ? ORDER BY id", arguments: [mentorID]).map(Self.certification)
+            try Row.fetchAll(db, sql: "SELECT * FROM certification WHERE mentor_id = ? ORDER BY id", arguments: [mentorID]).map(self.certification)
         }
     }
 
     public func certifications(expiringBefore date: Date) async throws -> [Certification] {
         try read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM certification WHERE expires_at < ? ORDER BY id",
-                             arguments: [date.timeIntervalSince1970]).map(Self.certification)
+                             arguments: [date.timeIntervalSince1970]).map(self.certification)
         }
     }
 
@@ -836,8 +908,8 @@ public final class SQLiteRepository: VarselRepository, Sendable {
                 try db.execute(sql: "INSERT OR IGNORE INTO certification_warning (certification_id, threshold) VALUES (?, ?)",
                                arguments: [certificationID, other])
             }
-            let item = try Self.insert(notification, at: date, db: db)
-            try Self.appendUnreadCounts(for: [item.recipientID], at: date, db: db)
+            let item = try self.insert(notification, at: date, db: db)
+            try self.appendUnreadCounts(for: [item.recipientID], at: date, db: db)
             return item
         }
     }
@@ -847,14 +919,14 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     public func events(after id: Int64, limit: Int) async throws -> [StoredEvent] {
         try read { db in
             try EventRecord.fetchAll(db.cachedStatement(sql: "SELECT * FROM event WHERE id > ? ORDER BY id LIMIT ?"), arguments: [id, limit])
-                .map { try $0.event(decoder: Self.decoder) }
+                .map { try $0.event(decoder: Self.decoder, sealer: self.sealer) }
         }
     }
 
     public func events(for userID: Int64, after id: Int64, limit: Int) async throws -> [StoredEvent] {
         try read { db in
             try EventRecord.fetchAll(db.cachedStatement(sql: "SELECT * FROM event WHERE user_id = ? AND id > ? ORDER BY id LIMIT ?"),
-                                     arguments: [userID, id, limit]).map { try $0.event(decoder: Self.decoder) }
+                                     arguments: [userID, id, limit]).map { try $0.event(decoder: Self.decoder, sealer: self.sealer) }
         }
     }
 

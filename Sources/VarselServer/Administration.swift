@@ -34,6 +34,8 @@ public enum Administration {
         switch error {
         case let failure as Failure: failure.description
         case let invalid as InvalidInput: invalid.summary
+        case StoreError.dataKeyRequired, StoreError.dataKeyMissing: "\(error)"
+        case let keys as DataKeyring.Failure: keys.description
         case let store as StoreError: Problem.from(store).detail
         case UserAdministration.Refusal.linkNotValid:
             "The account is deactivated: reactivate it first with `varsel user reactivate`."
@@ -57,7 +59,10 @@ public enum Administration {
 
     /// Opens the store at `database` (an SQLite file, or a PostgreSQL URL `postgres://…`), gives it to `body`, and
     /// closes it.
-    static func withStore<T>(_ database: String, _ body: (any VarselRepository) async throws -> T) async throws -> T {
+    ///
+    /// Without `keys` the store is opened for work on accounts only, which never touches the personal details that
+    /// may be encrypted.
+    static func withStore<T>(_ database: String, keys: DataKeyring? = nil, _ body: (any VarselRepository) async throws -> T) async throws -> T {
         if PostgresRepository.isURL(database) {
             let logger = {
                 var logger = Logger(label: "varsel")
@@ -67,14 +72,22 @@ public enum Administration {
             let unreachable = Failure("Could not open the PostgreSQL database: check the URL (postgres://user:password@host:5432/database), "
                                       + "that the server is running and that the user may connect.")
             // The client keeps retrying a server it cannot reach; a command gives up after `connectDeadline`.
-            let opened = try? await withThrowingTaskGroup(of: PostgresRepository?.self) { group in
-                group.addTask { try await PostgresRepository(url: database, logger: logger) }
-                group.addTask {
-                    try await Task.sleep(for: connectDeadline)
-                    return nil
+            // A refused data key is said as such; anything else is an unreachable server.
+            let opened: PostgresRepository?
+            do {
+                opened = try await withThrowingTaskGroup(of: PostgresRepository?.self) { group in
+                    group.addTask { try await PostgresRepository(url: database, logger: logger, keys: keys, checksDataKey: keys != nil) }
+                    group.addTask {
+                        try await Task.sleep(for: connectDeadline)
+                        return nil
+                    }
+                    defer { group.cancelAll() }
+                    return try await group.next() ?? nil
                 }
-                defer { group.cancelAll() }
-                return try await group.next() ?? nil
+            } catch let error as StoreError {
+                throw error
+            } catch {
+                throw unreachable
             }
             guard let postgres = opened else { throw unreachable }
             defer { postgres.shutdown() }
@@ -82,7 +95,9 @@ public enum Administration {
         }
         let sqlite: SQLiteRepository
         do {
-            sqlite = try SQLiteRepository(path: database)
+            sqlite = try SQLiteRepository(path: database, keys: keys, checksDataKey: keys != nil)
+        } catch let error as StoreError {
+            throw error
         } catch {
             throw Failure("Could not open the SQLite database at the path given: check that its folder exists and can be written.")
         }

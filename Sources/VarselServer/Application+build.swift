@@ -42,6 +42,8 @@ public struct ServerConfiguration: Sendable {
     public var idleTimeout: Duration = .seconds(30)
     /// Web Push.
     public var push = PushConfiguration()
+    /// The keys that encrypt personal details in the database (`--data-key-file`); nil stores them unencrypted.
+    public var dataKeys: DataKeyring?
 
     public init() {}
 }
@@ -89,13 +91,19 @@ public func buildApplication(
     var logger = Logger(label: "varsel")
     logger.logLevel = configuration.logLevel
     let postgres: PostgresRepository? = repository == nil && PostgresRepository.isURL(configuration.databasePath)
-        ? try await PostgresRepository(url: configuration.databasePath, logger: logger) : nil
+        ? try await PostgresRepository(url: configuration.databasePath, logger: logger, keys: configuration.dataKeys) : nil
     let store: any VarselRepository
     do {
         store = try repository ?? postgres
-            ?? SQLiteRepository(path: configuration.databasePath, durability: configuration.durability, commitInterval: configuration.commitInterval)
+            ?? SQLiteRepository(path: configuration.databasePath, durability: configuration.durability, commitInterval: configuration.commitInterval,
+                                keys: configuration.dataKeys)
+    } catch let error as StoreError {
+        throw error
     } catch {
         throw Administration.Failure("Could not open the SQLite database at --database: check that its folder exists and can be written.")
+    }
+    if repository == nil, configuration.dataKeys == nil {
+        logger.notice("Personal details are stored unencrypted: give --data-key-file for a real deployment (see docs/deploy.md)")
     }
     let vapid = try await configuration.push.loadKey(store: store)
     let endpointPolicy = PushEndpointPolicy(allowsInsecureEndpoints: configuration.push.allowsInsecureEndpoints)

@@ -73,6 +73,8 @@ public struct MaintenanceService: Service {
             _ = try await repository.pruneContactReads(before: now.addingTimeInterval(-accessLogRetention))
             let erased = try await erasure.eraseExpired(retention: contactRetention)
             if erased > 0 { logger.info("contact details erased after their retention time", metadata: ["contact.count": "\(erased)"]) }
+            let resealed = try await repository.resealAllStale()
+            if resealed > 0 { logger.info("personal details re-encrypted under the current data key", metadata: ["value.count": "\(resealed)"]) }
         } catch {
             logger.error("maintenance failed", metadata: ["error.type": "\(type(of: error))"])
         }

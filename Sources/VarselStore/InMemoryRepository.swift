@@ -346,6 +346,11 @@ public actor InMemoryRepository: VarselRepository {
         return erased
     }
 
+    /// Nothing is at rest in memory: nothing to seal.
+    public func resealStale(limit: Int) -> Int { 0 }
+
+    public func sealedValueCounts() -> [String: Int] { [:] }
+
     public func contactsClosed(before date: Date) -> [Int64] {
         let byContact = Dictionary(grouping: assignmentsByID.values, by: \.contactID)
         return byContact.compactMap { contactID, assignments -> Int64? in

@@ -23,6 +23,28 @@ public enum StoreError: Error, Sendable, Equatable {
     /// The assignment is not in a state that allows the change: a visit is marked done only once acknowledged; a
     /// done or already reassigned assignment is not reassigned. The message is safe to show.
     case notAllowed(String)
+    /// A value is sealed under a data key this store was not given: the key file is missing one (see ``DataKeyring``).
+    case dataKeyMissing(keyID: String)
+    /// The database holds encrypted details and the store was opened without a data key file.
+    case dataKeyRequired
+}
+
+extension StoreError: CustomStringConvertible {
+    /// One sentence, never a stored value.
+    public var description: String {
+        switch self {
+        case let .conflict(what): "Conflict: \(what)."
+        case let .notFound(what): "No such \(what.rawValue)."
+        case let .unknownStoredValue(column): "The database holds a value in \(column) this version cannot read."
+        case .idempotencyKeyReused: "The idempotency key was used with a different request."
+        case let .alreadyResponded(status): "The assignment was already \(status.rawValue)."
+        case let .notAllowed(why): why
+        case let .dataKeyMissing(id):
+            "The data key file does not hold the key \(id) this database's details are encrypted with; start with the key file that holds it."
+        case .dataKeyRequired:
+            "This database's personal details are encrypted; start Varsel with --data-key-file naming the file that holds its key."
+        }
+    }
 }
 
 extension RawRepresentable where RawValue == String {

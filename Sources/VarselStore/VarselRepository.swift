@@ -102,6 +102,13 @@ public protocol VarselRepository: PushStore, Sendable {
     /// The contacts not yet erased that have assignments, none of them live, the last closed (declined, done or
     /// given to another mentor) before `date`.
     func contactsClosed(before date: Date) async throws -> [Int64]
+
+    // MARK: Data keys
+    /// Re-encrypts under the current data key up to `limit` stored personal details that are sealed under an older
+    /// key or still plain; returns how many. A store without keys does nothing.
+    func resealStale(limit: Int) async throws -> Int
+    /// How many stored values each data key seals, by key id.
+    func sealedValueCounts() async throws -> [String: Int]
     /// Records the mentor's answer; throws ``StoreError/alreadyResponded(_:)`` when answered before and
     /// ``StoreError/notAllowed(_:)`` when the assignment was given to another mentor.
     func respond(to assignmentID: Int64, status: AssignmentStatus, at date: Date) async throws -> Assignment
@@ -183,4 +190,17 @@ extension VarselRepository {
 
     public var publishesCommittedEvents: Bool { false }
     public func followCommittedEvents(_ follower: @escaping @Sendable ([StoredEvent]) -> Void) {}
+}
+
+extension VarselRepository {
+    /// Re-encrypts under the current data key everything an older key sealed or that was stored before encryption
+    /// began, `batch` values per transaction; returns how many.
+    public func resealAllStale(batch: Int = 500) async throws -> Int {
+        var total = 0
+        while true {
+            let count = try await resealStale(limit: batch)
+            total += count
+            if count < batch { return total }
+        }
+    }
 }

@@ -72,7 +72,7 @@ public struct Problem: HTTPResponseError, Sendable, Equatable {
             switch store {
             case let .conflict(what): return .conflict("Conflict: \(what).")
             case let .notFound(what): return .notFound("No such \(what.rawValue).")
-            case .unknownStoredValue:
+            case .unknownStoredValue, .dataKeyMissing, .dataKeyRequired:
                 // The store holds something this version cannot read: a server fault, named in the log, not to the client.
                 return Problem(.internalServerError, "The server failed to handle the request. It has been logged; please try again.")
             case .idempotencyKeyReused:

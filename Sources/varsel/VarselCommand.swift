@@ -8,7 +8,7 @@ struct Varsel: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "varsel",
         abstract: "An accessible notification centre for peer mentors who use a screen reader.",
-        subcommands: [ServeCommand.self, UserCommand.self, TranscriptCommand.self]
+        subcommands: [ServeCommand.self, UserCommand.self, KeysCommand.self, TranscriptCommand.self]
     )
 
     /// Runs the command; a mistake in the arguments is answered in one sentence with exit code 1, like any other
@@ -69,6 +69,8 @@ struct ServeCommand: AsyncParsableCommand {
     var retainContactsDays = 90
     @Flag(help: "Accept http and private-address push endpoints. For tests with a stand-in push service only.")
     var pushAllowHttpEndpoints = false
+    @Option(help: "The file with the keys that encrypt personal details in the database (make one with `varsel keys create`); keep it and its backups apart from the database's (default: VARSEL_DATA_KEY_FILE; the demo makes one beside its database).")
+    var dataKeyFile: String?
 
     func run() async throws {
         try await Administration.answering { try await serve() }
@@ -118,6 +120,8 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.push.subject = vapidSubject
         configuration.push.keyFile = vapidKeyFile
         configuration.push.allowsInsecureEndpoints = pushAllowHttpEndpoints
+        configuration.dataKeys = try Administration.serverKeys(file: Administration.dataKeyFile(dataKeyFile), database: configuration.databasePath,
+                                                               demo: demo)
         let host = host
         let app = try await buildApplication(configuration, onServerRunning: { port in
             // Tests and scripts wait for this line to learn the port.
@@ -205,6 +209,47 @@ struct UserCommand: AsyncParsableCommand {
 }
 
 /// Prints what a screen reader says on the demo notification centre.
+/// The keys that encrypt personal details at rest.
+struct KeysCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "keys", abstract: "Make, rotate and retire the keys that encrypt personal details.",
+                                                    subcommands: [Create.self, Rotate.self, Retire.self])
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Make a new data key file; it never replaces one.")
+
+        @Option(help: "The file to make (default: VARSEL_DATA_KEY_FILE).") var dataKeyFile: String?
+
+        func run() async throws {
+            print(try await Administration.createKey(file: try Administration.requiredDataKeyFile(dataKeyFile)))
+        }
+    }
+
+    struct Rotate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Put a new key first in the data key file and re-encrypt the database under it, while servers run.")
+
+        @Option(help: "The data key file (default: VARSEL_DATA_KEY_FILE).") var dataKeyFile: String?
+        @Option(help: "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel); default: VARSEL_DATABASE, else ./varsel.sqlite.")
+        var database: String?
+
+        func run() async throws {
+            print(try await Administration.rotateKey(file: try Administration.requiredDataKeyFile(dataKeyFile), database: Administration.database(database)))
+        }
+    }
+
+    struct Retire: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove from the data key file the keys nothing is encrypted under any more.")
+
+        @Option(help: "The data key file (default: VARSEL_DATA_KEY_FILE).") var dataKeyFile: String?
+        @Option(help: "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel); default: VARSEL_DATABASE, else ./varsel.sqlite.")
+        var database: String?
+
+        func run() async throws {
+            print(try await Administration.retireKeys(file: try Administration.requiredDataKeyFile(dataKeyFile), database: Administration.database(database)))
+        }
+    }
+}
+
 struct TranscriptCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "transcript",

@@ -44,8 +44,8 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 enum PostgresTestDatabase {
     static var serverURL: String? { ProcessInfo.processInfo.environment["VARSEL_TEST_POSTGRES_URL"] }
 
-    /// A new, empty database with Varsel's schema.
-    static func make() async throws -> PostgresRepository {
+    /// A new, empty database with Varsel's schema, its personal details encrypted under `keys` when given.
+    static func make(keys: DataKeyring? = nil) async throws -> PostgresRepository {
         guard let serverURL, var components = URLComponents(string: serverURL) else { throw PostgresURLError() }
         let name = "varsel_test_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased())"
         let admin = PostgresClient(configuration: try PostgresRepository.configuration(from: serverURL), backgroundLogger: Logger(label: "test"))
@@ -55,7 +55,7 @@ enum PostgresTestDatabase {
             group.cancelAll()
         }
         components.path = "/" + name
-        return try await PostgresRepository(url: components.string ?? serverURL, logger: Logger(label: "test"))
+        return try await PostgresRepository(url: components.string ?? serverURL, logger: Logger(label: "test"), keys: keys)
     }
 }
 

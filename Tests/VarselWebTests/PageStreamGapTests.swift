@@ -99,6 +99,8 @@ final class WindowInjectingStore: VarselRepository {
         try await base.eraseContact(contactID: contactID, titles: titles, at: date)
     }
     func contactsClosed(before date: Date) async throws -> [Int64] { try await base.contactsClosed(before: date) }
+    func resealStale(limit: Int) async throws -> Int { try await base.resealStale(limit: limit) }
+    func sealedValueCounts() async throws -> [String: Int] { try await base.sealedValueCounts() }
     func respond(to assignmentID: Int64, status: AssignmentStatus, at date: Date) async throws -> Assignment {
         try await base.respond(to: assignmentID, status: status, at: date)
     }
