@@ -44,6 +44,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // Passkeys: WebAuthn's registration and sign-in checks, with the CBOR and COSE they need and nothing more.
+        .target(name: "VarselPasskeys", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         // Web Push: VAPID, aes128gcm payload encryption, the endpoint policy, and the durable delivery worker.
         .target(
             name: "VarselPush",
@@ -119,6 +121,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "VarselCoreTests", dependencies: ["VarselCore"]),
+        .testTarget(name: "VarselPasskeysTests", dependencies: ["VarselPasskeys", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(
             name: "VarselPushTests",
             dependencies: ["VarselPush", "VarselStore", "VarselCore", .product(name: "Crypto", package: "swift-crypto")]

@@ -204,7 +204,7 @@ public final class DataKeyring: Sendable {
     }
 
     /// Whether `stored` is a sealed value.
-    public static func isSealed(_ stored: String) -> Bool { stored.first == marker }
+    public static func isSealed(_ stored: String) -> Bool { stored.utf8.first == 0x01 }
 
     /// The id of the key that sealed `stored`, or nil for plain text.
     public static func keyID(of stored: String) -> String? { parts(stored)?.id }
@@ -213,7 +213,8 @@ public final class DataKeyring: Sendable {
     public static func prefix(keyID id: String) -> String { String(marker) + id + ":" }
 
     private static func parts(_ stored: String) -> (id: String, sealed: Substring)? {
-        guard stored.first == marker else { return nil }
+        // Every read of a notification passes here: one byte decides, before any Character is formed.
+        guard stored.utf8.first == 0x01 else { return nil }
         let rest = stored.dropFirst()
         guard let colon = rest.firstIndex(of: ":") else { return nil }
         return (String(rest[..<colon]), rest[rest.index(after: colon)...])
