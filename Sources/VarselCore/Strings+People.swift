@@ -264,4 +264,6 @@ extension Strings {
         return isEnglish ? "\(name) renewed until \(until)" : "\(name) fornyet til \(until)"
     }
     public func certificationRemovedChange(_ name: String) -> String { isEnglish ? "\(name) removed" : "\(name) fjernet" }
+    public func passkeyAddedChange(_ name: String) -> String { isEnglish ? "Passkey \(name) added" : "Passnøkkelen \(name) lagt til" }
+    public func passkeyRemovedChange(_ name: String) -> String { isEnglish ? "Passkey \(name) removed" : "Passnøkkelen \(name) fjernet" }
 }

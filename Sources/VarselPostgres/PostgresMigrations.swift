@@ -214,6 +214,30 @@ enum PostgresMigrations {
         ("v8: the data key check", [
             "CREATE TABLE data_key_check (id INTEGER PRIMARY KEY CHECK (id = 1), sealed TEXT NOT NULL)",
         ]),
+        ("v9: passkeys", [
+            """
+            CREATE TABLE passkey (
+                id BIGSERIAL PRIMARY KEY,
+                user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                credential_id TEXT NOT NULL UNIQUE,
+                public_key BYTEA NOT NULL,
+                sign_count BIGINT NOT NULL,
+                name TEXT NOT NULL,
+                created_at DOUBLE PRECISION NOT NULL,
+                last_used_at DOUBLE PRECISION
+            )
+            """,
+            "CREATE INDEX passkey_by_user ON passkey (user_id, id)",
+            """
+            CREATE TABLE passkey_challenge (
+                challenge_hash TEXT PRIMARY KEY,
+                purpose TEXT NOT NULL,
+                user_id BIGINT,
+                binding_hash TEXT NOT NULL,
+                expires_at DOUBLE PRECISION NOT NULL
+            )
+            """,
+        ]),
     ]
 
     /// Applies the migrations not yet applied, one transaction each, under a lock so instances starting together

@@ -344,7 +344,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
             """, logger: logger)
     }
 
-    private func appendLog(_ entries: [NewAccountLogEntry], userID: Int64, at date: Date, _ c: PostgresConnection) async throws {
+    func appendLog(_ entries: [NewAccountLogEntry], userID: Int64, at date: Date, _ c: PostgresConnection) async throws {
         for entry in entries {
             try await c.query("""
                 INSERT INTO account_log (user_id, actor_id, action, subject, date, at)

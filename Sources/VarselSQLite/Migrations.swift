@@ -216,6 +216,28 @@ enum Migrations {
         migrator.registerMigration("v9: the data key check") { db in
             try db.execute(sql: "CREATE TABLE data_key_check (id INTEGER PRIMARY KEY CHECK (id = 1), sealed TEXT NOT NULL)")
         }
+        migrator.registerMigration("v10: passkeys") { db in
+            try db.execute(sql: """
+                CREATE TABLE passkey (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    user_id INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                    credential_id TEXT NOT NULL UNIQUE,
+                    public_key BLOB NOT NULL,
+                    sign_count INTEGER NOT NULL,
+                    name TEXT NOT NULL,
+                    created_at DOUBLE NOT NULL,
+                    last_used_at DOUBLE
+                );
+                CREATE INDEX passkey_by_user ON passkey(user_id, id);
+                CREATE TABLE passkey_challenge (
+                    challenge_hash TEXT PRIMARY KEY,
+                    purpose TEXT NOT NULL,
+                    user_id INTEGER,
+                    binding_hash TEXT NOT NULL,
+                    expires_at DOUBLE NOT NULL
+                );
+                """)
+        }
         return migrator
     }
 }

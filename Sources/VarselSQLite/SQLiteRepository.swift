@@ -291,7 +291,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
                        arguments: [link.tokenHash, userID, link.expiresAt.timeIntervalSince1970])
     }
 
-    private func appendLog(_ entries: [NewAccountLogEntry], userID: Int64, at date: Date, db: Database) throws {
+    func appendLog(_ entries: [NewAccountLogEntry], userID: Int64, at date: Date, db: Database) throws {
         for entry in entries {
             try db.execute(sql: "INSERT INTO account_log (user_id, actor_id, action, subject, date, at) VALUES (?, ?, ?, ?, ?, ?)",
                            arguments: [userID, entry.actorID, entry.action.rawValue, entry.subject, entry.date?.timeIntervalSince1970,

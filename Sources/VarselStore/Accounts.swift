@@ -24,6 +24,8 @@ public enum AccountAction: String, Sendable, Codable, Hashable, CaseIterable {
     case certificationAdded = "certification-added"
     case certificationRenewed = "certification-renewed"
     case certificationRemoved = "certification-removed"
+    case passkeyAdded = "passkey-added"
+    case passkeyRemoved = "passkey-removed"
 }
 
 /// One entry of an account's change log: who did what, and when. Never a password or a link.

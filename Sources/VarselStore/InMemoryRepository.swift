@@ -26,10 +26,13 @@ public actor InMemoryRepository: VarselRepository {
     private var nextIDs: [String: Int64] = [:]
     /// Web Push's tables (InMemoryRepository+Push.swift).
     var push = InMemoryPushTables()
+    /// Passkeys by id, and challenges by hash (InMemoryRepository+Passkeys.swift).
+    var passkeysByID: [Int64: Passkey] = [:]
+    var challenges: [String: PasskeyChallenge] = [:]
 
     public init() {}
 
-    private func nextID(_ table: String) -> Int64 {
+    func nextID(_ table: String) -> Int64 {
         let id = (nextIDs[table] ?? 0) + 1
         nextIDs[table] = id
         return id
@@ -151,7 +154,7 @@ public actor InMemoryRepository: VarselRepository {
         accountLogEntries.filter { $0.userID == userID }
     }
 
-    private func appendLog(_ entries: [NewAccountLogEntry], userID: Int64, at date: Date) {
+    func appendLog(_ entries: [NewAccountLogEntry], userID: Int64, at date: Date) {
         for entry in entries {
             accountLogEntries.append(AccountLogEntry(id: nextID("account_log"), userID: userID, actorID: entry.actorID, action: entry.action,
                                                      subject: entry.subject, date: entry.date, at: date))

@@ -8,7 +8,7 @@ import VarselCore
 /// matching events (created, updated, deleted, and the recipient's new unread count) in the same transaction,
 /// so the event log never disagrees with the notifications. Implementations: ``InMemoryRepository`` and the
 /// SQLite store; the contract tests hold them to the same behaviour.
-public protocol VarselRepository: PushStore, Sendable {
+public protocol VarselRepository: PushStore, PasskeyStore, Sendable {
     // MARK: Users
     /// Creates a user and records it in their change log as done by `actorID` (nil: the command line), with a
     /// one-time password link when `link` is given; throws ``StoreError/conflict(_:)`` for a taken username.

@@ -101,6 +101,14 @@ final class WindowInjectingStore: VarselRepository {
     func contactsClosed(before date: Date) async throws -> [Int64] { try await base.contactsClosed(before: date) }
     func resealStale(limit: Int) async throws -> Int { try await base.resealStale(limit: limit) }
     func sealedValueCounts() async throws -> [String: Int] { try await base.sealedValueCounts() }
+    func addPasskey(_ passkey: NewPasskey, at date: Date) async throws -> Passkey { try await base.addPasskey(passkey, at: date) }
+    func passkeys(userID: Int64) async throws -> [Passkey] { try await base.passkeys(userID: userID) }
+    func passkey(credentialID: String) async throws -> Passkey? { try await base.passkey(credentialID: credentialID) }
+    func recordPasskeyUse(id: Int64, signCount: UInt32, at date: Date) async throws { try await base.recordPasskeyUse(id: id, signCount: signCount, at: date) }
+    func renamePasskey(id: Int64, userID: Int64, name: String) async throws -> Passkey? { try await base.renamePasskey(id: id, userID: userID, name: name) }
+    func removePasskey(id: Int64, userID: Int64, at date: Date) async throws -> Bool { try await base.removePasskey(id: id, userID: userID, at: date) }
+    func storeChallenge(_ challenge: PasskeyChallenge) async throws { try await base.storeChallenge(challenge) }
+    func takeChallenge(challengeHash: String, at date: Date) async throws -> PasskeyChallenge? { try await base.takeChallenge(challengeHash: challengeHash, at: date) }
     func respond(to assignmentID: Int64, status: AssignmentStatus, at date: Date) async throws -> Assignment {
         try await base.respond(to: assignmentID, status: status, at: date)
     }

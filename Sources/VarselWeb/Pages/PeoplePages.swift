@@ -206,6 +206,8 @@ extension PagesController {
         case .certificationAdded: strings.certificationAddedChange(entry.subject, expires: entry.date, timeZone: osloTimeZone)
         case .certificationRenewed: strings.certificationRenewedChange(entry.subject, expires: entry.date, timeZone: osloTimeZone)
         case .certificationRemoved: strings.certificationRemovedChange(entry.subject)
+        case .passkeyAdded: strings.passkeyAddedChange(entry.subject)
+        case .passkeyRemoved: strings.passkeyRemovedChange(entry.subject)
         }
     }
 

@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+import VarselCore
+import VarselStore
+
+/// Passkeys and their challenges in every store.
+@Suite("Store contract: passkeys")
+struct PasskeyStoreContractTests {
+    let now = DemoData.now
+
+    func newPasskey(_ userID: Int64, _ credential: String, name: String = "iPhone") -> NewPasskey {
+        NewPasskey(userID: userID, credentialID: credential, publicKey: Data([0xA5, 1, 2, 3]), signCount: 0, name: name)
+    }
+
+    @Test("a passkey is saved once, found by its credential, used, renamed and removed; the change log has the adding and removing",
+          arguments: StoreKind.allCases)
+    func lifecycle(kind: StoreKind) async throws {
+        let store = try await kind.make()
+        let kari = try await store.createUser(NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "h", language: .english), at: now)
+        let ola = try await store.createUser(NewUser(username: "ola", displayName: "Ola", role: .mentor, passwordHash: "h", language: .english), at: now)
+        let phone = try await store.addPasskey(newPasskey(kari.id, "cred-1"), at: now)
+        let laptop = try await store.addPasskey(newPasskey(kari.id, "cred-2", name: "Laptop"), at: now.addingTimeInterval(1))
+        await #expect(throws: StoreError.conflict("passkey is registered")) { try await store.addPasskey(newPasskey(ola.id, "cred-1"), at: now) }
+        await #expect(throws: StoreError.notFound(.user)) { try await store.addPasskey(newPasskey(999, "cred-3"), at: now) }
+
+        #expect(try await store.passkeys(userID: kari.id).map(\.name) == ["iPhone", "Laptop"])
+        #expect(try await store.passkey(credentialID: "cred-1") == phone)
+        #expect(try await store.passkey(credentialID: "nope") == nil)
+        #expect(phone.publicKey == Data([0xA5, 1, 2, 3]) && phone.lastUsedAt == nil)
+
+        try await store.recordPasskeyUse(id: phone.id, signCount: 7, at: now.addingTimeInterval(60))
+        let used = try #require(try await store.passkey(credentialID: "cred-1"))
+        #expect(used.signCount == 7 && used.lastUsedAt == now.addingTimeInterval(60))
+
+        #expect(try await store.renamePasskey(id: laptop.id, userID: ola.id, name: "Mine") == nil, "only its owner renames it")
+        #expect(try await store.renamePasskey(id: laptop.id, userID: kari.id, name: "Work laptop")?.name == "Work laptop")
+        #expect(try await store.removePasskey(id: phone.id, userID: ola.id, at: now) == false, "only its owner removes it")
+        #expect(try await store.removePasskey(id: phone.id, userID: kari.id, at: now.addingTimeInterval(120)))
+        #expect(try await store.passkeys(userID: kari.id).map(\.id) == [laptop.id])
+        let log = try await store.accountLog(userID: kari.id)
+        #expect(log.map(\.action) == [.created, .passkeyAdded, .passkeyAdded, .passkeyRemoved])
+        #expect(log.map(\.subject).suffix(3) == ["iPhone", "Laptop", "iPhone"])
+    }
+
+    @Test("a challenge is taken once, never after it expired, and expired ones are forgotten", arguments: StoreKind.allCases)
+    func challenges(kind: StoreKind) async throws {
+        let store = try await kind.make()
+        let challenge = PasskeyChallenge(challengeHash: "c1", purpose: .signIn, userID: nil, bindingHash: "attempt", expiresAt: now.addingTimeInterval(300))
+        try await store.storeChallenge(challenge)
+        try await store.storeChallenge(PasskeyChallenge(challengeHash: "c2", purpose: .registration, userID: 4, bindingHash: "session",
+                                                        expiresAt: now.addingTimeInterval(300)))
+        #expect(try await store.takeChallenge(challengeHash: "c1", at: now) == challenge)
+        #expect(try await store.takeChallenge(challengeHash: "c1", at: now) == nil, "single use")
+        #expect(try await store.takeChallenge(challengeHash: "c2", at: now.addingTimeInterval(300)) == nil, "expired")
+        try await store.storeChallenge(PasskeyChallenge(challengeHash: "c3", purpose: .signIn, userID: nil, bindingHash: "a",
+                                                        expiresAt: now.addingTimeInterval(10)))
+        _ = try await store.takeChallenge(challengeHash: "other", at: now.addingTimeInterval(20))
+        try await store.storeChallenge(PasskeyChallenge(challengeHash: "c3", purpose: .signIn, userID: nil, bindingHash: "b",
+                                                        expiresAt: now.addingTimeInterval(400)))
+        #expect(try await store.takeChallenge(challengeHash: "c3", at: now.addingTimeInterval(20))?.bindingHash == "b",
+                "the expired one was forgotten, so its hash could be stored again")
+    }
+}
