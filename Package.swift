@@ -46,6 +46,8 @@ let package = Package(
         ),
         // Passkeys: WebAuthn's registration and sign-in checks, with the CBOR and COSE they need and nothing more.
         .target(name: "VarselPasskeys", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        // A software authenticator for tests: builds what a browser hands over, so each check can be broken alone.
+        .target(name: "VarselPasskeysTesting", dependencies: ["VarselPasskeys", .product(name: "Crypto", package: "swift-crypto")]),
         // Web Push: VAPID, aes128gcm payload encryption, the endpoint policy, and the durable delivery worker.
         .target(
             name: "VarselPush",
@@ -64,7 +66,7 @@ let package = Package(
         .target(
             name: "VarselService",
             dependencies: [
-                "VarselCore", "VarselStore", "VarselPush",
+                "VarselCore", "VarselStore", "VarselPush", "VarselPasskeys",
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
@@ -121,7 +123,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "VarselCoreTests", dependencies: ["VarselCore"]),
-        .testTarget(name: "VarselPasskeysTests", dependencies: ["VarselPasskeys", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "VarselPasskeysTests", dependencies: ["VarselPasskeys", "VarselPasskeysTesting", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(
             name: "VarselPushTests",
             dependencies: ["VarselPush", "VarselStore", "VarselCore", .product(name: "Crypto", package: "swift-crypto")]
@@ -133,7 +135,10 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "VarselServiceTests", dependencies: ["VarselService", "VarselStore", "VarselCore"]),
+        .testTarget(
+            name: "VarselServiceTests",
+            dependencies: ["VarselService", "VarselStore", "VarselCore", "VarselPasskeys", "VarselPasskeysTesting"]
+        ),
         .testTarget(
             name: "VarselWebTests",
             dependencies: [
