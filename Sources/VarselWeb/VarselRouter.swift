@@ -35,6 +35,7 @@ public enum VarselRouter {
             Response(status: .ok, headers: [.contentType: "application/yaml; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: openAPI)))
         }
         SessionController(services: services).addRoutes(to: api)
+        PasskeysController(services: services).addRoutes(to: api)
         NotificationsController(services: services).addRoutes(to: api)
         PreferencesController(services: services).addRoutes(to: api)
         AssignmentsController(services: services).addRoutes(to: api)

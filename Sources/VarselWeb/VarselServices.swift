@@ -22,6 +22,7 @@ public final class VarselServices: Sendable {
     public let answers: AssignmentAnswers
     public let settings: AccountSettings
     public let sessions: Sessions
+    public let passkeys: PasskeyCeremonies
     public let pushSubscriptions: PushSubscriptions
     public let scenarios: ScenarioProgress
     public let reports: AssignmentReports
@@ -102,6 +103,7 @@ public final class VarselServices: Sendable {
         self.passwords = passwords
         self.sessions = Sessions(repository: repository, passwords: passwords, throttle: throttle, broker: broker,
                                  lifetime: configuration.sessionLifetime, now: now)
+        self.passkeys = PasskeyCeremonies(repository: repository, sessions: sessions, publicURL: configuration.publicURL, now: now)
         self.configuration = configuration
         self.webPush = webPush
         self.pushSubscriptions = PushSubscriptions(repository: repository, endpointPolicy: webPush.endpointPolicy,

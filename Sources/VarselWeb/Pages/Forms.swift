@@ -98,6 +98,10 @@ enum PageForm {
         var language: String?
     }
 
+    struct PasskeyName: Decodable {
+        var name: String?
+    }
+
     struct PasswordChange: Decodable {
         var currentPassword: String?
         var newPassword: String?
@@ -174,34 +178,44 @@ enum Flash: Equatable {
     case certificationsSaved
     case passwordChosen
     case erased
+    case passkeyAdded
+    case passkeyRenamed
+    case passkeyRemoved
 
-    /// The flash a `?done=` value names; nil for one this server does not write.
+    /// The flash a `?done=` value names; nil for one this server does not write. Names are matched whole
+    /// (`pause-ended` is not `pause`); a count follows its name after a hyphen (`readall-3`).
     init?(query: String) {
-        let parts = query.split(separator: "-", maxSplits: 1)
-        let count = parts.count > 1 ? Int(parts[1]) : nil
-        switch (parts.first, count) {
-        case let ("readall", count?): self = .markedRead(count: count)
-        case let ("deleted", count?): self = .deleted(count: count)
-        case ("settings", nil): self = .settingsSaved
-        case ("acknowledged", nil): self = .acknowledged
-        case ("declined", nil): self = .declined
-        case ("sent", nil): self = .sent
-        case ("assignment", nil): self = .assignmentCreated
-        case ("visit", nil): self = .visitDone
-        case ("reassigned", nil): self = .reassigned
-        case ("pause", nil): self = .pauseRequested
-        case ("pause-ended", nil): self = .pauseEnded
-        case ("language", nil): self = .languageSaved
-        case ("password", nil): self = .passwordChanged
-        case ("scenario", nil): self = .scenarioDone
-        case ("published", nil): self = .scenarioPublished
-        case ("deactivated", nil): self = .personDeactivated
-        case ("reactivated", nil): self = .personReactivated
-        case ("role", nil): self = .roleChanged
-        case ("certifications", nil): self = .certificationsSaved
-        case ("chosen", nil): self = .passwordChosen
-        case ("erased", nil): self = .erased
-        default: return nil
+        switch query {
+        case "settings": self = .settingsSaved
+        case "acknowledged": self = .acknowledged
+        case "declined": self = .declined
+        case "sent": self = .sent
+        case "assignment": self = .assignmentCreated
+        case "visit": self = .visitDone
+        case "reassigned": self = .reassigned
+        case "pause": self = .pauseRequested
+        case "pause-ended": self = .pauseEnded
+        case "language": self = .languageSaved
+        case "password": self = .passwordChanged
+        case "scenario": self = .scenarioDone
+        case "published": self = .scenarioPublished
+        case "deactivated": self = .personDeactivated
+        case "reactivated": self = .personReactivated
+        case "role": self = .roleChanged
+        case "certifications": self = .certificationsSaved
+        case "chosen": self = .passwordChosen
+        case "erased": self = .erased
+        case "passkey-added": self = .passkeyAdded
+        case "passkey-renamed": self = .passkeyRenamed
+        case "passkey-removed": self = .passkeyRemoved
+        default:
+            let parts = query.split(separator: "-", maxSplits: 1)
+            guard parts.count == 2, let count = Int(parts[1]) else { return nil }
+            switch parts[0] {
+            case "readall": self = .markedRead(count: count)
+            case "deleted": self = .deleted(count: count)
+            default: return nil
+            }
         }
     }
 
@@ -239,6 +253,9 @@ enum Flash: Equatable {
         case .certificationsSaved: "certifications"
         case .passwordChosen: "chosen"
         case .erased: "erased"
+        case .passkeyAdded: "passkey-added"
+        case .passkeyRenamed: "passkey-renamed"
+        case .passkeyRemoved: "passkey-removed"
         }
     }
 
@@ -271,6 +288,9 @@ enum Flash: Equatable {
         case .certificationsSaved: describer.strings.certificationsSaved
         case .passwordChosen: describer.strings.passwordChosen
         case .erased: describer.strings.detailsErased
+        case .passkeyAdded: describer.strings.passkeyAdded
+        case .passkeyRenamed: describer.strings.passkeyRenamed
+        case .passkeyRemoved: describer.strings.passkeyRemoved
         }
     }
 }

@@ -17,6 +17,8 @@ extension PagesController {
         router.post("profile/pause/end", use: endPause)
         router.post("profile/language", use: saveLanguage)
         router.post("profile/password", use: changePassword)
+        router.post("profile/passkeys/:id/rename", use: renamePasskey)
+        router.post("profile/passkeys/:id/remove", use: removePasskey)
     }
 
     /// Renders the Profile (every section), or the certification or pause screen (their section only).
@@ -46,6 +48,17 @@ extension PagesController {
                               fromError: errors.first { $0.fieldId == "pause-from" }?.message,
                               untilError: errors.first { $0.fieldId == "pause-until" }?.message)
         }
+        var passkeys: PasskeysView?
+        if screen == .profile, services.passkeys.isAvailable {
+            let items = try await services.passkeys.passkeys(of: user).map { passkey in
+                let error = errors.first { $0.fieldId == "passkey-name-\(passkey.id)" }?.message
+                return PasskeyItemView(id: passkey.id, name: passkey.name,
+                                       dates: strings.passkeyDates(added: passkey.createdAt, lastUsed: passkey.lastUsedAt, timeZone: osloTimeZone),
+                                       renameLabel: strings.renamePasskeyField(passkey.name), error: error)
+            }
+            passkeys = PasskeysView(items: items, hasItems: !items.isEmpty, defaultName: strings.defaultPasskeyName, nameRule: strings.passkeyNameRule, notAdded: strings.passkeyNotAdded,
+               lastWayIn: errors.first { $0.fieldId == "passkeys" }?.message)
+        }
         let title = strings.screenTitle(screen)
         let model = ProfilePageModel(
             chrome: try await chrome(identity, resumePoint: resumePoint, title: title, tab: .profile, flash: flash(request, language: user.language)),
@@ -57,6 +70,7 @@ extension PagesController {
                 languages: Language.allCases.map { LanguageOption(value: $0.rawValue, label: $0.autonym, isSelected: $0 == user.language) },
                 currentPasswordError: errors.first { $0.fieldId == "current-password" }?.message,
                 newPasswordError: errors.first { $0.fieldId == "new-password" }?.message) : nil,
+            passkeys: passkeys, passkeysScript: passkeys != nil,
             strings: ProfileStrings(strings))
         return try renderer.page("profile", model, status: status)
     }
@@ -136,6 +150,39 @@ extension PagesController {
         }
         return .redirect(to: Flash.passwordChanged.added(to: "/profile"), type: .normal)
     }
+
+    func renamePasskey(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try signedIn(request, context)
+        let id = try PasskeysController.passkeyID(context)
+        let form = try await PageForm.decode(PageForm.PasskeyName.self, from: request)
+        do {
+            _ = try await services.passkeys.rename(id, of: identity.user, to: form.name ?? "")
+        } catch PasskeyCeremonies.Refusal.invalidName {
+            let strings = Strings(identity.user.language)
+            return try await profilePage(.profile, request, context, errors: [
+                FormError(field: strings.renamePasskeyField(form.name ?? ""), fieldId: "passkey-name-\(id)", message: strings.passkeyNameRule),
+            ], status: .unprocessableContent)
+        } catch let refusal as PasskeyCeremonies.Refusal {
+            throw PasskeysController.problem(refusal)
+        }
+        return .redirect(to: Flash.passkeyRenamed.added(to: "/profile"), type: .normal)
+    }
+
+    func removePasskey(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try signedIn(request, context)
+        let id = try PasskeysController.passkeyID(context)
+        do {
+            try await services.passkeys.remove(id, of: identity.user)
+        } catch PasskeyCeremonies.Refusal.lastWayIn {
+            let strings = Strings(identity.user.language)
+            return try await profilePage(.profile, request, context, errors: [
+                FormError(field: strings.passkeysHeading, fieldId: "passkeys", message: strings.lastWayInRefusal),
+            ], status: .conflict)
+        } catch let refusal as PasskeyCeremonies.Refusal {
+            throw PasskeysController.problem(refusal)
+        }
+        return .redirect(to: Flash.passkeyRemoved.added(to: "/profile"), type: .normal)
+    }
 }
 
 /// The Profile page and its parts.
@@ -150,7 +197,30 @@ struct ProfilePageModel {
     var certifications: [String]
     var pause: PauseView?
     var account: AccountView?
+    var passkeys: PasskeysView?
+    /// Whether the page loads the passkey script (the header reads this).
+    var passkeysScript: Bool
     var strings: ProfileStrings
+}
+
+/// The Profile's passkeys: each with its dates and its rename and remove forms, and the form that adds one.
+struct PasskeysView {
+    var items: [PasskeyItemView]
+    var hasItems: Bool
+    var defaultName: String
+    /// The words the adding script shows when the name is refused, and when the passkey was not added.
+    var nameRule: String
+    var notAdded: String
+    /// Why the last removal was refused, when it was.
+    var lastWayIn: String?
+}
+
+struct PasskeyItemView {
+    var id: Int64
+    var name: String
+    var dates: String
+    var renameLabel: String
+    var error: String?
 }
 
 /// The pause section: where the pause stands, the request form's values, and whether it can be ended.
@@ -196,8 +266,28 @@ struct ProfileStrings {
     var errorSummary: String
     var yourData: String
     var download: String
+    var passkeysHeading: String
+    var passkeysIntro: String
+    var noPasskeys: String
+    var rename: String
+    var remove: String
+    var addPasskeyHeading: String
+    var newPasskeyName: String
+    var passkeyNameHint: String
+    var addPasskey: String
+    var passkeyNeedsScript: String
 
     init(_ strings: Strings) {
+        passkeysHeading = strings.passkeysHeading
+        passkeysIntro = strings.passkeysIntro
+        noPasskeys = strings.noPasskeys
+        rename = strings.renameButton
+        remove = strings.removePasskeyButton
+        addPasskeyHeading = strings.addPasskeyHeading
+        newPasskeyName = strings.newPasskeyNameField
+        passkeyNameHint = strings.passkeyNameHint
+        addPasskey = strings.addPasskeyButton
+        passkeyNeedsScript = strings.passkeyNeedsScript
         yourData = strings.yourDataHeading
         download = strings.downloadMyData
         certificationsHeading = strings.certificationsHeading

@@ -286,6 +286,15 @@ struct SignInPage {
     var error: String?
     var username: String
     var next: String
+    /// Signing in with a passkey, when the server has a relying party (`--public-url`).
+    var passkey: PasskeySignInView?
+}
+
+/// The sign-in page's passkey button, offered first, and the words its script needs.
+struct PasskeySignInView {
+    var button: String
+    var orPassword: String
+    var notAccepted: String
 }
 
 struct CoordinatorPage {

@@ -1,0 +1,129 @@
+// Passkeys: the browser's side of adding one (Profile) and of signing in with one (the sign-in page, and the
+// username field's passkey autofill). The server decides everything; this only carries bytes between the browser's
+// WebAuthn and the JSON API, and shows the server's words.
+"use strict";
+
+(function () {
+  if (!window.PublicKeyCredential || !navigator.credentials) return;
+
+  const toBytes = (text) => {
+    const base64 = text.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((text.length + 3) % 4);
+    return Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+  };
+  const toText = (buffer) => {
+    let binary = "";
+    for (const byte of new Uint8Array(buffer)) binary += String.fromCharCode(byte);
+    return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  };
+  const post = (path, body, csrf) => fetch(path, {
+    method: "POST", credentials: "same-origin",
+    headers: Object.assign({ "Content-Type": "application/json" }, csrf ? { "X-CSRF-Token": csrf } : {}),
+    body: JSON.stringify(body),
+  });
+
+  // Signing in -----------------------------------------------------------------------------------------------
+  const signInBlock = document.getElementById("passkey-signin");
+  const signInButton = document.getElementById("sign-in-passkey");
+  if (signInBlock && signInButton) {
+    const error = document.getElementById("passkey-error");
+    let autofill = null;
+
+    const finish = async (credential) => {
+      const response = credential.response;
+      const answer = await post("/api/v1/session/passkey", {
+        credential: {
+          id: credential.id, type: credential.type,
+          response: {
+            clientDataJSON: toText(response.clientDataJSON), authenticatorData: toText(response.authenticatorData),
+            signature: toText(response.signature), userHandle: response.userHandle ? toText(response.userHandle) : null,
+          },
+        },
+      });
+      if (!answer.ok) throw new Error("not accepted");
+      window.location.assign(signInButton.dataset.next || "/notifications");
+    };
+    const options = async () => {
+      const answer = await post("/api/v1/session/passkey/options", {});
+      if (!answer.ok) throw new Error("no options");
+      const json = await answer.json();
+      return { challenge: toBytes(json.challenge), rpId: json.rpId, timeout: json.timeout, userVerification: json.userVerification,
+               allowCredentials: [] };
+    };
+    const startAutofill = async () => {
+      if (!PublicKeyCredential.isConditionalMediationAvailable || !(await PublicKeyCredential.isConditionalMediationAvailable())) return;
+      autofill = new AbortController();
+      try {
+        const credential = await navigator.credentials.get({ publicKey: await options(), mediation: "conditional", signal: autofill.signal });
+        if (credential) await finish(credential);
+      } catch (problem) {
+        if (problem && problem.name === "AbortError") return;
+        error.textContent = signInButton.dataset.notAccepted;
+      }
+    };
+
+    signInBlock.hidden = false;
+    signInButton.addEventListener("click", async () => {
+      error.textContent = "";
+      if (autofill) autofill.abort();
+      try {
+        const credential = await navigator.credentials.get({ publicKey: await options() });
+        await finish(credential);
+      } catch (problem) {
+        error.textContent = signInButton.dataset.notAccepted;
+        startAutofill();
+      }
+    });
+    startAutofill();
+  }
+
+  // Adding a passkey on the Profile ---------------------------------------------------------------------------
+  const addForm = document.getElementById("add-passkey-form");
+  if (addForm) {
+    const csrf = document.body.dataset.csrf;
+    const error = document.getElementById("add-passkey-error");
+    const name = document.getElementById("new-passkey-name");
+    const needsScript = document.getElementById("passkey-needs-script");
+    if (needsScript) needsScript.remove();
+    addForm.hidden = false;
+    addForm.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      error.textContent = "";
+      name.removeAttribute("aria-invalid");
+      const chosen = name.value.trim();
+      if (!chosen || chosen.length > 60) {
+        name.setAttribute("aria-invalid", "true");
+        error.textContent = addForm.dataset.nameRule;
+        name.focus();
+        return;
+      }
+      try {
+        const answer = await post("/api/v1/me/passkeys/options", {}, csrf);
+        if (!answer.ok) throw new Error("no options");
+        const json = await answer.json();
+        const credential = await navigator.credentials.create({ publicKey: {
+          rp: json.rp, user: { id: toBytes(json.user.id), name: json.user.name, displayName: json.user.displayName },
+          challenge: toBytes(json.challenge), pubKeyCredParams: json.pubKeyCredParams, timeout: json.timeout,
+          excludeCredentials: json.excludeCredentials.map((c) => ({ type: c.type, id: toBytes(c.id) })),
+          authenticatorSelection: json.authenticatorSelection, attestation: json.attestation,
+        } });
+        const saved = await post("/api/v1/me/passkeys", {
+          name: chosen,
+          credential: { id: credential.id, type: credential.type, response: {
+            clientDataJSON: toText(credential.response.clientDataJSON),
+            attestationObject: toText(credential.response.attestationObject),
+          } },
+        }, csrf);
+        if (saved.status === 422) {
+          name.setAttribute("aria-invalid", "true");
+          error.textContent = addForm.dataset.nameRule;
+          name.focus();
+          return;
+        }
+        if (!saved.ok) throw new Error("not added");
+        window.location.assign("/profile?done=passkey-added");
+      } catch (problem) {
+        error.textContent = addForm.dataset.notAdded;
+      }
+    });
+  }
+})();
