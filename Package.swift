@@ -79,7 +79,7 @@ let package = Package(
         .target(
             name: "VarselWeb",
             dependencies: [
-                "VarselCore", "VarselStore", "VarselService", "VarselPush",
+                "VarselCore", "VarselStore", "VarselService", "VarselPush", "VarselPasskeys",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),

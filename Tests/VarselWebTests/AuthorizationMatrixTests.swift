@@ -167,6 +167,16 @@ struct AuthorizationMatrixTests {
         "POST /api/v1/users/{id}/reactivate": Row(401, 403, 403, 200, 200),
         "PUT /api/v1/users/{id}/role": Row(401, 403, 403, 403, 200, body: #"{"role":"mentor"}"#),
         "POST /api/v1/password": .signedIn(404, 404, body: #"{"code":"ABCD-EFGH-JKMN","password":"long enough pw"}"#),
+        // Passkeys: {id} is Ola's. A ceremony with no challenge in it is refused after authorization: 422 adding, 401 signing in.
+        "POST /api/v1/me/passkeys/options": .signedIn(401, 200, body: "{}"),
+        "POST /api/v1/me/passkeys": .signedIn(401, 422, body: #"{"name":"Phone","credential":{"id":"AAAA","type":"public-key","response":{"clientDataJSON":"e30","attestationObject":"oA"}}}"#),
+        "GET /api/v1/me/passkeys": .signedIn(401, 200),
+        "PATCH /api/v1/me/passkeys/{id}": Row(401, 200, 404, 404, 404, body: #"{"name":"Phone"}"#),
+        "DELETE /api/v1/me/passkeys/{id}": Row(401, 204, 404, 404, 404),
+        "POST /api/v1/session/passkey/options": .signedIn(200, 200, body: "{}"),
+        "POST /api/v1/session/passkey": .signedIn(401, 401, body: #"{"credential":{"id":"AAAA","type":"public-key","response":{"clientDataJSON":"e30","authenticatorData":"AA","signature":"AA"}}}"#),
+        "POST /profile/passkeys/{id}/rename": Row(303, 303, 404, 404, 404, body: form + "&name=Phone"),
+        "POST /profile/passkeys/{id}/remove": Row(303, 303, 404, 404, 404, body: form),
     ]
 
     /// The routes the router serves, spelled `METHOD /path`, without the HEAD twins of GET routes.
@@ -197,6 +207,7 @@ struct AuthorizationMatrixTests {
         // A fresh world per route: one caller's change (a deletion, a sign-out) cannot decide another's answer.
         var configuration = VarselServices.Configuration()
         configuration.metricsToken = "scrape-secret"
+        configuration.publicURL = URL(string: "http://localhost:8080")
         let world = try await TestWorld(configuration: configuration)
         let (assignment, contact, item) = try await world.repository.createAssignment(
             mentorID: world.ola.id, coordinatorID: world.coordinator.id,
@@ -221,7 +232,10 @@ struct AuthorizationMatrixTests {
         let acknowledgeToken = PushActionToken.acknowledge(assignmentID: assignment.id, subscription: subscription)
         let certification = try #require(try await world.repository.setCertifications(
             [NewCertification(name: "First aid", expiresAt: try Validation.day("2031-06-01", field: "expiresOn"))], mentorID: world.ola.id).first)
+        let passkey = try await world.repository.addPasskey(NewPasskey(userID: world.ola.id, credentialID: "ola-passkey", publicKey: Data([0xA0]),
+                                                                       signCount: 0, name: "Ola's phone"), at: world.clock.now)
         let id: String = switch true {
+        case pattern.contains("/passkeys/{id}"): "\(passkey.id)"
         case pattern.hasSuffix("/deactivate"): "\(world.kari.id)"
         case pattern.contains("/people/{id}"), pattern.contains("/users/{id}"): "\(world.ola.id)"
         case pattern.contains("/push-subscriptions/{id}"): "\(subscription.id)"

@@ -279,7 +279,7 @@ def test_varsel_accepts_a_python_fido2_authenticator_and_refuses_each_broken_cer
     raw[0] = 0xA4  # a map that says four pairs and holds three
     broken["response"]["attestationObject"] = b64(bytes(raw))
     status, problem = client.post("/api/v1/me/passkeys", {"name": "broken", "credential": broken}, token)
-    assert status == 401 and problem["detail"] == "The passkey was not accepted."
+    assert status == 422 and problem["detail"] == "The passkey was not added."
     status, _, listed = passkey_server.request("GET", "/api/v1/me/passkeys", token)
     assert "broken" not in [item["name"] for item in listed["items"]]
     # Five failures of one passkey from one address, and the next attempt waits.

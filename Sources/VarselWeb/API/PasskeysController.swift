@@ -75,7 +75,7 @@ struct PasskeysController {
         let body = try await JSONCoding.decode(RegistrationRequest.self, from: request)
         let clientData = try Self.bytes(body.credential.response.clientDataJSON, field: "credential.response.clientDataJSON")
         let attestation = try Self.bytes(body.credential.response.attestationObject, field: "credential.response.attestationObject")
-        let passkey = try await answering(context) {
+        let passkey = try await answering(context, registering: true) {
             try await services.passkeys.register(user: identity.user, session: identity.session, name: body.name, clientDataJSON: clientData,
                                                  attestationObject: attestation)
         }
@@ -141,19 +141,21 @@ struct PasskeysController {
     // MARK: Parts
 
     /// Runs a ceremony, answering its refusals as problems; why a ceremony failed goes to the log, not the client.
-    private func answering<T>(_ context: VarselContext? = nil, _ work: () async throws -> T) async throws -> T {
+    private func answering<T>(_ context: VarselContext? = nil, registering: Bool = false, _ work: () async throws -> T) async throws -> T {
         do {
             return try await work()
         } catch let refusal as PasskeyCeremonies.Refusal {
             if case let .notAccepted(reason) = refusal { context?.logger.notice("passkey not accepted", metadata: ["reason": "\(reason)"]) }
-            throw Self.problem(refusal)
+            throw Self.problem(refusal, registering: registering)
         }
     }
 
     /// The HTTP answer to a refused passkey ceremony or change.
-    static func problem(_ refusal: PasskeyCeremonies.Refusal) -> Problem {
+    /// A ceremony that does not verify is 401 when signing in, and 422 when adding (the user is signed in).
+    static func problem(_ refusal: PasskeyCeremonies.Refusal, registering: Bool = false) -> Problem {
         switch refusal {
         case .unavailable: Problem.notFound("Passkeys are not set up on this server: it needs --public-url.")
+        case .notAccepted where registering: Problem.unprocessable("The passkey was not added.")
         case .notAccepted: Problem.unauthorized("The passkey was not accepted.")
         case .unknownPasskey: Problem.notFound("No such passkey.")
         case .invalidName:
