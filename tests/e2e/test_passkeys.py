@@ -29,8 +29,9 @@ def free_port():
 def passkey_server(tmp_path):
     """A demo server whose public URL is http://localhost:PORT: WebAuthn refuses IP-address origins."""
     port = free_port()
-    server = VarselServer(database=tmp_path / "passkeys.sqlite", port=port, extra_args=["--public-url", f"http://localhost:{port}"]).start()
-    server.origin = f"http://localhost:{port}"
+    server = VarselServer(database=tmp_path / "passkeys.sqlite", port=port, host_name="localhost",
+                          extra_args=["--public-url", f"http://localhost:{port}"]).start()
+    server.origin = server.base_url
     yield server
     server.stop()
 

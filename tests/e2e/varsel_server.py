@@ -34,12 +34,14 @@ class VarselServer:
     demo: bool = True
     port: int = 0
     extra_args: list[str] = field(default_factory=list)
+    # The name clients reach it by: `localhost` where WebAuthn needs a name (it refuses IP-address origins).
+    host_name: str = "127.0.0.1"
     process: subprocess.Popen | None = None
     output: list[str] = field(default_factory=list)
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"http://{self.host_name}:{self.port}"
 
     def start(self) -> "VarselServer":
         args = [str(varsel_binary()), "serve", "--port", str(self.port), "--database", str(self.database), "--bcrypt-cost", "4"]

@@ -77,7 +77,10 @@ class ScreenReader:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    instance = VarselServer(database=tmp_path_factory.mktemp("orca") / "varsel.sqlite").start()
+    # Reached as http://localhost:PORT, its public URL, so passkeys work (WebAuthn refuses IP-address origins).
+    port = free_port()
+    instance = VarselServer(database=tmp_path_factory.mktemp("orca") / "varsel.sqlite", port=port, host_name="localhost",
+                            extra_args=["--public-url", f"http://localhost:{port}"]).start()
     yield instance
     instance.stop()
 

@@ -696,3 +696,74 @@ def test_erasing_speaks_the_confirmation_once_then_details_removed_and_when_and_
     spoken, _ = reader.tab_until(lambda text: text.startswith("Assignment: Details removed"))
     [item] = [text for text in spoken if text.startswith("Assignment: Details removed")]
     assert re.fullmatch(r"Assignment: Details removed, (just now|1 minute ago|\d+ minutes ago), unread link", item), item
+
+
+# Passkeys -------------------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def authenticator(reader):
+    """Chromium's virtual authenticator (user verified, present at once) for the session's page; passkey autofill off:
+    the virtual authenticator would answer it as the sign-in page loads, where a person first picks the passkey."""
+    cdp = reader.page.context.new_cdp_session(reader.page)
+    cdp.send("WebAuthn.enable", {"enableUI": False})
+    authenticator_id = cdp.send("WebAuthn.addVirtualAuthenticator", {"options": {
+        "protocol": "ctap2", "transport": "internal", "hasResidentKey": True, "hasUserVerification": True,
+        "isUserVerified": True, "automaticPresenceSimulation": True}})["authenticatorId"]
+    reader.page.add_init_script("if (window.PublicKeyCredential) PublicKeyCredential.isConditionalMediationAvailable = async () => false;")
+    yield authenticator_id
+    cdp.send("WebAuthn.removeVirtualAuthenticator", {"authenticatorId": authenticator_id})
+
+
+def until_said(reader, phrase: str, act) -> list[str]:
+    """Does `act` (a key, a navigation) and returns what Orca said until it said `phrase` and fell quiet. Waits for the
+    phrase itself: Orca's "Finished loading" line was missing now and then after a page the passkey script opened."""
+    mark = reader.desktop.mark()
+    act()
+    reader.desktop.wait_for_speech(lambda u: normalize(u.text) == phrase, 30, f"Orca never said {phrase!r}", since=mark)
+    reader.desktop.wait_for_quiet(1.5, 20)
+    return reader.spoken_since(mark)
+
+
+def test_adding_a_passkey_speaks_its_name_field_the_confirmation_once_and_each_passkey_with_its_buttons(reader, authenticator):
+    signed_in_as(reader, "demo-mentor", "Demo Mentor")
+    reader.goto("/profile")
+    spoken, _ = reader.tab_until(lambda text: text.startswith("Name for the new passkey"))
+    assert spoken[-3:-1] == ["Name for the new passkey entry My phone selected required",
+                             "So you can tell your passkeys apart, such as \u201cMy iPhone\u201d. At most 60 characters"], spoken
+    reader.tab_until(lambda text: text == "Add a passkey push button")
+    spoken = until_said(reader, "Passkey added", lambda: reader.desktop.key("Return"))
+    assert spoken.count("Passkey added") == 1, spoken
+    # Read on from the confirmation, the Profile reaches its passkeys: the list, the passkey's name as a heading, its dates.
+    passkeys = spoken[spoken.index("Passkeys"):]
+    assert passkeys[:5] == ["Passkeys", "heading level 2",
+                            "Sign in with your phone's own lock (Face ID, fingerprint or PIN) instead of typing your password",
+                            "List with 1 item", "My phone"], passkeys[:12]
+    assert passkeys[5] == "heading level 3" and re.fullmatch(r"Added [A-Z][a-z]+ \d{1,2}, \d{4}, never used", passkeys[6]), passkeys[:12]
+    spoken, _ = reader.tab_until(lambda text: text.startswith("New name for My phone"))
+    assert "New name for My phone entry My phone selected required" in spoken, spoken
+    assert "Rename My phone push button" in reader.press("Tab")
+    assert "Remove My phone push button" in reader.press("Tab")
+
+
+def test_sign_in_with_a_passkey_is_the_first_stop_and_one_keypress_signs_in(reader, authenticator):
+    reader.page.evaluate("""() => fetch('/signout', {method: 'POST', headers: {'Content-Type': 'application/x-www-form-urlencoded'},
+        body: '_csrf=' + encodeURIComponent(document.body.dataset.csrf)})""")
+    loaded = until_said(reader, "Or sign in with your password", lambda: reader.page.goto(reader.server.base_url + "/signin"))
+    start = loaded.index("Varsel")
+    assert loaded[start:start + 6] == ["Varsel", "heading level 1", "Sign in with a passkey", "push button", "Or sign in with your password",
+                                       "heading level 2"], loaded
+    assert reader.press("Tab") == ["Sign in with a passkey push button"]
+    spoken = until_said(reader, "Notifications", lambda: reader.desktop.key("Return"))
+    reader.page.wait_for_url("**/notifications", timeout=10_000)
+    assert "heading level 1" in spoken[spoken.index("Notifications"):], spoken
+
+
+def test_removing_a_passkey_speaks_the_confirmation_once_and_that_none_are_left(reader, authenticator):
+    signed_in_as(reader, "demo-mentor", "Demo Mentor")
+    reader.goto("/profile")
+    reader.tab_until(lambda text: text == "Remove My phone push button")
+    spoken = until_said(reader, "Passkey removed", lambda: reader.desktop.key("Return"))
+    assert spoken.count("Passkey removed") == 1, spoken
+    passkeys = spoken[spoken.index("Passkeys"):]
+    assert passkeys[2:4] == ["Sign in with your phone's own lock (Face ID, fingerprint or PIN) instead of typing your password",
+                             "You have no passkeys"], passkeys[:8]

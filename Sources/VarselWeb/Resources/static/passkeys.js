@@ -15,6 +15,14 @@
     for (const byte of new Uint8Array(buffer)) binary += String.fromCharCode(byte);
     return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
   };
+  // A refusal is shown beside the control and spoken once through the page's assertive live region.
+  const say = (element, text) => {
+    element.textContent = text;
+    const live = document.getElementById("live-assertive");
+    if (!live) return;
+    live.textContent = "";
+    window.setTimeout(() => { live.textContent = text; }, 100);
+  };
   const post = (path, body, csrf) => fetch(path, {
     method: "POST", credentials: "same-origin",
     headers: Object.assign({ "Content-Type": "application/json" }, csrf ? { "X-CSRF-Token": csrf } : {}),
@@ -57,7 +65,7 @@
         if (credential) await finish(credential);
       } catch (problem) {
         if (problem && problem.name === "AbortError") return;
-        error.textContent = signInButton.dataset.notAccepted;
+        say(error, signInButton.dataset.notAccepted);
       }
     };
 
@@ -69,7 +77,7 @@
         const credential = await navigator.credentials.get({ publicKey: await options() });
         await finish(credential);
       } catch (problem) {
-        error.textContent = signInButton.dataset.notAccepted;
+        say(error, signInButton.dataset.notAccepted);
         startAutofill();
       }
     });
@@ -92,7 +100,7 @@
       const chosen = name.value.trim();
       if (!chosen || chosen.length > 60) {
         name.setAttribute("aria-invalid", "true");
-        error.textContent = addForm.dataset.nameRule;
+        say(error, addForm.dataset.nameRule);
         name.focus();
         return;
       }
@@ -113,16 +121,16 @@
             attestationObject: toText(credential.response.attestationObject),
           } },
         }, csrf);
-        if (saved.status === 422) {
+        if (saved.status === 422 && (await saved.json()).errors) {
           name.setAttribute("aria-invalid", "true");
-          error.textContent = addForm.dataset.nameRule;
+          say(error, addForm.dataset.nameRule);
           name.focus();
           return;
         }
         if (!saved.ok) throw new Error("not added");
         window.location.assign("/profile?done=passkey-added");
       } catch (problem) {
-        error.textContent = addForm.dataset.notAdded;
+        say(error, addForm.dataset.notAdded);
       }
     });
   }
