@@ -20,6 +20,7 @@ extension Strings {
     public func renamePasskeyField(_ name: String) -> String { isEnglish ? "New name for \(name)" : "Nytt navn på \(name)" }
     public var renameButton: String { isEnglish ? "Rename" : "Gi nytt navn" }
     public var removePasskeyButton: String { isEnglish ? "Remove" : "Fjern" }
+    public var passkeyInsteadHeading: String { isEnglish ? "Or add a passkey instead" : "Eller legg til en passnøkkel i stedet" }
     public var addPasskeyHeading: String { isEnglish ? "Add a passkey" : "Legg til en passnøkkel" }
     public var newPasskeyNameField: String { isEnglish ? "Name for the new passkey" : "Navn på den nye passnøkkelen" }
     public var passkeyNameHint: String {

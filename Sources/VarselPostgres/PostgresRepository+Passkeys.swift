@@ -12,6 +12,39 @@ extension PostgresRepository {
             guard try await Self.first(c.query("SELECT 1 FROM users WHERE id = \(new.userID)", logger: self.logger)) != nil else {
                 throw StoreError.notFound(.user)
             }
+            return try await self.insert(new, at: date, c)
+        }
+    }
+
+    public func usePasswordLink(tokenHash: String, addingPasskey new: NewPasskey, at date: Date) async throws -> (User, Passkey)? {
+        do {
+            let used: LinkUse = try await write { c in
+                // Deleting the link first makes two uses at once wait for each other; only the first finds it.
+                guard let userID = try await Self.first(c.query(
+                    "DELETE FROM password_link WHERE token_hash = \(tokenHash) AND expires_at > \(date.timeIntervalSince1970) RETURNING user_id",
+                    logger: self.logger))?.decode(Int64.self), userID == new.userID,
+                    let user = try await Self.first(c.query("SELECT \(unescaped: Self.userColumns) FROM users WHERE id = \(userID)",
+                                                            logger: self.logger)).map(Self.user), user.isActive else {
+                    throw LinkNotUsable()
+                }
+                _ = try await self.endSessions(of: userID, c)
+                return LinkUse(user: user, passkey: try await self.insert(new, at: date, c))
+            }
+            return (used.user, used.passkey)
+        } catch let error as PostgresTransactionError where error.closureError is LinkNotUsable {
+            return nil
+        }
+    }
+
+    /// Rolls back a link use that finds nothing to use.
+    private struct LinkNotUsable: Error {}
+
+    private struct LinkUse: Sendable {
+        var user: User
+        var passkey: Passkey
+    }
+
+    private func insert(_ new: NewPasskey, at date: Date, _ c: PostgresConnection) async throws -> Passkey {
             let id = try await Self.first(c.query("""
                 INSERT INTO passkey (user_id, credential_id, public_key, sign_count, name, created_at)
                 VALUES (\(new.userID), \(new.credentialID), \(new.publicKey), \(Int64(new.signCount)), \(new.name), \(date.timeIntervalSince1970))
@@ -22,7 +55,6 @@ extension PostgresRepository {
                                      at: date, c)
             return Passkey(id: id, userID: new.userID, credentialID: new.credentialID, publicKey: new.publicKey, signCount: new.signCount,
                            name: new.name, createdAt: date, lastUsedAt: nil)
-        }
     }
 
     public func passkeys(userID: Int64) async throws -> [Passkey] {

@@ -246,7 +246,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
     }
 
     /// Deletes `userID`'s sessions but `keptSession` (their push subscriptions go with them); returns their hashes.
-    private func endSessions(of userID: Int64, keeping keptSession: String? = nil, _ c: PostgresConnection) async throws -> [String] {
+    func endSessions(of userID: Int64, keeping keptSession: String? = nil, _ c: PostgresConnection) async throws -> [String] {
         try await c.query("""
             DELETE FROM session WHERE user_id = \(userID) AND token_hash IS DISTINCT FROM \(keptSession) RETURNING token_hash
             """, logger: logger).collect().map { try $0.decode(String.self) }

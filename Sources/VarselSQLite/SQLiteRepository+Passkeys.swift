@@ -7,6 +7,21 @@ extension SQLiteRepository {
     public func addPasskey(_ new: NewPasskey, at date: Date) async throws -> Passkey {
         try await commits.write { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE id = ?", arguments: [new.userID]) == true else { throw StoreError.notFound(.user) }
+            return try self.insert(new, at: date, db: db)
+        }
+    }
+
+    public func usePasswordLink(tokenHash: String, addingPasskey new: NewPasskey, at date: Date) async throws -> (User, Passkey)? {
+        try await commits.write { db in
+            guard let user = try self.passwordLinkUser(tokenHash: tokenHash, at: date, db: db), user.id == new.userID else { return nil }
+            let passkey = try self.insert(new, at: date, db: db)
+            try db.execute(sql: "DELETE FROM password_link WHERE token_hash = ?", arguments: [tokenHash])
+            _ = try self.endSessions(of: user.id, db: db)
+            return (user, passkey)
+        }
+    }
+
+    private func insert(_ new: NewPasskey, at date: Date, db: Database) throws -> Passkey {
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM passkey WHERE credential_id = ?", arguments: [new.credentialID]) != true else {
                 throw StoreError.conflict("passkey is registered")
             }
@@ -17,7 +32,6 @@ extension SQLiteRepository {
             try self.appendLog([NewAccountLogEntry(actorID: new.userID, action: .passkeyAdded, subject: new.name)], userID: new.userID, at: date, db: db)
             return Passkey(id: id, userID: new.userID, credentialID: new.credentialID, publicKey: new.publicKey, signCount: new.signCount,
                            name: new.name, createdAt: date, lastUsedAt: nil)
-        }
     }
 
     public func passkeys(userID: Int64) async throws -> [Passkey] {

@@ -201,7 +201,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     /// Deletes `userID`'s sessions but `keptSession` (their push subscriptions go with them); returns their hashes.
-    private func endSessions(of userID: Int64, keeping keptSession: String? = nil, db: Database) throws -> [String] {
+    func endSessions(of userID: Int64, keeping keptSession: String? = nil, db: Database) throws -> [String] {
         let ended = try String.fetchAll(db, sql: "SELECT token_hash FROM session WHERE user_id = ? AND token_hash IS NOT ?",
                                         arguments: [userID, keptSession])
         try db.execute(sql: "DELETE FROM session WHERE user_id = ? AND token_hash IS NOT ?", arguments: [userID, keptSession])
@@ -257,7 +257,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         try read { db in try self.passwordLinkUser(tokenHash: tokenHash, at: date, db: db) }
     }
 
-    private func passwordLinkUser(tokenHash: String, at date: Date, db: Database) throws -> User? {
+    func passwordLinkUser(tokenHash: String, at date: Date, db: Database) throws -> User? {
         try Row.fetchOne(db, sql: """
             SELECT user.* FROM password_link JOIN user ON user.id = password_link.user_id
             WHERE password_link.token_hash = ? AND password_link.expires_at > ? AND user.deactivated_at IS NULL

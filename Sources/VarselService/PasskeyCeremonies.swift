@@ -111,6 +111,54 @@ public struct PasskeyCeremonies: Sendable {
         }
     }
 
+    // MARK: Adding one through a set-password link
+
+    /// Starts adding a passkey, instead of a password, for the holder of the one-time link `code`; the challenge is
+    /// bound to the link. ``UserAdministration/Refusal/linkNotValid`` when the link cannot be used.
+    public func registrationOptions(forLink code: String) async throws -> RegistrationOptions {
+        let verifier = try available()
+        let (user, linkHash) = try await linkHolder(code)
+        let challenge = try await issueChallenge(.registration, userID: user.id, bindingHash: linkHash)
+        return RegistrationOptions(
+            rp: .init(id: verifier.relyingParty.id, name: verifier.relyingParty.name, displayName: nil),
+            user: .init(id: Base64URL.encode(Self.userHandle(user.id)), name: user.username, displayName: user.displayName),
+            challenge: challenge, pubKeyCredParams: COSEKey.algorithms.map { .init(alg: $0) },
+            timeout: Int(Self.challengeLifetime * 1000), excludeCredentials: try await repository.passkeys(userID: user.id).map { .init(id: $0.credentialID) })
+    }
+
+    /// Finishes adding a passkey through the link `code`: the link is used up (the password stays as it was, none for a
+    /// new person), the account's other sessions end, and a session starts, as after choosing a password.
+    public func register(withLink code: String, name: String, clientDataJSON: [UInt8], attestationObject: [UInt8]) async throws -> Sessions.Started {
+        let verifier = try available()
+        let name = try Self.validName(name)
+        let (user, linkHash) = try await linkHolder(code)
+        let challenge = try await takeChallenge(in: clientDataJSON, purpose: .registration, bindingHash: linkHash, userID: user.id)
+        let credential: RegisteredCredential
+        do {
+            credential = try verifier.register(clientDataJSON: clientDataJSON, attestationObject: attestationObject, challenge: challenge)
+        } catch {
+            throw Refusal.notAccepted(reason: Self.reason(error))
+        }
+        let used: (User, Passkey)?
+        do {
+            used = try await repository.usePasswordLink(tokenHash: linkHash, addingPasskey: NewPasskey(
+                userID: user.id, credentialID: Base64URL.encode(credential.id), publicKey: Data(credential.publicKey),
+                signCount: credential.signCount, name: name), at: now())
+        } catch StoreError.conflict {
+            throw Refusal.notAccepted(reason: "the credential is registered already")
+        }
+        guard let (holder, _) = used else { throw UserAdministration.Refusal.linkNotValid }
+        sessions.broker.endStreams(ofUser: holder.id, reason: .signedOut)
+        return try await sessions.start(for: holder)
+    }
+
+    private func linkHolder(_ code: String) async throws -> (User, String) {
+        guard let normalized = SetPasswordCode.normalized(code) else { throw UserAdministration.Refusal.linkNotValid }
+        let hash = SetPasswordCode.hash(normalized)
+        guard let user = try await repository.passwordLinkUser(tokenHash: hash, at: now()) else { throw UserAdministration.Refusal.linkNotValid }
+        return (user, hash)
+    }
+
     // MARK: Signing in
 
     /// Starts a sign-in for the attempt whose cookie is `attempt`.

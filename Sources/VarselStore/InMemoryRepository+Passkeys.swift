@@ -12,6 +12,14 @@ extension InMemoryRepository {
         return passkey
     }
 
+    public func usePasswordLink(tokenHash: String, addingPasskey new: NewPasskey, at date: Date) throws -> (User, Passkey)? {
+        guard let user = passwordLinkUser(tokenHash: tokenHash, at: date), user.id == new.userID else { return nil }
+        let passkey = try addPasskey(new, at: date)
+        passwordLinks[tokenHash] = nil
+        _ = endSessions(of: user.id)
+        return (user, passkey)
+    }
+
     public func passkeys(userID: Int64) -> [Passkey] {
         passkeysByID.values.filter { $0.userID == userID }.sorted { $0.id < $1.id }
     }

@@ -17,7 +17,7 @@ public actor InMemoryRepository: VarselRepository {
     private var scenariosByID: [Int64: Scenario] = [:]
     private var signInFailuresByKey: [String: SignInFailures] = [:]
     /// Unused one-time password links by token hash, with the user each is for.
-    private var passwordLinks: [String: (userID: Int64, link: PasswordLink)] = [:]
+    var passwordLinks: [String: (userID: Int64, link: PasswordLink)] = [:]
     private var accountLogEntries: [AccountLogEntry] = []
     private var contactReadLog: [ContactRead] = []
     private var mentorScenarios: [Int64: [Int64: MentorScenario]] = [:]
@@ -98,7 +98,7 @@ public actor InMemoryRepository: VarselRepository {
     }
 
     /// Deletes `userID`'s sessions but `keptSession`, and the push subscriptions made by them; returns their hashes.
-    private func endSessions(of userID: Int64, keeping keptSession: String? = nil) -> [String] {
+    func endSessions(of userID: Int64, keeping keptSession: String? = nil) -> [String] {
         let ended = sessions.filter { $0.value.userID == userID && $0.key != keptSession }.map(\.key)
         ended.forEach { sessions[$0] = nil }
         push.sessionsEnded(ended)

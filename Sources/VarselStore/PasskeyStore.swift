@@ -76,6 +76,10 @@ public protocol PasskeyStore: Sendable {
     /// Saves a passkey and records it in its owner's change log; ``StoreError/conflict(_:)`` when the credential is
     /// already registered.
     func addPasskey(_ passkey: NewPasskey, at date: Date) async throws -> Passkey
+    /// Uses a one-time password link to add a passkey instead of choosing a password, in one transaction: the link is
+    /// used up, every session of its account ends, the passkey is saved and logged; the password is left as it was.
+    /// Nil, changing nothing, when the link is unknown, used, expired, another account's, or its account deactivated.
+    func usePasswordLink(tokenHash: String, addingPasskey passkey: NewPasskey, at date: Date) async throws -> (User, Passkey)?
     func passkeys(userID: Int64) async throws -> [Passkey]
     func passkey(credentialID: String) async throws -> Passkey?
     /// Records a sign-in with the passkey: its new counter and when.

@@ -51,6 +51,11 @@ public struct AuthenticationMiddleware: RouterMiddleware {
         return (try? URLEncodedFormDecoder().decode(PageForm.CSRFField.self, from: String(buffer: buffer)))?.token ?? ""
     }
 
+    /// The paths that prove who someone is rather than act as them: a session cookie is not used there.
+    static func isAnonymousCeremony(_ path: String) -> Bool {
+        path == "/signin" || path.hasPrefix("/password") || path.hasPrefix("/api/v1/session/passkey") || path.hasPrefix("/api/v1/password")
+    }
+
     static func isUnsafe(_ method: HTTPRequest.Method) -> Bool {
         ![.get, .head, .options].contains(method)
     }
@@ -69,9 +74,9 @@ public struct AuthenticationMiddleware: RouterMiddleware {
         }
         // Signing in never acts with the session the browser may already hold (and the form has no token for
         // it): the sign-in post is anonymous, guarded by the same-origin check instead.
-        // Choosing a password through a one-time link is anonymous in the same way.
-        if let token = request.cookies[sessionCookieName]?.value, !token.isEmpty, request.uri.path != "/signin",
-           !request.uri.path.hasPrefix("/password") {
+        // Choosing a password (or a passkey) through a one-time link, and signing in with a passkey, are anonymous in
+        // the same way.
+        if let token = request.cookies[sessionCookieName]?.value, !token.isEmpty, !Self.isAnonymousCeremony(request.uri.path) {
             return try await lookUp(token: token, method: .cookie)
         }
         return nil

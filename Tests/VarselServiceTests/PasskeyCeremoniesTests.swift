@@ -153,6 +153,37 @@ struct PasskeyCeremoniesTests {
         #expect(try await withPassword.ceremonies.passkeys(of: withPassword.kari).isEmpty)
     }
 
+    @Test("a new person adds a passkey through their set-password link instead of a password: the link is used up, a session starts, and their only passkey cannot be removed")
+    func passkeyThroughTheLink() async throws {
+        let world = try await World()
+        let code = SetPasswordCode.generate()
+        let newcomer = try await world.repository.createUser(
+            NewUser(username: "nina", displayName: "Nina", role: .mentor, passwordHash: "", language: .english),
+            link: PasswordLink(tokenHash: SetPasswordCode.hash(code), expiresAt: world.clock.now.addingTimeInterval(3600)), by: nil, at: world.clock.now)
+        let options = try await world.ceremonies.registrationOptions(forLink: code.lowercased())
+        #expect(options.user.name == "nina")
+        var authenticator = TestAuthenticator()
+        let (clientData, object) = authenticator.registration(challenge: try #require(Base64URL.decode(options.challenge)))
+        // The challenge is bound to the link: a session's registration cannot answer it.
+        await #expect(throws: PasskeyCeremonies.Refusal.notAccepted(reason: "the challenge was issued to another ceremony")) {
+            try await world.ceremonies.register(user: world.kari, session: world.session, name: "x", clientDataJSON: clientData, attestationObject: object)
+        }
+        let retry = try await world.ceremonies.registrationOptions(forLink: code)
+        let (data, attestation) = authenticator.registration(challenge: try #require(Base64URL.decode(retry.challenge)))
+        let started = try await world.ceremonies.register(withLink: code, name: "Nina's phone", clientDataJSON: data, attestationObject: attestation)
+        #expect(started.user.id == newcomer.id && started.user.passwordHash.isEmpty)
+        #expect(try await world.repository.passwordLinkUser(tokenHash: SetPasswordCode.hash(code), at: world.clock.now) == nil, "used up")
+        await #expect(throws: UserAdministration.Refusal.linkNotValid) { try await world.ceremonies.registrationOptions(forLink: code) }
+        let only = try #require(try await world.ceremonies.passkeys(of: started.user).first)
+        await #expect(throws: PasskeyCeremonies.Refusal.lastWayIn) { try await world.ceremonies.remove(only.id, of: started.user) }
+        let challenge = try #require(Base64URL.decode(try await world.ceremonies.signInOptions(attempt: "a").challenge))
+        let (c, a, signature) = authenticator.assertion(challenge: challenge)
+        let signedIn = try await world.ceremonies.signIn(attempt: "a", credentialID: Base64URL.encode(authenticator.credentialID), clientDataJSON: c,
+                                                         authenticatorData: a, signature: signature, userHandle: nil, client: "198.51.100.1")
+        #expect(signedIn.user.id == newcomer.id)
+        #expect(try await world.repository.accountLog(userID: newcomer.id).map(\.action) == [.created, .passkeyAdded])
+    }
+
     @Test("without a public URL there is no relying party, and no passkeys")
     func unavailable() async throws {
         let world = try await World(publicURL: nil)

@@ -42,6 +42,28 @@ struct PasskeyStoreContractTests {
         #expect(log.map(\.subject).suffix(3) == ["iPhone", "Laptop", "iPhone"])
     }
 
+    @Test("a set-password link adds a passkey once, in one step: the link is used up, sessions end, the password stays empty",
+          arguments: StoreKind.allCases)
+    func passkeyThroughALink(kind: StoreKind) async throws {
+        let store = try await kind.make()
+        let nina = try await store.createUser(NewUser(username: "nina", displayName: "Nina", role: .mentor, passwordHash: "", language: .english),
+                                              link: PasswordLink(tokenHash: "link", expiresAt: now.addingTimeInterval(3600)), by: nil, at: now)
+        let ola = try await store.createUser(NewUser(username: "ola", displayName: "Ola", role: .mentor, passwordHash: "h", language: .english), at: now)
+        try await store.createSession(Session(tokenHash: "s1", userID: nina.id, csrfToken: "c", createdAt: now, expiresAt: now.addingTimeInterval(60)))
+        #expect(try await store.usePasswordLink(tokenHash: "link", addingPasskey: newPasskey(ola.id, "cred-ola"), at: now) == nil,
+                "another account's passkey")
+        #expect(try await store.usePasswordLink(tokenHash: "link", addingPasskey: newPasskey(nina.id, "cred-1"), at: now.addingTimeInterval(3600)) == nil,
+                "expired")
+        let used = try #require(try await store.usePasswordLink(tokenHash: "link", addingPasskey: newPasskey(nina.id, "cred-1"), at: now))
+        #expect(used.0.id == nina.id && used.1.credentialID == "cred-1")
+        #expect(try await store.usePasswordLink(tokenHash: "link", addingPasskey: newPasskey(nina.id, "cred-2"), at: now) == nil, "used once")
+        #expect(try await store.session(tokenHash: "s1", at: now) == nil)
+        #expect(try await store.user(id: nina.id)?.passwordHash == "")
+        #expect(try await store.passkeys(userID: nina.id).map(\.credentialID) == ["cred-1"])
+        #expect(try await store.passkeys(userID: ola.id).isEmpty)
+        #expect(try await store.accountLog(userID: nina.id).map(\.action) == [.created, .passkeyAdded])
+    }
+
     @Test("a challenge is taken once, never after it expired, and expired ones are forgotten", arguments: StoreKind.allCases)
     func challenges(kind: StoreKind) async throws {
         let store = try await kind.make()

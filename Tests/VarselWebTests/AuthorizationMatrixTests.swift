@@ -177,6 +177,9 @@ struct AuthorizationMatrixTests {
         "POST /api/v1/session/passkey": .signedIn(401, 401, body: #"{"credential":{"id":"AAAA","type":"public-key","response":{"clientDataJSON":"e30","authenticatorData":"AA","signature":"AA"}}}"#),
         "POST /profile/passkeys/{id}/rename": Row(303, 303, 404, 404, 404, body: form + "&name=Phone"),
         "POST /profile/passkeys/{id}/remove": Row(303, 303, 404, 404, 404, body: form),
+        // An unknown code, whoever asks: the link is the credential.
+        "POST /api/v1/password/passkey/options": .signedIn(404, 404, body: #"{"code":"ABCD-EFGH-JKMN"}"#),
+        "POST /api/v1/password/passkey": .signedIn(404, 404, body: #"{"code":"ABCD-EFGH-JKMN","name":"Phone","credential":{"id":"AAAA","type":"public-key","response":{"clientDataJSON":"e30","attestationObject":"oA"}}}"#),
     ]
 
     /// The routes the router serves, spelled `METHOD /path`, without the HEAD twins of GET routes.

@@ -109,6 +109,7 @@ final class WindowInjectingStore: VarselRepository {
     func removePasskey(id: Int64, userID: Int64, at date: Date) async throws -> Bool { try await base.removePasskey(id: id, userID: userID, at: date) }
     func storeChallenge(_ challenge: PasskeyChallenge) async throws { try await base.storeChallenge(challenge) }
     func takeChallenge(challengeHash: String, at date: Date) async throws -> PasskeyChallenge? { try await base.takeChallenge(challengeHash: challengeHash, at: date) }
+    func usePasswordLink(tokenHash: String, addingPasskey passkey: NewPasskey, at date: Date) async throws -> (User, Passkey)? { try await base.usePasswordLink(tokenHash: tokenHash, addingPasskey: passkey, at: date) }
     func respond(to assignmentID: Int64, status: AssignmentStatus, at date: Date) async throws -> Assignment {
         try await base.respond(to: assignmentID, status: status, at: date)
     }

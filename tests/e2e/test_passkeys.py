@@ -290,3 +290,31 @@ def test_varsel_accepts_a_python_fido2_authenticator_and_refuses_each_broken_cer
     # Why it failed is in the log, never a challenge or a key.
     log = "".join(passkey_server.output)
     assert "passkey not accepted" in log and options["challenge"] not in log
+
+
+def test_a_new_person_adds_a_passkey_on_the_set_password_page_instead_of_a_password_and_signs_in_with_it(tab, passkey_server):
+    without_autofill(tab)
+    status, _, invited = passkey_server.request("POST", "/api/v1/users", passkey_server.token("demo-coordinator"), {
+        "username": "nina", "displayName": "Nina Berg", "role": "mentor", "locale": "en"})
+    assert status == 201, invited
+    tab.goto(passkey_server.origin + "/password/" + invited["setPasswordLink"]["code"])
+    assert tab.inner_text("#passkey-instead") == "Or add a passkey instead"
+    assert tab.locator("#passkey-needs-script").count() == 0
+    tab.fill("#new-passkey-name", "Nina's phone")
+    tab.click("#add-passkey")
+    tab.wait_for_url("**/?done=passkey-added")
+    assert tab.inner_text("#flash") == "Passkey added."
+    assert tab.inner_text(".top-bar .user") == "Nina Berg"
+    # The link is used up, and Nina has no password: her one passkey cannot be removed.
+    assert passkey_server.request("POST", "/api/v1/password", None, {
+        "code": invited["setPasswordLink"]["code"], "password": "a long password"})[0] == 404
+    tab.goto(passkey_server.origin + "/profile")
+    tab.click("[id^=remove-passkey-]")
+    assert tab.inner_text("#passkeys-error") == "This passkey is your only way to sign in: choose a password first."
+    assert tab.inner_text("#passkey-list h3") == "Nina's phone"
+    tab.click("header form[action='/signout'] button")
+    tab.wait_for_url("**/signin")
+    tab.focus("#sign-in-passkey")
+    tab.keyboard.press("Enter")
+    tab.wait_for_url("**/notifications")
+    assert tab.inner_text(".top-bar .user") == "Nina Berg"

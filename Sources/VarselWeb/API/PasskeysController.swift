@@ -21,6 +21,8 @@ struct PasskeysController {
         router.delete("me/passkeys/:id", use: remove)
         router.post("session/passkey/options", use: signInOptions)
         router.post("session/passkey", use: signIn)
+        router.post("password/passkey/options", use: linkRegistrationOptions)
+        router.post("password/passkey", use: registerWithLink)
     }
 
     /// A passkey as the API shows it: never its public key.
@@ -53,6 +55,14 @@ struct PasskeysController {
     }
 
     struct RegistrationRequest: Decodable {
+        var name: String
+        var credential: Credential
+    }
+
+    struct LinkRequest: Decodable { var code: String }
+
+    struct LinkRegistrationRequest: Decodable {
+        var code: String
         var name: String
         var credential: Credential
     }
@@ -103,6 +113,25 @@ struct PasskeysController {
         return Response(status: .noContent)
     }
 
+    /// Starts adding a passkey instead of a password, for the holder of a one-time set-password link.
+    func linkRegistrationOptions(_ request: Request, context: VarselContext) async throws -> Response {
+        let body = try await JSONCoding.decode(LinkRequest.self, from: request)
+        let options = try await answering { try await services.passkeys.registrationOptions(forLink: body.code) }
+        return try JSONCoding.response(options, headers: [.cacheControl: "no-store"])
+    }
+
+    /// Finishes it: the link is used up and the person is signed in, as after choosing a password.
+    func registerWithLink(_ request: Request, context: VarselContext) async throws -> Response {
+        let body = try await JSONCoding.decode(LinkRegistrationRequest.self, from: request)
+        let clientData = try Self.bytes(body.credential.response.clientDataJSON, field: "credential.response.clientDataJSON")
+        let attestation = try Self.bytes(body.credential.response.attestationObject, field: "credential.response.attestationObject")
+        let started = try await answering(context, registering: true) {
+            try await services.passkeys.register(withLink: body.code, name: body.name, clientDataJSON: clientData, attestationObject: attestation)
+        }
+        context.logger.info("passkey added through a set-password link", metadata: ["user.id": "\(started.user.id)"])
+        return try signedIn(started)
+    }
+
     func signInOptions(_ request: Request, context: VarselContext) async throws -> Response {
         let attempt = Tokens.random()
         let options = try await answering { try await services.passkeys.signInOptions(attempt: attempt) }
@@ -127,18 +156,24 @@ struct PasskeysController {
             try await services.passkeys.signIn(attempt: attempt, credentialID: body.credential.id, clientDataJSON: clientData,
                                                authenticatorData: authenticatorData, signature: signature, userHandle: userHandle, client: client)
         }
-        var answer = try JSONCoding.response(
-            SessionController.SignInResponse(token: started.token, expiresAt: started.session.expiresAt, csrfToken: started.session.csrfToken,
-                                             user: UserResource(started.user)),
-            status: .created, headers: [.cacheControl: "no-store"])
-        answer.setCookie(Cookie(name: sessionCookieName, value: started.token, maxAge: Int(services.configuration.sessionLifetime), path: "/",
-                                secure: services.configuration.usesSecureCookies, httpOnly: true, sameSite: .lax))
+        var answer = try signedIn(started)
         answer.setCookie(Cookie(name: Self.attemptCookieName, value: "", maxAge: 0, path: "/api/v1/session/passkey",
                                 secure: services.configuration.usesSecureCookies, httpOnly: true, sameSite: .strict))
         return answer
     }
 
     // MARK: Parts
+
+    /// The answer to a ceremony that signed someone in: `POST /api/v1/session`'s, with the session cookie for the web client.
+    private func signedIn(_ started: Sessions.Started) throws -> Response {
+        var answer = try JSONCoding.response(
+            SessionController.SignInResponse(token: started.token, expiresAt: started.session.expiresAt, csrfToken: started.session.csrfToken,
+                                             user: UserResource(started.user)),
+            status: .created, headers: [.cacheControl: "no-store"])
+        answer.setCookie(Cookie(name: sessionCookieName, value: started.token, maxAge: Int(services.configuration.sessionLifetime), path: "/",
+                                secure: services.configuration.usesSecureCookies, httpOnly: true, sameSite: .lax))
+        return answer
+    }
 
     /// Runs a ceremony, answering its refusals as problems; why a ceremony failed goes to the log, not the client.
     private func answering<T>(_ context: VarselContext? = nil, registering: Bool = false, _ work: () async throws -> T) async throws -> T {
@@ -147,6 +182,8 @@ struct PasskeysController {
         } catch let refusal as PasskeyCeremonies.Refusal {
             if case let .notAccepted(reason) = refusal { context?.logger.notice("passkey not accepted", metadata: ["reason": "\(reason)"]) }
             throw Self.problem(refusal, registering: registering)
+        } catch UserAdministration.Refusal.linkNotValid {
+            throw Problem.notFound("This set-password link has expired, has been used, or its account is deactivated.")
         }
     }
 

@@ -320,6 +320,7 @@ extension PagesController {
         page.hasErrors = !errors.isEmpty
         page.passwordError = errors.first { $0.fieldId == "new-password" }?.message
         page.repeatError = errors.first { $0.fieldId == "repeat-password" }?.message
+        page.passkey = services.passkeys.isAvailable ? LinkPasskeyView(strings) : nil
         return try renderer.page("password", page, status: status)
     }
 

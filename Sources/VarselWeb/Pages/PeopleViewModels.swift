@@ -167,6 +167,8 @@ struct SetPasswordPage {
     var errorSummary: String
     /// Whether to show the field for a typed code (no link, or a link that did not work).
     var asksForCode: Bool
+    /// Adding a passkey instead of a password, when the server has a relying party.
+    var passkey: LinkPasskeyView?
 
     init(_ request: Request, strings: Strings, code: String?, holder: User?, error: String?) {
         lang = strings.language.tag
@@ -183,5 +185,30 @@ struct SetPasswordPage {
         continueLabel = strings.continueButton
         errorSummary = strings.errorSummary
         asksForCode = holder == nil
+    }
+}
+
+/// The set-password page's other way in: a passkey instead of a password.
+struct LinkPasskeyView {
+    var heading: String
+    var intro: String
+    var needsScript: String
+    var nameLabel: String
+    var nameHint: String
+    var defaultName: String
+    var button: String
+    var nameRule: String
+    var notAdded: String
+
+    init(_ strings: Strings) {
+        heading = strings.passkeyInsteadHeading
+        intro = strings.passkeysIntro
+        needsScript = strings.passkeyNeedsScript
+        nameLabel = strings.newPasskeyNameField
+        nameHint = strings.passkeyNameHint
+        defaultName = strings.defaultPasskeyName
+        button = strings.addPasskeyButton
+        nameRule = strings.passkeyNameRule
+        notAdded = strings.passkeyNotAdded
     }
 }

@@ -87,7 +87,7 @@
   // Adding a passkey on the Profile ---------------------------------------------------------------------------
   const addForm = document.getElementById("add-passkey-form");
   if (addForm) {
-    const csrf = document.body.dataset.csrf;
+    const csrf = document.body.dataset.csrf || null;
     const error = document.getElementById("add-passkey-error");
     const name = document.getElementById("new-passkey-name");
     const needsScript = document.getElementById("passkey-needs-script");
@@ -104,8 +104,12 @@
         name.focus();
         return;
       }
+      // On the set-password page the one-time link's code is the credential; on the Profile, the session.
+      const code = addForm.dataset.code;
+      const optionsPath = code ? "/api/v1/password/passkey/options" : "/api/v1/me/passkeys/options";
+      const savePath = code ? "/api/v1/password/passkey" : "/api/v1/me/passkeys";
       try {
-        const answer = await post("/api/v1/me/passkeys/options", {}, csrf);
+        const answer = await post(optionsPath, code ? { code } : {}, csrf);
         if (!answer.ok) throw new Error("no options");
         const json = await answer.json();
         const credential = await navigator.credentials.create({ publicKey: {
@@ -114,13 +118,13 @@
           excludeCredentials: json.excludeCredentials.map((c) => ({ type: c.type, id: toBytes(c.id) })),
           authenticatorSelection: json.authenticatorSelection, attestation: json.attestation,
         } });
-        const saved = await post("/api/v1/me/passkeys", {
+        const saved = await post(savePath, Object.assign(code ? { code } : {}, {
           name: chosen,
           credential: { id: credential.id, type: credential.type, response: {
             clientDataJSON: toText(credential.response.clientDataJSON),
             attestationObject: toText(credential.response.attestationObject),
           } },
-        }, csrf);
+        }), csrf);
         if (saved.status === 422 && (await saved.json()).errors) {
           name.setAttribute("aria-invalid", "true");
           say(error, addForm.dataset.nameRule);
@@ -128,7 +132,7 @@
           return;
         }
         if (!saved.ok) throw new Error("not added");
-        window.location.assign("/profile?done=passkey-added");
+        window.location.assign(code ? "/?done=passkey-added" : "/profile?done=passkey-added");
       } catch (problem) {
         say(error, addForm.dataset.notAdded);
       }
