@@ -767,3 +767,22 @@ def test_removing_a_passkey_speaks_the_confirmation_once_and_that_none_are_left(
     passkeys = spoken[spoken.index("Passkeys"):]
     assert passkeys[2:4] == ["Sign in with your phone's own lock (Face ID, fingerprint or PIN) instead of typing your password",
                              "You have no passkeys"], passkeys[:8]
+
+
+def test_the_set_password_page_offers_a_passkey_instead_and_adding_one_signs_in_with_the_confirmation_once(reader, authenticator, server):
+    status, _, invited = server.request("POST", "/api/v1/users", server.token("demo-coordinator"), {
+        "username": "nina", "displayName": "Nina Berg", "role": "mentor", "locale": "en"})
+    assert status == 201, invited
+    reader.page.evaluate("""() => fetch('/signout', {method: 'POST', headers: {'Content-Type': 'application/x-www-form-urlencoded'},
+        body: '_csrf=' + encodeURIComponent(document.body.dataset.csrf)})""")
+    loaded = until_said(reader, "Or add a passkey instead",
+                        lambda: reader.page.goto(f"{server.base_url}/password/{invited['setPasswordLink']['code']}"))
+    start = loaded.index("Or add a passkey instead")
+    assert loaded[start:start + 3] == ["Or add a passkey instead", "heading level 2",
+                                       "Sign in with your phone's own lock (Face ID, fingerprint or PIN) instead of typing your password"], loaded
+    spoken, _ = reader.tab_until(lambda text: text.startswith("Name for the new passkey"))
+    assert "Name for the new passkey entry My phone selected required" in spoken, spoken
+    reader.tab_until(lambda text: text == "Add a passkey push button")
+    spoken = until_said(reader, "Passkey added", lambda: reader.desktop.key("Return"))
+    assert spoken.count("Passkey added") == 1, spoken
+    reader.page.wait_for_url("**/?done=passkey-added")
