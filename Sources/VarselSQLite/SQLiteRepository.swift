@@ -58,12 +58,14 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         try Migrations.migrator.migrate(writer)
         sealer = FieldSealer(keys)
         let sealer = sealer
-        if checksDataKey || keys != nil { try writer.write { db in
-            let existing = try String.fetchOne(db, sql: "SELECT sealed FROM data_key_check WHERE id = 1")
-            if let check = try sealer.startingCheck(existing: existing) {
-                try db.execute(sql: "INSERT INTO data_key_check (id, sealed) VALUES (1, ?)", arguments: [check])
+        if checksDataKey || keys != nil {
+            try writer.write { db in
+                let existing = try String.fetchOne(db, sql: "SELECT sealed FROM data_key_check WHERE id = 1")
+                if let check = try sealer.startingCheck(existing: existing) {
+                    try db.execute(sql: "INSERT INTO data_key_check (id, sealed) VALUES (1, ?)", arguments: [check])
+                }
             }
-        } }
+        }
         self.writer = writer
         commits = GroupCommit(writer: writer, interval: commitInterval)
         writer.add(transactionObserver: identities, extent: .databaseLifetime)
