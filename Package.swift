@@ -27,7 +27,7 @@ let package = Package(
     targets: [
         // Every accessibility decision: names, spoken phrases, announcements, focus. Foundation only.
         .target(name: "VarselCore"),
-        // The repository protocol, its in-memory implementation, and the data keys that encrypt personal details at rest.
+        // The repository protocol, its records, and the data keys that encrypt personal details at rest.
         .target(name: "VarselStore", dependencies: ["VarselCore", .product(name: "Crypto", package: "swift-crypto")]),
         // The embedded default store: SQLite through GRDB.
         .target(
@@ -126,7 +126,7 @@ let package = Package(
         .testTarget(name: "VarselPasskeysTests", dependencies: ["VarselPasskeys", "VarselPasskeysTesting", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(
             name: "VarselPushTests",
-            dependencies: ["VarselPush", "VarselStore", "VarselCore", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["VarselPush", "VarselStore", "VarselSQLite", "VarselCore", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(
             name: "VarselStoreTests",
@@ -137,12 +137,12 @@ let package = Package(
         ),
         .testTarget(
             name: "VarselServiceTests",
-            dependencies: ["VarselService", "VarselStore", "VarselCore", "VarselPasskeys", "VarselPasskeysTesting"]
+            dependencies: ["VarselService", "VarselStore", "VarselSQLite", "VarselCore", "VarselPasskeys", "VarselPasskeysTesting"]
         ),
         .testTarget(
             name: "VarselWebTests",
             dependencies: [
-                "VarselWeb", "VarselServer", "VarselService", "VarselStore", "VarselCore", "VarselPush",
+                "VarselWeb", "VarselServer", "VarselService", "VarselStore", "VarselSQLite", "VarselCore", "VarselPush",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

@@ -6,8 +6,8 @@ import VarselCore
 ///
 /// Each method is one consistent transaction. Every method that changes a notification also appends the
 /// matching events (created, updated, deleted, and the recipient's new unread count) in the same transaction,
-/// so the event log never disagrees with the notifications. Implementations: ``InMemoryRepository`` and the
-/// SQLite store; the contract tests hold them to the same behaviour.
+/// so the event log never disagrees with the notifications. Implementations: the SQLite store (on a file, or in
+/// memory for tests) and the PostgreSQL store; the contract tests hold them to the same behaviour.
 public protocol VarselRepository: PushStore, PasskeyStore, Sendable {
     // MARK: Users
     /// Creates a user and records it in their change log as done by `actorID` (nil: the command line), with a

@@ -4,6 +4,7 @@ import Logging
 import Synchronization
 import Testing
 import VarselCore
+import VarselSQLite
 import VarselStore
 @testable import VarselPush
 
@@ -36,7 +37,7 @@ final class TestClock: Sendable {
 /// The delivery worker against the in-memory store and a recording push service.
 @Suite("Push delivery worker")
 struct PushDeliveryWorkerTests {
-    let store: any VarselRepository = InMemoryRepository()
+    let store: any VarselRepository = try! SQLiteRepository.inMemory()
     let transport = RecordingTransport()
     let clock = TestClock()
     let metrics = PushMetrics()

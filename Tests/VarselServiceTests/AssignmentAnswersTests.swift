@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Testing
 import VarselCore
+import VarselSQLite
 import VarselStore
 @testable import VarselService
 
@@ -9,7 +10,7 @@ import VarselStore
 @Suite("Answering an assignment")
 struct AssignmentAnswersTests {
     struct World {
-        let repository = InMemoryRepository()
+        let repository = try! SQLiteRepository.inMemory()
         let answers: AssignmentAnswers
         let mentor: User
         let otherMentor: User

@@ -3,6 +3,7 @@ import Logging
 import Synchronization
 import Testing
 import VarselCore
+import VarselSQLite
 import VarselStore
 @testable import VarselService
 
@@ -17,7 +18,7 @@ struct EscalationTests {
     }
 
     struct World {
-        let repository = InMemoryRepository()
+        let repository = try! SQLiteRepository.inMemory()
         let clock = Clock()
         let sender: NotificationSender
         let mentor: User

@@ -2,12 +2,13 @@ import Foundation
 import Logging
 import Testing
 import VarselCore
+import VarselSQLite
 import VarselStore
 @testable import VarselService
 
 /// A store with two mentors, a broker and a pump over it, and a sender that uses them, on a fixed clock.
 struct LiveWorld {
-    let repository = InMemoryRepository()
+    let repository = try! SQLiteRepository.inMemory()
     let metrics = ServiceMetrics()
     let broker: EventBroker
     let pump: EventPump
@@ -54,8 +55,8 @@ struct LivePathTests {
         for await message in kari.messages { kariMessages.append(message) }
         var olaMessages: [StreamMessage] = []
         for await message in ola.messages { olaMessages.append(message) }
-        let expectedKari = await world.repository.events(for: world.kari.id, after: 0, limit: 100).map(\.id)
-        let expectedOla = await world.repository.events(for: world.ola.id, after: 0, limit: 100).map(\.id)
+        let expectedKari = try await world.repository.events(for: world.kari.id, after: 0, limit: 100).map(\.id)
+        let expectedOla = try await world.repository.events(for: world.ola.id, after: 0, limit: 100).map(\.id)
         #expect(eventIDs(kariMessages) == expectedKari)
         #expect(eventIDs(olaMessages) == expectedOla)
         #expect(expectedKari.count == 6 && expectedOla.count == 2, "created and unread-count for each notification")

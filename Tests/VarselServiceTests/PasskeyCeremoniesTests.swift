@@ -4,6 +4,7 @@ import Testing
 import VarselCore
 import VarselPasskeys
 import VarselPasskeysTesting
+import VarselSQLite
 import VarselStore
 @testable import VarselService
 
@@ -17,7 +18,7 @@ struct PasskeyCeremoniesTests {
     }
 
     struct World {
-        let repository = InMemoryRepository()
+        let repository = try! SQLiteRepository.inMemory()
         let clock = Clock()
         let ceremonies: PasskeyCeremonies
         let kari: User

@@ -12,7 +12,6 @@ import VarselStore
 /// PostgreSQL joins when `VARSEL_TEST_POSTGRES_URL` names a server to create throwaway databases on
 /// (`./scripts/test.sh` starts one); each test gets a database of its own.
 enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
-    case memory
     case sqlite
     /// The SQLite store over an in-memory GRDB queue: the same SQL, no file.
     case sqliteInMemory
@@ -21,15 +20,13 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     var testDescription: String { rawValue }
 
     static var allCases: [StoreKind] {
-        let local: [StoreKind] = [.memory, .sqlite, .sqliteInMemory]
+        let local: [StoreKind] = [.sqlite, .sqliteInMemory]
         return ProcessInfo.processInfo.environment["VARSEL_TEST_POSTGRES_URL"] == nil ? local : local + [.postgres]
     }
 
     /// A fresh, empty store; SQLite on a real file in a new temporary directory, PostgreSQL in a new database.
     func make() async throws -> any VarselRepository {
         switch self {
-        case .memory:
-            return InMemoryRepository()
         case .sqlite:
             return try SQLiteRepository(path: try temporarySQLitePath("contract"))
         case .sqliteInMemory:

@@ -7,6 +7,7 @@ import HummingbirdTesting
 import Testing
 import VarselCore
 import VarselService
+import VarselSQLite
 import VarselStore
 @testable import VarselWeb
 
@@ -58,7 +59,7 @@ struct LiveStreamTests {
             #expect(response.status == .ok)
             #expect(response.headers[.contentType] == "text/event-stream; charset=utf-8")
             let events = Self.events(in: response.text)
-            let logged = await world.repository.events(for: kari.id, after: 0, limit: 100).map(\.id)
+            let logged = try await world.repository.events(for: kari.id, after: 0, limit: 100).map(\.id)
             #expect(events.map(\.name) == ["notification.created", "unread-count", "notification.created", "unread-count", "reset"])
             #expect(Array(events.map(\.id).dropLast()) == logged, "every logged event once, in order")
             #expect(response.text.contains(#""reason":"signed-out""#))
@@ -101,7 +102,7 @@ extension LiveStreamTests {
         #expect(played.contains(#""earcon":"urgent""#))
         #expect(played.contains(#""vibration":[200,100,200,100,200]"#))
         // Urgent is said at once, assertively, in the core's words (the same text the API's resource carries).
-        let item = try #require(try await InMemoryRepository.sampleUrgent(urgent))
+        let item = try #require(try await SQLiteRepository.sampleUrgent(urgent))
         let expected = describer.arrivalAnnouncement(for: item, preferences: .standard)
         #expect(expected.politeness == .assertive)
         #expect(played.contains(#"event: announcement\#ndata: {"politeness":"assertive","text":"\#(expected.text)"}"#))
@@ -111,10 +112,10 @@ extension LiveStreamTests {
     }
 }
 
-extension InMemoryRepository {
+extension SQLiteRepository {
     /// The item `message` becomes when sent to a fresh mentor: for composing the words the stream should say.
     static func sampleUrgent(_ message: Validation.ValidNotification) async throws -> NotificationItem? {
-        let store = InMemoryRepository()
+        let store = try SQLiteRepository.inMemory()
         let mentor = try await store.createUser(NewUser(username: "m", displayName: "M", role: .mentor, passwordHash: "x", language: .english), at: DemoData.now)
         return try await store.createNotifications([
             NewNotification(recipientID: mentor.id, senderID: nil, kind: message.kind, title: message.title, body: message.body,

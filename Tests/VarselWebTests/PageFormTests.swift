@@ -50,7 +50,7 @@ struct PageFormTests {
                                            form: "recipient=\(kari.id)&kind=scenarioPrompt&title=Practice+call&body=&urgent=on")
             #expect(page.status == .seeOther)
             #expect(page.headers[.location] == "/coordinator?done=sent")
-            let sent = await world.repository.notifications(for: kari.id, filter: .all, after: nil, limit: 10).items
+            let sent = try await world.repository.notifications(for: kari.id, filter: .all, after: nil, limit: 10).items
             #expect(sent.map(\.title) == ["Practice call"])
             #expect(sent.map(\.urgency) == [.urgent])
         }

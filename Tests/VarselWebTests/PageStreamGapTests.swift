@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 import VarselCore
 import VarselService
+import VarselSQLite
 import VarselStore
 @testable import VarselWeb
 
@@ -15,7 +16,7 @@ final class WindowInjectingStore: VarselRepository {
     private let armed = Mutex<(notification: NewNotification, date: Date)?>(nil)
     private let reads = Mutex(0)
 
-    init(base: InMemoryRepository) { self.base = base }
+    init(base: SQLiteRepository) { self.base = base }
 
     /// Arms the store: `notification` is committed right after the next list or resume-point read returns.
     func inject(_ notification: NewNotification, at date: Date) {
@@ -147,7 +148,7 @@ struct PageStreamGapTests {
             let resumePoint = try #require(Self.lastEventID(in: page.text))
             let onPage = page.text.contains("id=\"notification-\(injected.id)\"")
             // What the page's stream (`/api/v1/events?since=<resume point>`) replays first.
-            let replayed = await world.repository.events(for: kari.id, after: resumePoint, limit: 100)
+            let replayed = try await world.repository.events(for: kari.id, after: resumePoint, limit: 100)
                 .contains { $0.type == .notificationCreated && $0.notificationID == injected.id }
             #expect(onPage || replayed, "the notification is on neither the page nor its stream")
         }

@@ -7,6 +7,7 @@ import Synchronization
 import Testing
 import VarselCore
 import VarselService
+import VarselSQLite
 import VarselStore
 import VarselWeb
 
@@ -21,7 +22,7 @@ final class TestClock: Sendable {
 /// An application over an in-memory store with four users: mentors Kari and Ola, a coordinator and an admin.
 struct TestWorld {
     static let password = "correct horse battery"
-    let repository = InMemoryRepository()
+    let repository = try! SQLiteRepository.inMemory()
     let clock = TestClock()
     let services: VarselServices
     /// The store the services use: ``repository`` itself, or a wrapper around it that a test injected.
@@ -32,7 +33,7 @@ struct TestWorld {
     var admin: User!
 
     init(configuration: VarselServices.Configuration = .init(), bcryptCost: UInt8 = 4,
-         store wrap: (InMemoryRepository) -> any VarselRepository = { $0 }) async throws {
+         store wrap: (SQLiteRepository) -> any VarselRepository = { $0 }) async throws {
         let clock = clock
         store = wrap(repository)
         services = VarselServices(repository: store, now: { clock.now }, passwords: PasswordHasher(cost: bcryptCost),
