@@ -104,6 +104,21 @@ public struct NotificationSender: Sendable {
         return nil
     }
 
+    /// Pauses `mentor` as typed: `from` and `until` are days written `YYYY-MM-DD` (`from` empty or nil: now). The one
+    /// place a pause's dates are read, for the API and the Profile alike; ``InvalidInput`` names `from` or `until`,
+    /// with the rule `notADay` for a date that is not one.
+    public func pause(_ mentor: User, fromDay: String?, untilDay: String) async throws -> NotificationItem {
+        var issues: [Validation.Issue] = []
+        var from: Date?
+        var until: Date?
+        if let raw = fromDay, !raw.isEmpty {
+            do { from = try Validation.day(raw, field: "from") } catch { issues += error.issues }
+        }
+        do { until = try Validation.day(untilDay, field: "until") } catch { issues += error.issues }
+        guard issues.isEmpty, let until else { throw InvalidInput(issues) }
+        return try await pause(mentor, from: from, until: until)
+    }
+
     /// Pauses `mentor`'s new assignments from the start of `from` (nil: now) until the start of `until`, and confirms
     /// it to them: "has started" when it is in force, "is booked" when it begins later. `until` must be in the future
     /// and after `from`.

@@ -39,6 +39,8 @@ public enum Validation {
             /// A title names a phrase the sender listed as a personal detail (titles are spoken and shown on lock
             /// screens, so they must not name anyone).
             case namesPersonalDetail
+            /// Not a real calendar date written `YYYY-MM-DD`.
+            case notADay
             /// Any other rule, described in English.
             case other(String)
         }
@@ -51,6 +53,7 @@ public enum Validation {
             case .controlCharacters: "must not contain control characters"
             case .namesPersonalDetail:
                 "must not contain a phrase listed in personalDetails: a title is spoken when it arrives and shown on lock screens"
+            case .notADay: "not a YYYY-MM-DD calendar date"
             case let .other(message): message
             }
         }
@@ -198,7 +201,7 @@ public enum Validation {
 
     /// Parses a real calendar date `YYYY-MM-DD` (no 2031-13-01, no 2031-02-30) as the start of that day in Oslo.
     public static func day(_ raw: String, field: String) throws(InvalidInput) -> Date {
-        let invalid = InvalidInput([.init(field: field, rule: .other("not a YYYY-MM-DD calendar date"))],
+        let invalid = InvalidInput([.init(field: field, rule: .notADay)],
                                       summary: "\(field) must be a real calendar date written YYYY-MM-DD.")
         let scalars = Array(raw.unicodeScalars)
         guard scalars.count == 10, scalars[4] == "-", scalars[7] == "-",

@@ -28,15 +28,11 @@ struct PauseController {
     func pause(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.require(.mentor)
         let body = try await JSONCoding.decode(PauseRequest.self, from: request)
-        var issues: [Validation.Issue] = []
-        var from: Date?
-        var until: Date?
-        if let raw = body.from { do { from = try Validation.day(raw, field: "from") } catch { issues += error.issues } }
-        do { until = try Validation.day(body.until, field: "until") } catch { issues += error.issues }
-        guard issues.isEmpty, let until else { throw InvalidInput(issues) }
-        let confirmation = try await services.sender.pause(identity.user, from: from, until: until)
-        let paused = try await services.repository.user(id: identity.user.id)
-        return try JSONCoding.response(PauseResponse(pausedFrom: paused?.pausedFrom, pausedUntil: until, notificationId: confirmation.id),
+        let confirmation = try await services.sender.pause(identity.user, fromDay: body.from, untilDay: body.until)
+        guard let paused = try await services.repository.user(id: identity.user.id), let until = paused.pausedUntil else {
+            throw Problem.notFound("No such user.")
+        }
+        return try JSONCoding.response(PauseResponse(pausedFrom: paused.pausedFrom, pausedUntil: until, notificationId: confirmation.id),
                                        status: .created)
     }
 

@@ -130,6 +130,7 @@ extension PagesController {
         case .required: strings.required
         case let .tooLong(max): strings.tooLong(max)
         case .namesPersonalDetail: strings.titleNamesPersonalDetail
+        case .notADay: strings.invalidDay
         case .controlCharacters, .other: issue.message
         }
     }

@@ -87,27 +87,16 @@ extension PagesController {
         let identity = try signedIn(request, context).require(.mentor)
         let form = try await PageForm.decode(PageForm.Pause.self, from: request)
         let strings = Strings(identity.user.language)
-        var errors: [FormError] = []
-        var from: Date?
-        var until: Date?
-        if let raw = form.from, !raw.isEmpty {
-            do { from = try Validation.day(raw, field: "from") } catch {
-                errors.append(FormError(field: strings.pauseFrom, fieldId: "pause-from", message: strings.invalidDay))
-            }
-        }
-        do { until = try Validation.day(form.until ?? "", field: "until") } catch {
-            errors.append(FormError(field: strings.pauseUntil, fieldId: "pause-until", message: strings.invalidDay))
-        }
-        if errors.isEmpty, let until {
-            do {
-                _ = try await services.sender.pause(identity.user, from: from, until: until)
-                return .redirect(to: Flash.pauseRequested.added(to: "/profile"), type: .normal)
-            } catch let invalid as InvalidInput {
-                errors += invalid.issues.map { issue in
-                    issue.field == "from"
-                        ? FormError(field: strings.pauseFrom, fieldId: "pause-from", message: strings.pauseFromBeforeUntil)
-                        : FormError(field: strings.pauseUntil, fieldId: "pause-until", message: strings.pauseUntilInFuture)
-                }
+        let errors: [FormError]
+        do {
+            _ = try await services.sender.pause(identity.user, fromDay: form.from, untilDay: form.until ?? "")
+            return .redirect(to: Flash.pauseRequested.added(to: "/profile"), type: .normal)
+        } catch let invalid as InvalidInput {
+            errors = invalid.issues.map { issue in
+                let isFrom = issue.field == "from"
+                let message = issue.rule == .notADay ? strings.invalidDay : isFrom ? strings.pauseFromBeforeUntil : strings.pauseUntilInFuture
+                return FormError(field: isFrom ? strings.pauseFrom : strings.pauseUntil, fieldId: isFrom ? "pause-from" : "pause-until",
+                                 message: message)
             }
         }
         return try await profilePage(.profile, request, context, errors: errors, pauseValues: form, status: .unprocessableContent)
