@@ -66,6 +66,29 @@ struct CSRFHardeningTests {
         }
     }
 
+    @Test("signing in with a passkey, and adding one through a link, refuse cross-site posts as the sign-in form does")
+    func passkeyCeremoniesAreSameOriginOnly() async throws {
+        var configuration = VarselServices.Configuration()
+        configuration.publicURL = URL(string: "http://localhost:8080")
+        let world = try await TestWorld(configuration: configuration)
+        try await world.test { client in
+            for path in ["/api/v1/session/passkey/options", "/api/v1/session/passkey", "/api/v1/password/passkey/options", "/api/v1/password/passkey"] {
+                for headers: HTTPFields in [[.origin: "https://evil.example"], [.secFetchSite: "cross-site"]] {
+                    var fields = headers
+                    fields[.contentType] = "application/json"
+                    let response = try await client.execute(uri: path, method: .post, headers: fields, body: ByteBuffer(string: "{}"))
+                    try response.expectProblem(.forbidden)
+                    #expect(response.headers[.setCookie] == nil, "\(path)")
+                }
+            }
+            // From our own origin the options are given, with the attempt's cookie.
+            let same = try await client.execute(uri: "/api/v1/session/passkey/options", method: .post,
+                                                headers: [.contentType: "application/json", .origin: "http://localhost:8080"], body: ByteBuffer(string: "{}"))
+            #expect(same.status == .ok)
+            #expect(same.headers[.setCookie]?.contains("varsel_passkey_attempt=") == true)
+        }
+    }
+
     @Test("the sign-in form refuses cross-site posts (login CSRF) and accepts same-origin ones")
     func signInFormIsSameOriginOnly() async throws {
         let world = try await TestWorld()
