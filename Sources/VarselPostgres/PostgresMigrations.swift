@@ -237,6 +237,7 @@ enum PostgresMigrations {
                 expires_at DOUBLE PRECISION NOT NULL
             )
             """,
+            "CREATE INDEX passkey_challenge_by_expiry ON passkey_challenge (expires_at)",
         ]),
     ]
 

@@ -95,8 +95,9 @@ extension PostgresRepository {
         }
     }
 
-    public func storeChallenge(_ challenge: PasskeyChallenge) async throws {
+    public func storeChallenge(_ challenge: PasskeyChallenge, at date: Date) async throws {
         try await write { c in
+            try await c.query("DELETE FROM passkey_challenge WHERE expires_at <= \(date.timeIntervalSince1970)", logger: self.logger)
             try await c.query("""
                 INSERT INTO passkey_challenge (challenge_hash, purpose, user_id, binding_hash, expires_at)
                 VALUES (\(challenge.challengeHash), \(challenge.purpose.rawValue), \(challenge.userID), \(challenge.bindingHash),

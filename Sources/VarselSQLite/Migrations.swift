@@ -236,6 +236,7 @@ enum Migrations {
                     binding_hash TEXT NOT NULL,
                     expires_at DOUBLE NOT NULL
                 );
+                CREATE INDEX passkey_challenge_by_expiry ON passkey_challenge(expires_at);
                 """)
         }
         return migrator

@@ -67,8 +67,9 @@ extension SQLiteRepository {
         }
     }
 
-    public func storeChallenge(_ challenge: PasskeyChallenge) async throws {
+    public func storeChallenge(_ challenge: PasskeyChallenge, at date: Date) async throws {
         try await commits.write { db in
+            try db.execute(sql: "DELETE FROM passkey_challenge WHERE expires_at <= ?", arguments: [date.timeIntervalSince1970])
             try db.execute(sql: """
                 INSERT INTO passkey_challenge (challenge_hash, purpose, user_id, binding_hash, expires_at) VALUES (?, ?, ?, ?, ?)
                 """, arguments: [challenge.challengeHash, challenge.purpose.rawValue, challenge.userID, challenge.bindingHash,

@@ -240,7 +240,7 @@ public struct PasskeyCeremonies: Sendable {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
         try await repository.storeChallenge(PasskeyChallenge(challengeHash: Self.hash(bytes), purpose: purpose, userID: userID, bindingHash: bindingHash,
-                                                             expiresAt: now().addingTimeInterval(Self.challengeLifetime)))
+                                                             expiresAt: now().addingTimeInterval(Self.challengeLifetime)), at: now())
         return Base64URL.encode(bytes)
     }
 

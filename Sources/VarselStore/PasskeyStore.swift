@@ -88,8 +88,9 @@ public protocol PasskeyStore: Sendable {
     func renamePasskey(id: Int64, userID: Int64, name: String) async throws -> Passkey?
     /// Removes the user's passkey and records it in their change log; false when they have no such passkey.
     func removePasskey(id: Int64, userID: Int64, at date: Date) async throws -> Bool
-    /// Keeps a challenge until it is taken or expires.
-    func storeChallenge(_ challenge: PasskeyChallenge) async throws
+    /// Keeps a challenge until it is taken or expires. Challenges expired by `date` are forgotten on the way, so asking
+    /// for options again and again without answering cannot grow the table.
+    func storeChallenge(_ challenge: PasskeyChallenge, at date: Date) async throws
     /// Takes the challenge with `challengeHash` once: it is gone afterwards, whoever asked; nil when there is none or
     /// it expired by `date`. Expired challenges are forgotten on the way.
     func takeChallenge(challengeHash: String, at date: Date) async throws -> PasskeyChallenge?

@@ -68,18 +68,26 @@ struct PasskeyStoreContractTests {
     func challenges(kind: StoreKind) async throws {
         let store = try await kind.make()
         let challenge = PasskeyChallenge(challengeHash: "c1", purpose: .signIn, userID: nil, bindingHash: "attempt", expiresAt: now.addingTimeInterval(300))
-        try await store.storeChallenge(challenge)
+        try await store.storeChallenge(challenge, at: now)
         try await store.storeChallenge(PasskeyChallenge(challengeHash: "c2", purpose: .registration, userID: 4, bindingHash: "session",
-                                                        expiresAt: now.addingTimeInterval(300)))
+                                                        expiresAt: now.addingTimeInterval(300)), at: now)
         #expect(try await store.takeChallenge(challengeHash: "c1", at: now) == challenge)
         #expect(try await store.takeChallenge(challengeHash: "c1", at: now) == nil, "single use")
         #expect(try await store.takeChallenge(challengeHash: "c2", at: now.addingTimeInterval(300)) == nil, "expired")
         try await store.storeChallenge(PasskeyChallenge(challengeHash: "c3", purpose: .signIn, userID: nil, bindingHash: "a",
-                                                        expiresAt: now.addingTimeInterval(10)))
+                                                        expiresAt: now.addingTimeInterval(10)), at: now)
         _ = try await store.takeChallenge(challengeHash: "other", at: now.addingTimeInterval(20))
         try await store.storeChallenge(PasskeyChallenge(challengeHash: "c3", purpose: .signIn, userID: nil, bindingHash: "b",
-                                                        expiresAt: now.addingTimeInterval(400)))
+                                                        expiresAt: now.addingTimeInterval(400)), at: now.addingTimeInterval(20))
         #expect(try await store.takeChallenge(challengeHash: "c3", at: now.addingTimeInterval(20))?.bindingHash == "b",
-                "the expired one was forgotten, so its hash could be stored again")
+                "taking forgot the expired one, so its hash could be stored again")
+        // Storing forgets expired ones too: options asked for and never answered do not pile up.
+        try await store.storeChallenge(PasskeyChallenge(challengeHash: "c4", purpose: .signIn, userID: nil, bindingHash: "a",
+                                                        expiresAt: now.addingTimeInterval(30)), at: now.addingTimeInterval(20))
+        try await store.storeChallenge(PasskeyChallenge(challengeHash: "c5", purpose: .signIn, userID: nil, bindingHash: "a",
+                                                        expiresAt: now.addingTimeInterval(100)), at: now.addingTimeInterval(40))
+        try await store.storeChallenge(PasskeyChallenge(challengeHash: "c4", purpose: .signIn, userID: nil, bindingHash: "c",
+                                                        expiresAt: now.addingTimeInterval(100)), at: now.addingTimeInterval(40))
+        #expect(try await store.takeChallenge(challengeHash: "c4", at: now.addingTimeInterval(40))?.bindingHash == "c")
     }
 }

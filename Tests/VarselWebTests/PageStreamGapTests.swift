@@ -108,7 +108,7 @@ final class WindowInjectingStore: VarselRepository {
     func recordPasskeyUse(id: Int64, signCount: UInt32, at date: Date) async throws { try await base.recordPasskeyUse(id: id, signCount: signCount, at: date) }
     func renamePasskey(id: Int64, userID: Int64, name: String) async throws -> Passkey? { try await base.renamePasskey(id: id, userID: userID, name: name) }
     func removePasskey(id: Int64, userID: Int64, at date: Date) async throws -> Bool { try await base.removePasskey(id: id, userID: userID, at: date) }
-    func storeChallenge(_ challenge: PasskeyChallenge) async throws { try await base.storeChallenge(challenge) }
+    func storeChallenge(_ challenge: PasskeyChallenge, at date: Date) async throws { try await base.storeChallenge(challenge, at: date) }
     func takeChallenge(challengeHash: String, at date: Date) async throws -> PasskeyChallenge? { try await base.takeChallenge(challengeHash: challengeHash, at: date) }
     func usePasswordLink(tokenHash: String, addingPasskey passkey: NewPasskey, at date: Date) async throws -> (User, Passkey)? { try await base.usePasswordLink(tokenHash: tokenHash, addingPasskey: passkey, at: date) }
     func respond(to assignmentID: Int64, status: AssignmentStatus, at date: Date) async throws -> Assignment {
