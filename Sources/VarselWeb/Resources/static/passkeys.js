@@ -50,12 +50,19 @@
       if (!answer.ok) throw new Error("not accepted");
       window.location.assign(signInButton.dataset.next || "/notifications");
     };
-    const options = async () => {
-      const answer = await post("/api/v1/session/passkey/options", {});
-      if (!answer.ok) throw new Error("no options");
-      const json = await answer.json();
-      return { challenge: toBytes(json.challenge), rpId: json.rpId, timeout: json.timeout, userVerification: json.userVerification,
-               allowCredentials: [] };
+    // Each request for options sets the attempt's cookie; one at a time, so the cookie is always the one of the
+    // challenge last asked for (the autofill's request may still be on its way when the button is pressed).
+    let asking = Promise.resolve();
+    const options = () => {
+      const next = asking.catch(() => {}).then(async () => {
+        const answer = await post("/api/v1/session/passkey/options", {});
+        if (!answer.ok) throw new Error("no options");
+        const json = await answer.json();
+        return { challenge: toBytes(json.challenge), rpId: json.rpId, timeout: json.timeout, userVerification: json.userVerification,
+                 allowCredentials: [] };
+      });
+      asking = next;
+      return next;
     };
     const startAutofill = async () => {
       if (!PublicKeyCredential.isConditionalMediationAvailable || !(await PublicKeyCredential.isConditionalMediationAvailable())) return;
