@@ -18,38 +18,24 @@ final class CommittedEvents: TransactionObserver, Sendable {
 
     private let state = Mutex(State())
 
-    /// The collector of each writer connection, so the store's static helpers find it from the `Database` they
-    /// are given.
-    private static let byConnection = Mutex<[ObjectIdentifier: CommittedEvents]>([:])
-
-    /// Collects the events appended through the writer connection `db`.
-    func collect(on db: Database) {
-        Self.byConnection.withLock { $0[ObjectIdentifier(db)] = self }
-    }
-
-    /// Stops collecting on the connection known by `id` (its store is gone).
-    static func stopCollecting(on id: ObjectIdentifier) {
-        _ = byConnection.withLock { $0.removeValue(forKey: id) }
-    }
-
     /// Calls `follower` with each committed transaction's events.
     func follow(_ follower: @escaping @Sendable ([StoredEvent]) -> Void) {
         state.withLock { $0.followers.append(follower) }
     }
 
-    /// Notes that `event` was appended in the current transaction of `db`.
-    static func appended(_ event: StoredEvent, db: Database) {
-        byConnection.withLock { $0[ObjectIdentifier(db)] }?.state.withLock { $0.pending.append(event) }
+    /// Notes that `event` was appended in the current write transaction (the store has one writer connection).
+    func appended(_ event: StoredEvent) {
+        state.withLock { $0.pending.append(event) }
     }
 
-    /// How many events the current transaction of `db` has appended: the mark to roll a savepoint back to.
-    static func mark(db: Database) -> Int {
-        byConnection.withLock { $0[ObjectIdentifier(db)] }?.state.withLock { $0.pending.count } ?? 0
+    /// How many events the current transaction has appended: the mark to roll a savepoint back to.
+    func mark() -> Int {
+        state.withLock { $0.pending.count }
     }
 
     /// Drops the events appended after `mark`: their savepoint rolled back.
-    static func rollBack(to mark: Int, db: Database) {
-        byConnection.withLock { $0[ObjectIdentifier(db)] }?.state.withLock { state in
+    func rollBack(to mark: Int) {
+        state.withLock { state in
             state.pending.removeLast(max(0, state.pending.count - mark))
         }
     }

@@ -31,10 +31,13 @@ final class GroupCommit: Sendable {
     private let lastStart = Mutex<ContinuousClock.Instant?>(nil)
     /// Waits until the given instant: a sleep, or in tests whatever they need.
     private let pause: @Sendable (ContinuousClock.Instant) async -> Void
+    /// The store's collector of appended events, whose savepoints' events are dropped with them.
+    private let events: CommittedEvents?
 
-    init(writer: any DatabaseWriter, interval: Duration = .zero,
+    init(writer: any DatabaseWriter, interval: Duration = .zero, events: CommittedEvents? = nil,
          pause: @escaping @Sendable (ContinuousClock.Instant) async -> Void = { try? await Task.sleep(until: $0, clock: .continuous) }) {
         self.writer = writer
+        self.events = events
         self.interval = interval
         self.pause = pause
     }
@@ -53,7 +56,7 @@ final class GroupCommit: Sendable {
                         let value = try body(db)
                         return { continuation.resume(returning: value) }
                     }
-                    let outcome = try Self.inSavepoint(db, body)
+                    let outcome = try Self.inSavepoint(db, events: self.events, body)
                     return { continuation.resume(with: outcome) }
                 },
                 fail: { continuation.resume(throwing: $0) })
@@ -64,9 +67,9 @@ final class GroupCommit: Sendable {
     /// Runs `body` in a savepoint, returning what it returned or threw, on statements prepared once (GRDB's
     /// `inSavepoint` parses its statements every time). An error that made SQLite abandon the whole transaction
     /// is thrown instead: it takes the batch with it.
-    private static func inSavepoint<T>(_ db: Database, _ body: (Database) throws -> T) throws -> Result<T, any Error> {
+    private static func inSavepoint<T>(_ db: Database, events: CommittedEvents?, _ body: (Database) throws -> T) throws -> Result<T, any Error> {
         try db.cachedStatement(sql: "SAVEPOINT group_commit").execute()
-        let appended = CommittedEvents.mark(db: db)
+        let appended = events?.mark() ?? 0
         do {
             let value = try body(db)
             try db.cachedStatement(sql: "RELEASE group_commit").execute()
@@ -76,7 +79,7 @@ final class GroupCommit: Sendable {
             try db.cachedStatement(sql: "ROLLBACK TO group_commit").execute()
             try db.cachedStatement(sql: "RELEASE group_commit").execute()
             // Its events are gone with it.
-            CommittedEvents.rollBack(to: appended, db: db)
+            events?.rollBack(to: appended)
             return .failure(error)
         }
     }

@@ -15,9 +15,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     /// Sessions and users as last read, forgotten when a write touches them.
     private let identities = IdentityCache()
     /// Each transaction's events, handed to the pump as it commits.
-    private let committed = CommittedEvents()
-    /// The writer connection, whose events ``committed`` collects.
-    private let writerConnection: ObjectIdentifier
+    let committed = CommittedEvents()
     /// Encrypts personal details on their way in and opens them on their way out (see ``DataKeyring``).
     let sealer: FieldSealer
     private static let encoder = JSONEncoder()
@@ -67,20 +65,15 @@ public final class SQLiteRepository: VarselRepository, Sendable {
             }
         }
         self.writer = writer
-        commits = GroupCommit(writer: writer, interval: commitInterval)
+        commits = GroupCommit(writer: writer, interval: commitInterval, events: committed)
         writer.add(transactionObserver: identities, extent: .databaseLifetime)
         writer.add(transactionObserver: committed, extent: .databaseLifetime)
-        let committed = committed
-        writerConnection = try writer.writeWithoutTransaction { db in
+        try writer.writeWithoutTransaction { db in
             // Deleted and overwritten content is zeroed where that costs no extra I/O (`FAST`), so an erased person's
             // details are not left in free space in the file; an erasure also empties the write-ahead log.
             try db.execute(sql: "PRAGMA secure_delete = FAST")
-            committed.collect(on: db)
-            return ObjectIdentifier(db)
         }
     }
-
-    deinit { CommittedEvents.stopCollecting(on: writerConnection) }
 
     public var publishesCommittedEvents: Bool { true }
 
@@ -354,8 +347,8 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         try db.cachedStatement(sql: """
             INSERT INTO event (user_id, type, notification_id, notification, unread_count, created_at) VALUES (?, ?, ?, ?, ?, ?)
             """).execute(arguments: [record.userID, record.type, record.notificationID, record.notification, record.unreadCount, record.createdAt])
-        CommittedEvents.appended(StoredEvent(id: db.lastInsertedRowID, userID: userID, payload: payload,
-                                             createdAt: Date(timeIntervalSince1970: record.createdAt)), db: db)
+        committed.appended(StoredEvent(id: db.lastInsertedRowID, userID: userID, payload: payload,
+                                       createdAt: Date(timeIntervalSince1970: record.createdAt)))
     }
 
     private func appendUnreadCounts(for userIDs: [Int64], at date: Date, db: Database) throws {

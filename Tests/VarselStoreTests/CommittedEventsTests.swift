@@ -72,7 +72,7 @@ struct CommittedEventsTests {
         for await _ in started.stream { break }
         let failing = Task { try await store.commits.write { db in
             try db.execute(sql: "INSERT INTO event (user_id, type, unread_count, created_at) VALUES (?, 'unread-count', 7, 0)", arguments: [kari.id])
-            CommittedEvents.appended(StoredEvent(id: db.lastInsertedRowID, userID: kari.id, payload: .unreadCount(7), createdAt: now), db: db)
+            store.committed.appended(StoredEvent(id: db.lastInsertedRowID, userID: kari.id, payload: .unreadCount(7), createdAt: now))
             throw Refused()
         } }
         try await waitUntil { store.commits.waitingCount == 1 }
