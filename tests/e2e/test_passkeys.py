@@ -148,6 +148,8 @@ def test_a_passkey_is_renamed_and_a_bad_name_is_said_by_field(tab, passkey_serve
     tab.click("[id^=rename-passkey-]")
     assert field.get_attribute("aria-invalid") == "true"
     assert "1 to 60 characters" in tab.inner_text(".field-error")
+    # The summary names the field as its label does, by the passkey's name as it still is.
+    assert tab.inner_text("#error-summary a") == "New name for My phone: Give the passkey a name of 1 to 60 characters."
     tab.locator("[id^=passkey-name-]").first.fill("Work laptop")
     tab.click("[id^=rename-passkey-]")
     tab.wait_for_url("**/profile?done=passkey-renamed")

@@ -147,9 +147,11 @@ extension PagesController {
         do {
             _ = try await services.passkeys.rename(id, of: identity.user, to: form.name ?? "")
         } catch PasskeyCeremonies.Refusal.invalidName {
+            // The error names the field as its label does: by the passkey's name as it still is.
             let strings = Strings(identity.user.language)
+            let current = try await services.passkeys.passkeys(of: identity.user).first { $0.id == id }?.name ?? ""
             return try await profilePage(.profile, request, context, errors: [
-                FormError(field: strings.renamePasskeyField(form.name ?? ""), fieldId: "passkey-name-\(id)", message: strings.passkeyNameRule),
+                FormError(field: strings.renamePasskeyField(current), fieldId: "passkey-name-\(id)", message: strings.passkeyNameRule),
             ], status: .unprocessableContent)
         } catch let refusal as PasskeyCeremonies.Refusal {
             throw PasskeysController.problem(refusal)
