@@ -81,8 +81,45 @@ public struct PasskeyCeremonies: Sendable {
 
     /// Starts adding a passkey for `user` in `session`.
     public func registrationOptions(for user: User, session: Session) async throws -> RegistrationOptions {
+        try await registrationOptions(for: user, boundTo: session.tokenHash)
+    }
+
+    /// Finishes adding a passkey named `name`: the ceremony must answer this session's challenge.
+    public func register(user: User, session: Session, name: String, clientDataJSON: [UInt8], attestationObject: [UInt8]) async throws -> Passkey {
+        let passkey = try await verifiedPasskey(for: user, boundTo: session.tokenHash, name: name, clientDataJSON: clientDataJSON,
+                                                attestationObject: attestationObject)
+        return try await registered { try await repository.addPasskey(passkey, at: now()) }
+    }
+
+    // MARK: Adding one through a set-password link
+
+    /// Starts adding a passkey, instead of a password, for the holder of the one-time link `code`; the challenge is
+    /// bound to the link. ``UserAdministration/Refusal/linkNotValid`` when the link cannot be used.
+    public func registrationOptions(forLink code: String) async throws -> RegistrationOptions {
+        _ = try available()
+        let (user, linkHash) = try await linkHolder(code)
+        return try await registrationOptions(for: user, boundTo: linkHash)
+    }
+
+    /// Finishes adding a passkey through the link `code`: the link is used up (the password stays as it was, none for a
+    /// new person), the account's other sessions end, and a session starts, as after choosing a password.
+    public func register(withLink code: String, name: String, clientDataJSON: [UInt8], attestationObject: [UInt8]) async throws -> Sessions.Started {
+        // Refused for the server or the name before the link is looked up.
+        _ = try available()
+        _ = try Self.validName(name)
+        let (user, linkHash) = try await linkHolder(code)
+        let passkey = try await verifiedPasskey(for: user, boundTo: linkHash, name: name, clientDataJSON: clientDataJSON,
+                                                attestationObject: attestationObject)
+        let used = try await registered { try await repository.usePasswordLink(tokenHash: linkHash, addingPasskey: passkey, at: now()) }
+        guard let (holder, _) = used else { throw UserAdministration.Refusal.linkNotValid }
+        sessions.broker.endStreams(ofUser: holder.id, reason: .signedOut)
+        return try await sessions.start(for: holder)
+    }
+
+    /// The options for adding a passkey for `user`, the challenge bound to `bindingHash` (a session's or a link's).
+    private func registrationOptions(for user: User, boundTo bindingHash: String) async throws -> RegistrationOptions {
         let verifier = try available()
-        let challenge = try await issueChallenge(.registration, userID: user.id, bindingHash: session.tokenHash)
+        let challenge = try await issueChallenge(.registration, userID: user.id, bindingHash: bindingHash)
         let existing = try await repository.passkeys(userID: user.id)
         return RegistrationOptions(
             rp: .init(id: verifier.relyingParty.id, name: verifier.relyingParty.name, displayName: nil),
@@ -91,65 +128,30 @@ public struct PasskeyCeremonies: Sendable {
             timeout: Int(Self.challengeLifetime * 1000), excludeCredentials: existing.map { .init(id: $0.credentialID) })
     }
 
-    /// Finishes adding a passkey named `name`: the ceremony must answer this session's challenge.
-    public func register(user: User, session: Session, name: String, clientDataJSON: [UInt8], attestationObject: [UInt8]) async throws -> Passkey {
+    /// The passkey a registration ceremony made for `user`, once its name is valid and it answered the challenge
+    /// bound to `bindingHash`.
+    private func verifiedPasskey(for user: User, boundTo bindingHash: String, name: String, clientDataJSON: [UInt8],
+                                 attestationObject: [UInt8]) async throws -> NewPasskey {
         let verifier = try available()
         let name = try Self.validName(name)
-        let challenge = try await takeChallenge(in: clientDataJSON, purpose: .registration, bindingHash: session.tokenHash, userID: user.id)
+        let challenge = try await takeChallenge(in: clientDataJSON, purpose: .registration, bindingHash: bindingHash, userID: user.id)
         let credential: RegisteredCredential
         do {
             credential = try verifier.register(clientDataJSON: clientDataJSON, attestationObject: attestationObject, challenge: challenge)
         } catch {
             throw Refusal.notAccepted(reason: Self.reason(error))
         }
+        return NewPasskey(userID: user.id, credentialID: Base64URL.encode(credential.id), publicKey: Data(credential.publicKey),
+                          signCount: credential.signCount, name: name)
+    }
+
+    /// Saves a verified passkey through `save`; a credential registered already is refused as not accepted.
+    private func registered<T>(_ save: () async throws -> T) async throws -> T {
         do {
-            return try await repository.addPasskey(NewPasskey(userID: user.id, credentialID: Base64URL.encode(credential.id),
-                                                              publicKey: Data(credential.publicKey), signCount: credential.signCount, name: name),
-                                                   at: now())
+            return try await save()
         } catch StoreError.conflict {
             throw Refusal.notAccepted(reason: "the credential is registered already")
         }
-    }
-
-    // MARK: Adding one through a set-password link
-
-    /// Starts adding a passkey, instead of a password, for the holder of the one-time link `code`; the challenge is
-    /// bound to the link. ``UserAdministration/Refusal/linkNotValid`` when the link cannot be used.
-    public func registrationOptions(forLink code: String) async throws -> RegistrationOptions {
-        let verifier = try available()
-        let (user, linkHash) = try await linkHolder(code)
-        let challenge = try await issueChallenge(.registration, userID: user.id, bindingHash: linkHash)
-        return RegistrationOptions(
-            rp: .init(id: verifier.relyingParty.id, name: verifier.relyingParty.name, displayName: nil),
-            user: .init(id: Base64URL.encode(Self.userHandle(user.id)), name: user.username, displayName: user.displayName),
-            challenge: challenge, pubKeyCredParams: COSEKey.algorithms.map { .init(alg: $0) },
-            timeout: Int(Self.challengeLifetime * 1000), excludeCredentials: try await repository.passkeys(userID: user.id).map { .init(id: $0.credentialID) })
-    }
-
-    /// Finishes adding a passkey through the link `code`: the link is used up (the password stays as it was, none for a
-    /// new person), the account's other sessions end, and a session starts, as after choosing a password.
-    public func register(withLink code: String, name: String, clientDataJSON: [UInt8], attestationObject: [UInt8]) async throws -> Sessions.Started {
-        let verifier = try available()
-        let name = try Self.validName(name)
-        let (user, linkHash) = try await linkHolder(code)
-        let challenge = try await takeChallenge(in: clientDataJSON, purpose: .registration, bindingHash: linkHash, userID: user.id)
-        let credential: RegisteredCredential
-        do {
-            credential = try verifier.register(clientDataJSON: clientDataJSON, attestationObject: attestationObject, challenge: challenge)
-        } catch {
-            throw Refusal.notAccepted(reason: Self.reason(error))
-        }
-        let used: (User, Passkey)?
-        do {
-            used = try await repository.usePasswordLink(tokenHash: linkHash, addingPasskey: NewPasskey(
-                userID: user.id, credentialID: Base64URL.encode(credential.id), publicKey: Data(credential.publicKey),
-                signCount: credential.signCount, name: name), at: now())
-        } catch StoreError.conflict {
-            throw Refusal.notAccepted(reason: "the credential is registered already")
-        }
-        guard let (holder, _) = used else { throw UserAdministration.Refusal.linkNotValid }
-        sessions.broker.endStreams(ofUser: holder.id, reason: .signedOut)
-        return try await sessions.start(for: holder)
     }
 
     private func linkHolder(_ code: String) async throws -> (User, String) {
