@@ -7,6 +7,14 @@ import VarselStore
 /// The name of the web client's session cookie.
 public let sessionCookieName = "varsel_session"
 
+extension VarselServices.Configuration {
+    /// The cookie that carries a new session's token to the web client: every way of signing in sets this one.
+    func sessionCookie(_ token: String) -> Cookie {
+        Cookie(name: sessionCookieName, value: token, maxAge: Int(sessionLifetime), path: "/", secure: usesSecureCookies, httpOnly: true,
+               sameSite: .lax)
+    }
+}
+
 extension HTTPField.Name {
     static let csrfToken = Self("X-CSRF-Token")!
     static let idempotencyKey = Self("Idempotency-Key")!

@@ -170,8 +170,7 @@ struct PasskeysController {
             SessionController.SignInResponse(token: started.token, expiresAt: started.session.expiresAt, csrfToken: started.session.csrfToken,
                                              user: UserResource(started.user)),
             status: .created, headers: [.cacheControl: "no-store"])
-        answer.setCookie(Cookie(name: sessionCookieName, value: started.token, maxAge: Int(services.configuration.sessionLifetime), path: "/",
-                                secure: services.configuration.usesSecureCookies, httpOnly: true, sameSite: .lax))
+        answer.setCookie(services.configuration.sessionCookie(started.token))
         return answer
     }
 

@@ -83,8 +83,7 @@ struct PagesController {
         do {
             let started = try await SessionController(services: services).startSession(username: username, password: form.password ?? "", request: request, context: context)
             var response = Response.redirect(to: next, type: .normal)
-            response.setCookie(Cookie(name: sessionCookieName, value: started.token, maxAge: Int(services.configuration.sessionLifetime),
-                                      path: "/", secure: services.configuration.usesSecureCookies, httpOnly: true, sameSite: .lax))
+            response.setCookie(services.configuration.sessionCookie(started.token))
             return response
         } catch let problem as Problem {
             let strings = Strings(Language.preferred(fromAcceptLanguage: request.headers[.acceptLanguage]))

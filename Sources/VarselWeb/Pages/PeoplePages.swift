@@ -333,8 +333,7 @@ extension PagesController {
             let user = try await services.users.choosePassword(code: code, password: form.password ?? "", repeated: form.repeated ?? "")
             let started = try await services.sessions.start(for: user)
             var response = Response.redirect(to: Flash.passwordChosen.added(to: "/"), type: .normal)
-            response.setCookie(Cookie(name: sessionCookieName, value: started.token, maxAge: Int(services.configuration.sessionLifetime),
-                                      path: "/", secure: services.configuration.usesSecureCookies, httpOnly: true, sameSite: .lax))
+            response.setCookie(services.configuration.sessionCookie(started.token))
             return response
         } catch let invalid as InvalidInput {
             let errors = invalid.issues.map { issue in
