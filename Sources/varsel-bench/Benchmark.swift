@@ -31,6 +31,8 @@ struct Benchmark: AsyncParsableCommand {
     @Option(help: "Notifications each mentor already has, all read: a store in use rather than a new one.") var history = 0
     @Option(help: "Server instances sharing the database (PostgreSQL only); streams and creators are spread over them.")
     var instances = 1
+    @Option(help: "Notifications to every subscriber at once (up to 1,000 recipients each), timing the next writes meanwhile.")
+    var fanouts = 5
     @Flag(inversion: .prefixedNo, help: "Afterwards, measure the server's CPU per bare GET /healthz at the same rate: the HTTP layer's floor.")
     var httpFloor = true
     @Option(help: ArgumentHelp("Serve GET /healthz as a bare floor server (nio or hummingbird) instead; for the benchmark's own use.",
@@ -83,6 +85,12 @@ struct Benchmark: AsyncParsableCommand {
         try await Task.sleep(for: .seconds(2))
         let rssAfter = servers.map { $0.residentKiB() }.reduce(0, +)
         let cpuBefore = servers.map { $0.cpuSeconds() }.reduce(0, +)
+
+        var fanout: FanoutTiming?
+        if fanouts > 0 {
+            print("Timing single writes alone, then during \(fanouts) notifications to \(min(subscribers, Limits.maxRecipients)) streams at once…")
+            fanout = try await timeWritesDuringFanouts(port: ports[0], seeded: seeded, group: group)
+        }
 
         print("Creating \(rate) notifications/s for \(duration) s…")
         let total = rate * duration
@@ -139,6 +147,10 @@ struct Benchmark: AsyncParsableCommand {
         print("  create→delivered latency:  p50 \(format(percentile(0.5))) ms, p99 \(format(percentile(0.99))) ms, max \(format(latencies.last ?? .nan)) ms")
         print("  server memory (RSS):       \(rssBefore / 1024) MiB before, \(rssAfter / 1024) MiB with \(subscribers) idle streams")
         print("  memory per idle stream:    \(format(Double(rssAfter - rssBefore) / Double(max(1, subscribers)))) KiB")
+        if let fanout {
+            print("  next write, alone:         p50 \(format(fanout.alone.p50)) ms, max \(format(fanout.alone.max)) ms (\(fanout.alone.count) writes)")
+            print("  next write, during fan-out: p50 \(format(fanout.during.p50)) ms, max \(format(fanout.during.max)) ms (\(fanout.during.count) writes, \(fanouts) fan-outs to \(fanout.recipients) streams)")
+        }
         print("  server CPU:                \(format(cpuSeconds)) s in all, \(String(format: "%.2f", cpuSeconds * 1000 / Double(max(1, total)))) ms per notification")
         if let floorMilliseconds {
             print("  server CPU, bare GET:      \(String(format: "%.2f", floorMilliseconds)) ms per GET /healthz at the same rate (the HTTP layer alone)")
@@ -151,6 +163,38 @@ struct Benchmark: AsyncParsableCommand {
     }
 
     func format(_ value: Double) -> String { String(format: "%.1f", value) }
+
+    /// How long single writes take, one after another, alone and while notifications to every stream at once are
+    /// committed and fanned out: whether a fan-out holds up the writes that follow it.
+    func timeWritesDuringFanouts(port: Int, seeded: Seeded, group: any EventLoopGroup) async throws -> FanoutTiming {
+        let recipients = Array(seeded.mentorIDs.prefix(Limits.maxRecipients))
+        let probe = try await PostClient.connect(group: group, port: port, token: seeded.coordinatorToken)
+        let sender = try await PostClient.connect(group: group, port: port, token: seeded.coordinatorToken)
+        defer { probe.channel.close(promise: nil); sender.channel.close(promise: nil) }
+        let probeBody = #"{"recipients":[\#(recipients[0])],"kind":"scenarioPrompt","title":"probe","body":"b"}"#
+        /// Writes one after another until `until` passes; returns each write's milliseconds.
+        func probeWrites(until end: ContinuousClock.Instant) async throws -> [Double] {
+            var times: [Double] = []
+            while ContinuousClock.now < end {
+                let start = ContinuousClock.now
+                try await probe.post(json: probeBody)
+                times.append((ContinuousClock.now - start).seconds * 1000)
+            }
+            return times
+        }
+        let alone = try await probeWrites(until: .now.advanced(by: .seconds(2)))
+        var during: [Double] = []
+        let list = recipients.map(String.init).joined(separator: ",")
+        for round in 0..<fanouts {
+            let fanoutBody = #"{"recipients":[\#(list)],"kind":"scenarioPrompt","title":"fanout-\#(round)","body":"b"}"#
+            async let probed = probeWrites(until: .now.advanced(by: .milliseconds(1500)))
+            try await Task.sleep(for: .milliseconds(200))
+            try await sender.post(json: fanoutBody)
+            during += try await probed
+            try await Task.sleep(for: .milliseconds(500))
+        }
+        return FanoutTiming(recipients: recipients.count, alone: .init(alone), during: .init(during))
+    }
 
     /// The SQLite server's arguments beyond its database.
     var sqliteArguments: [String] {
@@ -248,6 +292,26 @@ struct Benchmark: AsyncParsableCommand {
         try await channel.writeAndFlush(ByteBuffer(string: request)).get()
         return channel
     }
+}
+
+/// Single-write times alone and during fan-outs.
+struct FanoutTiming {
+    struct Summary {
+        var count: Int
+        var p50: Double
+        var max: Double
+
+        init(_ milliseconds: [Double]) {
+            let sorted = milliseconds.sorted()
+            count = sorted.count
+            p50 = sorted.isEmpty ? .nan : sorted[sorted.count / 2]
+            max = sorted.last ?? .nan
+        }
+    }
+
+    var recipients: Int
+    var alone: Summary
+    var during: Summary
 }
 
 extension Duration {
