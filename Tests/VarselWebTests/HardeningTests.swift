@@ -311,15 +311,24 @@ struct StreamHardeningTests {
         }
     }
 
-    @Test("a stream write that waits longer than the write timeout is detected")
-    func writeTimeoutDetection() async throws {
-        let progress = EventsController.WriteProgress()
-        #expect(!progress.hasWaited(longerThan: .zero))
-        progress.begin()
-        try await Task.sleep(for: .milliseconds(20))
-        #expect(progress.hasWaited(longerThan: .milliseconds(5)))
-        progress.end()
-        #expect(!progress.hasWaited(longerThan: .zero))
+    @Test("a stream's pace: a write that waits longer than the write timeout, and more waiting than the limit, are too slow")
+    func streamPace() async throws {
+        let pace = StreamPace(limit: 3)
+        let start = ContinuousClock.now
+        #expect(!pace.hasWaited(longerThan: .zero, at: start))
+        pace.blocked(at: start)
+        // Blocked from the first moment: a later report does not restart the wait.
+        pace.blocked(at: start + .seconds(5))
+        #expect(!pace.hasWaited(longerThan: .seconds(10), at: start + .seconds(10)))
+        #expect(pace.hasWaited(longerThan: .seconds(10), at: start + .milliseconds(10_001)))
+        pace.unblocked()
+        #expect(!pace.hasWaited(longerThan: .zero, at: start + .seconds(60)))
+
+        #expect(pace.admit(2) && pace.admit(1))
+        #expect(!pace.admit(1), "a fourth thing waiting is one too many")
+        #expect(pace.waiting == 3, "what was refused is not counted")
+        pace.done(2)
+        #expect(pace.admit(2))
     }
 }
 

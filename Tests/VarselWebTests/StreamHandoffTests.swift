@@ -28,7 +28,8 @@ struct StreamHandoffTests {
             }
             try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8080))
             handoff = try #require(await StreamHandoff.of(channel))
-            stream = LiveStream(services: world.services, user: world.kari, isPlayer: false, preferences: .standard)
+            stream = LiveStream(services: world.services, user: world.kari, isPlayer: false, preferences: .standard,
+                                eventLoop: channel.eventLoop)
             let id = try #require(world.services.broker.subscribe(userID: world.kari.id, session: "s", stream: stream))
             stream.attached(as: id)
         }
@@ -125,6 +126,28 @@ struct StreamHandoffTests {
         let text = try #require(parts.first.flatMap(Self.text))
         let ids = text.split(separator: "\n").filter { $0.hasPrefix("id: ") }
         #expect(ids == ["id: 1", "id: 2"])
+    }
+
+    @Test("publishing only hands the events to the stream's event loop: the frames are made there, not on the publishing (committing) thread")
+    func framesAreMadeOnTheStreamsLoop() async throws {
+        let connection = try await Connection()
+        let world = connection.world
+        try await connection.takeOver()
+        let delivered = world.services.metrics.eventsDelivered
+        // Hold the stream's loop until the publisher has returned.
+        let gate = DispatchSemaphore(value: 0)
+        await withCheckedContinuation { (held: CheckedContinuation<Void, Never>) in
+            connection.channel.eventLoop.execute {
+                held.resume()
+                gate.wait()
+            }
+        }
+        world.services.broker.publish(contentsOf: events(1...2, userID: world.kari.id))
+        #expect(world.services.metrics.eventsDelivered == delivered, "the publisher made no frame")
+        gate.signal()
+        let parts = try await connection.written()
+        #expect(parts.count == 1)
+        #expect(world.services.metrics.eventsDelivered == delivered + 2, "the loop made both")
     }
 
     @Test("a commit's events that do not all fit in a stream's buffer end it as slow, as one event too many does")

@@ -10,12 +10,12 @@ struct StreamWatchdogTests {
         let metrics = ServiceMetrics()
         let watchdog = StreamWatchdog(timeout: .milliseconds(40), metrics: metrics)
         let closed = Mutex<[String]>([])
-        let stuck = EventsController.WriteProgress(), idle = EventsController.WriteProgress(), ended = EventsController.WriteProgress()
+        let stuck = StreamPace(limit: 8), idle = StreamPace(limit: 8), ended = StreamPace(limit: 8)
         _ = watchdog.watch(stuck) { closed.withLock { $0.append("stuck") } }
         _ = watchdog.watch(idle) { closed.withLock { $0.append("idle") } }
         let endedID = watchdog.watch(ended) { closed.withLock { $0.append("ended") } }
-        stuck.begin()
-        ended.begin()
+        stuck.blocked()
+        ended.blocked()
         watchdog.stopWatching(endedID)
         // Real time on a busy machine: wait (up to 10 s) for the stuck stream to be closed.
         func waitUntilClosed(_ count: Int) async throws {
@@ -25,9 +25,9 @@ struct StreamWatchdogTests {
         try await waitUntilClosed(1)
         // A stream that starts a write only now is closed by a later sweep than the stuck one's: by then the sweeps
         // have also looked at the idle and the ended stream (whose writes, if any, began earlier) and left them.
-        let late = EventsController.WriteProgress()
+        let late = StreamPace(limit: 8)
         _ = watchdog.watch(late) { closed.withLock { $0.append("late") } }
-        late.begin()
+        late.blocked()
         try await waitUntilClosed(2)
         #expect(closed.withLock { $0 } == ["stuck", "late"])
         #expect(metrics.streamsClosedSlow == 2)

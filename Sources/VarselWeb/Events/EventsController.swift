@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import NIOPosix
 import ServiceLifecycle
 import Synchronization
 import VarselCore
@@ -112,8 +113,10 @@ struct EventsController {
         let isPlayer = request.uri.queryParameters["player"] == "web"
         let userID = identity.user.id
         let services = self.services
+        // The stream lives on its connection's event loop (any loop, on a server that gives the handler no channel).
+        let eventLoop = context.channel?.eventLoop ?? MultiThreadedEventLoopGroup.singleton.next()
         let stream = LiveStream(services: services, user: identity.user, isPlayer: isPlayer,
-                                preferences: try await services.repository.preferences(for: userID))
+                                preferences: try await services.repository.preferences(for: userID), eventLoop: eventLoop)
 
         // Attach first, then find where to start: nothing committed in between can be missed. (After a shutdown
         // has begun the broker finishes the stream at once: it opens and ends.)
@@ -129,11 +132,11 @@ struct EventsController {
             throw error
         }
 
-        // On Varsel's own server the connection takes the stream over once the response is open; elsewhere (the
-        // router-only test server) the response body carries it.
+        // On Varsel's own server the connection takes the stream over once the response is open. A server without
+        // that handoff (a plain Hummingbird server, the router-only test server) gets the opening and the replay and
+        // the response ends there: the client resumes from its last event, as after any end.
         let handoff: StreamHandoff? = if let channel = context.channel { await StreamHandoff.of(channel) } else { nil }
         handoff?.leave(stream)
-        let channel = context.channel
         let body = ResponseBody { (writer: inout any ResponseBodyWriter) in
             do {
                 try await stream.open(resumeFrom: resumeFrom, latest: latest, prunedThrough: prunedThrough, writer: &writer)
@@ -141,9 +144,7 @@ struct EventsController {
                 stream.outputClosed()
                 throw error
             }
-            if handoff == nil {
-                try await Self.follow(stream, writer: &writer, services: services) { channel?.close(promise: nil) }
-            }
+            if handoff == nil { stream.outputClosed() }
             try await writer.finish(nil)
         }
         var headers = HTTPFields()
@@ -151,36 +152,6 @@ struct EventsController {
         headers[.cacheControl] = "no-store"
         headers[HTTPField.Name("X-Accel-Buffering")!] = "no"
         return Response(status: .ok, headers: headers, body: body)
-    }
-
-    /// Writes a live stream through the response body until it ends, when no handler takes the connection over.
-    private static func follow(_ stream: LiveStream, writer: inout any ResponseBodyWriter, services: VarselServices,
-                               close: @escaping @Sendable () -> Void) async throws {
-        let output = ResponseBodyStreamOutput(bufferLimit: services.broker.bufferLimit, metrics: services.metrics, close: close)
-        defer { stream.outputClosed() }
-        stream.start(output: output)
-        // The server waits for open responses when it shuts down, so each stream ends itself then.
-        try await withGracefulShutdownHandler {
-            for await buffer in output.buffers {
-                output.progress.begin()
-                defer { output.progress.end() }
-                try await writer.write(buffer)
-            }
-        } onGracefulShutdown: {
-            stream.finish()
-        }
-    }
-
-    /// When the stream's current write started, if one is waiting; shared with the watchdog.
-    final class WriteProgress: Sendable {
-        private let started = Mutex<ContinuousClock.Instant?>(nil)
-
-        func begin() { started.withLock { $0 = .now } }
-        func end() { started.withLock { $0 = nil } }
-
-        func hasWaited(longerThan limit: Duration) -> Bool {
-            started.withLock { $0.map { ContinuousClock.now - $0 > limit } ?? false }
-        }
     }
 
     /// The event to resume after, from `Last-Event-ID` or `?since=`; nil for a fresh stream.
@@ -218,33 +189,5 @@ struct EventsController {
             json = Data("{}".utf8)
         }
         return Frame.event(id: event.id, name: event.type.rawValue, json: json)
-    }
-}
-
-/// A live stream's output through the response body: its frames wait in a bounded queue for the body's writer.
-final class ResponseBodyStreamOutput: StreamOutput {
-    let progress = EventsController.WriteProgress()
-    let buffers: AsyncStream<ByteBuffer>
-    private let continuation: AsyncStream<ByteBuffer>.Continuation
-    private let metrics: ServiceMetrics
-    private let close: @Sendable () -> Void
-
-    init(bufferLimit: Int, metrics: ServiceMetrics, close: @escaping @Sendable () -> Void) {
-        (buffers, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingOldest(bufferLimit))
-        self.metrics = metrics
-        self.close = close
-    }
-
-    func write(_ buffer: ByteBuffer) {
-        guard case .dropped = continuation.yield(buffer) else { return }
-        metrics.streamDroppedAsSlow()
-        abort()
-    }
-
-    func finish() { continuation.finish() }
-
-    func abort() {
-        continuation.finish()
-        close()
     }
 }

@@ -42,18 +42,18 @@ final class StreamHandoff: Sendable {
 }
 
 /// Takes a live event stream over from the HTTP server once its response is open, so that an idle stream is its
-/// connection and a ``LiveStream`` object, without a task.
+/// connection and a ``LiveStream`` object, without a task; the stream then writes to its connection through it.
 ///
 /// It sits between the HTTP codec and Hummingbird's handlers and lets every part through until a response whose
 /// handler left a stream in ``handoff`` ends. It swallows that end, so the chunked body stays open, and from then on:
-/// - it writes the stream's frames itself (``ChannelStreamOutput``);
+/// - it writes the stream's frames (``send(_:)``), on the connection's event loop, which is the stream's;
 /// - it ignores what the client sends, closes when the client leaves, and keeps reading to notice that;
 /// - it swallows the closes Hummingbird's side sends as it lets go of the connection (its idle timer, its
 ///   teardown), since the connection is the stream's now; the stream ends it with the last chunk and a close;
 /// - when the server shuts down (it quiesces its connections and waits for them), it ends the stream.
 ///
-/// A client that does not read is closed once more than the broker's buffer limit of writes wait behind a full
-/// socket, or when one write has waited longer than the write timeout (``StreamWatchdog``).
+/// Writes that wait behind a socket the client stopped reading count against the stream's ``StreamPace``, which
+/// decides when the client is too slow.
 final class StreamHandoffHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -64,7 +64,7 @@ final class StreamHandoffHandler: ChannelDuplexHandler, RemovableChannelHandler 
 
     private enum State {
         case serving
-        case streaming(LiveStream, ChannelStreamOutput)
+        case streaming(LiveStream)
         case closed
     }
 
@@ -107,8 +107,7 @@ final class StreamHandoffHandler: ChannelDuplexHandler, RemovableChannelHandler 
     }
 
     private func takeOver(_ stream: LiveStream, context: ChannelHandlerContext) {
-        let output = ChannelStreamOutput(handler: NIOLoopBound(self, eventLoop: context.eventLoop), eventLoop: context.eventLoop)
-        state = .streaming(stream, output)
+        state = .streaming(stream)
         context.flush()
         // Hummingbird's idle timer and its graceful-shutdown close are for connections between requests.
         if let idle = try? context.pipeline.syncOperations.context(handlerType: HTTPConnectionStateHandler.self) {
@@ -116,38 +115,38 @@ final class StreamHandoffHandler: ChannelDuplexHandler, RemovableChannelHandler 
         }
         context.read()
         guard context.channel.isActive else {
+            state = .closed
             stream.outputClosed()
             return
         }
-        if !context.channel.isWritable { output.progress.begin() }
-        stream.start(output: output)
+        if !context.channel.isWritable { stream.pace.blocked() }
+        stream.start(writingTo: self)
         if isQuiescing { stream.finish() }
     }
 
-    /// Writes one buffer of the stream's frames.
-    fileprivate func send(_ buffer: ByteBuffer) {
-        guard case let .streaming(stream, _) = state, let context else { return }
+    /// Writes one buffer of the stream's frames; a client too far behind is closed.
+    func send(_ buffer: ByteBuffer) {
+        guard case let .streaming(stream) = state, let context else { return }
         if !context.channel.isWritable {
-            writesWaiting += 1
-            if writesWaiting > stream.services.broker.bufferLimit {
+            guard stream.pace.admit(1) else {
                 stream.services.metrics.streamDroppedAsSlow()
-                abort()
-                return
+                return abort()
             }
+            writesWaiting += 1
         }
         context.writeAndFlush(wrapOutboundOut(.body(buffer)), promise: nil)
     }
 
     /// Ends the response with its last chunk, then the connection.
-    fileprivate func finish() {
+    func finish() {
         guard case .streaming = state, let context else { return }
         state = .closed
         context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
     }
 
     /// Closes the connection now, and ends the stream.
-    fileprivate func abort() {
-        guard case let .streaming(stream, _) = state, let context else { return }
+    func abort() {
+        guard case let .streaming(stream) = state, let context else { return }
         state = .closed
         context.close(promise: nil)
         stream.outputClosed()
@@ -171,7 +170,7 @@ final class StreamHandoffHandler: ChannelDuplexHandler, RemovableChannelHandler 
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if event is ChannelShouldQuiesceEvent { isQuiescing = true }
-        guard case let .streaming(stream, _) = state else {
+        guard case let .streaming(stream) = state else {
             context.fireUserInboundEventTriggered(event)
             return
         }
@@ -194,12 +193,13 @@ final class StreamHandoffHandler: ChannelDuplexHandler, RemovableChannelHandler 
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if case let .streaming(_, output) = state {
+        if case let .streaming(stream) = state {
             if context.channel.isWritable {
+                stream.pace.done(writesWaiting)
                 writesWaiting = 0
-                output.progress.end()
+                stream.pace.unblocked()
             } else {
-                output.progress.begin()
+                stream.pace.blocked()
             }
         }
         context.fireChannelWritabilityChanged()
@@ -207,7 +207,7 @@ final class StreamHandoffHandler: ChannelDuplexHandler, RemovableChannelHandler 
 
     func channelInactive(context: ChannelHandlerContext) {
         switch state {
-        case let .streaming(stream, _):
+        case let .streaming(stream):
             state = .closed
             stream.outputClosed()
         case .serving:
@@ -217,37 +217,5 @@ final class StreamHandoffHandler: ChannelDuplexHandler, RemovableChannelHandler 
             break
         }
         context.fireChannelInactive()
-    }
-}
-
-/// A live stream's output straight to its connection, through its ``StreamHandoffHandler``.
-final class ChannelStreamOutput: StreamOutput {
-    let progress = EventsController.WriteProgress()
-    private let handler: NIOLoopBound<StreamHandoffHandler>
-    private let eventLoop: any EventLoop
-
-    fileprivate init(handler: NIOLoopBound<StreamHandoffHandler>, eventLoop: any EventLoop) {
-        self.handler = handler
-        self.eventLoop = eventLoop
-    }
-
-    func write(_ buffer: ByteBuffer) {
-        if eventLoop.inEventLoop {
-            handler.value.send(buffer)
-        } else {
-            eventLoop.execute { [handler] in handler.value.send(buffer) }
-        }
-    }
-
-    func finish() { onLoop { $0.finish() } }
-
-    func abort() { onLoop { $0.abort() } }
-
-    private func onLoop(_ body: @escaping @Sendable (StreamHandoffHandler) -> Void) {
-        if eventLoop.inEventLoop {
-            body(handler.value)
-        } else {
-            eventLoop.execute { [handler] in body(handler.value) }
-        }
     }
 }

@@ -4,11 +4,11 @@ import VarselService
 /// Closes the connection of a live stream whose current write has waited longer than the write timeout.
 ///
 /// A client that stops reading would hold its socket for ever once its buffers fill. One sweep every quarter of the
-/// timeout looks at every stream being written, instead of a timer task per stream (ten thousand idle streams were
-/// ten thousand tasks waking every few seconds). The sweep runs only while some stream is watched.
+/// timeout asks every stream's ``StreamPace`` (where the rule lives), instead of a timer per stream (ten thousand idle
+/// streams were ten thousand tasks waking every few seconds). The sweep runs only while some stream is watched.
 final class StreamWatchdog: Sendable {
     private struct Watched {
-        var progress: EventsController.WriteProgress
+        var pace: StreamPace
         var close: @Sendable () -> Void
     }
 
@@ -27,11 +27,11 @@ final class StreamWatchdog: Sendable {
         self.metrics = metrics
     }
 
-    /// Watches one stream's writes; `close` ends its connection. Returns the id to stop watching it with.
-    func watch(_ progress: EventsController.WriteProgress, close: @escaping @Sendable () -> Void) -> Int {
+    /// Watches one stream's pace; `close` ends its connection. Returns the id to stop watching it with.
+    func watch(_ pace: StreamPace, close: @escaping @Sendable () -> Void) -> Int {
         let (id, startsSweeping) = state.withLock { state in
             state.nextID += 1
-            state.watched[state.nextID] = Watched(progress: progress, close: close)
+            state.watched[state.nextID] = Watched(pace: pace, close: close)
             defer { state.isSweeping = true }
             return (state.nextID, !state.isSweeping)
         }
@@ -50,8 +50,9 @@ final class StreamWatchdog: Sendable {
 
     /// Closes the streams whose write has waited too long; returns whether any stream is still watched.
     private func sweep() -> Bool {
+        let now = ContinuousClock.now
         let (slow, goesOn) = state.withLock { state in
-            let slow = state.watched.filter { $0.value.progress.hasWaited(longerThan: timeout) }
+            let slow = state.watched.filter { $0.value.pace.hasWaited(longerThan: timeout, at: now) }
             for id in slow.keys { state.watched[id] = nil }
             state.isSweeping = !state.watched.isEmpty
             return (Array(slow.values), state.isSweeping)
