@@ -100,6 +100,7 @@ let package = Package(
             dependencies: [
                 "VarselCore", "VarselStore", "VarselSQLite", "VarselPostgres", "VarselService", "VarselWeb", "VarselPush",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import VarselCore
 import VarselPostgres
@@ -120,10 +121,12 @@ public func buildApplication(
         try await DemoSeeder(services: services, logger: logger).seed()
     }
     let router = try await VarselRouter.build(services: services)
+    let http1 = HTTP1Channel.Configuration(idleTimeout: .nanoseconds(configuration.idleTimeout.components.seconds * 1_000_000_000
+        + configuration.idleTimeout.components.attoseconds / 1_000_000_000))
     var app = Application(
         router: router,
-        server: .varselHTTP1(configuration: .init(idleTimeout: .nanoseconds(configuration.idleTimeout.components.seconds * 1_000_000_000
-                + configuration.idleTimeout.components.attoseconds / 1_000_000_000))),
+        server: ProcessInfo.processInfo.environment["VARSEL_HTTP1"] == "hummingbird"
+            ? .hummingbirdHTTP1WithHandoff(configuration: http1) : .varselHTTP1(configuration: http1),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Varsel"),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
         logger: logger

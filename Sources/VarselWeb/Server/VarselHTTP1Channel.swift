@@ -132,6 +132,15 @@ struct RequestBodyParts: AsyncSequence, Sendable {
 }
 
 extension HTTPServerBuilder {
+    /// Hummingbird's own HTTP/1 server with the stream handoff handler in its pipeline: the live stream's connection
+    /// task stays, parked between requests, for the stream's life.
+    public static func hummingbirdHTTP1WithHandoff(configuration: HTTP1Channel.Configuration = .init()) -> HTTPServerBuilder {
+        var configuration = configuration
+        let additional = configuration.additionalChannelHandlers
+        configuration.additionalChannelHandlers = { additional() + [StreamHandoffHandler()] }
+        return .http1(configuration: configuration)
+    }
+
     /// Varsel's HTTP/1 server: Hummingbird's, with live streams that leave the connection's task
     /// (``VarselHTTP1Channel``).
     public static func varselHTTP1(configuration: HTTP1Channel.Configuration = .init()) -> HTTPServerBuilder {
