@@ -709,18 +709,55 @@ public final class PostgresRepository: VarselRepository, Sendable {
         }
     }
 
-    public func assignments(forMentor mentorID: Int64) async throws -> [Assignment] {
+    public func assignments(_ listing: AssignmentListing) async throws -> [Assignment] {
         try await read { c in
-            try await c.query("SELECT \(unescaped: Self.assignmentColumns) FROM assignment WHERE mentor_id = \(mentorID) ORDER BY id DESC",
-                              logger: self.logger).collect().map(self.assignment)
+            try await c.query(Self.listing(listing, select: "SELECT \(Self.assignmentColumns) FROM assignment a"), logger: self.logger)
+                .collect().map(self.assignment)
         }
     }
 
-    public func allAssignments() async throws -> [Assignment] {
+    public func assignmentReports(_ listing: AssignmentListing) async throws -> [AssignmentReportRow] {
         try await read { c in
-            try await c.query("SELECT \(unescaped: Self.assignmentColumns) FROM assignment ORDER BY id DESC", logger: self.logger)
-                .collect().map(self.assignment)
+            let columns = Self.assignmentColumns.split(separator: ",").map { "a." + $0.trimmingCharacters(in: .whitespaces) }
+            // The steps are the store's own constants, never input.
+            let steps = EscalationStep.allCases.map {
+                "(SELECT at FROM assignment_escalation e WHERE e.assignment_id = a.id AND e.step = '\($0.rawValue)')"
+            }
+            let select = """
+                SELECT \((columns + ["c.name", "c.address", "c.erased_at", "COALESCE(u.display_name, '')", "n.read_at"] + steps).joined(separator: ", "))
+                FROM assignment a
+                JOIN contact c ON c.id = a.contact_id
+                LEFT JOIN users u ON u.id = a.mentor_id
+                LEFT JOIN notification n ON n.id = a.notification_id
+                """
+            return try await c.query(Self.listing(listing, select: select), logger: self.logger).collect().map { row in
+                let cells = row.makeRandomAccess()
+                let first = columns.count
+                var reached: [EscalationStep: Date] = [:]
+                for (index, step) in EscalationStep.allCases.enumerated() {
+                    reached[step] = try cells[first + 5 + index].decode(Double?.self).map(Self.date)
+                }
+                return AssignmentReportRow(
+                    assignment: try self.assignment(row),
+                    contactName: try self.sealer.open(try cells[first].decode(String.self), field: .contactName),
+                    contactAddress: try self.sealer.open(try cells[first + 1].decode(String.self), field: .contactAddress),
+                    contactErasedAt: try cells[first + 2].decode(Double?.self).map(Self.date),
+                    mentorName: try cells[first + 3].decode(String.self),
+                    readAt: try cells[first + 4].decode(Double?.self).map(Self.date), escalations: reached)
+            }
         }
+    }
+
+    /// `select` (naming the assignment `a`) with the condition an assignment meets to be in `listing`, newest first.
+    static func listing(_ listing: AssignmentListing, select: String) -> PostgresQuery {
+        let (mentor, coordinator, contact, ids, scope) = (listing.mentorID, listing.coordinatorID, listing.contactID, listing.ids, listing.scope.rawValue)
+        return """
+            \(unescaped: select)
+            WHERE (\(mentor)::BIGINT IS NULL OR a.mentor_id = \(mentor)) AND (\(coordinator)::BIGINT IS NULL OR a.coordinator_id = \(coordinator))
+            AND (\(contact)::BIGINT IS NULL OR a.contact_id = \(contact)) AND (\(ids)::BIGINT[] IS NULL OR a.id = ANY(\(ids)))
+            AND (\(scope) = 'all' OR a.reassigned_at IS NULL) AND (\(scope) <> 'live' OR a.status IN ('pending', 'acknowledged'))
+            ORDER BY a.id DESC
+            """
     }
 
     public func pendingAssignments(createdBefore date: Date) async throws -> [Assignment] {

@@ -521,14 +521,57 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         try read { db in try Row.fetchOne(db, sql: "SELECT * FROM assignment WHERE id = ?", arguments: [id]).map(self.assignment) }
     }
 
-    public func assignments(forMentor mentorID: Int64) async throws -> [Assignment] {
+    public func assignments(_ listing: AssignmentListing) async throws -> [Assignment] {
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM assignment WHERE mentor_id = ? ORDER BY id DESC", arguments: [mentorID]).map(self.assignment)
+            try Row.fetchAll(db, sql: "SELECT a.* FROM assignment a WHERE \(Self.listingCondition) ORDER BY a.id DESC",
+                             arguments: Self.arguments(for: listing)).map(self.assignment)
         }
     }
 
-    public func allAssignments() async throws -> [Assignment] {
-        try read { db in try Row.fetchAll(db, sql: "SELECT * FROM assignment ORDER BY id DESC").map(self.assignment) }
+    public func assignmentReports(_ listing: AssignmentListing) async throws -> [AssignmentReportRow] {
+        try read { db in
+            let steps = EscalationStep.allCases
+            let escalations = steps.enumerated().map { index, _ in
+                "(SELECT at FROM assignment_escalation e WHERE e.assignment_id = a.id AND e.step = ?) AS step_\(index)"
+            }.joined(separator: ", ")
+            let sql = """
+                SELECT a.*, c.name AS contact_name, c.address AS contact_address, c.erased_at AS contact_erased_at,
+                       COALESCE(u.display_name, '') AS mentor_name, n.read_at AS notification_read_at, \(escalations)
+                FROM assignment a
+                JOIN contact c ON c.id = a.contact_id
+                LEFT JOIN user u ON u.id = a.mentor_id
+                LEFT JOIN notification n ON n.id = a.notification_id
+                WHERE \(Self.listingCondition)
+                ORDER BY a.id DESC
+                """
+            var arguments = StatementArguments(steps.map(\.rawValue))
+            arguments += Self.arguments(for: listing)
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+                var reached: [EscalationStep: Date] = [:]
+                for (index, step) in steps.enumerated() {
+                    if let at = row["step_\(index)"] as Double? { reached[step] = Self.date(at) }
+                }
+                return AssignmentReportRow(
+                    assignment: try self.assignment(row),
+                    contactName: try self.sealer.open(row["contact_name"] as String, field: .contactName),
+                    contactAddress: try self.sealer.open(row["contact_address"] as String, field: .contactAddress),
+                    contactErasedAt: (row["contact_erased_at"] as Double?).map(Self.date), mentorName: row["mentor_name"],
+                    readAt: (row["notification_read_at"] as Double?).map(Self.date), escalations: reached)
+            }
+        }
+    }
+
+    /// The condition an assignment (`a`) meets to be in a listing, with ``arguments(for:)`` in order.
+    static let listingCondition = """
+        (? IS NULL OR a.mentor_id = ?) AND (? IS NULL OR a.coordinator_id = ?) AND (? IS NULL OR a.contact_id = ?) \
+        AND (? IS NULL OR a.id IN (SELECT value FROM json_each(?))) \
+        AND (? = 'all' OR a.reassigned_at IS NULL) AND (? <> 'live' OR a.status IN ('pending', 'acknowledged'))
+        """
+
+    static func arguments(for listing: AssignmentListing) -> StatementArguments {
+        let ids = listing.ids.map { "[" + $0.map(String.init).joined(separator: ",") + "]" }
+        return [listing.mentorID, listing.mentorID, listing.coordinatorID, listing.coordinatorID, listing.contactID, listing.contactID,
+                ids, ids, listing.scope.rawValue, listing.scope.rawValue]
     }
 
     public func pendingAssignments(createdBefore date: Date) async throws -> [Assignment] {

@@ -16,13 +16,18 @@ public struct AssignmentReports: Sendable {
 
     /// A mentor's own assignments, as the core describes them, without those given to another mentor.
     public func mentorSummaries(of user: User) async throws -> [AssignmentSummary] {
-        try await assignmentSummaries(try await repository.assignments(forMentor: user.id).filter { $0.reassignedAt == nil })
+        try await summaries(.mentor(user.id, scope: .current))
+    }
+
+    /// A mentor's live assignments (waiting for an answer or acknowledged), as the core describes them.
+    public func liveSummaries(ofMentor mentorID: Int64) async throws -> [AssignmentSummary] {
+        try await summaries(.mentor(mentorID, scope: .live))
     }
 
     /// The assignment that now stands for `assignment`: itself, or the last of the reassignments that replaced it.
     public func currentAssignment(replacing assignment: Assignment) async throws -> Assignment {
         guard assignment.reassignedAt != nil else { return assignment }
-        let all = try await repository.allAssignments()
+        let all = try await repository.assignments(AssignmentListing(contactID: assignment.contactID))
         var current = assignment
         // The chain is short; the bound keeps a damaged one from looping.
         for _ in 0..<20 {
@@ -35,32 +40,39 @@ public struct AssignmentReports: Sendable {
     /// The current assignments `user` manages, as the core describes them: a coordinator's own, all for an admin;
     /// a reassigned one is shown through the assignment that replaced it.
     public func managedSummaries(of user: User) async throws -> [AssignmentSummary] {
-        let all = try await repository.allAssignments()
-        let byID = Dictionary(uniqueKeysWithValues: all.map { ($0.id, $0) })
-        let managed = all.filter { $0.reassignedAt == nil && contactAccess.canManage($0, user: user) }
-        return try await assignmentSummaries(managed, earlier: byID)
+        switch user.role {
+        case .mentor: []
+        case .coordinator: try await summaries(AssignmentListing(scope: .current, coordinatorID: user.id))
+        case .admin: try await summaries(AssignmentListing(scope: .current))
+        }
     }
 
-    /// The store's assignments as the core describes them: contact, mentor, read, delivery and escalation times,
-    /// and for a reassignment the history of those it replaced (`earlier` holds them, by id, when already read).
-    public func assignmentSummaries(_ assignments: [Assignment], earlier: [Int64: Assignment] = [:]) async throws -> [AssignmentSummary] {
-        var summaries: [AssignmentSummary] = []
-        var mentors: [Int64: String] = [:]
-        var contacts: [Int64: Contact] = [:]
-        func summary(_ assignment: Assignment, depth: Int) async throws -> AssignmentSummary? {
-            if contacts[assignment.contactID] == nil { contacts[assignment.contactID] = try await repository.contact(id: assignment.contactID) }
-            guard let contact = contacts[assignment.contactID] else { return nil }
-            if mentors[assignment.mentorID] == nil {
-                mentors[assignment.mentorID] = try await repository.user(id: assignment.mentorID)?.displayName ?? ""
-            }
-            var readAt: Date?
-            if let notificationID = assignment.notificationID { readAt = try await repository.notification(id: notificationID)?.readAt }
-            let steps = try await repository.escalations(assignmentID: assignment.id)
+    /// The summaries of these assignments, in the order given.
+    public func assignmentSummaries(_ assignments: [Assignment]) async throws -> [AssignmentSummary] {
+        guard !assignments.isEmpty else { return [] }
+        let made = Dictionary(uniqueKeysWithValues: try await summaries(.ids(assignments.map(\.id))).map { ($0.id, $0) })
+        return assignments.compactMap { made[$0.id] }
+    }
+
+    /// The assignments `listing` holds as the core describes them: contact, mentor, read, delivery and escalation
+    /// times, and for a reassignment the history of those it replaced. One query reads the list; one more per step
+    /// back along the reassignments, when there are any.
+    public func summaries(_ listing: AssignmentListing) async throws -> [AssignmentSummary] {
+        let rows = try await repository.assignmentReports(listing)
+        var known = Dictionary(rows.map { ($0.assignment.id, $0) }, uniquingKeysWith: { first, _ in first })
+        // Read the earlier assignments of the reassigned ones, a step back at a time; the chain is short, and the bound
+        // keeps a damaged one from looping.
+        var wanted = Set(rows.compactMap(\.assignment.previousID)).subtracting(known.keys)
+        for _ in 0..<20 where !wanted.isEmpty {
+            let earlier = try await repository.assignmentReports(.ids(Array(wanted)))
+            for row in earlier { known[row.assignment.id] = row }
+            wanted = Set(earlier.compactMap(\.assignment.previousID)).subtracting(known.keys)
+        }
+        func summary(_ row: AssignmentReportRow, depth: Int) -> AssignmentSummary {
+            let assignment = row.assignment
             var earlierTrail: [AssignmentEvent] = []
-            // The chain of reassignments is short; the bound keeps a damaged chain from looping.
-            if let previousID = assignment.previousID, depth < 20 {
-                let previous: Assignment? = if let known = earlier[previousID] { known } else { try await repository.assignment(id: previousID) }
-                if let previous, let before = try await summary(previous, depth: depth + 1) { earlierTrail = before.trail }
+            if let previousID = assignment.previousID, depth < 20, let previous = known[previousID] {
+                earlierTrail = summary(previous, depth: depth + 1).trail
             }
             let progress: AssignmentProgress = switch assignment.status {
             case .pending: .waitingForAnswer
@@ -69,15 +81,12 @@ public struct AssignmentReports: Sendable {
             case .done: .done
             }
             return AssignmentSummary(
-                id: assignment.id, contactID: assignment.contactID, contactName: contact.name, address: contact.address,
-                mentorID: assignment.mentorID, mentorName: mentors[assignment.mentorID] ?? "", progress: progress, createdAt: assignment.createdAt,
-                respondedAt: assignment.respondedAt, readAt: readAt, wasRemindedAt: steps[.mentorReminded], wasEscalatedAt: steps[.coordinatorTold],
-                deliveredAt: assignment.deliveredAt, doneAt: assignment.doneAt, visitNote: assignment.visitNote, earlierTrail: earlierTrail,
-                detailsRemovedAt: contact.erasedAt)
+                id: assignment.id, contactID: assignment.contactID, contactName: row.contactName, address: row.contactAddress,
+                mentorID: assignment.mentorID, mentorName: row.mentorName, progress: progress, createdAt: assignment.createdAt,
+                respondedAt: assignment.respondedAt, readAt: row.readAt, wasRemindedAt: row.escalations[.mentorReminded],
+                wasEscalatedAt: row.escalations[.coordinatorTold], deliveredAt: assignment.deliveredAt, doneAt: assignment.doneAt,
+                visitNote: assignment.visitNote, earlierTrail: earlierTrail, detailsRemovedAt: row.contactErasedAt)
         }
-        for assignment in assignments {
-            if let made = try await summary(assignment, depth: 0) { summaries.append(made) }
-        }
-        return summaries
+        return rows.map { summary($0, depth: 0) }
     }
 }

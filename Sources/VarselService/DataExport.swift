@@ -89,7 +89,7 @@ public struct DataExport: Sendable {
             notifications: notifications,
             scenarios: try await repository.scenarios(forMentor: user.id),
             certifications: try await repository.certifications(mentorID: user.id),
-            assignments: try await repository.assignments(forMentor: user.id).map {
+            assignments: try await repository.assignments(.mentor(user.id, scope: .all)).map {
                 .init(id: $0.id, status: $0.status, createdAt: $0.createdAt, respondedAt: $0.respondedAt, doneAt: $0.doneAt, reassignedAt: $0.reassignedAt)
             },
             sessions: try await repository.sessions(userID: user.id).map { .init(createdAt: $0.createdAt, expiresAt: $0.expiresAt) },
@@ -100,7 +100,7 @@ public struct DataExport: Sendable {
     /// Everything stored about contact `contactID`, for an admin; the download is recorded as a read of the details.
     public func contactData(_ contactID: Int64, for user: User) async throws -> ContactData {
         guard user.role == .admin, let contact = try await repository.contact(id: contactID) else { throw Refused() }
-        let assignments = try await repository.allAssignments().filter { $0.contactID == contactID }
+        let assignments = try await repository.assignments(AssignmentListing(contactID: contactID))
         var notifications: [NotificationItem] = []
         for id in assignments.compactMap(\.notificationID) {
             if let item = try await repository.notification(id: id) { notifications.append(item) }

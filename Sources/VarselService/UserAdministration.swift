@@ -138,7 +138,7 @@ public struct UserAdministration: Sendable {
     /// The people `actor` manages, with their certifications and live assignments, in the order they were added.
     public func people(for actor: User?) async throws -> [Person] {
         let users = try await repository.users().filter { Self.manages(actor, role: $0.role) }
-        let assignments = Dictionary(grouping: try await repository.allAssignments().filter(\.isLive), by: \.mentorID)
+        let assignments = Dictionary(grouping: try await repository.assignments(AssignmentListing(scope: .live)), by: \.mentorID)
         var people: [Person] = []
         for user in users {
             let certifications = user.role == .mentor ? try await repository.certifications(mentorID: user.id) : []
@@ -151,7 +151,7 @@ public struct UserAdministration: Sendable {
     public func details(of id: Int64, for actor: User?) async throws -> (person: Person, log: [AccountLogEntry]) {
         let user = try await person(id, for: actor)
         let certifications = try await repository.certifications(mentorID: user.id)
-        let live = try await repository.assignments(forMentor: user.id).filter(\.isLive)
+        let live = try await repository.assignments(.mentor(user.id, scope: .live))
         return (Person(user: user, certifications: certifications, liveAssignments: live), try await repository.accountLog(userID: user.id))
     }
 
@@ -376,8 +376,8 @@ public struct ContactAccess: Sendable {
     public func canSee(contactID: Int64, user: User) async throws -> Bool {
         switch user.role {
         case .admin: return true
-        case .coordinator: return try await repository.allAssignments().contains { $0.contactID == contactID && $0.coordinatorID == user.id }
-        case .mentor: return try await repository.assignments(forMentor: user.id).contains { $0.contactID == contactID && $0.isLive }
+        case .coordinator: return try await !repository.assignments(AssignmentListing(coordinatorID: user.id, contactID: contactID)).isEmpty
+        case .mentor: return try await !repository.assignments(AssignmentListing(scope: .live, mentorID: user.id, contactID: contactID)).isEmpty
         }
     }
 

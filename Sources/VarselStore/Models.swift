@@ -232,6 +232,67 @@ public struct Assignment: Sendable, Codable, Hashable, Identifiable {
     public var isLive: Bool { reassignedAt == nil && (status == .pending || status == .acknowledged) }
 }
 
+/// Which assignments a list holds; the store filters them (every condition given must hold).
+public struct AssignmentListing: Sendable, Hashable {
+    /// How much of an assignment's life the list keeps.
+    public enum Scope: String, Sendable, Hashable {
+        /// Every assignment, reassigned and closed ones too.
+        case all
+        /// Those not given to another mentor.
+        case current
+        /// Those not given to another mentor and still waiting for an answer or acknowledged (``Assignment/isLive``).
+        case live
+    }
+
+    public var scope: Scope
+    public var mentorID: Int64?
+    public var coordinatorID: Int64?
+    public var contactID: Int64?
+    public var ids: [Int64]?
+
+    public init(scope: Scope = .all, mentorID: Int64? = nil, coordinatorID: Int64? = nil, contactID: Int64? = nil, ids: [Int64]? = nil) {
+        self.scope = scope
+        self.mentorID = mentorID
+        self.coordinatorID = coordinatorID
+        self.contactID = contactID
+        self.ids = ids
+    }
+
+    /// Every assignment.
+    public static let everything = AssignmentListing()
+
+    /// A mentor's assignments.
+    public static func mentor(_ mentorID: Int64, scope: Scope) -> AssignmentListing { .init(scope: scope, mentorID: mentorID) }
+
+    /// These assignments, by id.
+    public static func ids(_ ids: [Int64]) -> AssignmentListing { .init(ids: ids) }
+}
+
+/// One assignment with what its summary needs from other tables, read with it.
+public struct AssignmentReportRow: Sendable, Hashable {
+    public var assignment: Assignment
+    public var contactName: String
+    public var contactAddress: String
+    /// When the contact's personal details were erased.
+    public var contactErasedAt: Date?
+    /// The mentor's display name; empty when the mentor is gone.
+    public var mentorName: String
+    /// When the mentor read the assignment's notification.
+    public var readAt: Date?
+    public var escalations: [EscalationStep: Date]
+
+    public init(assignment: Assignment, contactName: String, contactAddress: String, contactErasedAt: Date?, mentorName: String,
+                readAt: Date?, escalations: [EscalationStep: Date]) {
+        self.assignment = assignment
+        self.contactName = contactName
+        self.contactAddress = contactAddress
+        self.contactErasedAt = contactErasedAt
+        self.mentorName = mentorName
+        self.readAt = readAt
+        self.escalations = escalations
+    }
+}
+
 /// The rules of an assignment's life, in one place: every store asks them inside its transaction.
 extension Assignment {
     /// Why the mentor cannot answer now, or nil when they can.

@@ -76,9 +76,11 @@ public protocol VarselRepository: PushStore, PasskeyStore, Sendable {
         makeNotification: @Sendable (_ contactID: Int64, _ assignmentID: Int64) -> NewNotification
     ) async throws -> (Assignment, Contact, NotificationItem)
     func assignment(id: Int64) async throws -> Assignment?
-    func assignments(forMentor mentorID: Int64) async throws -> [Assignment]
-    /// Every assignment, newest first (the coordinators' dashboard).
-    func allAssignments() async throws -> [Assignment]
+    /// The assignments `listing` holds, newest first, filtered in the store.
+    func assignments(_ listing: AssignmentListing) async throws -> [Assignment]
+    /// The assignments `listing` holds, newest first, each with what its summary needs from the contact, the mentor,
+    /// the notification and the escalations: one query for the whole list.
+    func assignmentReports(_ listing: AssignmentListing) async throws -> [AssignmentReportRow]
     /// Assignments still waiting for an answer (and not reassigned) that were created before `date`, oldest first.
     func pendingAssignments(createdBefore date: Date) async throws -> [Assignment]
     /// Records that escalation `step` happened for an assignment and creates its notification — once: returns

@@ -102,6 +102,6 @@ struct MentorAvailabilityTests {
         await #expect(throws: InvalidInput.self) {
             _ = try await world.sender.assign(mentor: expired, coordinatorID: world.coordinator.id, contact: contact, urgency: .normal)
         }
-        #expect(try await world.repository.allAssignments().isEmpty)
+        #expect(try await world.repository.assignments(.everything).isEmpty)
     }
 }

@@ -373,7 +373,7 @@ struct ValidationHardeningTests {
             let response = try await client.execute(uri: "/coordinator/assignments", method: .post, headers: headers,
                                                     body: ByteBuffer(string: "_csrf=\(csrf)&mentor=\(world.kari.id)&contactName=\(long)&contactAddress=Street+1"))
             #expect(response.status == .unprocessableContent)
-            #expect(try await world.repository.assignments(forMentor: world.kari.id).isEmpty)
+            #expect(try await world.repository.assignments(.mentor(world.kari.id, scope: .all)).isEmpty)
         }
     }
 

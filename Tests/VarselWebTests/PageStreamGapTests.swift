@@ -89,7 +89,8 @@ final class WindowInjectingStore: VarselRepository {
         try await base.createAssignment(mentorID: mentorID, coordinatorID: coordinatorID, contact: contact, at: date, makeNotification: makeNotification)
     }
     func assignment(id: Int64) async throws -> Assignment? { try await base.assignment(id: id) }
-    func assignments(forMentor mentorID: Int64) async throws -> [Assignment] { try await base.assignments(forMentor: mentorID) }
+    func assignments(_ listing: AssignmentListing) async throws -> [Assignment] { try await base.assignments(listing) }
+    func assignmentReports(_ listing: AssignmentListing) async throws -> [AssignmentReportRow] { try await base.assignmentReports(listing) }
     func contact(id: Int64) async throws -> Contact? { try await base.contact(id: id) }
     func recordContactRead(contactID: Int64, userID: Int64, channel: ContactReadChannel, at date: Date) async throws {
         try await base.recordContactRead(contactID: contactID, userID: userID, channel: channel, at: date)
@@ -163,7 +164,6 @@ struct PageStreamGapTests {
 
 /// The assignment pipeline's part of the store, passed through unchanged.
 extension WindowInjectingStore {
-    func allAssignments() async throws -> [Assignment] { try await base.allAssignments() }
     func pendingAssignments(createdBefore date: Date) async throws -> [Assignment] { try await base.pendingAssignments(createdBefore: date) }
     func recordEscalation(assignmentID: Int64, step: EscalationStep, notification: NewNotification, at date: Date) async throws -> NotificationItem? {
         try await base.recordEscalation(assignmentID: assignmentID, step: step, notification: notification, at: date)

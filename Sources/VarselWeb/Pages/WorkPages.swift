@@ -108,7 +108,7 @@ extension PagesController {
         let user = identity.user
         let strings = Strings(user.language)
         // Only the people of the mentor's live assignments: a declined, done or reassigned one gives no access.
-        let live = try await services.reports.assignmentSummaries(try await services.repository.assignments(forMentor: user.id).filter(\.isLive))
+        let live = try await services.reports.liveSummaries(ofMentor: user.id)
         return try await listPage(request, identity, resumePoint: resumePoint, screen: .contacts, tab: .contacts,
                                   groups: live.isEmpty ? [] : [ListGroup(heading: nil, headingId: nil, items: live.map {
                                       LinkItem(text: "\($0.contactName), \($0.address)", href: Self.contactLink($0))
