@@ -19,6 +19,8 @@ public final class PostgresRepository: VarselRepository, Sendable {
     private let creates = PostgresCreateBatch()
     /// Encrypts personal details on their way in and opens them on their way out (see ``DataKeyring``).
     let sealer: FieldSealer
+    /// The notifications this store last wrote or read in its event log, by their JSON.
+    let notificationJSON = NotificationJSONCache(capacity: NotificationJSONCache.storeCapacity)
     private static let encoder = JSONEncoder()
     private static let decoder = JSONDecoder()
     /// The advisory lock that orders event-log writers.
@@ -448,7 +450,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
             for item in create.items {
                 later[item.recipientID, default: 0] -= 1
                 let json = try Self.json(item)
-                NotificationJSONCache.shared.remember(item, json: json)
+                notificationJSON.remember(item, json: json)
                 insert.addRow("(\(insert.bind(item.recipientID)), \(insert.bind(EventType.notificationCreated.rawValue)), "
                               + "\(insert.bind(item.id)), \(insert.bind(sealedEventJSON(json, of: item))), NULL::integer, \(insert.bind(create.date.timeIntervalSince1970)))")
             }
@@ -1188,7 +1190,8 @@ public final class PostgresRepository: VarselRepository, Sendable {
         let (id, userID, type, notificationID, notification, unreadCount, created) =
             try row.decode((Int64, Int64, String, Int64?, String?, Int32?, Double).self)
         let payload = try EventPayload.stored(type: type, notificationJSON: try sealer.openIfPresent(notification, field: .eventNotification),
-                                              notificationID: notificationID, unreadCount: unreadCount.map(Int.init), decoder: Self.decoder)
+                                              notificationID: notificationID, unreadCount: unreadCount.map(Int.init), decoder: Self.decoder,
+                                              cache: notificationJSON)
         return StoredEvent(id: id, userID: userID, payload: payload, createdAt: Self.date(created))
     }
 

@@ -40,14 +40,15 @@ struct EventRecord: Codable, FetchableRecord, MutablePersistableRecord {
 
     /// The row for `payload`, an event of `userID` at `date`.
     /// A notification with personal details is stored sealed by `sealer`.
-    init(userID: Int64, payload: EventPayload, at date: Date, encoder: JSONEncoder, sealer: FieldSealer) throws {
+    /// The notification's JSON is remembered in `cache`, so reading the event back does not decode it.
+    init(userID: Int64, payload: EventPayload, at date: Date, encoder: JSONEncoder, sealer: FieldSealer, cache: NotificationJSONCache) throws {
         self.userID = userID
         type = payload.type.rawValue
         notificationID = payload.notificationID
         switch payload {
         case let .notificationCreated(item), let .notificationUpdated(item):
             let json = String(decoding: try encoder.encode(item), as: UTF8.self)
-            NotificationJSONCache.shared.remember(item, json: json)
+            cache.remember(item, json: json)
             notification = FieldSealer.sealsNotification(personalDetails: item.personalDetails) ? sealer.seal(json, field: .eventNotification) : json
         case .notificationDeleted, .accountDeactivated:
             break
@@ -62,9 +63,9 @@ struct EventRecord: Codable, FetchableRecord, MutablePersistableRecord {
     }
 
     /// The typed event; a type this version does not know, or a payload its type lacks, is an error.
-    func event(decoder: JSONDecoder, sealer: FieldSealer) throws -> StoredEvent {
+    func event(decoder: JSONDecoder, sealer: FieldSealer, cache: NotificationJSONCache) throws -> StoredEvent {
         let payload = try EventPayload.stored(type: type, notificationJSON: try sealer.openIfPresent(notification, field: .eventNotification), notificationID: notificationID,
-                                              unreadCount: unreadCount, decoder: decoder)
+                                              unreadCount: unreadCount, decoder: decoder, cache: cache)
         return StoredEvent(id: id ?? 0, userID: userID, payload: payload, createdAt: Date(timeIntervalSince1970: createdAt))
     }
 }

@@ -18,6 +18,8 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     let committed = CommittedEvents()
     /// Encrypts personal details on their way in and opens them on their way out (see ``DataKeyring``).
     let sealer: FieldSealer
+    /// The notifications this store last wrote or read in its event log, by their JSON.
+    let notificationJSON = NotificationJSONCache(capacity: NotificationJSONCache.storeCapacity)
     private static let encoder = JSONEncoder()
     private static let decoder = JSONDecoder()
 
@@ -342,7 +344,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     private func appendEvent(userID: Int64, _ payload: EventPayload, at date: Date, db: Database) throws {
-        let record = try EventRecord(userID: userID, payload: payload, at: date, encoder: Self.encoder, sealer: sealer)
+        let record = try EventRecord(userID: userID, payload: payload, at: date, encoder: Self.encoder, sealer: sealer, cache: notificationJSON)
         // A prepared statement: a record's own `insert` builds its arguments through `Encodable`, on every event.
         try db.cachedStatement(sql: """
             INSERT INTO event (user_id, type, notification_id, notification, unread_count, created_at) VALUES (?, ?, ?, ?, ?, ?)
@@ -957,14 +959,14 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     public func events(after id: Int64, limit: Int) async throws -> [StoredEvent] {
         try read { db in
             try EventRecord.fetchAll(db.cachedStatement(sql: "SELECT * FROM event WHERE id > ? ORDER BY id LIMIT ?"), arguments: [id, limit])
-                .map { try $0.event(decoder: Self.decoder, sealer: self.sealer) }
+                .map { try $0.event(decoder: Self.decoder, sealer: self.sealer, cache: self.notificationJSON) }
         }
     }
 
     public func events(for userID: Int64, after id: Int64, limit: Int) async throws -> [StoredEvent] {
         try read { db in
             try EventRecord.fetchAll(db.cachedStatement(sql: "SELECT * FROM event WHERE user_id = ? AND id > ? ORDER BY id LIMIT ?"),
-                                     arguments: [userID, id, limit]).map { try $0.event(decoder: Self.decoder, sealer: self.sealer) }
+                                     arguments: [userID, id, limit]).map { try $0.event(decoder: Self.decoder, sealer: self.sealer, cache: self.notificationJSON) }
         }
     }
 

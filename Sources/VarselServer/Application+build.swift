@@ -125,8 +125,7 @@ public func buildApplication(
         + configuration.idleTimeout.components.attoseconds / 1_000_000_000))
     var app = Application(
         router: router,
-        server: ProcessInfo.processInfo.environment["VARSEL_HTTP1"] == "hummingbird"
-            ? .hummingbirdHTTP1WithHandoff(configuration: http1) : .varselHTTP1(configuration: http1),
+        server: .varselHTTP1(configuration: http1),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Varsel"),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
         logger: logger

@@ -429,11 +429,12 @@ extension EventPayload {
     /// The payload an event-log row holds, from its columns as every store keeps them: the type's name, the
     /// notification as JSON, its id, the unread count. A type this version does not know, or a column its type
     /// needs that is empty, is ``StoreError/unknownStoredValue(column:)`` — never a default.
+    /// A notification whose JSON `cache` holds is not decoded again.
     public static func stored(type: String, notificationJSON: String?, notificationID: Int64?, unreadCount: Int?,
-                              decoder: JSONDecoder) throws -> EventPayload {
+                              decoder: JSONDecoder, cache: NotificationJSONCache) throws -> EventPayload {
         func item() throws -> NotificationItem {
             guard let notificationJSON else { throw StoreError.unknownStoredValue(column: "event.notification") }
-            return try NotificationJSONCache.shared.item(json: notificationJSON, decoder: decoder)
+            return try cache.item(json: notificationJSON, decoder: decoder)
         }
         switch EventType(rawValue: type) {
         case .notificationCreated: return .notificationCreated(try item())

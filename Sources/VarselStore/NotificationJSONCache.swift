@@ -8,9 +8,10 @@ import VarselCore
 /// push worker, by a stream that resumes. Decoding its JSON was about 5 % of the server's CPU at 1,000
 /// notifications a second. The JSON text is the key, so an entry is never stale: the same text always decodes to
 /// the same notification (dates are stored to the bit), whichever transaction wrote it and whether it committed.
+/// Each store keeps one.
 public final class NotificationJSONCache: Sendable {
-    /// The one cache of the process; stores share it, since an entry is true for any of them.
-    public static let shared = NotificationJSONCache(capacity: 2048)
+    /// How many notifications a store's cache holds: a second of writes at the rates measured, and then some.
+    public static let storeCapacity = 2048
 
     private struct State {
         var items: [String: NotificationItem] = [:]

@@ -84,13 +84,13 @@ struct Benchmark: AsyncParsableCommand {
         let connectSeconds = (ContinuousClock.now - connectStart).seconds
         try await Task.sleep(for: .seconds(2))
         let rssAfter = servers.map { $0.residentKiB() }.reduce(0, +)
-        let cpuBefore = servers.map { $0.cpuSeconds() }.reduce(0, +)
 
         var fanout: FanoutTiming?
         if fanouts > 0 {
             print("Timing single writes alone, then during \(fanouts) notifications to \(min(subscribers, Limits.maxRecipients)) streams at once…")
             fanout = try await timeWritesDuringFanouts(port: ports[0], seeded: seeded, group: group)
         }
+        let cpuBefore = servers.map { $0.cpuSeconds() }.reduce(0, +)
 
         print("Creating \(rate) notifications/s for \(duration) s…")
         let total = rate * duration
@@ -150,6 +150,8 @@ struct Benchmark: AsyncParsableCommand {
         if let fanout {
             print("  next write, alone:         p50 \(format(fanout.alone.p50)) ms, max \(format(fanout.alone.max)) ms (\(fanout.alone.count) writes)")
             print("  next write, during fan-out: p50 \(format(fanout.during.p50)) ms, max \(format(fanout.during.max)) ms (\(fanout.during.count) writes, \(fanouts) fan-outs to \(fanout.recipients) streams)")
+            print("  longest wait per fan-out:  \(fanout.longestWaits.map(format).joined(separator: ", ")) ms")
+            print("  the fan-out's own write:   \(fanout.fanoutWrites.map(format).joined(separator: ", ")) ms")
         }
         print("  server CPU:                \(format(cpuSeconds)) s in all, \(String(format: "%.2f", cpuSeconds * 1000 / Double(max(1, total)))) ms per notification")
         if let floorMilliseconds {
@@ -183,17 +185,22 @@ struct Benchmark: AsyncParsableCommand {
             return times
         }
         let alone = try await probeWrites(until: .now.advanced(by: .seconds(2)))
-        var during: [Double] = []
+        var during: [Double] = [], longestWaits: [Double] = [], fanoutWrites: [Double] = []
         let list = recipients.map(String.init).joined(separator: ",")
         for round in 0..<fanouts {
             let fanoutBody = #"{"recipients":[\#(list)],"kind":"scenarioPrompt","title":"fanout-\#(round)","body":"b"}"#
             async let probed = probeWrites(until: .now.advanced(by: .milliseconds(1500)))
             try await Task.sleep(for: .milliseconds(200))
+            let start = ContinuousClock.now
             try await sender.post(json: fanoutBody)
-            during += try await probed
+            fanoutWrites.append((ContinuousClock.now - start).seconds * 1000)
+            let round = try await probed
+            during += round
+            longestWaits.append(round.max() ?? .nan)
             try await Task.sleep(for: .milliseconds(500))
         }
-        return FanoutTiming(recipients: recipients.count, alone: .init(alone), during: .init(during))
+        return FanoutTiming(recipients: recipients.count, alone: .init(alone), during: .init(during), longestWaits: longestWaits,
+                            fanoutWrites: fanoutWrites)
     }
 
     /// The SQLite server's arguments beyond its database.
@@ -312,6 +319,10 @@ struct FanoutTiming {
     var recipients: Int
     var alone: Summary
     var during: Summary
+    /// The longest single write in each fan-out's window.
+    var longestWaits: [Double]
+    /// How long each fan-out's own request took, committed.
+    var fanoutWrites: [Double]
 }
 
 extension Duration {

@@ -23,15 +23,14 @@ struct LiveStreamTests {
         }
     }
 
-    enum Server: String, CaseIterable { case varsel, hummingbird }
     @Test("a stream resumed from 0 replays the log, then follows live events, with no gap and no duplicate, and ends with a reset on sign-out",
-          .timeLimit(.minutes(1)), arguments: Server.allCases)
-    func replayThenLive(server: Server) async throws {
+          .timeLimit(.minutes(1)))
+    func replayThenLive() async throws {
         let world = try await TestWorld()
         let kari = try #require(world.kari)
         let message = try Validation.notification(kind: "scenarioPrompt", title: "Before", body: "", urgency: nil, personalDetails: [], allowAssignment: false)
         _ = try await world.services.sender.send(message, from: world.coordinator.id, to: [kari.id])
-        var app = Application(router: try await VarselRouter.build(services: world.services), server: server == .varsel ? .varselHTTP1() : .hummingbirdHTTP1WithHandoff(),
+        var app = Application(router: try await VarselRouter.build(services: world.services), server: .varselHTTP1(),
                               configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         app.addServices(world.services.pump)
         try await app.test(.live) { client in

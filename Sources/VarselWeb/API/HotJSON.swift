@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,21 +11,24 @@ import Glibc
 /// server's CPU at 1,000 notifications a second): it builds a tree of boxed values for every payload. These writers
 /// append the same bytes directly. They must write exactly what ``JSONCoding/encoder`` writes (sorted keys, ISO 8601
 /// dates in whole seconds, no escaped slashes, nil left out); a test holds them to it, byte for byte, over many
-/// notifications. Every other payload still goes through the encoder.
+/// notifications. Every other payload still goes through the encoder. They write straight into the buffer that is
+/// sent: the stream's next write, the response's body.
 enum HotJSON {
-    /// `{"notification":{…}}`, the data of a `notification.created` or `notification.updated` event.
-    static func notificationEvent(_ resource: NotificationResource) -> Data {
-        var json = Writer()
+    /// Appends `{"notification":{…}}`, the data of a `notification.created` or `notification.updated` event, to `buffer`.
+    static func notificationEvent(_ resource: NotificationResource, into buffer: inout ByteBuffer) {
+        var json = Writer(appendingTo: &buffer)
+        defer { json.give(back: &buffer) }
         json.object { json in
             json.key("notification")
             json.notification(resource)
         }
-        return json.data
     }
 
     /// `{"items":[…]}`, the answer to `POST /api/v1/notifications`.
-    static func createResponse(_ items: [NotificationsController.CreatedItem]) -> Data {
-        var json = Writer()
+    static func createResponse(_ items: [NotificationsController.CreatedItem]) -> ByteBuffer {
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(128 + items.count * 160)
+        var json = Writer(appendingTo: &buffer)
         json.object { json in
             json.key("items")
             json.array(items) { json, item in
@@ -39,34 +43,41 @@ enum HotJSON {
                 }
             }
         }
-        return json.data
+        json.give(back: &buffer)
+        return buffer
     }
 
     /// Appends JSON text to a byte buffer.
     struct Writer {
-        private(set) var bytes: [UInt8] = []
+        /// The buffer written to, taken from the caller for the writing (so appending never copies it).
+        private var bytes: ByteBuffer
         /// Whether the next member of the open object or array needs a comma before it.
         private var needsComma = false
 
-        init() { bytes.reserveCapacity(1024) }
+        /// A writer that appends to `buffer`, which it holds until ``give(back:)``.
+        init(appendingTo buffer: inout ByteBuffer) {
+            bytes = ByteBuffer()
+            swap(&bytes, &buffer)
+        }
 
-        var data: Data { Data(bytes) }
+        /// Hands the buffer, written, back to `buffer`.
+        mutating func give(back buffer: inout ByteBuffer) { swap(&bytes, &buffer) }
 
         mutating func object(_ members: (inout Writer) -> Void) {
             separate()
-            bytes.append(UInt8(ascii: "{"))
+            bytes.writeInteger(UInt8(ascii: "{"))
             needsComma = false
             members(&self)
-            bytes.append(UInt8(ascii: "}"))
+            bytes.writeInteger(UInt8(ascii: "}"))
             needsComma = true
         }
 
         mutating func array<Element>(_ elements: [Element], _ write: (inout Writer, Element) -> Void) {
             separate()
-            bytes.append(UInt8(ascii: "["))
+            bytes.writeInteger(UInt8(ascii: "["))
             needsComma = false
             for element in elements { write(&self, element) }
-            bytes.append(UInt8(ascii: "]"))
+            bytes.writeInteger(UInt8(ascii: "]"))
             needsComma = true
         }
 
@@ -74,7 +85,7 @@ enum HotJSON {
         mutating func key(_ name: String) {
             separate()
             string(name)
-            bytes.append(UInt8(ascii: ":"))
+            bytes.writeInteger(UInt8(ascii: ":"))
             needsComma = false
         }
 
@@ -91,13 +102,13 @@ enum HotJSON {
 
         mutating func field(_ name: String, _ value: Int64) {
             key(name)
-            bytes.append(contentsOf: String(value).utf8)
+            bytes.writeString(String(value))
             needsComma = true
         }
 
         mutating func field(_ name: String, _ value: Bool) {
             key(name)
-            bytes.append(contentsOf: (value ? "true" : "false").utf8)
+            bytes.writeString(value ? "true" : "false")
             needsComma = true
         }
 
@@ -132,7 +143,7 @@ enum HotJSON {
             text.append(UInt8(ascii: ":"))
             digits(parts.tm_sec, 2)
             text.append(contentsOf: "Z\"".utf8)
-            bytes.append(contentsOf: text)
+            bytes.writeBytes(text)
             needsComma = true
         }
 
@@ -176,31 +187,36 @@ enum HotJSON {
         }
 
         private mutating func separate() {
-            if needsComma { bytes.append(UInt8(ascii: ",")) }
+            if needsComma { bytes.writeInteger(UInt8(ascii: ",")) }
         }
 
         /// A JSON string: quotes, backslashes and control characters escaped as the encoder escapes them; slashes
         /// and everything else (all of Unicode) as they are.
         private mutating func string(_ value: String) {
-            bytes.append(UInt8(ascii: "\""))
+            bytes.writeInteger(UInt8(ascii: "\""))
+            defer { bytes.writeInteger(UInt8(ascii: "\"")) }
+            // Most strings need no escape: one copy.
+            guard value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+                bytes.writeString(value)
+                return
+            }
             for byte in value.utf8 {
                 switch byte {
-                case UInt8(ascii: "\""): bytes.append(contentsOf: #"\""#.utf8)
-                case UInt8(ascii: "\\"): bytes.append(contentsOf: #"\\"#.utf8)
-                case 0x0A: bytes.append(contentsOf: #"\n"#.utf8)
-                case 0x0D: bytes.append(contentsOf: #"\r"#.utf8)
-                case 0x09: bytes.append(contentsOf: #"\t"#.utf8)
-                case 0x08: bytes.append(contentsOf: #"\b"#.utf8)
-                case 0x0C: bytes.append(contentsOf: #"\f"#.utf8)
+                case UInt8(ascii: "\""): bytes.writeString(#"\""#)
+                case UInt8(ascii: "\\"): bytes.writeString(#"\\"#)
+                case 0x0A: bytes.writeString(#"\n"#)
+                case 0x0D: bytes.writeString(#"\r"#)
+                case 0x09: bytes.writeString(#"\t"#)
+                case 0x08: bytes.writeString(#"\b"#)
+                case 0x0C: bytes.writeString(#"\f"#)
                 case 0..<0x20:
                     let hex = Array("0123456789abcdef".utf8)
-                    bytes.append(contentsOf: #"\u00"#.utf8)
-                    bytes.append(hex[Int(byte >> 4)])
-                    bytes.append(hex[Int(byte & 0xF)])
-                default: bytes.append(byte)
+                    bytes.writeString(#"\u00"#)
+                    bytes.writeInteger(hex[Int(byte >> 4)])
+                    bytes.writeInteger(hex[Int(byte & 0xF)])
+                default: bytes.writeInteger(byte)
                 }
             }
-            bytes.append(UInt8(ascii: "\""))
         }
     }
 }

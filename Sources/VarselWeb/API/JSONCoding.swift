@@ -53,9 +53,13 @@ public enum JSONCoding {
 
     /// A JSON response of text already encoded (``HotJSON``).
     static func response(json: Data, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
+        response(json: ByteBuffer(bytes: json), status: status, headers: headers)
+    }
+
+    static func response(json: ByteBuffer, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
         var fields = headers
         fields[.contentType] = "application/json; charset=utf-8"
-        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: json)))
+        return Response(status: status, headers: fields, body: .init(byteBuffer: json))
     }
 
     static func problem(for error: DecodingError) -> Problem {

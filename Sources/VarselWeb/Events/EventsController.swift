@@ -164,20 +164,24 @@ struct EventsController {
         return id
     }
 
-    /// The frame for one stored event; never inlined, like ``Frame``'s encoding builders.
+    /// Appends the frame for one stored event to `buffer`; never inlined, like ``Frame``'s encoding builders. A
+    /// notification's JSON is written straight into the buffer (``HotJSON``).
     @inline(never)
-    static func frame(for event: StoredEvent, describer: Describer, preferences: NotificationPreferences, live: Bool,
-                      services: VarselServices) throws -> ByteBuffer {
+    static func writeFrame(for event: StoredEvent, describer: Describer, preferences: NotificationPreferences, live: Bool,
+                           services: VarselServices, into buffer: inout ByteBuffer) throws {
         let json: Data
         switch event.payload {
         case let .notificationCreated(item), let .notificationUpdated(item):
             let now = services.now()
-            json = HotJSON.notificationEvent(NotificationResource(item, describer: describer, preferences: preferences, now: now))
+            buffer.writeString("id: \(event.id)\nevent: \(event.type.rawValue)\ndata: ")
+            HotJSON.notificationEvent(NotificationResource(item, describer: describer, preferences: preferences, now: now), into: &buffer)
+            buffer.writeString("\n\n")
             if live, event.type == .notificationCreated {
                 services.metrics.eventDelivered(latency: max(0, now.timeIntervalSince(item.createdAt)))
             } else {
                 services.metrics.eventDelivered(latency: nil)
             }
+            return
         case let .notificationDeleted(id):
             json = try JSONCoding.encoder.encode(DeletedPayload(id: id))
             services.metrics.eventDelivered(latency: nil)
@@ -188,6 +192,6 @@ struct EventsController {
             // The broker ends the streams instead of sending it; a replay that meets it says so and nothing more.
             json = Data("{}".utf8)
         }
-        return Frame.event(id: event.id, name: event.type.rawValue, json: json)
+        buffer.writeImmutableBuffer(Frame.event(id: event.id, name: event.type.rawValue, json: json))
     }
 }

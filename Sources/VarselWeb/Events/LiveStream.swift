@@ -270,8 +270,8 @@ extension LiveStream {
 
         /// Adds one logged event to the next write, then plays its arrival.
         private func add(_ event: StoredEvent, live: Bool) throws {
-            pending.writeImmutableBuffer(
-                try EventsController.frame(for: event, describer: describer, preferences: preferences, live: live, services: services))
+            try EventsController.writeFrame(for: event, describer: describer, preferences: preferences, live: live, services: services,
+                                            into: &pending)
             lastSent = event.id
             guard case let .notificationCreated(item) = event.payload else { return }
             // The coordinator's history says when an assignment reached the mentor's open page or app.

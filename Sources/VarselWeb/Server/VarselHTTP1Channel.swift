@@ -5,16 +5,29 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
+import VarselService
 
 /// Varsel's HTTP/1 connections: Hummingbird's, except that a live event stream leaves the connection's task.
 ///
 /// Hummingbird serves each connection from a task that lives as long as the connection, and a task keeps the memory
-/// its deepest call needed until it ends. For a page or an API call that is a moment; for a live stream it is hours.
-/// So when the `/events` handler leaves its stream in the connection's ``StreamHandoff``, this channel's loop ends
-/// the connection's task once the response is open, without closing the connection, and the pipeline's
-/// ``StreamHandoffHandler`` writes the stream from then on. Every other request is served as Hummingbird's own
-/// `HTTP1Channel` serves it: the same pipeline (its setup is reused), the same request loop.
+/// its deepest call needed until it ends. For a page or an API call that is a moment; for a live stream it is hours:
+/// with Hummingbird's own channel an idle stream cost 41 KiB, with this one 10 KiB (10,000 streams,
+/// `docs/performance.md`). So when the `/events` handler leaves its stream in the connection's ``StreamHandoff``, this
+/// channel's loop ends the connection's task once the response is open, without closing the connection, and the
+/// pipeline's ``StreamHandoffHandler`` writes the stream from then on.
+///
+/// Everything else is Hummingbird's: the pipeline is `HTTP1Channel.setup`'s, and the request loop mirrors
+/// `HTTPChannelHandler.handleHTTP(asyncChannel:logger:)` in Hummingbird ``mirroredHummingbirdVersion``
+/// (`Sources/HummingbirdCore/Server/HTTP/HTTPChannelHandler.swift`), with two differences: it returns without closing
+/// when a stream took the connection over, and it reads each request's body (at most ``Limits/maxBodyBytes`` and one
+/// byte, enough for every handler to see a body that is too large) before the responder runs, instead of lending the
+/// connection's iterator to the request through Hummingbird's package-internal body type. Hummingbird is pinned to
+/// that minor version in `Package.swift`, and a test fails when the resolved version is not the one mirrored: re-read
+/// the upstream file, then move the version.
 public struct VarselHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
+    /// The Hummingbird release whose `handleHTTP` the request loop mirrors.
+    public static let mirroredHummingbirdVersion = "2.28.1"
+
     public struct Value: ServerChildChannelValue {
         let connection: NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>
         let handoff: StreamHandoff
@@ -71,7 +84,8 @@ public struct VarselHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
             guard let first = try await requests.next() else { return false }
             guard case var .head(head) = first else { throw HTTPChannelError.unexpectedPart }
             while true {
-                let request = Request(head: head, body: RequestBody(asyncSequence: RequestBodyParts(parts: requests)))
+                let (body, rest) = try await Self.readBody(from: &requests)
+                let request = Request(head: head, body: RequestBody(buffer: body))
                 try await responder(request, ResponseWriter(outbound: outbound), value.channel)
                 if value.handoff.wasLeft {
                     // The stream is the connection's now; the pipeline handler takes it as the response's end passes.
@@ -79,13 +93,18 @@ public struct VarselHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
                     return true
                 }
                 if request.headers[.connection] == "close" { return false }
-                // Skip what is left of this request's body, then wait for the next request.
-                var part = try await requests.next()
-                while case .body = part { part = try await requests.next() }
-                if case .end = part { part = try await requests.next() }
+                // Skip what is left of a body too large to read, then wait for the next request.
+                var part: HTTPRequestPart?
+                if let rest {
+                    part = rest
+                    while case .body = part { part = try await requests.next() }
+                    if case .end = part { part = try await requests.next() }
+                } else {
+                    part = try await requests.next()
+                }
                 guard let part else { return false }
-                guard case let .head(next) = part else { throw HTTPChannelError.unexpectedPart }
-                head = next
+                guard case let .head(following) = part else { throw HTTPChannelError.unexpectedPart }
+                head = following
             }
         } catch is HTTPParserError {
             // Malformed HTTP: say so, and close.
@@ -96,51 +115,32 @@ public struct VarselHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
         }
     }
 
+    /// Reads a request's body until its end, or until it holds more than ``Limits/maxBodyBytes`` (the handlers then
+    /// refuse it as too large). Returns the body and, when it was cut short, the first part not read.
+    static func readBody(from requests: inout NIOAsyncChannelInboundStream<HTTPRequestPart>.AsyncIterator) async throws
+        -> (ByteBuffer, rest: HTTPRequestPart?) {
+        var body = ByteBuffer()
+        while let part = try await requests.next() {
+            switch part {
+            case let .body(buffer):
+                guard body.readableBytes <= Limits.maxBodyBytes else { return (body, part) }
+                body.writeImmutableBuffer(buffer)
+            case .end:
+                return (body, nil)
+            case .head:
+                throw HTTPChannelError.unexpectedPart
+            }
+        }
+        return (body, nil)
+    }
+
     enum HTTPChannelError: Error {
-        /// A request part arrived where a request's head was expected.
+        /// A request part arrived where a request's head was expected, or a head where a body was.
         case unexpectedPart
     }
 }
 
-/// A request's body, read from the connection's parts until the request's end.
-///
-/// The iterator is shared with the connection's request loop, which reads on from where the body stopped; the two
-/// never read at once (the loop waits for the responder).
-struct RequestBodyParts: AsyncSequence, Sendable {
-    typealias Element = ByteBuffer
-    nonisolated(unsafe) let parts: NIOAsyncChannelInboundStream<HTTPRequestPart>.AsyncIterator
-
-    struct AsyncIterator: AsyncIteratorProtocol {
-        var parts: NIOAsyncChannelInboundStream<HTTPRequestPart>.AsyncIterator
-        var isDone = false
-
-        mutating func next() async throws -> ByteBuffer? {
-            guard !isDone, let part = try await parts.next() else { return nil }
-            switch part {
-            case let .body(buffer):
-                return buffer
-            case .end:
-                isDone = true
-                return nil
-            case .head:
-                throw VarselHTTP1Channel.HTTPChannelError.unexpectedPart
-            }
-        }
-    }
-
-    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(parts: parts) }
-}
-
 extension HTTPServerBuilder {
-    /// Hummingbird's own HTTP/1 server with the stream handoff handler in its pipeline: the live stream's connection
-    /// task stays, parked between requests, for the stream's life.
-    public static func hummingbirdHTTP1WithHandoff(configuration: HTTP1Channel.Configuration = .init()) -> HTTPServerBuilder {
-        var configuration = configuration
-        let additional = configuration.additionalChannelHandlers
-        configuration.additionalChannelHandlers = { additional() + [StreamHandoffHandler()] }
-        return .http1(configuration: configuration)
-    }
-
     /// Varsel's HTTP/1 server: Hummingbird's, with live streams that leave the connection's task
     /// (``VarselHTTP1Channel``).
     public static func varselHTTP1(configuration: HTTP1Channel.Configuration = .init()) -> HTTPServerBuilder {
