@@ -173,13 +173,17 @@ struct Benchmark: AsyncParsableCommand {
         let probe = try await PostClient.connect(group: group, port: port, token: seeded.coordinatorToken)
         let sender = try await PostClient.connect(group: group, port: port, token: seeded.coordinatorToken)
         defer { probe.channel.close(promise: nil); sender.channel.close(promise: nil) }
-        let probeBody = #"{"recipients":[\#(recipients[0])],"kind":"scenarioPrompt","title":"probe","body":"b"}"#
+        // Each single write to another mentor, outside the fan-out's when there are more: no mentor's unread count
+        // grows with the probes.
+        let targets = seeded.mentorIDs.count > recipients.count ? Array(seeded.mentorIDs.dropFirst(recipients.count)) : seeded.mentorIDs
+        let counter = Counter()
         /// Writes one after another until `until` passes; returns each write's milliseconds.
         func probeWrites(until end: ContinuousClock.Instant) async throws -> [Double] {
             var times: [Double] = []
             while ContinuousClock.now < end {
+                let recipient = targets[counter.next() % targets.count]
                 let start = ContinuousClock.now
-                try await probe.post(json: probeBody)
+                try await probe.post(json: #"{"recipients":[\#(recipient)],"kind":"scenarioPrompt","title":"probe","body":"b"}"#)
                 times.append((ContinuousClock.now - start).seconds * 1000)
             }
             return times
@@ -299,6 +303,12 @@ struct Benchmark: AsyncParsableCommand {
         try await channel.writeAndFlush(ByteBuffer(string: request)).get()
         return channel
     }
+}
+
+/// Counts up from 0, from any task.
+final class Counter: Sendable {
+    private let value = Mutex(0)
+    func next() -> Int { value.withLock { value in defer { value += 1 }; return value } }
 }
 
 /// Single-write times alone and during fan-outs.

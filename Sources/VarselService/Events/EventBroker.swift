@@ -25,7 +25,8 @@ public enum StreamCloseReason: String, Sendable {
     case deactivated = "account-deactivated"
 }
 
-/// One attached live stream, as the broker sees it: somewhere to put messages, which must not wait.
+/// One attached live stream, as the broker sees it: somewhere to put messages, which must not wait and should do no
+/// more than take them (the broker may call from the thread that committed them).
 public protocol StreamSubscriber: AnyObject, Sendable {
     /// Takes one message without waiting; false when the stream's buffer is full (the broker then ends it as slow).
     func receive(_ message: StreamMessage) -> Bool

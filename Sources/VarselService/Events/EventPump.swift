@@ -15,7 +15,8 @@ import VarselStore
 /// SQLite) spares the pump the wake-up and the read: a committed batch that follows on from the last event published
 /// is published at once, on the committing thread; one that does not (another process wrote in between) wakes the
 /// pump, which reads the log. Both go through one cursor, under one lock, so nothing is published twice or out of
-/// order.
+/// order. Publishing makes no frame: each stream takes its messages over to its own event loop (``StreamSubscriber``),
+/// so the next transaction does not wait for the streams.
 public final class EventPump: Service, Sendable {
     private let repository: any VarselRepository
     private let broker: EventBroker
