@@ -86,7 +86,8 @@ def test_a_mentor_adds_a_passkey_signs_in_with_it_in_one_keypress_and_removes_it
     seen = record(tab)
     sign_in_with_password(tab, passkey_server)
     tab.goto(passkey_server.origin + "/profile")
-    assert tab.locator("#passkey-needs-script").count() == 0, "the script offers the form instead of the sentence"
+    assert not tab.is_visible("#passkey-needs-script"), "with the script, the form instead of the sentence"
+    assert tab.is_visible("#add-passkey-form")
     tab.fill("#new-passkey-name", "Kari's phone")
     tab.click("#add-passkey")
     tab.wait_for_url("**/profile?done=passkey-added")
@@ -301,7 +302,7 @@ def test_a_new_person_adds_a_passkey_on_the_set_password_page_instead_of_a_passw
     assert status == 201, invited
     tab.goto(passkey_server.origin + "/password/" + invited["setPasswordLink"]["code"])
     assert tab.inner_text("#passkey-instead") == "Or add a passkey instead"
-    assert tab.locator("#passkey-needs-script").count() == 0
+    assert not tab.is_visible("#passkey-needs-script")
     tab.fill("#new-passkey-name", "Nina's phone")
     tab.click("#add-passkey")
     tab.wait_for_url("**/?done=passkey-added")
@@ -320,3 +321,16 @@ def test_a_new_person_adds_a_passkey_on_the_set_password_page_instead_of_a_passw
     tab.keyboard.press("Enter")
     tab.wait_for_url("**/notifications")
     assert tab.inner_text(".top-bar .user") == "Nina Berg"
+
+
+def test_without_javascript_the_passkey_controls_give_way_to_a_sentence(browser, passkey_server):
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(passkey_server.origin + "/signin")
+    assert not page.is_visible("#sign-in-passkey"), "no button that could not work"
+    sign_in_with_password(page, passkey_server)
+    page.goto(passkey_server.origin + "/profile")
+    assert page.is_visible("#passkey-needs-script")
+    assert page.inner_text("#passkey-needs-script") == "Adding a passkey needs JavaScript and a browser that supports passkeys."
+    assert not page.is_visible("#add-passkey-form")
+    context.close()

@@ -14,7 +14,7 @@ public struct PageRenderer: Sendable {
         "dashboard", "profile", "errors", "scenarios", "scenario", "list-groups", "people", "person-new", "person", "link", "password",
     ]
     static let assetNames = [
-        "varsel.js": "text/javascript; charset=utf-8", "varsel.css": "text/css; charset=utf-8",
+        "varsel.js": "text/javascript; charset=utf-8", "varsel.css": "text/css; charset=utf-8", "noscript.css": "text/css; charset=utf-8",
         "push.js": "text/javascript; charset=utf-8", "sw.js": "text/javascript; charset=utf-8", "passkeys.js": "text/javascript; charset=utf-8",
         "manifest.webmanifest": "application/manifest+json",
         "icon-192.png": "image/png", "icon-512.png": "image/png", "icon-maskable-512.png": "image/png", "apple-touch-icon.png": "image/png",

@@ -4,7 +4,12 @@
 "use strict";
 
 (function () {
-  if (!window.PublicKeyCredential || !navigator.credentials) return;
+  // The page is drawn for a browser with passkeys (and, without JavaScript, for one without: noscript.css); a browser
+  // with JavaScript but no WebAuthn gets the sentence instead of the controls.
+  if (!window.PublicKeyCredential || !navigator.credentials) {
+    document.documentElement.classList.add("no-passkeys");
+    return;
+  }
 
   const toBytes = (text) => {
     const base64 = text.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((text.length + 3) % 4);
@@ -76,7 +81,6 @@
       }
     };
 
-    signInBlock.hidden = false;
     signInButton.addEventListener("click", async () => {
       error.textContent = "";
       if (autofill) autofill.abort();
@@ -97,9 +101,6 @@
     const csrf = document.body.dataset.csrf || null;
     const error = document.getElementById("add-passkey-error");
     const name = document.getElementById("new-passkey-name");
-    const needsScript = document.getElementById("passkey-needs-script");
-    if (needsScript) needsScript.remove();
-    addForm.hidden = false;
     addForm.addEventListener("submit", async (event) => {
       event.preventDefault();
       error.textContent = "";
