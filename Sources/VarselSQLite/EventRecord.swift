@@ -4,39 +4,51 @@ import VarselCore
 import VarselStore
 
 /// One row of the `event` table as it is stored, and its conversion to and from a typed ``StoredEvent``.
-struct EventRecord: Codable, FetchableRecord, MutablePersistableRecord {
+///
+/// The columns are named once, in ``Columns``: the insert statement and the reading of a row both use them.
+struct EventRecord: FetchableRecord, TableRecord {
     static let databaseTableName = "event"
+
+    enum Columns {
+        static let id = Column("id")
+        static let userID = Column("user_id")
+        static let type = Column("type")
+        static let notificationID = Column("notification_id")
+        static let notification = Column("notification")
+        static let unreadCount = Column("unread_count")
+        static let createdAt = Column("created_at")
+
+        /// Every column an insert writes, in the order of ``EventRecord/insertArguments``.
+        static let inserted = [userID, type, notificationID, notification, unreadCount, createdAt]
+    }
 
     var id: Int64?
     var userID: Int64
     var type: String
     var notificationID: Int64?
-    /// The notification as JSON, for created and updated events.
+    /// The notification as JSON, for created and updated events (sealed when it has personal details).
     var notification: String?
     var unreadCount: Int?
     /// Seconds since 1970.
     var createdAt: Double
 
-    enum CodingKeys: String, CodingKey {
-        case id
-        case userID = "user_id"
-        case type
-        case notificationID = "notification_id"
-        case notification
-        case unreadCount = "unread_count"
-        case createdAt = "created_at"
+    init(row: Row) {
+        id = row[Columns.id]
+        userID = row[Columns.userID]
+        type = row[Columns.type]
+        notificationID = row[Columns.notificationID]
+        notification = row[Columns.notification]
+        unreadCount = row[Columns.unreadCount]
+        createdAt = row[Columns.createdAt]
     }
 
-    /// The record from a row of `SELECT * FROM event`, read by column name: cheaper than the `Decodable` route.
-    init(row: Row) {
-        id = row["id"]
-        userID = row["user_id"]
-        type = row["type"]
-        notificationID = row["notification_id"]
-        notification = row["notification"]
-        unreadCount = row["unread_count"]
-        createdAt = row["created_at"]
-    }
+    /// `INSERT INTO event (…) VALUES (?, …)`, for a prepared statement.
+    static let insertSQL = """
+        INSERT INTO \(databaseTableName) (\(Columns.inserted.map(\.name).joined(separator: ", "))) \
+        VALUES (\(Array(repeating: "?", count: Columns.inserted.count).joined(separator: ", ")))
+        """
+
+    var insertArguments: StatementArguments { [userID, type, notificationID, notification, unreadCount, createdAt] }
 
     /// The row for `payload`, an event of `userID` at `date`.
     /// A notification with personal details is stored sealed by `sealer`.
@@ -56,10 +68,6 @@ struct EventRecord: Codable, FetchableRecord, MutablePersistableRecord {
             unreadCount = count
         }
         createdAt = date.timeIntervalSince1970
-    }
-
-    mutating func didInsert(_ inserted: InsertionSuccess) {
-        id = inserted.rowID
     }
 
     /// The typed event; a type this version does not know, or a payload its type lacks, is an error.

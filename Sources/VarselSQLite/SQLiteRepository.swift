@@ -325,17 +325,8 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     private func insert(_ new: NewNotification, at date: Date, db: Database) throws -> NotificationItem {
-        var body = new.body
-        var details = try Self.json(new.personalDetails)
-        if FieldSealer.sealsNotification(personalDetails: new.personalDetails) {
-            body = sealer.seal(body, field: .notificationBody)
-            details = sealer.seal(details, field: .notificationDetails)
-        }
-        try db.cachedStatement(sql: """
-            INSERT INTO notification (recipient_id, sender_id, kind, title, body, urgency, created_at, read_at, deep_link, personal_details)
-            VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)
-            """).execute(arguments: [new.recipientID, new.senderID, new.kind.rawValue, new.title, body, new.urgency.rawValue,
-                             date.timeIntervalSince1970, try Self.json(new.deepLink), details])
+        let record = try NotificationRecord(new, at: date, encoder: Self.encoder, sealer: sealer)
+        try db.cachedStatement(sql: NotificationRecord.insertSQL).execute(arguments: record.insertArguments)
         let item = NotificationItem(id: db.lastInsertedRowID, recipientID: new.recipientID, kind: new.kind, title: new.title,
                                     body: new.body, createdAt: date, urgency: new.urgency, deepLink: new.deepLink,
                                     personalDetails: new.personalDetails)
@@ -346,9 +337,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     private func appendEvent(userID: Int64, _ payload: EventPayload, at date: Date, db: Database) throws {
         let record = try EventRecord(userID: userID, payload: payload, at: date, encoder: Self.encoder, sealer: sealer, cache: notificationJSON)
         // A prepared statement: a record's own `insert` builds its arguments through `Encodable`, on every event.
-        try db.cachedStatement(sql: """
-            INSERT INTO event (user_id, type, notification_id, notification, unread_count, created_at) VALUES (?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [record.userID, record.type, record.notificationID, record.notification, record.unreadCount, record.createdAt])
+        try db.cachedStatement(sql: EventRecord.insertSQL).execute(arguments: record.insertArguments)
         committed.appended(StoredEvent(id: db.lastInsertedRowID, userID: userID, payload: payload,
                                        createdAt: Date(timeIntervalSince1970: record.createdAt)))
     }
@@ -372,14 +361,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     private func notification(_ row: Row) throws -> NotificationItem {
-        NotificationItem(
-            id: row["id"], recipientID: row["recipient_id"],
-            kind: try NotificationKind(stored: row["kind"], column: "notification.kind"),
-            title: row["title"], body: try sealer.open(row["body"] as String, field: .notificationBody), createdAt: Self.date(row["created_at"]),
-            readAt: (row["read_at"] as Double?).map(Self.date), urgency: try Urgency(stored: row["urgency"], column: "notification.urgency"),
-            deepLink: try Self.decoder.decode(DeepLinkTarget.self, from: Data((row["deep_link"] as String).utf8)),
-            personalDetails: try Self.decoder.decode([String].self, from: Data(try sealer.open(row["personal_details"] as String, field: .notificationDetails).utf8))
-        )
+        try NotificationRecord(row: row).item(sealer: sealer, decoder: Self.decoder)
     }
 
     public func notification(id: Int64) async throws -> NotificationItem? {
