@@ -43,10 +43,7 @@ struct EventRecord: FetchableRecord, TableRecord {
     }
 
     /// `INSERT INTO event (…) VALUES (?, …)`, for a prepared statement.
-    static let insertSQL = """
-        INSERT INTO \(databaseTableName) (\(Columns.inserted.map(\.name).joined(separator: ", "))) \
-        VALUES (\(Array(repeating: "?", count: Columns.inserted.count).joined(separator: ", ")))
-        """
+    static let insertSQL = insertStatement(Columns.inserted)
 
     var insertArguments: StatementArguments { [userID, type, notificationID, notification, unreadCount, createdAt] }
 

@@ -3,6 +3,14 @@ import GRDB
 import VarselCore
 import VarselStore
 
+extension TableRecord {
+    /// `INSERT INTO <table> (<columns>) VALUES (?, …)`, for a prepared statement.
+    static func insertStatement(_ columns: [Column]) -> String {
+        "INSERT INTO \(databaseTableName) (\(columns.map(\.name).joined(separator: ", "))) "
+            + "VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+    }
+}
+
 /// One row of the `notification` table as it is stored, and its conversion to and from a ``NotificationItem``.
 ///
 /// The columns are named once, in ``Columns``: the insert statement and the reading of a row both use them. The
@@ -80,10 +88,7 @@ struct NotificationRecord: FetchableRecord, TableRecord {
 
     /// `INSERT INTO notification (…) VALUES (?, …)`, for a prepared statement: a record's own `insert` builds its
     /// arguments through `Encodable`, on every notification.
-    static let insertSQL = """
-        INSERT INTO \(databaseTableName) (\(Columns.inserted.map(\.name).joined(separator: ", "))) \
-        VALUES (\(Array(repeating: "?", count: Columns.inserted.count).joined(separator: ", ")))
-        """
+    static let insertSQL = insertStatement(Columns.inserted)
 
     var insertArguments: StatementArguments {
         [recipientID, senderID, kind, title, body, urgency, createdAt, readAt, deepLink, personalDetails]
