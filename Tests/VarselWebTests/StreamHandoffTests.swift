@@ -20,7 +20,7 @@ struct StreamHandoffTests {
         let handoff: StreamHandoff
         let stream: LiveStream
 
-        init(configuration: VarselServices.Configuration = .init()) async throws {
+        init(configuration: VarselServices.Configuration = .init(), isPlayer: Bool = false) async throws {
             world = try await TestWorld(configuration: configuration)
             channel = NIOAsyncTestingChannel()
             try await channel.testingEventLoop.executeInContext { [channel] in
@@ -28,7 +28,7 @@ struct StreamHandoffTests {
             }
             try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8080))
             handoff = try #require(await StreamHandoff.of(channel))
-            stream = LiveStream(services: world.services, user: world.kari, isPlayer: false, preferences: .standard,
+            stream = LiveStream(services: world.services, user: world.kari, isPlayer: isPlayer, preferences: .standard,
                                 eventLoop: channel.eventLoop)
             let id = try #require(world.services.broker.subscribe(userID: world.kari.id, session: "s", stream: stream))
             stream.attached(as: id)
@@ -148,6 +148,25 @@ struct StreamHandoffTests {
         let parts = try await connection.written()
         #expect(parts.count == 1)
         #expect(world.services.metrics.eventsDelivered == delivered + 2, "the loop made both")
+    }
+
+    @Test("an announcement held back for its window is written when the stream's own timer fires on its loop, and leaves nothing counted as waiting")
+    func heldAnnouncementFiresOnTheLoop() async throws {
+        let connection = try await Connection(isPlayer: true)
+        let world = connection.world
+        try await connection.takeOver()
+        let item = NotificationItem(id: 1, recipientID: world.kari.id, kind: .scenarioPrompt, title: "Stair practice", body: "",
+                                    createdAt: world.services.now(), urgency: .normal, deepLink: .scenario(scenarioID: nil))
+        world.services.broker.publish(StoredEvent(id: 1, userID: world.kari.id, payload: .notificationCreated(item), createdAt: item.createdAt))
+        var written = try await connection.written().compactMap(Self.text).joined()
+        #expect(written.contains("event: cue") && !written.contains("event: announcement"), "the cue at once; the announcement waits")
+        // The server's clock passes the window, and the loop's time reaches the stream's timer.
+        world.clock.advance(by: 2)
+        await connection.channel.testingEventLoop.advanceTime(by: .seconds(2))
+        written = try await connection.written().compactMap(Self.text).joined()
+        #expect(written.hasPrefix("event: announcement\ndata: "), "the announcement, alone in the timer's write")
+        #expect(written.contains(#""text":"New notification: Stair practice""#))
+        #expect(connection.stream.pace.waiting == 0)
     }
 
     @Test("a commit's events that do not all fit in a stream's buffer end it as slow, as one event too many does")

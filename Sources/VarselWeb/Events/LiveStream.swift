@@ -58,9 +58,6 @@ final class LiveStream: StreamSubscriber, Sendable {
     /// The connection closed (the client left): the stream ends without another word.
     func outputClosed() { onLoop { $0.end(closingConnection: false) } }
 
-    /// The client stopped reading (the watchdog saw a write wait too long): the connection closes now.
-    func closeAsSlow() { onLoop { $0.end(closingConnection: true) } }
-
     /// Runs `body` on the stream's loop, after whatever was handed to it before.
     private func onLoop(_ body: @escaping @Sendable (Keeper) -> Void) {
         eventLoop.execute { [keeper] in body(keeper.value) }
@@ -298,7 +295,9 @@ extension LiveStream {
             let keeper = NIOLoopBound(self, eventLoop: eventLoop)
             // A little after the deadline; if the wall clock has not quite reached it, the timer is set again.
             timer = eventLoop.scheduleTask(in: .milliseconds(Int64((delay * 1000).rounded(.up)) + 1)) {
-                keeper.value.take([.announcementsDue])
+                // Counted like any message, so the pace stays true.
+                let keeper = keeper.value
+                if keeper.pace.admit(1) { keeper.take([.announcementsDue]) } else { keeper.end(closingConnection: true) }
             }
         }
 
