@@ -26,13 +26,8 @@ struct LiveStreamTests {
     @Test("a stream resumed from 0 replays the log, then follows live events, with no gap and no duplicate, and ends with a reset on sign-out",
           .timeLimit(.minutes(1)))
     func replayThenLive() async throws {
-        let world = try await TestWorld()
+        let (world, app) = try await Self.appWithOneNotification(server: .varselHTTP1())
         let kari = try #require(world.kari)
-        let message = try Validation.notification(kind: "scenarioPrompt", title: "Before", body: "", urgency: nil, personalDetails: [], allowAssignment: false)
-        _ = try await world.services.sender.send(message, from: world.coordinator.id, to: [kari.id])
-        var app = Application(router: try await VarselRouter.build(services: world.services), server: .varselHTTP1(),
-                              configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-        app.addServices(world.services.pump)
         try await app.test(.live) { client in
             let token = try await client.token("kari")
             let broker = world.services.broker
@@ -61,16 +56,22 @@ struct LiveStreamTests {
 }
 
 extension LiveStreamTests {
+    /// A world where Kari has one notification ("Before"), and an application over it on `server`, with its pump.
+    static func appWithOneNotification(server: HTTPServerBuilder) async throws -> (TestWorld, some ApplicationProtocol) {
+        let world = try await TestWorld()
+        let message = try Validation.notification(kind: "scenarioPrompt", title: "Before", body: "", urgency: nil, personalDetails: [], allowAssignment: false)
+        _ = try await world.services.sender.send(message, from: world.coordinator.id, to: [world.kari.id])
+        var app = Application(router: try await VarselRouter.build(services: world.services), server: server,
+                              configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        app.addServices(world.services.pump)
+        return (world, app)
+    }
+
     @Test("on a server without Varsel's connection handling a stream sends its opening and its replay, then ends, detached",
           .timeLimit(.minutes(1)))
     func withoutTheHandoffTheStreamEnds() async throws {
-        let world = try await TestWorld()
+        let (world, app) = try await Self.appWithOneNotification(server: .http1())
         let kari = try #require(world.kari)
-        let message = try Validation.notification(kind: "scenarioPrompt", title: "Before", body: "", urgency: nil, personalDetails: [], allowAssignment: false)
-        _ = try await world.services.sender.send(message, from: world.coordinator.id, to: [kari.id])
-        var app = Application(router: try await VarselRouter.build(services: world.services), server: .http1(),
-                              configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-        app.addServices(world.services.pump)
         try await app.test(.live) { client in
             let response = try await client.call(.get, "/api/v1/events?since=0", token: try await client.token("kari"))
             #expect(response.status == .ok)
