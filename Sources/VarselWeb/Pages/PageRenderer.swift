@@ -11,7 +11,7 @@ public struct PageRenderer: Sendable {
     /// The templates every page needs; start-up fails if one is missing.
     static let templateNames = [
         "notifications", "settings", "detail", "signin", "coordinator", "header", "footer", "switch", "notification-row", "offline", "list",
-        "dashboard", "profile", "errors", "scenarios", "scenario", "list-groups", "people", "person-new", "person", "link", "password",
+        "dashboard", "profile", "errors", "scenarios", "scenario", "list-groups", "people", "person-new", "person", "link", "password", "add-passkey-form",
     ]
     static let assetNames = [
         "varsel.js": "text/javascript; charset=utf-8", "varsel.css": "text/css; charset=utf-8", "noscript.css": "text/css; charset=utf-8",

@@ -192,23 +192,11 @@ struct SetPasswordPage {
 struct LinkPasskeyView {
     var heading: String
     var intro: String
-    var needsScript: String
-    var nameLabel: String
-    var nameHint: String
-    var defaultName: String
-    var button: String
-    var nameRule: String
-    var notAdded: String
+    var form: AddPasskeyFormView
 
     init(_ strings: Strings) {
         heading = strings.passkeyInsteadHeading
         intro = strings.passkeysIntro
-        needsScript = strings.passkeyNeedsScript
-        nameLabel = strings.newPasskeyNameField
-        nameHint = strings.passkeyNameHint
-        defaultName = strings.defaultPasskeyName
-        button = strings.addPasskeyButton
-        nameRule = strings.passkeyNameRule
-        notAdded = strings.passkeyNotAdded
+        form = AddPasskeyFormView(strings, labelledBy: "passkey-instead")
     }
 }

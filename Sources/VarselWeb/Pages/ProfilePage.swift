@@ -56,8 +56,8 @@ extension PagesController {
                                        dates: strings.passkeyDates(added: passkey.createdAt, lastUsed: passkey.lastUsedAt, timeZone: osloTimeZone),
                                        renameLabel: strings.renamePasskeyField(passkey.name), error: error)
             }
-            passkeys = PasskeysView(items: items, hasItems: !items.isEmpty, defaultName: strings.defaultPasskeyName, nameRule: strings.passkeyNameRule, notAdded: strings.passkeyNotAdded,
-               lastWayIn: errors.first { $0.fieldId == "passkeys" }?.message)
+            passkeys = PasskeysView(items: items, hasItems: !items.isEmpty, form: AddPasskeyFormView(strings, labelledBy: "add-passkey-heading"),
+                                    lastWayIn: errors.first { $0.fieldId == "passkeys" }?.message)
         }
         let title = strings.screenTitle(screen)
         let model = ProfilePageModel(
@@ -198,12 +198,34 @@ struct ProfilePageModel {
 struct PasskeysView {
     var items: [PasskeyItemView]
     var hasItems: Bool
+    var form: AddPasskeyFormView
+    /// Why the last removal was refused, when it was.
+    var lastWayIn: String?
+}
+
+/// The form that adds a passkey (template `add-passkey-form`), on the Profile and on the set-password page.
+struct AddPasskeyFormView {
+    /// The id of the heading that names the form.
+    var labelledBy: String
+    var needsScript: String
+    var nameLabel: String
+    var nameHint: String
     var defaultName: String
+    var button: String
     /// The words the adding script shows when the name is refused, and when the passkey was not added.
     var nameRule: String
     var notAdded: String
-    /// Why the last removal was refused, when it was.
-    var lastWayIn: String?
+
+    init(_ strings: Strings, labelledBy: String) {
+        self.labelledBy = labelledBy
+        needsScript = strings.passkeyNeedsScript
+        nameLabel = strings.newPasskeyNameField
+        nameHint = strings.passkeyNameHint
+        defaultName = strings.defaultPasskeyName
+        button = strings.addPasskeyButton
+        nameRule = strings.passkeyNameRule
+        notAdded = strings.passkeyNotAdded
+    }
 }
 
 struct PasskeyItemView {
@@ -263,10 +285,6 @@ struct ProfileStrings {
     var rename: String
     var remove: String
     var addPasskeyHeading: String
-    var newPasskeyName: String
-    var passkeyNameHint: String
-    var addPasskey: String
-    var passkeyNeedsScript: String
 
     init(_ strings: Strings) {
         passkeysHeading = strings.passkeysHeading
@@ -275,10 +293,6 @@ struct ProfileStrings {
         rename = strings.renameButton
         remove = strings.removePasskeyButton
         addPasskeyHeading = strings.addPasskeyHeading
-        newPasskeyName = strings.newPasskeyNameField
-        passkeyNameHint = strings.passkeyNameHint
-        addPasskey = strings.addPasskeyButton
-        passkeyNeedsScript = strings.passkeyNeedsScript
         yourData = strings.yourDataHeading
         download = strings.downloadMyData
         certificationsHeading = strings.certificationsHeading
