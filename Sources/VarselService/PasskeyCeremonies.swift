@@ -154,9 +154,9 @@ public struct PasskeyCeremonies: Sendable {
         }
     }
 
+    /// The holder of the one-time link `code`, and the link's hash (what a challenge is bound to).
     private func linkHolder(_ code: String) async throws -> (User, String) {
-        guard let normalized = SetPasswordCode.normalized(code) else { throw UserAdministration.Refusal.linkNotValid }
-        let hash = SetPasswordCode.hash(normalized)
+        guard let hash = SetPasswordCode.tokenHash(typed: code) else { throw UserAdministration.Refusal.linkNotValid }
         guard let user = try await repository.passwordLinkUser(tokenHash: hash, at: now()) else { throw UserAdministration.Refusal.linkNotValid }
         return (user, hash)
     }

@@ -270,8 +270,8 @@ public struct UserAdministration: Sendable {
 
     /// The person a set-password code is for, while it works.
     public func linkHolder(code: String) async throws -> User? {
-        guard let normalized = SetPasswordCode.normalized(code) else { return nil }
-        return try await repository.passwordLinkUser(tokenHash: SetPasswordCode.hash(normalized), at: now())
+        guard let hash = SetPasswordCode.tokenHash(typed: code) else { return nil }
+        return try await repository.passwordLinkUser(tokenHash: hash, at: now())
     }
 
     /// Sets the password of the link's holder, once, ending their other sessions. Throws ``InvalidInput`` for a
@@ -280,9 +280,9 @@ public struct UserAdministration: Sendable {
         var issues = Validation.password(password, field: "password")
         if issues.isEmpty, password != repeated { issues.append(.init(field: "repeat", rule: .other("must be the same password"))) }
         guard issues.isEmpty else { throw InvalidInput(issues) }
-        guard let normalized = SetPasswordCode.normalized(code) else { throw Refusal.linkNotValid }
+        guard let linkHash = SetPasswordCode.tokenHash(typed: code) else { throw Refusal.linkNotValid }
         let hash = try await passwords.hash(password)
-        guard let user = try await repository.usePasswordLink(tokenHash: SetPasswordCode.hash(normalized), passwordHash: hash, at: now()) else {
+        guard let user = try await repository.usePasswordLink(tokenHash: linkHash, passwordHash: hash, at: now()) else {
             throw Refusal.linkNotValid
         }
         broker?.endStreams(ofUser: user.id, reason: .signedOut)
@@ -338,6 +338,9 @@ public enum SetPasswordCode {
 
     /// The hash the store keeps for `code` (grouped form).
     public static func hash(_ code: String) -> String { Tokens.hash(normalized(code) ?? code) }
+
+    /// The hash the store keeps for a code as typed or read from a link; nil when it cannot be a code.
+    public static func tokenHash(typed: String) -> String? { normalized(typed).map(Tokens.hash) }
 }
 
 /// Who may see an assignment and its contact's personal details: the mentor while the assignment is live (not
