@@ -19,15 +19,10 @@ extension PostgresRepository {
     public func usePasswordLink(tokenHash: String, addingPasskey new: NewPasskey, at date: Date) async throws -> (User, Passkey)? {
         do {
             let used: LinkUse = try await write { c in
-                // Deleting the link first makes two uses at once wait for each other; only the first finds it.
-                guard let userID = try await Self.first(c.query(
-                    "DELETE FROM password_link WHERE token_hash = \(tokenHash) AND expires_at > \(date.timeIntervalSince1970) RETURNING user_id",
-                    logger: self.logger))?.decode(Int64.self), userID == new.userID,
-                    let user = try await Self.first(c.query("SELECT \(unescaped: Self.userColumns) FROM users WHERE id = \(userID)",
-                                                            logger: self.logger)).map(Self.user), user.isActive else {
+                guard let user = try await self.takePasswordLink(tokenHash: tokenHash, at: date, c), user.id == new.userID else {
                     throw LinkNotUsable()
                 }
-                _ = try await self.endSessions(of: userID, c)
+                _ = try await self.endSessions(of: user.id, c)
                 return LinkUse(user: user, passkey: try await self.insert(new, at: date, c))
             }
             return (used.user, used.passkey)

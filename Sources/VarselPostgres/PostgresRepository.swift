@@ -312,20 +312,24 @@ public final class PostgresRepository: VarselRepository, Sendable {
 
     public func usePasswordLink(tokenHash: String, passwordHash: String, at date: Date) async throws -> User? {
         try await write { c in
-            // Deleting the link first makes two uses at once wait for each other; only the first finds it.
-            let deleted = try await c.query("""
-                DELETE FROM password_link WHERE token_hash = \(tokenHash) AND expires_at > \(date.timeIntervalSince1970) RETURNING user_id
-                """, logger: self.logger).collect()
-            guard let row = deleted.first else { return nil }
-            let userID = try row.decode(Int64.self)
-            guard var user = try await Self.first(c.query("SELECT \(unescaped: Self.userColumns) FROM users WHERE id = \(userID)", logger: self.logger))
-                .map(Self.user), user.isActive else { return nil }
+            guard var user = try await self.takePasswordLink(tokenHash: tokenHash, at: date, c) else { return nil }
+            let userID = user.id
             try await c.query("UPDATE users SET password_hash = \(passwordHash) WHERE id = \(userID)", logger: self.logger)
             _ = try await self.endSessions(of: userID, c)
             try await self.appendLog([NewAccountLogEntry(actorID: userID, action: .passwordSet)], userID: userID, at: date, c)
             user.passwordHash = passwordHash
             return user
         }
+    }
+
+    /// Deletes the unexpired link `tokenHash` and returns its holder when they are active; nil when there is no such
+    /// link or holder. Deleting the link first makes two uses at once wait for each other; only the first finds it.
+    func takePasswordLink(tokenHash: String, at date: Date, _ c: PostgresConnection) async throws -> User? {
+        guard let userID = try await Self.first(c.query(
+            "DELETE FROM password_link WHERE token_hash = \(tokenHash) AND expires_at > \(date.timeIntervalSince1970) RETURNING user_id",
+            logger: logger))?.decode(Int64.self) else { return nil }
+        return try await Self.first(c.query("SELECT \(unescaped: Self.userColumns) FROM users WHERE id = \(userID)", logger: logger))
+            .map(Self.user).flatMap { $0.isActive ? $0 : nil }
     }
 
     public func accountLog(userID: Int64) async throws -> [AccountLogEntry] {
