@@ -30,10 +30,17 @@ struct EventsController {
     /// working state made that frame 23 KiB per idle stream. Called, they use the thread's stack and give it back.
     struct Frame {
         static func event(id: Int64, name: String, json: Data) -> ByteBuffer {
-            var text = "id: \(id)\nevent: \(name)\n"
-            // JSON from the encoder has no raw newlines, so one data line suffices.
-            text += "data: " + String(decoding: json, as: UTF8.self) + "\n\n"
-            return ByteBuffer(string: text)
+            var buffer = ByteBuffer()
+            writeEvent(id: id, name: name, into: &buffer) { $0.writeBytes(json) }
+            return buffer
+        }
+
+        /// Appends an event with an id to `buffer`; `data` appends its JSON, which has no raw newlines (the encoders
+        /// escape them), so one data line suffices.
+        static func writeEvent(id: Int64, name: String, into buffer: inout ByteBuffer, data: (inout ByteBuffer) -> Void) {
+            buffer.writeString("id: \(id)\nevent: \(name)\ndata: ")
+            data(&buffer)
+            buffer.writeString("\n\n")
         }
 
         /// An event without an id (an announcement, a cue): the client's resume point stays on the last logged event.
@@ -173,9 +180,8 @@ struct EventsController {
         switch event.payload {
         case let .notificationCreated(item), let .notificationUpdated(item):
             let now = services.now()
-            buffer.writeString("id: \(event.id)\nevent: \(event.type.rawValue)\ndata: ")
-            HotJSON.notificationEvent(NotificationResource(item, describer: describer, preferences: preferences, now: now), into: &buffer)
-            buffer.writeString("\n\n")
+            let resource = NotificationResource(item, describer: describer, preferences: preferences, now: now)
+            Frame.writeEvent(id: event.id, name: event.type.rawValue, into: &buffer) { HotJSON.notificationEvent(resource, into: &$0) }
             if live, event.type == .notificationCreated {
                 services.metrics.eventDelivered(latency: max(0, now.timeIntervalSince(item.createdAt)))
             } else {
@@ -192,6 +198,6 @@ struct EventsController {
             // The broker ends the streams instead of sending it; a replay that meets it says so and nothing more.
             json = Data("{}".utf8)
         }
-        buffer.writeImmutableBuffer(Frame.event(id: event.id, name: event.type.rawValue, json: json))
+        Frame.writeEvent(id: event.id, name: event.type.rawValue, into: &buffer) { $0.writeBytes(json) }
     }
 }
