@@ -21,8 +21,8 @@ public final class PostgresRepository: VarselRepository, Sendable {
     let sealer: FieldSealer
     /// The notifications this store last wrote or read in its event log, by their JSON.
     let notificationJSON = NotificationJSONCache(capacity: NotificationJSONCache.storeCapacity)
-    private static let encoder = JSONEncoder()
-    private static let decoder = JSONDecoder()
+    static let encoder = JSONEncoder()
+    static let decoder = JSONDecoder()
     /// The advisory lock that orders event-log writers.
     static let eventLock: Int64 = 0x7661_7273_656C_0001
     /// The advisory lock migrations take.
@@ -363,7 +363,8 @@ public final class PostgresRepository: VarselRepository, Sendable {
 
     public func createNotifications(_ notifications: [NewNotification], idempotencyKey: IdempotencyKey?, at date: Date) async throws -> CreatedNotifications {
         // Without a key there is nothing to look up first: it shares a transaction with the creates waiting with it.
-        guard idempotencyKey != nil else { return try await creates.create(notifications, at: date, in: self) }
+        // A fan-out has transactions of its own.
+        guard idempotencyKey != nil || FanOut.isSpread(notifications.count) else { return try await creates.create(notifications, at: date, in: self) }
         do {
             return try await createNotificationsOnce(notifications, idempotencyKey: idempotencyKey, at: date)
         } catch let error as PostgresTransactionError
@@ -376,36 +377,66 @@ public final class PostgresRepository: VarselRepository, Sendable {
 
     /// Creates the notifications, then takes the event-log lock only for their events: the rows, the recipient
     /// check and the idempotency key need no order, and the lock is held for three statements instead of eight.
+    /// A fan-out's first chunk is written here and the rest after.
     private func createNotificationsOnce(_ notifications: [NewNotification], idempotencyKey: IdempotencyKey?, at date: Date) async throws -> CreatedNotifications {
-        try await write(appendsEvents: true, locksLate: true) { c in
-            if let key = idempotencyKey, let row = try await Self.first(c.query("""
-                SELECT fingerprint, notification_ids FROM idempotency_key WHERE sender_id = \(key.senderID) AND key = \(key.key)
-                """, logger: self.logger)) {
-                let (fingerprint, idsJSON) = try row.decode((String, String).self)
-                guard fingerprint == key.fingerprint else { throw StoreError.idempotencyKeyReused }
-                var items: [NotificationItem] = []
-                for id in try Self.decoder.decode([Int64].self, from: Data(idsJSON.utf8)) {
-                    if let item = try await self.fetchNotification(c, id: id) { items.append(item) }
-                }
-                return CreatedNotifications(items: items, isReplay: true)
+        let start = try await write(appendsEvents: true, locksLate: true) { c in
+            try await self.beginCreate(notifications, idempotencyKey: idempotencyKey, at: date, c)
+        }
+        switch start {
+        case let .written(created):
+            return created
+        case let .spreading(fanout, written):
+            return CreatedNotifications(items: try await finishFanOut(fanout, written: written), isReplay: false)
+        case let .unfinished(fanout):
+            // The request came before and was cut short: its fan-out is finished first, then answered as a replay.
+            _ = try await finishFanOut(fanout, written: [])
+            return try await createNotificationsOnce(notifications, idempotencyKey: idempotencyKey, at: date)
+        }
+    }
+
+    /// The first transaction of a create: the replay of an idempotency key, or the recipient check and the
+    /// notifications (the first chunk of a fan-out).
+    func beginCreate(_ notifications: [NewNotification], idempotencyKey: IdempotencyKey?, at date: Date,
+                     _ c: PostgresConnection) async throws -> CreateStart {
+        if let key = idempotencyKey, let row = try await Self.first(c.query("""
+            SELECT fingerprint, notification_ids, fanout_id FROM idempotency_key WHERE sender_id = \(key.senderID) AND key = \(key.key)
+            """, logger: self.logger)) {
+            let (fingerprint, idsJSON, fanout) = try row.decode((String, String, Int64?).self)
+            guard fingerprint == key.fingerprint else { throw StoreError.idempotencyKeyReused }
+            if let fanout { return .unfinished(fanout) }
+            var items: [NotificationItem] = []
+            for id in try Self.decoder.decode([Int64].self, from: Data(idsJSON.utf8)) {
+                if let item = try await self.fetchNotification(c, id: id) { items.append(item) }
             }
-            let recipients = Array(Set(notifications.map(\.recipientID)))
-            let found = try await Self.one(c.query("SELECT COUNT(*) FROM users WHERE id = ANY(\(recipients))", logger: self.logger)).decode(Int64.self)
-            guard found == recipients.count else { throw StoreError.notFound(.recipient) }
-            let created = try await self.insertRows([(notifications, date)], c)[0]
+            return .written(CreatedNotifications(items: items, isReplay: true))
+        }
+        let recipients = Array(Set(notifications.map(\.recipientID)))
+        let found = try await Self.one(c.query("SELECT COUNT(*) FROM users WHERE id = ANY(\(recipients))", logger: self.logger)).decode(Int64.self)
+        guard found == recipients.count else { throw StoreError.notFound(.recipient) }
+        if FanOut.isSpread(notifications.count) {
+            let fanout = try await recordFanOut(notifications, at: date, c)
             if let key = idempotencyKey {
                 // A concurrent request with the same key waits here until this one ends, then fails as a duplicate
                 // and is tried again (above).
-                let ids = String(decoding: try Self.encoder.encode(created.map(\.id)), as: UTF8.self)
                 try await c.query("""
-                    INSERT INTO idempotency_key (sender_id, key, fingerprint, notification_ids, created_at)
-                    VALUES (\(key.senderID), \(key.key), \(key.fingerprint), \(ids), \(date.timeIntervalSince1970))
+                    INSERT INTO idempotency_key (sender_id, key, fingerprint, notification_ids, created_at, fanout_id)
+                    VALUES (\(key.senderID), \(key.key), \(key.fingerprint), '[]', \(date.timeIntervalSince1970), \(fanout))
                     """, logger: self.logger)
             }
-            try await self.lockEventLog(c)
-            try await self.appendCreatedEvents(created, at: date, c)
-            return CreatedNotifications(items: created, isReplay: false)
+            return .spreading(fanout, written: try await self.writeFanOutChunk(fanout, c).written)
         }
+        let created = try await self.insertRows([(notifications, date)], c)[0]
+        if let key = idempotencyKey {
+            // As above.
+            let ids = String(decoding: try Self.encoder.encode(created.map(\.id)), as: UTF8.self)
+            try await c.query("""
+                INSERT INTO idempotency_key (sender_id, key, fingerprint, notification_ids, created_at)
+                VALUES (\(key.senderID), \(key.key), \(key.fingerprint), \(ids), \(date.timeIntervalSince1970))
+                """, logger: self.logger)
+        }
+        try await self.lockEventLog(c)
+        try await self.appendCreatedEvents(created, at: date, c)
+        return .written(CreatedNotifications(items: created, isReplay: false))
     }
 
     /// Runs `jobs` in one transaction, each as it would run alone, in turn (``PostgresCreateBatch``); returns each
@@ -1072,7 +1103,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
     ) async throws -> (Scenario, [NotificationItem]) {
         let mentors = Set(mentorIDs).sorted()
         // A statement for each kind of row, not one per mentor: a publish to every mentor is six round trips, and
-        // the event-log lock is held only for the events.
+        // the event-log lock is held only for the events. To many mentors, a fan-out's first chunk is written here.
         let published: Published = try await write(appendsEvents: true, locksLate: true) { c in
             let found = try await Self.one(c.query("SELECT COUNT(*) FROM users WHERE id = ANY(\(mentors))", logger: self.logger)).decode(Int64.self)
             guard found == mentors.count else { throw StoreError.notFound(.mentor) }
@@ -1081,17 +1112,25 @@ public final class PostgresRepository: VarselRepository, Sendable {
                 RETURNING id
                 """, logger: self.logger)).decode(Int64.self)
             try await c.query("INSERT INTO scenario_recipient (scenario_id, mentor_id) SELECT \(id), unnest(\(mentors)::bigint[])", logger: self.logger)
-            let items = try await self.insertRows([(mentors.map { makeNotification(id, $0) }, date)], c)[0]
+            let scenario = Scenario(id: id, title: title, body: body, coordinatorID: coordinatorID, createdAt: date)
+            let notifications = mentors.map { makeNotification(id, $0) }
+            if FanOut.isSpread(notifications.count) {
+                let fanout = try await recordFanOut(notifications, at: date, c)
+                return Published(scenario: scenario, items: try await self.writeFanOutChunk(fanout, c).written, fanout: fanout)
+            }
+            let items = try await self.insertRows([(notifications, date)], c)[0]
             try await self.lockEventLog(c)
             try await self.appendCreatedEvents(items, at: date, c)
-            return Published(scenario: Scenario(id: id, title: title, body: body, coordinatorID: coordinatorID, createdAt: date), items: items)
+            return Published(scenario: scenario, items: items, fanout: nil)
         }
-        return (published.scenario, published.items)
+        guard let fanout = published.fanout else { return (published.scenario, published.items) }
+        return (published.scenario, try await finishFanOut(fanout, written: published.items))
     }
 
     private struct Published: Sendable {
         var scenario: Scenario
         var items: [NotificationItem]
+        var fanout: Int64?
     }
 
     public func scenarios(forMentor mentorID: Int64) async throws -> [MentorScenario] {

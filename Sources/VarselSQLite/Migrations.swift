@@ -239,6 +239,40 @@ enum Migrations {
                 CREATE INDEX passkey_challenge_by_expiry ON passkey_challenge(expires_at);
                 """)
         }
+        // A notification to many recipients is written in several transactions (see ``FanOut``): what is still to
+        // be written is kept here, so a crash in between loses nothing and writes nothing twice.
+        migrator.registerMigration("v11: fan-outs") { db in
+            try db.execute(sql: """
+                CREATE TABLE fanout (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    created_at DOUBLE NOT NULL,
+                    notification_ids TEXT
+                );
+                CREATE TABLE fanout_variant (
+                    fanout_id INTEGER NOT NULL REFERENCES fanout(id) ON DELETE CASCADE,
+                    variant INTEGER NOT NULL,
+                    sender_id INTEGER,
+                    kind TEXT NOT NULL,
+                    title TEXT NOT NULL,
+                    body TEXT NOT NULL,
+                    urgency TEXT NOT NULL,
+                    deep_link TEXT NOT NULL,
+                    personal_details TEXT NOT NULL,
+                    PRIMARY KEY (fanout_id, variant)
+                );
+                CREATE TABLE fanout_recipient (
+                    fanout_id INTEGER NOT NULL REFERENCES fanout(id) ON DELETE CASCADE,
+                    position INTEGER NOT NULL,
+                    recipient_id INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                    variant INTEGER NOT NULL,
+                    notification_id INTEGER,
+                    PRIMARY KEY (fanout_id, position)
+                );
+                CREATE INDEX fanout_pending ON fanout_recipient(fanout_id, position) WHERE notification_id IS NULL;
+                ALTER TABLE idempotency_key ADD COLUMN fanout_id INTEGER;
+                CREATE INDEX idempotency_key_by_fanout ON idempotency_key(fanout_id) WHERE fanout_id IS NOT NULL;
+                """)
+        }
         return migrator
     }
 }

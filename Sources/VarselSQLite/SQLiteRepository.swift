@@ -20,8 +20,8 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     let sealer: FieldSealer
     /// The notifications this store last wrote or read in its event log, by their JSON.
     let notificationJSON = NotificationJSONCache(capacity: NotificationJSONCache.storeCapacity)
-    private static let encoder = JSONEncoder()
-    private static let decoder = JSONDecoder()
+    static let encoder = JSONEncoder()
+    static let decoder = JSONDecoder()
 
     /// How much a committed write survives.
     public enum Durability: String, Sendable, CaseIterable {
@@ -299,38 +299,62 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     // MARK: Notifications
 
     public func createNotifications(_ notifications: [NewNotification], idempotencyKey: IdempotencyKey?, at date: Date) async throws -> CreatedNotifications {
-        try await commits.write { db in
-            if let key = idempotencyKey,
-               let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT fingerprint, notification_ids FROM idempotency_key WHERE sender_id = ? AND key = ?"),
-                                          arguments: [key.senderID, key.key]) {
-                guard (row["fingerprint"] as String) == key.fingerprint else { throw StoreError.idempotencyKeyReused }
-                let ids = try Self.decoder.decode([Int64].self, from: Data((row["notification_ids"] as String).utf8))
-                return CreatedNotifications(items: try ids.compactMap { try self.fetchNotification(db, id: $0) }, isReplay: true)
-            }
-            for recipient in Set(notifications.map(\.recipientID)) {
-                guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM user WHERE id = ?"), arguments: [recipient]) == true else {
-                    throw StoreError.notFound(.recipient)
-                }
-            }
-            let created = try notifications.map { try self.insert($0, at: date, db: db) }
-            try self.appendUnreadCounts(for: created.map(\.recipientID), at: date, db: db)
-            if let key = idempotencyKey {
-                let ids = String(decoding: try Self.encoder.encode(created.map(\.id)), as: UTF8.self)
-                try db.execute(sql: """
-                    INSERT INTO idempotency_key (sender_id, key, fingerprint, notification_ids, created_at) VALUES (?, ?, ?, ?, ?)
-                    """, arguments: [key.senderID, key.key, key.fingerprint, ids, date.timeIntervalSince1970])
-            }
-            return CreatedNotifications(items: created, isReplay: false)
+        let start = try await commits.write { db in try self.beginCreate(notifications, idempotencyKey: idempotencyKey, at: date, db: db) }
+        switch start {
+        case let .written(created):
+            return created
+        case let .spreading(fanout, written):
+            return CreatedNotifications(items: try await finishFanOut(fanout, written: written), isReplay: false)
+        case let .unfinished(fanout):
+            // The request came before and was cut short: its fan-out is finished first, then answered as a replay.
+            _ = try await finishFanOut(fanout, written: [])
+            return try await createNotifications(notifications, idempotencyKey: idempotencyKey, at: date)
         }
     }
 
-    private func insert(_ new: NewNotification, at date: Date, db: Database) throws -> NotificationItem {
+    /// The first transaction of a create: the replay of an idempotency key, or the recipient check and the
+    /// notifications (the first chunk of a fan-out).
+    func beginCreate(_ notifications: [NewNotification], idempotencyKey: IdempotencyKey?, at date: Date, db: Database) throws -> CreateStart {
+        if let key = idempotencyKey,
+           let row = try Row.fetchOne(db.cachedStatement(sql: """
+               SELECT fingerprint, notification_ids, fanout_id FROM idempotency_key WHERE sender_id = ? AND key = ?
+               """), arguments: [key.senderID, key.key]) {
+            guard (row["fingerprint"] as String) == key.fingerprint else { throw StoreError.idempotencyKeyReused }
+            if let fanout = row["fanout_id"] as Int64? { return .unfinished(fanout) }
+            let ids = try Self.decoder.decode([Int64].self, from: Data((row["notification_ids"] as String).utf8))
+            return .written(CreatedNotifications(items: try ids.compactMap { try self.fetchNotification(db, id: $0) }, isReplay: true))
+        }
+        for recipient in Set(notifications.map(\.recipientID)) {
+            guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM user WHERE id = ?"), arguments: [recipient]) == true else {
+                throw StoreError.notFound(.recipient)
+            }
+        }
+        let (fanout, created) = try self.startFanOut(notifications, at: date, db: db)
+        if let key = idempotencyKey {
+            let ids = String(decoding: try Self.encoder.encode(fanout == nil ? created.map(\.id) : []), as: UTF8.self)
+            try db.execute(sql: """
+                INSERT INTO idempotency_key (sender_id, key, fingerprint, notification_ids, created_at, fanout_id) VALUES (?, ?, ?, ?, ?, ?)
+                """, arguments: [key.senderID, key.key, key.fingerprint, ids, date.timeIntervalSince1970, fanout])
+        }
+        guard let fanout else { return .written(CreatedNotifications(items: created, isReplay: false)) }
+        return .spreading(fanout, written: created)
+    }
+
+    func insert(_ new: NewNotification, at date: Date, db: Database) throws -> NotificationItem {
         let record = try NotificationRecord(new, at: date, encoder: Self.encoder, sealer: sealer)
-        try db.cachedStatement(sql: NotificationRecord.insertSQL).execute(arguments: record.insertArguments)
-        let item = NotificationItem(id: db.lastInsertedRowID, recipientID: new.recipientID, kind: new.kind, title: new.title,
+        let item = NotificationItem(id: 0, recipientID: new.recipientID, kind: new.kind, title: new.title,
                                     body: new.body, createdAt: date, urgency: new.urgency, deepLink: new.deepLink,
                                     personalDetails: new.personalDetails)
-        try appendEvent(userID: item.recipientID, .notificationCreated(item), at: date, db: db)
+        return try insert(record, as: item, db: db)
+    }
+
+    /// Inserts `record` and appends its `notification.created` event; `item` is the notification it stores, whose
+    /// id is taken from the insert.
+    func insert(_ record: NotificationRecord, as item: NotificationItem, db: Database) throws -> NotificationItem {
+        try db.cachedStatement(sql: NotificationRecord.insertSQL).execute(arguments: record.insertArguments)
+        var item = item
+        item.id = db.lastInsertedRowID
+        try appendEvent(userID: item.recipientID, .notificationCreated(item), at: item.createdAt, db: db)
         return item
     }
 
@@ -342,7 +366,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
                                        createdAt: Date(timeIntervalSince1970: record.createdAt)))
     }
 
-    private func appendUnreadCounts(for userIDs: [Int64], at date: Date, db: Database) throws {
+    func appendUnreadCounts(for userIDs: [Int64], at date: Date, db: Database) throws {
         var seen = Set<Int64>()
         for userID in userIDs where seen.insert(userID).inserted {
             try appendEvent(userID: userID, .unreadCount(try unreadCount(userID, db: db)), at: date, db: db)
@@ -356,7 +380,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     /// How a recipient's unread notifications are counted, on every create and read change.
     static let unreadCountSQL = "SELECT COUNT(*) FROM notification WHERE recipient_id = ? AND read_at IS NULL"
 
-    private func fetchNotification(_ db: Database, id: Int64) throws -> NotificationItem? {
+    func fetchNotification(_ db: Database, id: Int64) throws -> NotificationItem? {
         try Row.fetchOne(db, sql: "SELECT * FROM notification WHERE id = ?", arguments: [id]).map(notification)
     }
 
@@ -831,7 +855,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         title: String, body: String, coordinatorID: Int64?, mentorIDs: [Int64], at date: Date,
         makeNotification: @Sendable (Int64, Int64) -> NewNotification
     ) async throws -> (Scenario, [NotificationItem]) {
-        try await writer.write { db in
+        let (scenario, fanout, written) = try await writer.write { db in
             let mentors = Set(mentorIDs).sorted()
             for mentorID in mentors where try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE id = ?", arguments: [mentorID]) != true {
                 throw StoreError.notFound(.mentor)
@@ -839,14 +863,13 @@ public final class SQLiteRepository: VarselRepository, Sendable {
             try db.execute(sql: "INSERT INTO scenario (title, body, coordinator_id, created_at) VALUES (?, ?, ?, ?)",
                            arguments: [title, body, coordinatorID, date.timeIntervalSince1970])
             let scenario = Scenario(id: db.lastInsertedRowID, title: title, body: body, coordinatorID: coordinatorID, createdAt: date)
-            var items: [NotificationItem] = []
-            for mentorID in mentors {
-                try db.execute(sql: "INSERT INTO scenario_recipient (scenario_id, mentor_id) VALUES (?, ?)", arguments: [scenario.id, mentorID])
-                items.append(try self.insert(makeNotification(scenario.id, mentorID), at: date, db: db))
-            }
-            try self.appendUnreadCounts(for: items.map(\.recipientID), at: date, db: db)
-            return (scenario, items)
+            let copy = try db.cachedStatement(sql: "INSERT INTO scenario_recipient (scenario_id, mentor_id) VALUES (?, ?)")
+            for mentorID in mentors { try copy.execute(arguments: [scenario.id, mentorID]) }
+            let (fanout, written) = try self.startFanOut(mentors.map { makeNotification(scenario.id, $0) }, at: date, db: db)
+            return (scenario, fanout, written)
         }
+        guard let fanout else { return (scenario, written) }
+        return (scenario, try await finishFanOut(fanout, written: written))
     }
 
     public func scenarios(forMentor mentorID: Int64) async throws -> [MentorScenario] {

@@ -4,7 +4,7 @@ import Logging
 import ServiceLifecycle
 import VarselStore
 
-/// Periodic upkeep: certification-expiry warnings, reminders and escalations for unanswered assignments, and
+/// Periodic upkeep: fan-outs a crash left unfinished, certification-expiry warnings, reminders and escalations for unanswered assignments, and
 /// pruning of old events and expired sessions.
 public struct MaintenanceService: Service {
     let repository: any VarselRepository
@@ -55,10 +55,19 @@ public struct MaintenanceService: Service {
         }
     }
 
+    /// How old an unfinished fan-out must be before upkeep finishes it: its own request takes well under a second
+    /// and finishes it itself; one older was cut short (by a crash, or a stop).
+    public static let fanOutGrace: TimeInterval = 10
+
     /// One round of upkeep; failures are logged and retried next round.
     public func runOnce() async {
         let now = now()
         do {
+            let finished = try await repository.finishFanOuts(startedBefore: now.addingTimeInterval(-Self.fanOutGrace))
+            if finished > 0 {
+                sender.pump.wake()
+                logger.info("notifications of an interrupted fan-out written", metadata: ["notification.count": "\(finished)"])
+            }
             let warnings = try await sender.sendDueCertificationWarnings(now: now)
             if !warnings.isEmpty {
                 logger.info("certification warnings created", metadata: ["notification.count": "\(warnings.count)"])

@@ -50,7 +50,11 @@ public protocol VarselRepository: PushStore, PasskeyStore, Sendable {
     /// Creates one notification per entry, or, when `idempotencyKey` was used before by the same sender with the
     /// same fingerprint, returns the ones it created then and creates nothing.
     /// Throws ``StoreError/idempotencyKeyReused`` when the key came with a different request.
+    /// More than ``FanOut/chunkSize`` are written as a fan-out, a chunk per transaction; this returns once all are.
     func createNotifications(_ notifications: [NewNotification], idempotencyKey: IdempotencyKey?, at date: Date) async throws -> CreatedNotifications
+    /// Finishes every fan-out started before `date` that is not finished (its request was cut short), and forgets the
+    /// finished ones started before it; returns how many notifications it wrote.
+    func finishFanOuts(startedBefore date: Date) async throws -> Int
     func notification(id: Int64) async throws -> NotificationItem?
     /// A page of `userID`'s notifications passing `filter`, newest first, starting after `cursor`.
     func notifications(for userID: Int64, filter: NotificationFilter, after cursor: Int64?, limit: Int) async throws -> NotificationPage
@@ -138,7 +142,8 @@ public protocol VarselRepository: PushStore, PasskeyStore, Sendable {
     func clearSignInFailures(key: String) async throws
 
     // MARK: Scenarios
-    /// Publishes a training scenario to `mentorIDs` with one notification each, in one transaction.
+    /// Publishes a training scenario to `mentorIDs` with one notification each: the scenario, its mentors and the
+    /// first notifications in one transaction, the rest of a fan-out (``FanOut``) after it.
     func publishScenario(
         title: String, body: String, coordinatorID: Int64?, mentorIDs: [Int64], at date: Date,
         makeNotification: @Sendable (_ scenarioID: Int64, _ mentorID: Int64) -> NewNotification

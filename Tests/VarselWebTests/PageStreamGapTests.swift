@@ -74,6 +74,7 @@ final class WindowInjectingStore: VarselRepository {
     func createNotifications(_ notifications: [NewNotification], idempotencyKey: IdempotencyKey?, at date: Date) async throws -> CreatedNotifications {
         try await base.createNotifications(notifications, idempotencyKey: idempotencyKey, at: date)
     }
+    func finishFanOuts(startedBefore date: Date) async throws -> Int { try await base.finishFanOuts(startedBefore: date) }
     func notification(id: Int64) async throws -> NotificationItem? { try await base.notification(id: id) }
     func unreadCount(for userID: Int64) async throws -> Int { try await base.unreadCount(for: userID) }
     func setRead(_ isRead: Bool, notificationID: Int64, userID: Int64, at date: Date) async throws -> NotificationItem? {

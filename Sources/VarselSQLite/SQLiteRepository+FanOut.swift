@@ -1,0 +1,125 @@
+import Foundation
+import GRDB
+import VarselCore
+import VarselStore
+
+/// Notifications to many recipients, written a chunk per transaction (see ``FanOut``).
+extension SQLiteRepository {
+    /// Writes `notifications` at `date` in the current transaction when they are few; when they are many, records
+    /// them as a fan-out and writes its first chunk. Returns the fan-out's id (nil: all are written) and the
+    /// notifications written. The recipients must exist.
+    func startFanOut(_ notifications: [NewNotification], at date: Date, db: Database) throws -> (fanout: Int64?, written: [NotificationItem]) {
+        guard FanOut.isSpread(notifications.count) else {
+            let created = try notifications.map { try insert($0, at: date, db: db) }
+            try appendUnreadCounts(for: created.map(\.recipientID), at: date, db: db)
+            return (nil, created)
+        }
+        let (variants, recipients) = FanOut.variants(of: notifications)
+        try db.execute(sql: "INSERT INTO fanout (created_at) VALUES (?)", arguments: [date.timeIntervalSince1970])
+        let fanout = db.lastInsertedRowID
+        for (index, variant) in variants.enumerated() {
+            let record = try NotificationRecord(variant, at: date, encoder: Self.encoder, sealer: sealer)
+            try db.execute(sql: """
+                INSERT INTO fanout_variant (fanout_id, variant, sender_id, kind, title, body, urgency, deep_link, personal_details)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [fanout, index, record.senderID, record.kind, record.title, record.body, record.urgency,
+                                 record.deepLink, record.personalDetails])
+        }
+        let pending = try db.cachedStatement(sql: "INSERT INTO fanout_recipient (fanout_id, position, recipient_id, variant) VALUES (?, ?, ?, ?)")
+        for (position, recipient) in recipients.enumerated() {
+            try pending.execute(arguments: [fanout, position, recipient.recipientID, recipient.variant])
+        }
+        return (fanout, try writeFanOutChunk(fanout, db: db).written)
+    }
+
+    /// Writes the rest of a fan-out, a chunk per transaction, and returns all its notifications in the order they
+    /// were given; `written` are those the caller wrote already.
+    func finishFanOut(_ fanout: Int64, written: [NotificationItem]) async throws -> [NotificationItem] {
+        var known = Dictionary(written.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        while true {
+            let chunk = try await commits.write { db in try self.writeFanOutChunk(fanout, db: db) }
+            for item in chunk.written { known[item.id] = item }
+            guard chunk.isLast else { continue }
+            // Forgotten already (finished by another, long ago): what this request wrote is all it can tell.
+            guard let ids = chunk.finished else { return known.values.sorted { $0.id < $1.id } }
+            let missing = ids.filter { known[$0] == nil }
+            if !missing.isEmpty {
+                // Written by another finisher (the upkeep, or a retry of the same request).
+                for item in try read({ db in try missing.compactMap { try self.fetchNotification(db, id: $0) } }) { known[item.id] = item }
+            }
+            return ids.compactMap { known[$0] }
+        }
+    }
+
+    /// What one transaction of a fan-out wrote.
+    struct FanOutChunk: Sendable {
+        var written: [NotificationItem]
+        /// Whether the fan-out is finished.
+        var isLast: Bool
+        /// Every notification id of the fan-out, in the order given, once it is finished; nil while some remain, or
+        /// when the finished fan-out is forgotten.
+        var finished: [Int64]?
+    }
+
+    /// Writes the next chunk of `fanout`'s notifications, in the current transaction; the last chunk records the ids
+    /// for the request's idempotency key and forgets what the fan-out kept to write them.
+    func writeFanOutChunk(_ fanout: Int64, db: Database) throws -> FanOutChunk {
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT created_at, notification_ids FROM fanout WHERE id = ?"),
+                                         arguments: [fanout]) else {
+            return FanOutChunk(written: [], isLast: true, finished: nil)
+        }
+        if let ids = row["notification_ids"] as String? {
+            return FanOutChunk(written: [], isLast: true, finished: try Self.decoder.decode([Int64].self, from: Data(ids.utf8)))
+        }
+        let date = Date(timeIntervalSince1970: row["created_at"])
+        // One more than a chunk, to know whether this is the last; each with its content, as a notification row.
+        let pending = try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT r.position, r.variant, r.recipient_id, v.sender_id, v.kind, v.title, v.body, v.urgency, f.created_at, v.deep_link, v.personal_details
+            FROM fanout_recipient r
+            JOIN fanout_variant v ON v.fanout_id = r.fanout_id AND v.variant = r.variant
+            JOIN fanout f ON f.id = r.fanout_id
+            WHERE r.fanout_id = ? AND r.notification_id IS NULL ORDER BY r.position LIMIT ?
+            """), arguments: [fanout, FanOut.chunkSize + 1])
+        let mark = try db.cachedStatement(sql: "UPDATE fanout_recipient SET notification_id = ? WHERE fanout_id = ? AND position = ?")
+        // Each content is opened once.
+        var opened: [Int: NotificationItem] = [:]
+        var written: [NotificationItem] = []
+        for row in pending.prefix(FanOut.chunkSize) {
+            let record = NotificationRecord(row: row)
+            let variant: Int = row["variant"]
+            var item = try opened[variant] ?? record.item(sealer: sealer, decoder: Self.decoder)
+            opened[variant] = item
+            item.recipientID = record.recipientID
+            item = try insert(record, as: item, db: db)
+            try mark.execute(arguments: [item.id, fanout, row["position"]])
+            written.append(item)
+        }
+        try appendUnreadCounts(for: written.map(\.recipientID), at: date, db: db)
+        guard pending.count <= FanOut.chunkSize else { return FanOutChunk(written: written, isLast: false) }
+        let ids = try Int64.fetchAll(db, sql: "SELECT notification_id FROM fanout_recipient WHERE fanout_id = ? ORDER BY position",
+                                     arguments: [fanout])
+        let json = String(decoding: try Self.encoder.encode(ids), as: UTF8.self)
+        try db.execute(sql: "UPDATE fanout SET notification_ids = ? WHERE id = ?", arguments: [json, fanout])
+        try db.execute(sql: "UPDATE idempotency_key SET notification_ids = ?, fanout_id = NULL WHERE fanout_id = ?", arguments: [json, fanout])
+        try db.execute(sql: "DELETE FROM fanout_recipient WHERE fanout_id = ?", arguments: [fanout])
+        try db.execute(sql: "DELETE FROM fanout_variant WHERE fanout_id = ?", arguments: [fanout])
+        return FanOutChunk(written: written, isLast: true, finished: ids)
+    }
+
+    public func finishFanOuts(startedBefore date: Date) async throws -> Int {
+        // Finished ones are kept a while for their other finishers to read their ids, then forgotten here.
+        let unfinished = try await commits.write { db in
+            try db.execute(sql: "DELETE FROM fanout WHERE created_at < ? AND notification_ids IS NOT NULL", arguments: [date.timeIntervalSince1970])
+            return try Int64.fetchAll(db, sql: "SELECT id FROM fanout WHERE created_at < ?", arguments: [date.timeIntervalSince1970])
+        }
+        var written = 0
+        for fanout in unfinished {
+            while true {
+                let chunk = try await commits.write { db in try self.writeFanOutChunk(fanout, db: db) }
+                written += chunk.written.count
+                if chunk.isLast { break }
+            }
+        }
+        return written
+    }
+}
