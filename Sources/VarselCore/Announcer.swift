@@ -33,7 +33,7 @@ public struct Announcer: Sendable {
     private var burst: [NotificationItem] = []
     private var burstDeadline: Date?
     private var scheduled: [Scheduled] = []
-    private var announcedNotificationIDs: Set<Int64> = []
+    private var announcedNotificationIDs: Set<NotificationID> = []
     private var modalStack: [String] = []
     private var sequence = 0
 

@@ -12,13 +12,13 @@ public enum AssignmentProgress: String, Sendable, Codable, Hashable, CaseIterabl
 /// One assignment as the screens list it: who, where, its state and its times. The web and an iOS app build it
 /// from the store's assignment and contact; every phrase about it comes from ``Describer``.
 public struct AssignmentSummary: Sendable, Codable, Hashable, Identifiable {
-    public var id: Int64
-    public var contactID: Int64
+    public var id: AssignmentID
+    public var contactID: ContactID
     /// The visited person's name and address: personal data, shown only to those allowed to see the contact.
     public var contactName: String
     public var address: String
     /// The mentor's id and display name (for the coordinator's screens).
-    public var mentorID: Int64
+    public var mentorID: UserID
     public var mentorName: String
     public var progress: AssignmentProgress
     public var createdAt: Date
@@ -39,7 +39,7 @@ public struct AssignmentSummary: Sendable, Codable, Hashable, Identifiable {
     /// When the visited person's details were erased; the name and address are empty since.
     public var detailsRemovedAt: Date?
 
-    public init(id: Int64, contactID: Int64, contactName: String, address: String, mentorID: Int64 = 0, mentorName: String, progress: AssignmentProgress,
+    public init(id: AssignmentID, contactID: ContactID, contactName: String, address: String, mentorID: UserID = 0, mentorName: String, progress: AssignmentProgress,
                 createdAt: Date, respondedAt: Date? = nil, readAt: Date? = nil, wasRemindedAt: Date? = nil, wasEscalatedAt: Date? = nil,
                 deliveredAt: Date? = nil, doneAt: Date? = nil, visitNote: String? = nil, earlierTrail: [AssignmentEvent] = [],
                 detailsRemovedAt: Date? = nil) {

@@ -1,7 +1,7 @@
 /// A screen a notification opens, and so where focus must land when it does.
 public enum DeepLinkTarget: Sendable, Codable, Hashable {
     /// The contact detail of the person to visit (an assignment). Focus lands on the contact name heading (003).
-    case contact(contactID: Int64, assignmentID: Int64?)
+    case contact(contactID: ContactID, assignmentID: AssignmentID?)
     /// The mentor's certification page.
     case certification(certificationID: Int64?)
     /// The mentor's pause page.

@@ -98,11 +98,11 @@ public enum DemoData {
     }
 
     /// The demo notifications as items for `recipientID`, numbered from 1, contacts numbered from 1 in order.
-    public static func notifications(_ language: Language, recipientID: Int64 = 1, now: Date = DemoData.now) -> [NotificationItem] {
+    public static func notifications(_ language: Language, recipientID: UserID = 1, now: Date = DemoData.now) -> [NotificationItem] {
         entries(language).enumerated().map { index, entry in
             let created = now.addingTimeInterval(-entry.age)
             return NotificationItem(
-                id: Int64(index + 1),
+                id: NotificationID(Int64(index + 1)),
                 recipientID: recipientID,
                 kind: entry.kind,
                 title: entry.title,
@@ -110,7 +110,7 @@ public enum DemoData {
                 createdAt: created,
                 readAt: entry.isRead ? created.addingTimeInterval(600) : nil,
                 urgency: entry.urgency,
-                deepLink: entry.deepLink(contactID: entry.contactIndex.map { Int64($0 + 1) }),
+                deepLink: entry.deepLink(contactID: entry.contactIndex.map { ContactID(Int64($0 + 1)) }),
                 personalDetails: entry.personalDetails
             )
         }
@@ -119,7 +119,7 @@ public enum DemoData {
 
 extension DemoData.Entry {
     /// The screen this entry opens; assignments open the contact with `contactID`.
-    public func deepLink(contactID: Int64?, assignmentID: Int64? = nil) -> DeepLinkTarget {
+    public func deepLink(contactID: ContactID?, assignmentID: AssignmentID? = nil) -> DeepLinkTarget {
         switch kind {
         case .assignment: .contact(contactID: contactID ?? 0, assignmentID: assignmentID)
         case .certificationExpiry: .certification(certificationID: nil)

@@ -34,7 +34,7 @@ public struct LockScreenNotification: Sendable, Codable, Hashable {
 
     /// The assignment the notification's "Acknowledge" button answers, and what the device says after.
     public struct Acknowledgement: Sendable, Codable, Hashable {
-        public var assignmentID: Int64
+        public var assignmentID: AssignmentID
         public var confirmation: String
         public var failure: String
     }

@@ -4,9 +4,9 @@ import Foundation
 ///
 /// Named `NotificationItem` because Foundation already owns `Notification`.
 public struct NotificationItem: Sendable, Codable, Hashable, Identifiable {
-    public var id: Int64
+    public var id: NotificationID
     /// The user id of the mentor the notification is for.
-    public var recipientID: Int64
+    public var recipientID: UserID
     public var kind: NotificationKind
     public var title: String
     public var body: String
@@ -21,8 +21,8 @@ public struct NotificationItem: Sendable, Codable, Hashable, Identifiable {
     public var personalDetails: [String]
 
     public init(
-        id: Int64,
-        recipientID: Int64,
+        id: NotificationID,
+        recipientID: UserID,
         kind: NotificationKind,
         title: String,
         body: String,

@@ -2,7 +2,7 @@ import Foundation
 
 /// What a coordinator needs to know of a person at a glance: their name, the state they are in, their live work.
 public struct PersonSummary: Sendable, Hashable, Identifiable {
-    public var id: Int64
+    public var id: UserID
     public var displayName: String
     public var username: String
     public var role: PersonRole
@@ -15,7 +15,7 @@ public struct PersonSummary: Sendable, Hashable, Identifiable {
     /// Assignments the person still has to answer or visit.
     public var liveAssignments: Int
 
-    public init(id: Int64, displayName: String, username: String, role: PersonRole, deactivatedAt: Date?, pausedUntil: Date?,
+    public init(id: UserID, displayName: String, username: String, role: PersonRole, deactivatedAt: Date?, pausedUntil: Date?,
                 firstExpiring: (name: String, expiresAt: Date)?, liveAssignments: Int) {
         self.id = id
         self.displayName = displayName

@@ -54,7 +54,7 @@ public struct Transcript: Sendable {
         lines.append("Announcements while the centre is open (offset, politeness, region, text):")
         var announcer = Announcer(language: language, preferences: preferences)
         var events: [(TimeInterval, (inout Announcer, Date) -> Void)] = []
-        let arrivals = Self.simulatedArrivals(language, firstID: Int64(items.count + 1), start: now)
+        let arrivals = Self.simulatedArrivals(language, firstID: NotificationID(Int64(items.count + 1)), start: now)
         events.append((0, { announcer, at in announcer.notificationArrived(arrivals[0], at: at) }))
         for (offset, item) in zip([5.0, 5.3, 5.6], arrivals.dropFirst()) {
             events.append((offset, { announcer, at in announcer.notificationArrived(item, at: at) }))
@@ -69,7 +69,7 @@ public struct Transcript: Sendable {
             announcer.actionCompleted(.markedAllRead(count: unread()), at: at)
         }))
         // A coordinator's message, then an urgent one: each said with its own title.
-        let messages = Self.simulatedMessages(language, firstID: Int64(items.count + 1), start: now)
+        let messages = Self.simulatedMessages(language, firstID: NotificationID(Int64(items.count + 1)), start: now)
         for (offset, item) in zip([20.0, 25.0], messages) {
             events.append((offset, { announcer, at in announcer.notificationArrived(item, at: at) }))
         }
@@ -94,13 +94,13 @@ public struct Transcript: Sendable {
     }
 
     /// A coordinator's message and an urgent warning that arrive after the burst, each announced with its title.
-    static func simulatedMessages(_ language: Language, firstID: Int64, start: Date) -> [NotificationItem] {
+    static func simulatedMessages(_ language: Language, firstID: NotificationID, start: Date) -> [NotificationItem] {
         let en = language == .english
         return [
             NotificationItem(id: firstID, recipientID: 1, kind: .scenarioPrompt, title: en ? "Stairs drill" : "Trappeøvelse",
                              body: en ? "Practise guiding on stairs with a partner." : "Øv på ledsaging i trapper sammen med en partner.",
                              createdAt: start.addingTimeInterval(20), deepLink: .scenario(scenarioID: nil)),
-            NotificationItem(id: firstID + 1, recipientID: 1, kind: .certificationExpiry,
+            NotificationItem(id: NotificationID(firstID.rawValue + 1), recipientID: 1, kind: .certificationExpiry,
                              title: en ? "Guide certificate expires today" : "Ledsagerbeviset går ut i dag",
                              body: en ? "Renew it today." : "Forny det i dag.", createdAt: start.addingTimeInterval(25), urgency: .urgent,
                              deepLink: .certification(certificationID: nil)),
@@ -108,7 +108,7 @@ public struct Transcript: Sendable {
     }
 
     /// The notifications that arrive during the simulation: one, then a burst of three.
-    static func simulatedArrivals(_ language: Language, firstID: Int64, start: Date) -> [NotificationItem] {
+    static func simulatedArrivals(_ language: Language, firstID: NotificationID, start: Date) -> [NotificationItem] {
         let en = language == .english
         let specs: [(NotificationKind, String, String, [String], TimeInterval)] = [
             (.assignment, en ? "New assignment" : "Nytt oppdrag",
@@ -122,7 +122,7 @@ public struct Transcript: Sendable {
         ]
         return specs.enumerated().map { index, spec in
             NotificationItem(
-                id: firstID + Int64(index), recipientID: 1, kind: spec.0, title: spec.1, body: spec.2,
+                id: NotificationID(firstID.rawValue + Int64(index)), recipientID: 1, kind: spec.0, title: spec.1, body: spec.2,
                 createdAt: start.addingTimeInterval(spec.4), urgency: .normal,
                 deepLink: spec.0 == .assignment ? .contact(contactID: 3, assignmentID: nil) : .scenario(scenarioID: nil),
                 personalDetails: spec.3

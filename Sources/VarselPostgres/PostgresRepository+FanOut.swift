@@ -68,7 +68,7 @@ extension PostgresRepository {
         var isLast: Bool
         /// Every notification id of the fan-out, in the order given, once it is finished; nil while some remain, or
         /// when the finished fan-out is forgotten.
-        var finished: [Int64]?
+        var finished: [NotificationID]?
     }
 
     /// Writes the next chunk of `fanout`'s notifications in the current transaction (taking the event-log lock for
@@ -81,27 +81,27 @@ extension PostgresRepository {
         }
         let (createdAt, finishedIDs) = try row.decode((Double, String?).self)
         if let finishedIDs {
-            return FanOutChunk(written: [], isLast: true, finished: try Self.decoder.decode([Int64].self, from: Data(finishedIDs.utf8)))
+            return FanOutChunk(written: [], isLast: true, finished: try Self.decoder.decode([NotificationID].self, from: Data(finishedIDs.utf8)))
         }
         let date = Self.date(createdAt)
         // One more than a chunk, to know whether this is the last.
-        var pending: [(position: Int32, recipientID: Int64, variant: Int32)] = []
+        var pending: [(position: Int32, recipientID: UserID, variant: Int32)] = []
         for try await (position, recipientID, variant) in try await c.query("""
             SELECT position, recipient_id, variant FROM fanout_recipient WHERE fanout_id = \(fanout) AND notification_id IS NULL
             ORDER BY position LIMIT \(FanOut.chunkSize + 1)
-            """, logger: logger).decode((Int32, Int64, Int32).self) {
+            """, logger: logger).decode((Int32, UserID, Int32).self) {
             pending.append((position, recipientID, variant))
         }
         // The contents this chunk needs, each read as a notification whose id is the variant's index, and its sender.
         let needed = Array(Set(pending.prefix(FanOut.chunkSize).map(\.variant)))
-        var variants: [Int64: (senderID: Int64?, item: NotificationItem)] = [:]
+        var variants: [Int64: (senderID: UserID?, item: NotificationItem)] = [:]
         for try await row in try await c.query("""
             SELECT v.variant::bigint, 0::bigint, v.kind, v.title, v.body, f.created_at, NULL::double precision, v.urgency, v.deep_link,
                    v.personal_details, v.sender_id
             FROM fanout_variant v JOIN fanout f ON f.id = v.fanout_id WHERE v.fanout_id = \(fanout) AND v.variant = ANY(\(needed)::integer[])
             """, logger: logger) {
             let item = try notification(row)
-            variants[item.id] = (try row.makeRandomAccess()[10].decode(Int64?.self), item)
+            variants[item.id.rawValue] = (try row.makeRandomAccess()[10].decode(UserID?.self), item)
         }
         let chunk = pending.prefix(FanOut.chunkSize)
         let news = try chunk.map { pending in
@@ -122,10 +122,10 @@ extension PostgresRepository {
             try await appendCreatedEvents(written, at: date, c)
         }
         guard pending.count <= FanOut.chunkSize else { return FanOutChunk(written: written, isLast: false) }
-        var ids: [Int64] = []
+        var ids: [NotificationID] = []
         for try await id in try await c.query("""
             SELECT notification_id FROM fanout_recipient WHERE fanout_id = \(fanout) ORDER BY position
-            """, logger: logger).decode(Int64.self) {
+            """, logger: logger).decode(NotificationID.self) {
             ids.append(id)
         }
         let json = String(decoding: try Self.encoder.encode(ids), as: UTF8.self)

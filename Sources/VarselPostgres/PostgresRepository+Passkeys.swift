@@ -1,3 +1,4 @@
+import VarselCore
 import Foundation
 import PostgresNIO
 import VarselStore
@@ -52,7 +53,7 @@ extension PostgresRepository {
                            name: new.name, createdAt: date, lastUsedAt: nil)
     }
 
-    public func passkeys(userID: Int64) async throws -> [Passkey] {
+    public func passkeys(userID: UserID) async throws -> [Passkey] {
         try await read { c in
             try await c.query("SELECT \(unescaped: Self.passkeyColumns) FROM passkey WHERE user_id = \(userID) ORDER BY id", logger: self.logger)
                 .collect().map(Self.passkey)
@@ -73,7 +74,7 @@ extension PostgresRepository {
         }
     }
 
-    public func renamePasskey(id: Int64, userID: Int64, name: String) async throws -> Passkey? {
+    public func renamePasskey(id: Int64, userID: UserID, name: String) async throws -> Passkey? {
         try await write { c in
             try await Self.first(c.query("""
                 UPDATE passkey SET name = \(name) WHERE id = \(id) AND user_id = \(userID) RETURNING \(unescaped: Self.passkeyColumns)
@@ -81,7 +82,7 @@ extension PostgresRepository {
         }
     }
 
-    public func removePasskey(id: Int64, userID: Int64, at date: Date) async throws -> Bool {
+    public func removePasskey(id: Int64, userID: UserID, at date: Date) async throws -> Bool {
         try await write { c in
             guard let name = try await Self.first(c.query("DELETE FROM passkey WHERE id = \(id) AND user_id = \(userID) RETURNING name",
                                                           logger: self.logger))?.decode(String.self) else { return false }
@@ -109,7 +110,7 @@ extension PostgresRepository {
                 """, logger: self.logger))
             try await c.query("DELETE FROM passkey_challenge WHERE expires_at <= \(date.timeIntervalSince1970)", logger: self.logger)
             guard let row else { return nil }
-            let (hash, purpose, userID, binding, expires) = try row.decode((String, String, Int64?, String, Double).self)
+            let (hash, purpose, userID, binding, expires) = try row.decode((String, String, UserID?, String, Double).self)
             guard expires > date.timeIntervalSince1970 else { return nil }
             return PasskeyChallenge(challengeHash: hash, purpose: try PasskeyChallenge.Purpose(stored: purpose, column: "passkey_challenge.purpose"),
                                     userID: userID, bindingHash: binding, expiresAt: Self.date(expires))
@@ -118,7 +119,7 @@ extension PostgresRepository {
 
     static func passkey(_ row: PostgresRow) throws -> Passkey {
         let (id, userID, credentialID, publicKey, signCount, name, created, lastUsed) =
-            try row.decode((Int64, Int64, String, Data, Int64, String, Double, Double?).self)
+            try row.decode((Int64, UserID, String, Data, Int64, String, Double, Double?).self)
         return Passkey(id: id, userID: userID, credentialID: credentialID, publicKey: publicKey, signCount: UInt32(clamping: signCount), name: name,
                        createdAt: date(created), lastUsedAt: lastUsed.map(date))
     }

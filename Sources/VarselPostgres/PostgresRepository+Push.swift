@@ -1,3 +1,4 @@
+import VarselCore
 import Foundation
 import PostgresNIO
 import VarselStore
@@ -30,7 +31,7 @@ extension PostgresRepository {
 
     static func subscription(_ row: PostgresRow) throws -> PushSubscription {
         let (id, userID, session, endpoint, p256dh, auth, secret, created) =
-            try row.decode((Int64, Int64, String, String, Data, Data, Data, Double).self)
+            try row.decode((Int64, UserID, String, String, Data, Data, Data, Double).self)
         return PushSubscription(id: id, userID: userID, sessionTokenHash: session, endpoint: endpoint, p256dh: p256dh, auth: auth,
                                 actionSecret: secret, createdAt: date(created))
     }
@@ -42,14 +43,14 @@ extension PostgresRepository {
         }
     }
 
-    public func pushSubscriptions(for userID: Int64) async throws -> [PushSubscription] {
+    public func pushSubscriptions(for userID: UserID) async throws -> [PushSubscription] {
         try await read { c in
             try await c.query("SELECT \(unescaped: Self.subscriptionColumns) FROM push_subscription s WHERE s.user_id = \(userID) ORDER BY s.id",
                               logger: self.logger).collect().map(Self.subscription)
         }
     }
 
-    public func pushSubscriptions(forAnyOf userIDs: Set<Int64>) async throws -> [PushSubscription] {
+    public func pushSubscriptions(forAnyOf userIDs: Set<UserID>) async throws -> [PushSubscription] {
         guard !userIDs.isEmpty else { return [] }
         let ids = Array(userIDs)
         return try await read { c in
@@ -58,7 +59,7 @@ extension PostgresRepository {
         }
     }
 
-    public func deletePushSubscription(id: Int64, userID: Int64?) async throws -> Bool {
+    public func deletePushSubscription(id: Int64, userID: UserID?) async throws -> Bool {
         try await write { c in
             try await !c.query("""
                 DELETE FROM push_subscription WHERE id = \(id) AND (\(userID)::BIGINT IS NULL OR user_id = \(userID)) RETURNING id
@@ -111,7 +112,7 @@ extension PostgresRepository {
                 FROM claimed JOIN push_subscription s ON s.id = claimed.subscription_id
                 ORDER BY claimed.id
                 """, logger: self.logger).collect().map { row in
-                let columns = try row.decode((Int64, Int64, String, String, Data, Data, Data, Double, Int64, Int64, Int32, Double).self)
+                let columns = try row.decode((Int64, UserID, String, String, Data, Data, Data, Double, Int64, NotificationID, Int32, Double).self)
                 let subscription = PushSubscription(id: columns.0, userID: columns.1, sessionTokenHash: columns.2, endpoint: columns.3,
                                                     p256dh: columns.4, auth: columns.5, actionSecret: columns.6, createdAt: Self.date(columns.7))
                 return PushDelivery(id: columns.8, subscription: subscription, notificationID: columns.9, attempts: Int(columns.10),

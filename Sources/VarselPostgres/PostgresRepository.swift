@@ -139,7 +139,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
 
     // MARK: Users
 
-    public func createUser(_ user: NewUser, link: PasswordLink?, by actorID: Int64?, at date: Date) async throws -> User {
+    public func createUser(_ user: NewUser, link: PasswordLink?, by actorID: UserID?, at date: Date) async throws -> User {
         try await write { c in
             let taken = try await c.query("SELECT 1 FROM users WHERE lower(username) = lower(\(user.username))", logger: self.logger).collect()
             guard taken.isEmpty else { throw StoreError.conflict("username is taken") }
@@ -148,7 +148,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
                 VALUES (\(user.username), \(user.displayName), \(user.role.rawValue), \(user.passwordHash), \(user.language.rawValue),
                         \(date.timeIntervalSince1970)) RETURNING id
                 """, logger: self.logger))
-            let created = User(id: try row.decode(Int64.self), username: user.username, displayName: user.displayName, role: user.role,
+            let created = User(id: try row.decode(UserID.self), username: user.username, displayName: user.displayName, role: user.role,
                                passwordHash: user.passwordHash, language: user.language, createdAt: date)
             if let link { try await self.insert(link, userID: created.id, c) }
             try await self.appendLog([NewAccountLogEntry(actorID: actorID, action: .created, subject: user.role.rawValue)], userID: created.id, at: date, c)
@@ -156,7 +156,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
         }
     }
 
-    public func user(id: Int64) async throws -> User? {
+    public func user(id: UserID) async throws -> User? {
         try await read { c in try await Self.first(c.query("SELECT \(unescaped: Self.userColumns) FROM users WHERE id = \(id)", logger: self.logger)).map(Self.user) }
     }
 
@@ -171,14 +171,14 @@ public final class PostgresRepository: VarselRepository, Sendable {
         try await read { c in try await c.query("SELECT \(unescaped: Self.userColumns) FROM users ORDER BY id", logger: self.logger).collect().map(Self.user) }
     }
 
-    public func setLanguage(_ language: Language, userID: Int64) async throws {
+    public func setLanguage(_ language: Language, userID: UserID) async throws {
         try await write { c in
             let rows = try await c.query("UPDATE users SET language = \(language.rawValue) WHERE id = \(userID) RETURNING id", logger: self.logger).collect()
             if rows.isEmpty { throw StoreError.notFound(.user) }
         }
     }
 
-    public func setPause(from: Date?, until: Date?, userID: Int64) async throws {
+    public func setPause(from: Date?, until: Date?, userID: UserID) async throws {
         let from = until == nil ? nil : from?.timeIntervalSince1970
         try await write { c in
             let rows = try await c.query("""
@@ -192,7 +192,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
 
     static func user(_ row: PostgresRow) throws -> User {
         let (id, username, displayName, role, hash, language, created, paused, pausedFrom, deactivated) =
-            try row.decode((Int64, String, String, String, String, String, Double, Double?, Double?, Double?).self)
+            try row.decode((UserID, String, String, String, String, String, Double, Double?, Double?, Double?).self)
         return User(id: id, username: username, displayName: displayName, role: try Role(stored: role, column: "users.role"),
                     passwordHash: hash, language: try Language(stored: language, column: "users.language"),
                     createdAt: Self.date(created), pausedUntil: paused.map(Self.date), pausedFrom: pausedFrom.map(Self.date),
@@ -217,18 +217,18 @@ public final class PostgresRepository: VarselRepository, Sendable {
                 SELECT token_hash, user_id, csrf_token, created_at, expires_at FROM session
                 WHERE token_hash = \(tokenHash) AND expires_at > \(date.timeIntervalSince1970)
                 """, logger: self.logger)).map { row in
-                let (hash, userID, csrf, created, expires) = try row.decode((String, Int64, String, Double, Double).self)
+                let (hash, userID, csrf, created, expires) = try row.decode((String, UserID, String, Double, Double).self)
                 return Session(tokenHash: hash, userID: userID, csrfToken: csrf, createdAt: Self.date(created), expiresAt: Self.date(expires))
             }
         }
     }
 
-    public func sessions(userID: Int64) async throws -> [Session] {
+    public func sessions(userID: UserID) async throws -> [Session] {
         try await read { c in
             try await c.query("""
                 SELECT token_hash, user_id, csrf_token, created_at, expires_at FROM session WHERE user_id = \(userID) ORDER BY created_at, token_hash
                 """, logger: self.logger).collect().map { row in
-                let (hash, user, csrf, created, expires) = try row.decode((String, Int64, String, Double, Double).self)
+                let (hash, user, csrf, created, expires) = try row.decode((String, UserID, String, Double, Double).self)
                 return Session(tokenHash: hash, userID: user, csrfToken: csrf, createdAt: Self.date(created), expiresAt: Self.date(expires))
             }
         }
@@ -238,7 +238,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
         try await write { c in try await c.query("DELETE FROM session WHERE token_hash = \(tokenHash)", logger: self.logger) }
     }
 
-    public func changePassword(userID: Int64, passwordHash: String, keeping keptSession: String?, at date: Date) async throws -> [String] {
+    public func changePassword(userID: UserID, passwordHash: String, keeping keptSession: String?, at date: Date) async throws -> [String] {
         try await write { c in
             let updated = try await c.query("UPDATE users SET password_hash = \(passwordHash) WHERE id = \(userID) RETURNING id", logger: self.logger).collect()
             if updated.isEmpty { throw StoreError.notFound(.user) }
@@ -248,7 +248,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
     }
 
     /// Deletes `userID`'s sessions but `keptSession` (their push subscriptions go with them); returns their hashes.
-    func endSessions(of userID: Int64, keeping keptSession: String? = nil, _ c: PostgresConnection) async throws -> [String] {
+    func endSessions(of userID: UserID, keeping keptSession: String? = nil, _ c: PostgresConnection) async throws -> [String] {
         try await c.query("""
             DELETE FROM session WHERE user_id = \(userID) AND token_hash IS DISTINCT FROM \(keptSession) RETURNING token_hash
             """, logger: logger).collect().map { try $0.decode(String.self) }
@@ -263,7 +263,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
 
     // MARK: Accounts
 
-    public func changeAccount(userID: Int64, _ change: AccountChange, log: [NewAccountLogEntry], at date: Date) async throws -> AccountChangeOutcome {
+    public func changeAccount(userID: UserID, _ change: AccountChange, log: [NewAccountLogEntry], at date: Date) async throws -> AccountChangeOutcome {
         // A deactivation appends the event that ends the person's streams on every instance.
         try await write(appendsEvents: change == .deactivate) { c in
             let exists = try await c.query("SELECT 1 FROM users WHERE id = \(userID) FOR UPDATE", logger: self.logger).collect()
@@ -332,25 +332,25 @@ public final class PostgresRepository: VarselRepository, Sendable {
             .map(Self.user).flatMap { $0.isActive ? $0 : nil }
     }
 
-    public func accountLog(userID: Int64) async throws -> [AccountLogEntry] {
+    public func accountLog(userID: UserID) async throws -> [AccountLogEntry] {
         try await read { c in
             try await c.query("""
                 SELECT id, user_id, actor_id, action, subject, date, at FROM account_log WHERE user_id = \(userID) ORDER BY id
                 """, logger: self.logger).collect().map { row in
-                let (id, user, actor, action, subject, date, at) = try row.decode((Int64, Int64, Int64?, String, String, Double?, Double).self)
+                let (id, user, actor, action, subject, date, at) = try row.decode((Int64, UserID, UserID?, String, String, Double?, Double).self)
                 guard let action = AccountAction(rawValue: action) else { throw StoreError.unknownStoredValue(column: "account_log.action") }
                 return AccountLogEntry(id: id, userID: user, actorID: actor, action: action, subject: subject, date: date.map(Self.date), at: Self.date(at))
             }
         }
     }
 
-    private func insert(_ link: PasswordLink, userID: Int64, _ c: PostgresConnection) async throws {
+    private func insert(_ link: PasswordLink, userID: UserID, _ c: PostgresConnection) async throws {
         try await c.query("""
             INSERT INTO password_link (token_hash, user_id, expires_at) VALUES (\(link.tokenHash), \(userID), \(link.expiresAt.timeIntervalSince1970))
             """, logger: logger)
     }
 
-    func appendLog(_ entries: [NewAccountLogEntry], userID: Int64, at date: Date, _ c: PostgresConnection) async throws {
+    func appendLog(_ entries: [NewAccountLogEntry], userID: UserID, at date: Date, _ c: PostgresConnection) async throws {
         for entry in entries {
             try await c.query("""
                 INSERT INTO account_log (user_id, actor_id, action, subject, date, at)
@@ -405,7 +405,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
             guard fingerprint == key.fingerprint else { throw StoreError.idempotencyKeyReused }
             if let fanout { return .unfinished(fanout) }
             var items: [NotificationItem] = []
-            for id in try Self.decoder.decode([Int64].self, from: Data(idsJSON.utf8)) {
+            for id in try Self.decoder.decode([NotificationID].self, from: Data(idsJSON.utf8)) {
                 if let item = try await self.fetchNotification(c, id: id) { items.append(item) }
             }
             return .written(CreatedNotifications(items: items, isReplay: true))
@@ -447,8 +447,8 @@ public final class PostgresRepository: VarselRepository, Sendable {
     func createTogether(_ jobs: [PostgresCreateBatch.Job]) async throws -> [Result<CreatedNotifications, any Error>] {
         try await write(appendsEvents: true, locksLate: true) { c in
             let recipients = Array(Set(jobs.flatMap { $0.notifications.map(\.recipientID) }))
-            var existing = Set<Int64>()
-            for try await id in try await c.query("SELECT id FROM users WHERE id = ANY(\(recipients))", logger: self.logger).decode(Int64.self) {
+            var existing = Set<UserID>()
+            for try await id in try await c.query("SELECT id FROM users WHERE id = ANY(\(recipients))", logger: self.logger).decode(UserID.self) {
                 existing.insert(id)
             }
             let known = jobs.map { $0.notifications.allSatisfy { existing.contains($0.recipientID) } }
@@ -478,7 +478,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
     /// All the rows are in the table when the counts are taken, so a recipient's count leaves out the notifications
     /// of later creates. A multi-row `VALUES` takes its ids in row order.
     func appendCreatedEvents(_ creates: [(items: [NotificationItem], date: Date)], _ c: PostgresConnection) async throws {
-        var later: [Int64: Int32] = [:]
+        var later: [UserID: Int32] = [:]
         for item in creates.lazy.flatMap(\.items) { later[item.recipientID, default: 0] += 1 }
         var insert = PostgresRowsInsert("INSERT INTO event (user_id, type, notification_id, notification, unread_count, created_at) VALUES")
         for create in creates {
@@ -489,7 +489,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
                 insert.addRow("(\(insert.bind(item.recipientID)), \(insert.bind(EventType.notificationCreated.rawValue)), "
                               + "\(insert.bind(item.id)), \(insert.bind(sealedEventJSON(json, of: item))), NULL::integer, \(insert.bind(create.date.timeIntervalSince1970)))")
             }
-            var seen = Set<Int64>()
+            var seen = Set<UserID>()
             for recipient in create.items.map(\.recipientID) where seen.insert(recipient).inserted {
                 let user = insert.bind(recipient)
                 let count = "(SELECT COUNT(*)::integer FROM notification WHERE recipient_id = \(user) AND read_at IS NULL)"
@@ -526,9 +526,9 @@ public final class PostgresRepository: VarselRepository, Sendable {
                 insert.addRow("(\(values.joined(separator: ", ")))")
             }
         }
-        var ids: [Int64] = []
+        var ids: [NotificationID] = []
         for query in insert.queries() {
-            for try await id in try await c.query(query, logger: logger).decode(Int64.self) { ids.append(id) }
+            for try await id in try await c.query(query, logger: logger).decode(NotificationID.self) { ids.append(id) }
         }
         // `RETURNING` promises no order; the ids were taken in row order, so ascending is row order.
         ids.sort()
@@ -543,7 +543,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
         }
     }
 
-    func appendEvent(userID: Int64, _ payload: EventPayload, at date: Date, _ c: PostgresConnection) async throws {
+    func appendEvent(userID: UserID, _ payload: EventPayload, at date: Date, _ c: PostgresConnection) async throws {
         var notification: NotificationItem?
         var unreadCount: Int32?
         switch payload {
@@ -563,28 +563,28 @@ public final class PostgresRepository: VarselRepository, Sendable {
         FieldSealer.sealsNotification(personalDetails: item.personalDetails) ? sealer.seal(json, field: .eventNotification) : json
     }
 
-    func appendUnreadCounts(for userIDs: [Int64], at date: Date, _ c: PostgresConnection) async throws {
-        var seen = Set<Int64>()
+    func appendUnreadCounts(for userIDs: [UserID], at date: Date, _ c: PostgresConnection) async throws {
+        var seen = Set<UserID>()
         for userID in userIDs where seen.insert(userID).inserted {
             try await appendEvent(userID: userID, .unreadCount(try await unreadCount(userID, c)), at: date, c)
         }
     }
 
-    func unreadCount(_ userID: Int64, _ c: PostgresConnection) async throws -> Int {
+    func unreadCount(_ userID: UserID, _ c: PostgresConnection) async throws -> Int {
         Int(try await Self.one(c.query("SELECT COUNT(*) FROM notification WHERE recipient_id = \(userID) AND read_at IS NULL",
                                        logger: logger)).decode(Int64.self))
     }
 
     static let notificationColumns = "id, recipient_id, kind, title, body, created_at, read_at, urgency, deep_link, personal_details"
 
-    func fetchNotification(_ c: PostgresConnection, id: Int64) async throws -> NotificationItem? {
+    func fetchNotification(_ c: PostgresConnection, id: NotificationID) async throws -> NotificationItem? {
         try await Self.first(c.query("SELECT \(unescaped: Self.notificationColumns) FROM notification WHERE id = \(id)", logger: logger))
             .map(self.notification)
     }
 
     func notification(_ row: PostgresRow) throws -> NotificationItem {
         let (id, recipient, kind, title, body, created, read, urgency, deepLink, details) =
-            try row.decode((Int64, Int64, String, String, String, Double, Double?, String, String, String).self)
+            try row.decode((NotificationID, UserID, String, String, String, Double, Double?, String, String, String).self)
         return NotificationItem(id: id, recipientID: recipient, kind: try NotificationKind(stored: kind, column: "notification.kind"),
                                 title: title, body: try sealer.open(body, field: .notificationBody), createdAt: Self.date(created),
                                 readAt: read.map(Self.date), urgency: try Urgency(stored: urgency, column: "notification.urgency"),
@@ -592,11 +592,11 @@ public final class PostgresRepository: VarselRepository, Sendable {
                                 personalDetails: try Self.decoder.decode([String].self, from: Data(try sealer.open(details, field: .notificationDetails).utf8)))
     }
 
-    public func notification(id: Int64) async throws -> NotificationItem? {
+    public func notification(id: NotificationID) async throws -> NotificationItem? {
         try await read { c in try await self.fetchNotification(c, id: id) }
     }
 
-    public func notifications(for userID: Int64, filter: NotificationFilter, after cursor: Int64?, limit: Int) async throws -> NotificationPage {
+    public func notifications(for userID: UserID, filter: NotificationFilter, after cursor: NotificationID?, limit: Int) async throws -> NotificationPage {
         try await read { c in
             let unreadOnly = filter == .unread
             let kind: String? = if case let .kind(kind) = filter { kind.rawValue } else { nil }
@@ -611,11 +611,11 @@ public final class PostgresRepository: VarselRepository, Sendable {
         }
     }
 
-    public func unreadCount(for userID: Int64) async throws -> Int {
+    public func unreadCount(for userID: UserID) async throws -> Int {
         try await read { c in try await self.unreadCount(userID, c) }
     }
 
-    public func setRead(_ isRead: Bool, notificationID: Int64, userID: Int64, at date: Date) async throws -> NotificationItem? {
+    public func setRead(_ isRead: Bool, notificationID: NotificationID, userID: UserID, at date: Date) async throws -> NotificationItem? {
         try await write(appendsEvents: true) { c in
             guard var item = try await self.fetchNotification(c, id: notificationID), item.recipientID == userID else { return nil }
             guard item.isUnread == isRead else { return item }
@@ -627,19 +627,19 @@ public final class PostgresRepository: VarselRepository, Sendable {
         }
     }
 
-    public func markAllRead(userID: Int64, at date: Date) async throws -> Int {
+    public func markAllRead(userID: UserID, at date: Date) async throws -> Int {
         try await write(appendsEvents: true) { c in
             let ids = try await c.query("SELECT id FROM notification WHERE recipient_id = \(userID) AND read_at IS NULL", logger: self.logger)
-                .collect().map { try $0.decode(Int64.self) }
+                .collect().map { try $0.decode(NotificationID.self) }
             return try await self.markRead(ids: ids, userID: userID, at: date, c)
         }
     }
 
-    public func markRead(ids: [Int64], userID: Int64, at date: Date) async throws -> Int {
+    public func markRead(ids: [NotificationID], userID: UserID, at date: Date) async throws -> Int {
         try await write(appendsEvents: true) { c in try await self.markRead(ids: ids, userID: userID, at: date, c) }
     }
 
-    func markRead(ids: [Int64], userID: Int64, at date: Date, _ c: PostgresConnection) async throws -> Int {
+    func markRead(ids: [NotificationID], userID: UserID, at date: Date, _ c: PostgresConnection) async throws -> Int {
         var changed = 0
         for id in Set(ids).sorted() {
             guard var item = try await fetchNotification(c, id: id), item.recipientID == userID, item.isUnread else { continue }
@@ -652,7 +652,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
         return changed
     }
 
-    public func delete(ids: [Int64], userID: Int64, at date: Date) async throws -> Int {
+    public func delete(ids: [NotificationID], userID: UserID, at date: Date) async throws -> Int {
         try await write(appendsEvents: true) { c in
             var deleted = 0
             for id in Set(ids).sorted() {
@@ -669,7 +669,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
 
     // MARK: Preferences
 
-    public func preferences(for userID: Int64) async throws -> NotificationPreferences {
+    public func preferences(for userID: UserID) async throws -> NotificationPreferences {
         try await read { c in
             guard let row = try await Self.first(c.query("SELECT json FROM preferences WHERE user_id = \(userID)", logger: self.logger)) else {
                 return .standard
@@ -678,7 +678,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
         }
     }
 
-    public func setPreferences(_ preferences: NotificationPreferences, for userID: Int64) async throws {
+    public func setPreferences(_ preferences: NotificationPreferences, for userID: UserID) async throws {
         let json = try Self.json(preferences)
         try await write { c in
             try await c.query("""
@@ -690,8 +690,8 @@ public final class PostgresRepository: VarselRepository, Sendable {
     // MARK: Contacts and assignments
 
     public func createAssignment(
-        mentorID: Int64, coordinatorID: Int64?, contact: NewContact, at date: Date,
-        makeNotification: @Sendable (Int64, Int64) -> NewNotification
+        mentorID: UserID, coordinatorID: UserID?, contact: NewContact, at date: Date,
+        makeNotification: @Sendable (ContactID, AssignmentID) -> NewNotification
     ) async throws -> (Assignment, Contact, NotificationItem) {
         let created: CreatedAssignment = try await write(appendsEvents: true) { c in
             let mentor = try await c.query("SELECT 1 FROM users WHERE id = \(mentorID)", logger: self.logger).collect()
@@ -701,13 +701,13 @@ public final class PostgresRepository: VarselRepository, Sendable {
                 VALUES (\(self.sealer.seal(contact.name, field: .contactName)), \(self.sealer.seal(contact.phone, field: .contactPhone)),
                         \(self.sealer.seal(contact.address, field: .contactAddress)), \(self.sealer.seal(contact.notes, field: .contactNotes)))
                 RETURNING id
-                """, logger: self.logger)).decode(Int64.self)
+                """, logger: self.logger)).decode(ContactID.self)
             let stored = Contact(id: contactID, name: contact.name, phone: contact.phone, address: contact.address, notes: contact.notes)
             let assignmentID = try await Self.one(c.query("""
                 INSERT INTO assignment (mentor_id, contact_id, coordinator_id, status, created_at)
                 VALUES (\(mentorID), \(contactID), \(coordinatorID), \(AssignmentStatus.pending.rawValue), \(date.timeIntervalSince1970))
                 RETURNING id
-                """, logger: self.logger)).decode(Int64.self)
+                """, logger: self.logger)).decode(AssignmentID.self)
             let item = try await self.insertRow(makeNotification(contactID, assignmentID), at: date, c)
             try await self.appendCreatedEvents([item], at: date, c)
             try await c.query("UPDATE assignment SET notification_id = \(item.id) WHERE id = \(assignmentID)", logger: self.logger)
@@ -731,7 +731,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
 
     func assignment(_ row: PostgresRow) throws -> Assignment {
         let (id, mentor, contact, coordinator, status, created, responded, notification, previous, reassigned, done, note, delivered) =
-            try row.decode((Int64, Int64, Int64, Int64?, String, Double, Double?, Int64?, Int64?, Double?, Double?, String?, Double?).self)
+            try row.decode((AssignmentID, UserID, ContactID, UserID?, String, Double, Double?, NotificationID?, AssignmentID?, Double?, Double?, String?, Double?).self)
         return Assignment(id: id, mentorID: mentor, contactID: contact, coordinatorID: coordinator,
                           status: try AssignmentStatus(stored: status, column: "assignment.status"),
                           createdAt: Self.date(created), respondedAt: responded.map(Self.date), notificationID: notification,
@@ -739,7 +739,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
                           visitNote: try sealer.openIfPresent(note, field: .visitNote), deliveredAt: delivered.map(Self.date))
     }
 
-    public func assignment(id: Int64) async throws -> Assignment? {
+    public func assignment(id: AssignmentID) async throws -> Assignment? {
         try await read { c in
             try await Self.first(c.query("SELECT \(unescaped: Self.assignmentColumns) FROM assignment WHERE id = \(id)", logger: self.logger))
                 .map(self.assignment)
@@ -807,7 +807,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
         }
     }
 
-    public func recordEscalation(assignmentID: Int64, step: EscalationStep, notification: NewNotification, at date: Date) async throws -> NotificationItem? {
+    public func recordEscalation(assignmentID: AssignmentID, step: EscalationStep, notification: NewNotification, at date: Date) async throws -> NotificationItem? {
         try await write(appendsEvents: true) { c in
             let exists = try await c.query("SELECT 1 FROM assignment WHERE id = \(assignmentID)", logger: self.logger).collect()
             guard !exists.isEmpty else { throw StoreError.notFound(.assignment) }
@@ -823,7 +823,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
         }
     }
 
-    public func escalations(assignmentID: Int64) async throws -> [EscalationStep: Date] {
+    public func escalations(assignmentID: AssignmentID) async throws -> [EscalationStep: Date] {
         try await read { c in
             var steps: [EscalationStep: Date] = [:]
             for row in try await c.query("SELECT step, at FROM assignment_escalation WHERE assignment_id = \(assignmentID)", logger: self.logger).collect() {
@@ -834,7 +834,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
         }
     }
 
-    public func eraseContact(contactID: Int64, titles: [Language: String], at date: Date) async throws -> [NotificationItem]? {
+    public func eraseContact(contactID: ContactID, titles: [Language: String], at date: Date) async throws -> [NotificationItem]? {
         try await write(appendsEvents: true) { c in
             let found = try await c.query("""
                 UPDATE contact SET name = '', phone = '', address = '', notes = '', erased_at = coalesce(erased_at, \(date.timeIntervalSince1970))
@@ -846,7 +846,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
                 SELECT notification.id, users.language FROM assignment
                 JOIN notification ON notification.id = assignment.notification_id JOIN users ON users.id = notification.recipient_id
                 WHERE assignment.contact_id = \(contactID) ORDER BY notification.id
-                """, logger: self.logger).collect().map { try $0.decode((Int64, String).self) }
+                """, logger: self.logger).collect().map { try $0.decode((NotificationID, String).self) }
             var items: [NotificationItem] = []
             for (id, stored) in named {
                 let title = titles[try Language(stored: stored, column: "users.language")] ?? ""
@@ -869,7 +869,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
         }
     }
 
-    public func contactsClosed(before date: Date) async throws -> [Int64] {
+    public func contactsClosed(before date: Date) async throws -> [ContactID] {
         try await read { c in
             try await c.query("""
                 SELECT assignment.contact_id FROM assignment JOIN contact ON contact.id = assignment.contact_id
@@ -878,7 +878,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
                 HAVING sum(CASE WHEN assignment.reassigned_at IS NULL AND assignment.status IN ('pending', 'acknowledged') THEN 1 ELSE 0 END) = 0
                    AND max(coalesce(assignment.reassigned_at, assignment.done_at, assignment.responded_at)) < \(date.timeIntervalSince1970)
                 ORDER BY assignment.contact_id
-                """, logger: self.logger).collect().map { try $0.decode(Int64.self) }
+                """, logger: self.logger).collect().map { try $0.decode(ContactID.self) }
         }
     }
 
@@ -931,7 +931,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
         }
     }
 
-    public func recordContactRead(contactID: Int64, userID: Int64, channel: ContactReadChannel, at date: Date) async throws {
+    public func recordContactRead(contactID: ContactID, userID: UserID, channel: ContactReadChannel, at date: Date) async throws {
         try await write { c in
             try await c.query("""
                 INSERT INTO contact_read (contact_id, user_id, channel, at) VALUES (\(contactID), \(userID), \(channel.rawValue), \(date.timeIntervalSince1970))
@@ -939,11 +939,11 @@ public final class PostgresRepository: VarselRepository, Sendable {
         }
     }
 
-    public func contactReads(contactID: Int64) async throws -> [ContactRead] {
+    public func contactReads(contactID: ContactID) async throws -> [ContactRead] {
         try await read { c in
             try await c.query("SELECT id, contact_id, user_id, channel, at FROM contact_read WHERE contact_id = \(contactID) ORDER BY id",
                               logger: self.logger).collect().map { row in
-                let (id, contact, user, channel, at) = try row.decode((Int64, Int64, Int64, String, Double).self)
+                let (id, contact, user, channel, at) = try row.decode((Int64, ContactID, UserID, String, Double).self)
                 guard let parsed = ContactReadChannel(rawValue: channel) else { throw StoreError.unknownStoredValue(column: "contact_read.channel") }
                 return ContactRead(id: id, contactID: contact, userID: user, channel: parsed, at: Self.date(at))
             }
@@ -956,10 +956,10 @@ public final class PostgresRepository: VarselRepository, Sendable {
         }
     }
 
-    public func contact(id: Int64) async throws -> Contact? {
+    public func contact(id: ContactID) async throws -> Contact? {
         try await read { c in
             try await Self.first(c.query("SELECT id, name, phone, address, notes, erased_at FROM contact WHERE id = \(id)", logger: self.logger)).map { row in
-                let (id, name, phone, address, notes, erased) = try row.decode((Int64, String, String, String, String, Double?).self)
+                let (id, name, phone, address, notes, erased) = try row.decode((ContactID, String, String, String, String, Double?).self)
                 return Contact(id: id, name: try self.sealer.open(name, field: .contactName), phone: try self.sealer.open(phone, field: .contactPhone),
                                address: try self.sealer.open(address, field: .contactAddress), notes: try self.sealer.open(notes, field: .contactNotes),
                                erasedAt: erased.map(Self.date))
@@ -967,7 +967,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
         }
     }
 
-    public func respond(to assignmentID: Int64, status: AssignmentStatus, at date: Date) async throws -> Assignment {
+    public func respond(to assignmentID: AssignmentID, status: AssignmentStatus, at date: Date) async throws -> Assignment {
         try await write { c in
             var assignment = try await self.lockedAssignment(assignmentID, c)
             if let refusal = assignment.refusalToRespond { throw refusal }
@@ -981,7 +981,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
     }
 
     /// The assignment, its row locked for the rest of the transaction.
-    func lockedAssignment(_ id: Int64, _ c: PostgresConnection) async throws -> Assignment {
+    func lockedAssignment(_ id: AssignmentID, _ c: PostgresConnection) async throws -> Assignment {
         guard let assignment = try await Self.first(c.query("""
             SELECT \(unescaped: Self.assignmentColumns) FROM assignment WHERE id = \(id) FOR UPDATE
             """, logger: logger)).map(self.assignment) else {
@@ -991,8 +991,8 @@ public final class PostgresRepository: VarselRepository, Sendable {
     }
 
     public func reassign(
-        assignmentID: Int64, to mentorID: Int64, at date: Date,
-        makeNotification: @Sendable (Int64, Int64) -> NewNotification
+        assignmentID: AssignmentID, to mentorID: UserID, at date: Date,
+        makeNotification: @Sendable (ContactID, AssignmentID) -> NewNotification
     ) async throws -> (Assignment, NotificationItem) {
         let result: Reassigned = try await write(appendsEvents: true) { c in
             let old = try await self.lockedAssignment(assignmentID, c)
@@ -1005,7 +1005,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
                 INSERT INTO assignment (mentor_id, contact_id, coordinator_id, status, created_at, previous_id)
                 VALUES (\(mentorID), \(old.contactID), \(old.coordinatorID), \(AssignmentStatus.pending.rawValue), \(seconds), \(assignmentID))
                 RETURNING id
-                """, logger: self.logger)).decode(Int64.self)
+                """, logger: self.logger)).decode(AssignmentID.self)
             let item = try await self.insertRow(makeNotification(old.contactID, newID), at: date, c)
             try await self.appendCreatedEvents([item], at: date, c)
             try await c.query("UPDATE assignment SET notification_id = \(item.id) WHERE id = \(newID)", logger: self.logger)
@@ -1021,7 +1021,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
         var item: NotificationItem
     }
 
-    public func completeVisit(assignmentID: Int64, note: String, at date: Date) async throws -> Assignment {
+    public func completeVisit(assignmentID: AssignmentID, note: String, at date: Date) async throws -> Assignment {
         try await write { c in
             var assignment = try await self.lockedAssignment(assignmentID, c)
             if let refusal = assignment.refusalToComplete { throw refusal }
@@ -1037,7 +1037,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
         }
     }
 
-    public func recordLiveDelivery(notificationID: Int64, at date: Date) async throws {
+    public func recordLiveDelivery(notificationID: NotificationID, at date: Date) async throws {
         try await write { c in
             try await c.query("""
                 UPDATE assignment SET delivered_at = \(date.timeIntervalSince1970) WHERE notification_id = \(notificationID) AND delivered_at IS NULL
@@ -1086,20 +1086,20 @@ public final class PostgresRepository: VarselRepository, Sendable {
         """
 
     static func scenario(_ row: PostgresRow) throws -> Scenario {
-        let (id, title, body, coordinator, created) = try row.decode((Int64, String, String, Int64?, Double).self)
+        let (id, title, body, coordinator, created) = try row.decode((Int64, String, String, UserID?, Double).self)
         return Scenario(id: id, title: title, body: body, coordinatorID: coordinator, createdAt: date(created))
     }
 
     func mentorScenario(_ row: PostgresRow) throws -> MentorScenario {
         let (id, title, body, coordinator, created, mentor, done, reflection) =
-            try row.decode((Int64, String, String, Int64?, Double, Int64, Double?, String).self)
+            try row.decode((Int64, String, String, UserID?, Double, UserID, Double?, String).self)
         return MentorScenario(scenario: Scenario(id: id, title: title, body: body, coordinatorID: coordinator, createdAt: Self.date(created)),
                               mentorID: mentor, doneAt: done.map(Self.date), reflection: try sealer.open(reflection, field: .reflection))
     }
 
     public func publishScenario(
-        title: String, body: String, coordinatorID: Int64?, mentorIDs: [Int64], at date: Date,
-        makeNotification: @Sendable (Int64, Int64) -> NewNotification
+        title: String, body: String, coordinatorID: UserID?, mentorIDs: [UserID], at date: Date,
+        makeNotification: @Sendable (Int64, UserID) -> NewNotification
     ) async throws -> (Scenario, [NotificationItem]) {
         let mentors = Set(mentorIDs).sorted()
         // A statement for each kind of row, not one per mentor: a publish to every mentor is six round trips, and
@@ -1133,7 +1133,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
         var fanout: Int64?
     }
 
-    public func scenarios(forMentor mentorID: Int64) async throws -> [MentorScenario] {
+    public func scenarios(forMentor mentorID: UserID) async throws -> [MentorScenario] {
         try await read { c in
             try await c.query("\(unescaped: Self.mentorScenarioQuery) WHERE r.mentor_id = \(mentorID) ORDER BY s.id DESC", logger: self.logger)
                 .collect().map(self.mentorScenario)
@@ -1153,7 +1153,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
         return scenarios.map { ($0, byScenario[$0.id] ?? []) }
     }
 
-    public func completeScenario(scenarioID: Int64, mentorID: Int64, reflection: String, at date: Date) async throws -> MentorScenario {
+    public func completeScenario(scenarioID: Int64, mentorID: UserID, reflection: String, at date: Date) async throws -> MentorScenario {
         try await write { c in
             try await c.query("""
                 UPDATE scenario_recipient SET done_at = COALESCE(done_at, \(date.timeIntervalSince1970)), reflection = \(self.sealer.seal(reflection, field: .reflection))
@@ -1169,11 +1169,11 @@ public final class PostgresRepository: VarselRepository, Sendable {
     // MARK: Certifications
 
     static func certification(_ row: PostgresRow) throws -> Certification {
-        let (id, mentor, name, expires) = try row.decode((Int64, Int64, String, Double).self)
+        let (id, mentor, name, expires) = try row.decode((Int64, UserID, String, Double).self)
         return Certification(id: id, mentorID: mentor, name: name, expiresAt: date(expires))
     }
 
-    private func replaceCertifications(_ certifications: [NewCertification], mentorID: Int64, _ c: PostgresConnection) async throws {
+    private func replaceCertifications(_ certifications: [NewCertification], mentorID: UserID, _ c: PostgresConnection) async throws {
         let existing = try await c.query("SELECT id, mentor_id, name, expires_at FROM certification WHERE mentor_id = \(mentorID)",
                                          logger: logger).collect().map(Self.certification)
         var result: [Certification] = []
@@ -1194,7 +1194,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
         }
     }
 
-    public func certifications(mentorID: Int64) async throws -> [Certification] {
+    public func certifications(mentorID: UserID) async throws -> [Certification] {
         try await read { c in
             try await c.query("SELECT id, mentor_id, name, expires_at FROM certification WHERE mentor_id = \(mentorID) ORDER BY id",
                               logger: self.logger).collect().map(Self.certification)
@@ -1231,7 +1231,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
 
     func event(_ row: PostgresRow) throws -> StoredEvent {
         let (id, userID, type, notificationID, notification, unreadCount, created) =
-            try row.decode((Int64, Int64, String, Int64?, String?, Int32?, Double).self)
+            try row.decode((Int64, UserID, String, NotificationID?, String?, Int32?, Double).self)
         let payload = try EventPayload.stored(type: type, notificationJSON: try sealer.openIfPresent(notification, field: .eventNotification),
                                               notificationID: notificationID, unreadCount: unreadCount.map(Int.init), decoder: Self.decoder,
                                               cache: notificationJSON)
@@ -1247,7 +1247,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
         }
     }
 
-    public func events(for userID: Int64, after id: Int64, limit: Int) async throws -> [StoredEvent] {
+    public func events(for userID: UserID, after id: Int64, limit: Int) async throws -> [StoredEvent] {
         try await read { c in
             try await c.query("""
                 SELECT id, user_id, type, notification_id, notification, unread_count, created_at FROM event

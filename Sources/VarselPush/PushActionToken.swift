@@ -1,3 +1,4 @@
+import VarselCore
 import Crypto
 import Foundation
 import VarselStore
@@ -8,14 +9,14 @@ import VarselStore
 /// read it (the push is encrypted for it), it does that one thing only, and deleting the subscription revokes it.
 public enum PushActionToken {
     /// The token that lets `subscription`'s device acknowledge `assignmentID`.
-    public static func acknowledge(assignmentID: Int64, subscription: PushSubscription) -> String {
+    public static func acknowledge(assignmentID: AssignmentID, subscription: PushSubscription) -> String {
         let code = HMAC<SHA256>.authenticationCode(for: Data("acknowledge:\(assignmentID)".utf8),
                                                     using: SymmetricKey(data: subscription.actionSecret))
         return Base64URL.encode(Data(code))
     }
 
     /// Whether `token` lets `subscription`'s device acknowledge `assignmentID`; compared in constant time.
-    public static func verifyAcknowledge(_ token: String, assignmentID: Int64, subscription: PushSubscription) -> Bool {
+    public static func verifyAcknowledge(_ token: String, assignmentID: AssignmentID, subscription: PushSubscription) -> Bool {
         guard let presented = Base64URL.decode(token), presented.count == SHA256.byteCount else { return false }
         return HMAC<SHA256>.isValidAuthenticationCode(presented, authenticating: Data("acknowledge:\(assignmentID)".utf8),
                                                       using: SymmetricKey(data: subscription.actionSecret))

@@ -27,7 +27,7 @@ public struct PushMessage: Codable, Sendable, Equatable {
     /// What the "Acknowledge" button posts, where, and what the device says after.
     public struct Acknowledge: Codable, Sendable, Equatable {
         public var url: String
-        public var assignmentID: Int64
+        public var assignmentID: AssignmentID
         public var token: String
         public var confirmation: String
         public var failure: String

@@ -23,9 +23,9 @@ struct EventRecord: FetchableRecord, TableRecord {
     }
 
     var id: Int64?
-    var userID: Int64
+    var userID: UserID
     var type: String
-    var notificationID: Int64?
+    var notificationID: NotificationID?
     /// The notification as JSON, for created and updated events (sealed when it has personal details).
     var notification: String?
     var unreadCount: Int?
@@ -50,7 +50,7 @@ struct EventRecord: FetchableRecord, TableRecord {
     /// The row for `payload`, an event of `userID` at `date`.
     /// A notification with personal details is stored sealed by `sealer`.
     /// The notification's JSON is remembered in `cache`, so reading the event back does not decode it.
-    init(userID: Int64, payload: EventPayload, at date: Date, encoder: JSONEncoder, sealer: FieldSealer, cache: NotificationJSONCache) throws {
+    init(userID: UserID, payload: EventPayload, at date: Date, encoder: JSONEncoder, sealer: FieldSealer, cache: NotificationJSONCache) throws {
         self.userID = userID
         type = payload.type.rawValue
         notificationID = payload.notificationID

@@ -1,3 +1,4 @@
+import VarselCore
 import Foundation
 import GRDB
 import Synchronization
@@ -29,7 +30,7 @@ final class IdentityCache: TransactionObserver, Sendable {
         /// Grows whenever a write touches a watched table; a read that began at another generation is not kept.
         var generation: UInt64 = 0
         var sessions: [String: Entry<Session>] = [:]
-        var users: [Int64: Entry<User>] = [:]
+        var users: [UserID: Entry<User>] = [:]
         /// Whether the writer's current transaction changed a session or a user.
         var transactionTouchedWatchedRows = false
     }
@@ -54,7 +55,7 @@ final class IdentityCache: TransactionObserver, Sendable {
     }
 
     /// The user `id`, if read recently and unchanged since.
-    func user(id: Int64) -> User? {
+    func user(id: UserID) -> User? {
         let now = self.now()
         return state.withLock { state in
             state.users[id].flatMap { now - $0.readAt < Self.maxAge ? $0.value : nil }

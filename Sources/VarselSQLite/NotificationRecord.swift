@@ -36,9 +36,9 @@ struct NotificationRecord: FetchableRecord, TableRecord {
         static let inserted = [recipientID, senderID, kind, title, body, urgency, createdAt, readAt, deepLink, personalDetails]
     }
 
-    var id: Int64?
-    var recipientID: Int64
-    var senderID: Int64?
+    var id: NotificationID?
+    var recipientID: UserID
+    var senderID: UserID?
     var kind: String
     var title: String
     /// As stored: sealed when the notification has personal details.

@@ -58,7 +58,7 @@ extension SQLiteRepository {
         var isLast: Bool
         /// Every notification id of the fan-out, in the order given, once it is finished; nil while some remain, or
         /// when the finished fan-out is forgotten.
-        var finished: [Int64]?
+        var finished: [NotificationID]?
     }
 
     /// Writes the next chunk of `fanout`'s notifications, in the current transaction; the last chunk records the ids
@@ -69,7 +69,7 @@ extension SQLiteRepository {
             return FanOutChunk(written: [], isLast: true, finished: nil)
         }
         if let ids = row["notification_ids"] as String? {
-            return FanOutChunk(written: [], isLast: true, finished: try Self.decoder.decode([Int64].self, from: Data(ids.utf8)))
+            return FanOutChunk(written: [], isLast: true, finished: try Self.decoder.decode([NotificationID].self, from: Data(ids.utf8)))
         }
         let date = Date(timeIntervalSince1970: row["created_at"])
         // One more than a chunk, to know whether this is the last; each with its content, as a notification row.
@@ -96,7 +96,7 @@ extension SQLiteRepository {
         }
         try appendUnreadCounts(for: written.map(\.recipientID), at: date, db: db)
         guard pending.count <= FanOut.chunkSize else { return FanOutChunk(written: written, isLast: false) }
-        let ids = try Int64.fetchAll(db, sql: "SELECT notification_id FROM fanout_recipient WHERE fanout_id = ? ORDER BY position",
+        let ids = try NotificationID.fetchAll(db, sql: "SELECT notification_id FROM fanout_recipient WHERE fanout_id = ? ORDER BY position",
                                      arguments: [fanout])
         let json = String(decoding: try Self.encoder.encode(ids), as: UTF8.self)
         try db.execute(sql: "UPDATE fanout SET notification_ids = ? WHERE id = ?", arguments: [json, fanout])

@@ -1,3 +1,4 @@
+import VarselCore
 import Foundation
 import GRDB
 import VarselStore
@@ -34,7 +35,7 @@ extension SQLiteRepository {
                            name: new.name, createdAt: date, lastUsedAt: nil)
     }
 
-    public func passkeys(userID: Int64) async throws -> [Passkey] {
+    public func passkeys(userID: UserID) async throws -> [Passkey] {
         try read { db in try Row.fetchAll(db, sql: "SELECT * FROM passkey WHERE user_id = ? ORDER BY id", arguments: [userID]).map(Self.passkey) }
     }
 
@@ -49,14 +50,14 @@ extension SQLiteRepository {
         }
     }
 
-    public func renamePasskey(id: Int64, userID: Int64, name: String) async throws -> Passkey? {
+    public func renamePasskey(id: Int64, userID: UserID, name: String) async throws -> Passkey? {
         try await commits.write { db in
             try db.execute(sql: "UPDATE passkey SET name = ? WHERE id = ? AND user_id = ?", arguments: [name, id, userID])
             return try Row.fetchOne(db, sql: "SELECT * FROM passkey WHERE id = ? AND user_id = ?", arguments: [id, userID]).map(Self.passkey)
         }
     }
 
-    public func removePasskey(id: Int64, userID: Int64, at date: Date) async throws -> Bool {
+    public func removePasskey(id: Int64, userID: UserID, at date: Date) async throws -> Bool {
         try await commits.write { db in
             guard let name = try String.fetchOne(db, sql: "SELECT name FROM passkey WHERE id = ? AND user_id = ?", arguments: [id, userID]) else {
                 return false

@@ -1,3 +1,4 @@
+import VarselCore
 import Foundation
 import GRDB
 import VarselStore
@@ -35,14 +36,14 @@ extension SQLiteRepository {
         }
     }
 
-    public func pushSubscriptions(for userID: Int64) async throws -> [PushSubscription] {
+    public func pushSubscriptions(for userID: UserID) async throws -> [PushSubscription] {
         try read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM push_subscription WHERE user_id = ? ORDER BY id", arguments: [userID])
                 .map(Self.pushSubscription)
         }
     }
 
-    public func pushSubscriptions(forAnyOf userIDs: Set<Int64>) async throws -> [PushSubscription] {
+    public func pushSubscriptions(forAnyOf userIDs: Set<UserID>) async throws -> [PushSubscription] {
         guard !userIDs.isEmpty else { return [] }
         return try read { db in
             let placeholders = Array(repeating: "?", count: userIDs.count).joined(separator: ",")
@@ -51,7 +52,7 @@ extension SQLiteRepository {
         }
     }
 
-    public func deletePushSubscription(id: Int64, userID: Int64?) async throws -> Bool {
+    public func deletePushSubscription(id: Int64, userID: UserID?) async throws -> Bool {
         try await commits.write { db in
             if let userID {
                 try db.execute(sql: "DELETE FROM push_subscription WHERE id = ? AND user_id = ?", arguments: [id, userID])

@@ -101,7 +101,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
 
     // MARK: Users
 
-    public func createUser(_ user: NewUser, link: PasswordLink?, by actorID: Int64?, at date: Date) async throws -> User {
+    public func createUser(_ user: NewUser, link: PasswordLink?, by actorID: UserID?, at date: Date) async throws -> User {
         try await commits.write { db in
             if try UserRecord.all().named(user.username).isEmpty(db) == false {
                 throw StoreError.conflict("username is taken")
@@ -115,7 +115,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         }
     }
 
-    public func user(id: Int64) async throws -> User? {
+    public func user(id: UserID) async throws -> User? {
         if let user = identities.user(id: id) { return user }
         let generation = identities.generation
         let user = try read { db in
@@ -135,14 +135,14 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         try read { db in try UserRecord.order(UserRecord.Columns.id).fetchAll(db).map { try $0.user() } }
     }
 
-    public func setLanguage(_ language: Language, userID: Int64) async throws {
+    public func setLanguage(_ language: Language, userID: UserID) async throws {
         try await commits.write { db in
             try db.execute(sql: "UPDATE user SET language = ? WHERE id = ?", arguments: [language.rawValue, userID])
             if db.changesCount == 0 { throw StoreError.notFound(.user) }
         }
     }
 
-    public func setPause(from: Date?, until: Date?, userID: Int64) async throws {
+    public func setPause(from: Date?, until: Date?, userID: UserID) async throws {
         try await commits.write { db in
             try db.execute(sql: "UPDATE user SET paused_from = ?, paused_until = ? WHERE id = ?",
                            arguments: [until == nil ? nil : from?.timeIntervalSince1970, until?.timeIntervalSince1970, userID])
@@ -175,7 +175,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         return session
     }
 
-    public func sessions(userID: Int64) async throws -> [Session] {
+    public func sessions(userID: UserID) async throws -> [Session] {
         try read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM session WHERE user_id = ? ORDER BY created_at, token_hash", arguments: [userID]).map { row in
                 Session(tokenHash: row["token_hash"], userID: row["user_id"], csrfToken: row["csrf_token"],
@@ -188,7 +188,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         try await commits.write { db in try db.execute(sql: "DELETE FROM session WHERE token_hash = ?", arguments: [tokenHash]) }
     }
 
-    public func changePassword(userID: Int64, passwordHash: String, keeping keptSession: String?, at date: Date) async throws -> [String] {
+    public func changePassword(userID: UserID, passwordHash: String, keeping keptSession: String?, at date: Date) async throws -> [String] {
         try await commits.write { db in
             try db.execute(sql: "UPDATE user SET password_hash = ? WHERE id = ?", arguments: [passwordHash, userID])
             if db.changesCount == 0 { throw StoreError.notFound(.user) }
@@ -198,7 +198,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     /// Deletes `userID`'s sessions but `keptSession` (their push subscriptions go with them); returns their hashes.
-    func endSessions(of userID: Int64, keeping keptSession: String? = nil, db: Database) throws -> [String] {
+    func endSessions(of userID: UserID, keeping keptSession: String? = nil, db: Database) throws -> [String] {
         let ended = try String.fetchAll(db, sql: "SELECT token_hash FROM session WHERE user_id = ? AND token_hash IS NOT ?",
                                         arguments: [userID, keptSession])
         try db.execute(sql: "DELETE FROM session WHERE user_id = ? AND token_hash IS NOT ?", arguments: [userID, keptSession])
@@ -215,7 +215,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
 
     // MARK: Accounts
 
-    public func changeAccount(userID: Int64, _ change: AccountChange, log: [NewAccountLogEntry], at date: Date) async throws -> AccountChangeOutcome {
+    public func changeAccount(userID: UserID, _ change: AccountChange, log: [NewAccountLogEntry], at date: Date) async throws -> AccountChangeOutcome {
         try await commits.write { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE id = ?", arguments: [userID]) == true else {
                 if case .certifications = change { throw StoreError.notFound(.mentor) }
@@ -273,7 +273,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         }
     }
 
-    public func accountLog(userID: Int64) async throws -> [AccountLogEntry] {
+    public func accountLog(userID: UserID) async throws -> [AccountLogEntry] {
         try read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM account_log WHERE user_id = ? ORDER BY id", arguments: [userID]).map { row in
                 guard let action = AccountAction(rawValue: row["action"]) else { throw StoreError.unknownStoredValue(column: "account_log.action") }
@@ -283,12 +283,12 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         }
     }
 
-    private func insert(_ link: PasswordLink, userID: Int64, db: Database) throws {
+    private func insert(_ link: PasswordLink, userID: UserID, db: Database) throws {
         try db.execute(sql: "INSERT INTO password_link (token_hash, user_id, expires_at) VALUES (?, ?, ?)",
                        arguments: [link.tokenHash, userID, link.expiresAt.timeIntervalSince1970])
     }
 
-    func appendLog(_ entries: [NewAccountLogEntry], userID: Int64, at date: Date, db: Database) throws {
+    func appendLog(_ entries: [NewAccountLogEntry], userID: UserID, at date: Date, db: Database) throws {
         for entry in entries {
             try db.execute(sql: "INSERT INTO account_log (user_id, actor_id, action, subject, date, at) VALUES (?, ?, ?, ?, ?, ?)",
                            arguments: [userID, entry.actorID, entry.action.rawValue, entry.subject, entry.date?.timeIntervalSince1970,
@@ -321,7 +321,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
                """), arguments: [key.senderID, key.key]) {
             guard (row["fingerprint"] as String) == key.fingerprint else { throw StoreError.idempotencyKeyReused }
             if let fanout = row["fanout_id"] as Int64? { return .unfinished(fanout) }
-            let ids = try Self.decoder.decode([Int64].self, from: Data((row["notification_ids"] as String).utf8))
+            let ids = try Self.decoder.decode([NotificationID].self, from: Data((row["notification_ids"] as String).utf8))
             return .written(CreatedNotifications(items: try ids.compactMap { try self.fetchNotification(db, id: $0) }, isReplay: true))
         }
         for recipient in Set(notifications.map(\.recipientID)) {
@@ -353,12 +353,12 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     func insert(_ record: NotificationRecord, as item: NotificationItem, db: Database) throws -> NotificationItem {
         try db.cachedStatement(sql: NotificationRecord.insertSQL).execute(arguments: record.insertArguments)
         var item = item
-        item.id = db.lastInsertedRowID
+        item.id = NotificationID(db.lastInsertedRowID)
         try appendEvent(userID: item.recipientID, .notificationCreated(item), at: item.createdAt, db: db)
         return item
     }
 
-    private func appendEvent(userID: Int64, _ payload: EventPayload, at date: Date, db: Database) throws {
+    private func appendEvent(userID: UserID, _ payload: EventPayload, at date: Date, db: Database) throws {
         let record = try EventRecord(userID: userID, payload: payload, at: date, encoder: Self.encoder, sealer: sealer, cache: notificationJSON)
         // A prepared statement: a record's own `insert` builds its arguments through `Encodable`, on every event.
         try db.cachedStatement(sql: EventRecord.insertSQL).execute(arguments: record.insertArguments)
@@ -366,21 +366,21 @@ public final class SQLiteRepository: VarselRepository, Sendable {
                                        createdAt: Date(timeIntervalSince1970: record.createdAt)))
     }
 
-    func appendUnreadCounts(for userIDs: [Int64], at date: Date, db: Database) throws {
-        var seen = Set<Int64>()
+    func appendUnreadCounts(for userIDs: [UserID], at date: Date, db: Database) throws {
+        var seen = Set<UserID>()
         for userID in userIDs where seen.insert(userID).inserted {
             try appendEvent(userID: userID, .unreadCount(try unreadCount(userID, db: db)), at: date, db: db)
         }
     }
 
-    private func unreadCount(_ userID: Int64, db: Database) throws -> Int {
+    private func unreadCount(_ userID: UserID, db: Database) throws -> Int {
         try Int.fetchOne(db.cachedStatement(sql: Self.unreadCountSQL), arguments: [userID]) ?? 0
     }
 
     /// How a recipient's unread notifications are counted, on every create and read change.
     static let unreadCountSQL = "SELECT COUNT(*) FROM notification WHERE recipient_id = ? AND read_at IS NULL"
 
-    func fetchNotification(_ db: Database, id: Int64) throws -> NotificationItem? {
+    func fetchNotification(_ db: Database, id: NotificationID) throws -> NotificationItem? {
         try Row.fetchOne(db, sql: "SELECT * FROM notification WHERE id = ?", arguments: [id]).map(notification)
     }
 
@@ -388,11 +388,11 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         try NotificationRecord(row: row).item(sealer: sealer, decoder: Self.decoder)
     }
 
-    public func notification(id: Int64) async throws -> NotificationItem? {
+    public func notification(id: NotificationID) async throws -> NotificationItem? {
         try read { db in try self.fetchNotification(db, id: id) }
     }
 
-    public func notifications(for userID: Int64, filter: NotificationFilter, after cursor: Int64?, limit: Int) async throws -> NotificationPage {
+    public func notifications(for userID: UserID, filter: NotificationFilter, after cursor: NotificationID?, limit: Int) async throws -> NotificationPage {
         try read { db in
             var sql = "SELECT * FROM notification WHERE recipient_id = ?"
             var arguments: StatementArguments = [userID]
@@ -415,11 +415,11 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         }
     }
 
-    public func unreadCount(for userID: Int64) async throws -> Int {
+    public func unreadCount(for userID: UserID) async throws -> Int {
         try read { db in try self.unreadCount(userID, db: db) }
     }
 
-    public func setRead(_ isRead: Bool, notificationID: Int64, userID: Int64, at date: Date) async throws -> NotificationItem? {
+    public func setRead(_ isRead: Bool, notificationID: NotificationID, userID: UserID, at date: Date) async throws -> NotificationItem? {
         try await commits.write { db in
             guard var item = try self.fetchNotification(db, id: notificationID), item.recipientID == userID else { return nil }
             guard item.isUnread == isRead else { return item }
@@ -431,18 +431,18 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         }
     }
 
-    public func markAllRead(userID: Int64, at date: Date) async throws -> Int {
+    public func markAllRead(userID: UserID, at date: Date) async throws -> Int {
         try await commits.write { db in
-            let ids = try Int64.fetchAll(db, sql: "SELECT id FROM notification WHERE recipient_id = ? AND read_at IS NULL", arguments: [userID])
+            let ids = try NotificationID.fetchAll(db, sql: "SELECT id FROM notification WHERE recipient_id = ? AND read_at IS NULL", arguments: [userID])
             return try self.markRead(ids: ids, userID: userID, at: date, db: db)
         }
     }
 
-    public func markRead(ids: [Int64], userID: Int64, at date: Date) async throws -> Int {
+    public func markRead(ids: [NotificationID], userID: UserID, at date: Date) async throws -> Int {
         try await commits.write { db in try self.markRead(ids: ids, userID: userID, at: date, db: db) }
     }
 
-    private func markRead(ids: [Int64], userID: Int64, at date: Date, db: Database) throws -> Int {
+    private func markRead(ids: [NotificationID], userID: UserID, at date: Date, db: Database) throws -> Int {
         var changed = 0
         for id in Set(ids).sorted() {
             guard var item = try fetchNotification(db, id: id), item.recipientID == userID, item.isUnread else { continue }
@@ -455,7 +455,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         return changed
     }
 
-    public func delete(ids: [Int64], userID: Int64, at date: Date) async throws -> Int {
+    public func delete(ids: [NotificationID], userID: UserID, at date: Date) async throws -> Int {
         try await commits.write { db in
             var deleted = 0
             for id in Set(ids).sorted() {
@@ -471,7 +471,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
 
     // MARK: Preferences
 
-    public func preferences(for userID: Int64) async throws -> NotificationPreferences {
+    public func preferences(for userID: UserID) async throws -> NotificationPreferences {
         try read { db in
             guard let json = try String.fetchOne(db.cachedStatement(sql: "SELECT json FROM preferences WHERE user_id = ?"), arguments: [userID]) else {
                 return .standard
@@ -480,7 +480,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         }
     }
 
-    public func setPreferences(_ preferences: NotificationPreferences, for userID: Int64) async throws {
+    public func setPreferences(_ preferences: NotificationPreferences, for userID: UserID) async throws {
         try await commits.write { db in
             try db.execute(sql: """
                 INSERT INTO preferences (user_id, json) VALUES (?, ?) ON CONFLICT(user_id) DO UPDATE SET json = excluded.json
@@ -491,8 +491,8 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     // MARK: Contacts and assignments
 
     public func createAssignment(
-        mentorID: Int64, coordinatorID: Int64?, contact: NewContact, at date: Date,
-        makeNotification: @Sendable (Int64, Int64) -> NewNotification
+        mentorID: UserID, coordinatorID: UserID?, contact: NewContact, at date: Date,
+        makeNotification: @Sendable (ContactID, AssignmentID) -> NewNotification
     ) async throws -> (Assignment, Contact, NotificationItem) {
         // A transaction of its own: `makeNotification` may not outlive this call, as a write waiting for a batch would.
         try await writer.write { db in
@@ -502,11 +502,11 @@ public final class SQLiteRepository: VarselRepository, Sendable {
             try db.execute(sql: "INSERT INTO contact (name, phone, address, notes) VALUES (?, ?, ?, ?)",
                            arguments: [self.sealer.seal(contact.name, field: .contactName), self.sealer.seal(contact.phone, field: .contactPhone),
                                        self.sealer.seal(contact.address, field: .contactAddress), self.sealer.seal(contact.notes, field: .contactNotes)])
-            let stored = Contact(id: db.lastInsertedRowID, name: contact.name, phone: contact.phone, address: contact.address, notes: contact.notes)
+            let stored = Contact(id: ContactID(db.lastInsertedRowID), name: contact.name, phone: contact.phone, address: contact.address, notes: contact.notes)
             try db.execute(sql: """
                 INSERT INTO assignment (mentor_id, contact_id, coordinator_id, status, created_at) VALUES (?, ?, ?, ?, ?)
                 """, arguments: [mentorID, stored.id, coordinatorID, AssignmentStatus.pending.rawValue, date.timeIntervalSince1970])
-            let assignmentID = db.lastInsertedRowID
+            let assignmentID = AssignmentID(db.lastInsertedRowID)
             let item = try self.insert(makeNotification(stored.id, assignmentID), at: date, db: db)
             try self.appendUnreadCounts(for: [item.recipientID], at: date, db: db)
             try db.execute(sql: "UPDATE assignment SET notification_id = ? WHERE id = ?", arguments: [item.id, assignmentID])
@@ -525,7 +525,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
                    deliveredAt: (row["delivered_at"] as Double?).map(Self.date))
     }
 
-    public func assignment(id: Int64) async throws -> Assignment? {
+    public func assignment(id: AssignmentID) async throws -> Assignment? {
         try read { db in try Row.fetchOne(db, sql: "SELECT * FROM assignment WHERE id = ?", arguments: [id]).map(self.assignment) }
     }
 
@@ -589,7 +589,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         }
     }
 
-    public func recordEscalation(assignmentID: Int64, step: EscalationStep, notification: NewNotification, at date: Date) async throws -> NotificationItem? {
+    public func recordEscalation(assignmentID: AssignmentID, step: EscalationStep, notification: NewNotification, at date: Date) async throws -> NotificationItem? {
         try await commits.write { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM assignment WHERE id = ?", arguments: [assignmentID]) == true else {
                 throw StoreError.notFound(.assignment)
@@ -603,7 +603,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         }
     }
 
-    public func escalations(assignmentID: Int64) async throws -> [EscalationStep: Date] {
+    public func escalations(assignmentID: AssignmentID) async throws -> [EscalationStep: Date] {
         try read { db in
             var steps: [EscalationStep: Date] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT step, at FROM assignment_escalation WHERE assignment_id = ?", arguments: [assignmentID]) {
@@ -613,7 +613,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         }
     }
 
-    public func eraseContact(contactID: Int64, titles: [Language: String], at date: Date) async throws -> [NotificationItem]? {
+    public func eraseContact(contactID: ContactID, titles: [Language: String], at date: Date) async throws -> [NotificationItem]? {
         let erased: [NotificationItem]? = try await commits.write { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM contact WHERE id = ?", arguments: [contactID]) == true else { return nil }
             try db.execute(sql: """
@@ -627,7 +627,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
                 """, arguments: [contactID])
             var items: [NotificationItem] = []
             for row in named {
-                let id: Int64 = row["id"]
+                let id: NotificationID = row["id"]
                 let language = try Language(stored: row["language"], column: "user.language")
                 guard var item = try self.fetchNotification(db, id: id) else { continue }
                 if item.title != (titles[language] ?? "") || !item.body.isEmpty || !item.personalDetails.isEmpty {
@@ -651,9 +651,9 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         return erased
     }
 
-    public func contactsClosed(before date: Date) async throws -> [Int64] {
+    public func contactsClosed(before date: Date) async throws -> [ContactID] {
         try read { db in
-            try Int64.fetchAll(db, sql: """
+            try ContactID.fetchAll(db, sql: """
                 SELECT assignment.contact_id FROM assignment JOIN contact ON contact.id = assignment.contact_id
                 WHERE contact.erased_at IS NULL
                 GROUP BY assignment.contact_id
@@ -711,14 +711,14 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         }
     }
 
-    public func recordContactRead(contactID: Int64, userID: Int64, channel: ContactReadChannel, at date: Date) async throws {
+    public func recordContactRead(contactID: ContactID, userID: UserID, channel: ContactReadChannel, at date: Date) async throws {
         try await commits.write { db in
             try db.execute(sql: "INSERT INTO contact_read (contact_id, user_id, channel, at) VALUES (?, ?, ?, ?)",
                            arguments: [contactID, userID, channel.rawValue, date.timeIntervalSince1970])
         }
     }
 
-    public func contactReads(contactID: Int64) async throws -> [ContactRead] {
+    public func contactReads(contactID: ContactID) async throws -> [ContactRead] {
         try read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM contact_read WHERE contact_id = ? ORDER BY id", arguments: [contactID]).map { row in
                 guard let channel = ContactReadChannel(rawValue: row["channel"]) else { throw StoreError.unknownStoredValue(column: "contact_read.channel") }
@@ -734,7 +734,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         }
     }
 
-    public func contact(id: Int64) async throws -> Contact? {
+    public func contact(id: ContactID) async throws -> Contact? {
         try read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM contact WHERE id = ?", arguments: [id]).map { row in
                 Contact(id: row["id"], name: try self.sealer.open(row["name"] as String, field: .contactName),
@@ -746,7 +746,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         }
     }
 
-    public func respond(to assignmentID: Int64, status: AssignmentStatus, at date: Date) async throws -> Assignment {
+    public func respond(to assignmentID: AssignmentID, status: AssignmentStatus, at date: Date) async throws -> Assignment {
         try await commits.write { db in
             var assignment = try self.assignment(assignmentID, db: db)
             if let refusal = assignment.refusalToRespond { throw refusal }
@@ -758,7 +758,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         }
     }
 
-    private func assignment(_ id: Int64, db: Database) throws -> Assignment {
+    private func assignment(_ id: AssignmentID, db: Database) throws -> Assignment {
         guard let assignment = try Row.fetchOne(db, sql: "SELECT * FROM assignment WHERE id = ?", arguments: [id]).map(self.assignment) else {
             throw StoreError.notFound(.assignment)
         }
@@ -766,8 +766,8 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     public func reassign(
-        assignmentID: Int64, to mentorID: Int64, at date: Date,
-        makeNotification: @Sendable (Int64, Int64) -> NewNotification
+        assignmentID: AssignmentID, to mentorID: UserID, at date: Date,
+        makeNotification: @Sendable (ContactID, AssignmentID) -> NewNotification
     ) async throws -> (Assignment, NotificationItem) {
         try await writer.write { db in
             let old = try self.assignment(assignmentID, db: db)
@@ -780,7 +780,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
             try db.execute(sql: """
                 INSERT INTO assignment (mentor_id, contact_id, coordinator_id, status, created_at, previous_id) VALUES (?, ?, ?, ?, ?, ?)
                 """, arguments: [mentorID, old.contactID, old.coordinatorID, AssignmentStatus.pending.rawValue, seconds, assignmentID])
-            let newID = db.lastInsertedRowID
+            let newID = AssignmentID(db.lastInsertedRowID)
             let item = try self.insert(makeNotification(old.contactID, newID), at: date, db: db)
             try self.appendUnreadCounts(for: [item.recipientID], at: date, db: db)
             try db.execute(sql: "UPDATE assignment SET notification_id = ? WHERE id = ?", arguments: [item.id, newID])
@@ -789,7 +789,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         }
     }
 
-    public func completeVisit(assignmentID: Int64, note: String, at date: Date) async throws -> Assignment {
+    public func completeVisit(assignmentID: AssignmentID, note: String, at date: Date) async throws -> Assignment {
         try await commits.write { db in
             var assignment = try self.assignment(assignmentID, db: db)
             if let refusal = assignment.refusalToComplete { throw refusal }
@@ -802,7 +802,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         }
     }
 
-    public func recordLiveDelivery(notificationID: Int64, at date: Date) async throws {
+    public func recordLiveDelivery(notificationID: NotificationID, at date: Date) async throws {
         try await commits.write { db in
             try db.execute(sql: "UPDATE assignment SET delivered_at = ? WHERE notification_id = ? AND delivered_at IS NULL",
                            arguments: [date.timeIntervalSince1970, notificationID])
@@ -852,8 +852,8 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     }
 
     public func publishScenario(
-        title: String, body: String, coordinatorID: Int64?, mentorIDs: [Int64], at date: Date,
-        makeNotification: @Sendable (Int64, Int64) -> NewNotification
+        title: String, body: String, coordinatorID: UserID?, mentorIDs: [UserID], at date: Date,
+        makeNotification: @Sendable (Int64, UserID) -> NewNotification
     ) async throws -> (Scenario, [NotificationItem]) {
         let (scenario, fanout, written) = try await writer.write { db in
             let mentors = Set(mentorIDs).sorted()
@@ -872,7 +872,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         return (scenario, try await finishFanOut(fanout, written: written))
     }
 
-    public func scenarios(forMentor mentorID: Int64) async throws -> [MentorScenario] {
+    public func scenarios(forMentor mentorID: UserID) async throws -> [MentorScenario] {
         try read { db in
             try Row.fetchAll(db, sql: """
                 SELECT s.*, r.mentor_id, r.done_at, r.reflection FROM scenario_recipient r JOIN scenario s ON s.id = r.scenario_id
@@ -894,7 +894,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         }
     }
 
-    public func completeScenario(scenarioID: Int64, mentorID: Int64, reflection: String, at date: Date) async throws -> MentorScenario {
+    public func completeScenario(scenarioID: Int64, mentorID: UserID, reflection: String, at date: Date) async throws -> MentorScenario {
         try await commits.write { db in
             try db.execute(sql: """
                 UPDATE scenario_recipient SET done_at = COALESCE(done_at, ?), reflection = ? WHERE scenario_id = ? AND mentor_id = ?
@@ -913,7 +913,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         Certification(id: row["id"], mentorID: row["mentor_id"], name: row["name"], expiresAt: Self.date(row["expires_at"]))
     }
 
-    private func replaceCertifications(_ certifications: [NewCertification], mentorID: Int64, db: Database) throws {
+    private func replaceCertifications(_ certifications: [NewCertification], mentorID: UserID, db: Database) throws {
         let existing = try Row.fetchAll(db, sql: "SELECT * FROM certification WHERE mentor_id = ?", arguments: [mentorID]).map(self.certification)
         var result: [Certification] = []
         for new in certifications {
@@ -931,7 +931,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         }
     }
 
-    public func certifications(mentorID: Int64) async throws -> [Certification] {
+    public func certifications(mentorID: UserID) async throws -> [Certification] {
         try read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM certification WHERE mentor_id = ? ORDER BY id", arguments: [mentorID]).map(self.certification)
         }
@@ -968,7 +968,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         }
     }
 
-    public func events(for userID: Int64, after id: Int64, limit: Int) async throws -> [StoredEvent] {
+    public func events(for userID: UserID, after id: Int64, limit: Int) async throws -> [StoredEvent] {
         try read { db in
             try EventRecord.fetchAll(db.cachedStatement(sql: "SELECT * FROM event WHERE user_id = ? AND id > ? ORDER BY id LIMIT ?"),
                                      arguments: [userID, id, limit]).map { try $0.event(decoder: Self.decoder, sealer: self.sealer, cache: self.notificationJSON) }

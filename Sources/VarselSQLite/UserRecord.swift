@@ -7,7 +7,7 @@ import VarselStore
 struct UserRecord: Codable, FetchableRecord, MutablePersistableRecord {
     static let databaseTableName = "user"
 
-    var id: Int64?
+    var id: UserID?
     var username: String
     var displayName: String
     var role: String
@@ -64,7 +64,7 @@ struct UserRecord: Codable, FetchableRecord, MutablePersistableRecord {
     }
 
     mutating func didInsert(_ inserted: InsertionSuccess) {
-        id = inserted.rowID
+        id = UserID(inserted.rowID)
     }
 
     /// The typed user; a role or language this version does not know is an error, never a default.

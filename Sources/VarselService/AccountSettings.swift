@@ -15,13 +15,13 @@ public struct AccountSettings: Sendable {
     }
 
     /// Saves `preferences` for `userID` and tells their open streams.
-    public func savePreferences(_ preferences: NotificationPreferences, for userID: Int64) async throws {
+    public func savePreferences(_ preferences: NotificationPreferences, for userID: UserID) async throws {
         try await repository.setPreferences(preferences, for: userID)
         broker.preferencesChanged(userID: userID)
     }
 
     /// Sets the language `userID` reads Varsel in.
-    public func setLanguage(_ language: Language, for userID: Int64) async throws {
+    public func setLanguage(_ language: Language, for userID: UserID) async throws {
         try await repository.setLanguage(language, userID: userID)
     }
 }

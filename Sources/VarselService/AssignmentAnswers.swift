@@ -23,12 +23,12 @@ public struct AssignmentAnswers: Sendable {
 
     /// Refuses unless `mentorID` is the mentor `assignment` was given to: the rule itself, for a caller that has
     /// read the assignment already.
-    public func requireGiven(_ assignment: Assignment, to mentorID: Int64) throws(Refusal) {
+    public func requireGiven(_ assignment: Assignment, to mentorID: UserID) throws(Refusal) {
         guard assignment.mentorID == mentorID else { throw Refusal.notTheAssignedMentor }
     }
 
     /// The assignment `assignmentID` when `mentorID` is the mentor it was given to.
-    public func assignment(_ assignmentID: Int64, givenTo mentorID: Int64) async throws -> Assignment {
+    public func assignment(_ assignmentID: AssignmentID, givenTo mentorID: UserID) async throws -> Assignment {
         guard let assignment = try await repository.assignment(id: assignmentID) else { throw Refusal.notFound }
         try requireGiven(assignment, to: mentorID)
         return assignment
@@ -36,23 +36,23 @@ public struct AssignmentAnswers: Sendable {
 
     /// Acknowledges or declines the assignment for its mentor. Throws ``StoreError/alreadyResponded(_:)`` when it
     /// was answered before.
-    public func answer(_ assignmentID: Int64, with status: AssignmentStatus, by mentorID: Int64) async throws -> Assignment {
+    public func answer(_ assignmentID: AssignmentID, with status: AssignmentStatus, by mentorID: UserID) async throws -> Assignment {
         try await answer(try await assignment(assignmentID, givenTo: mentorID), with: status, by: mentorID)
     }
 
     /// ``answer(_:with:by:)`` for an assignment already read.
-    public func answer(_ assignment: Assignment, with status: AssignmentStatus, by mentorID: Int64) async throws -> Assignment {
+    public func answer(_ assignment: Assignment, with status: AssignmentStatus, by mentorID: UserID) async throws -> Assignment {
         try requireGiven(assignment, to: mentorID)
         return try await repository.respond(to: assignment.id, status: status, at: now())
     }
 
     /// Marks the visit done with the mentor's note (validated here), which closes the assignment.
-    public func completeVisit(_ assignmentID: Int64, note: String, by mentorID: Int64) async throws -> Assignment {
+    public func completeVisit(_ assignmentID: AssignmentID, note: String, by mentorID: UserID) async throws -> Assignment {
         try await completeVisit(try await assignment(assignmentID, givenTo: mentorID), note: note, by: mentorID)
     }
 
     /// ``completeVisit(_:note:by:)`` for an assignment already read.
-    public func completeVisit(_ assignment: Assignment, note: String, by mentorID: Int64) async throws -> Assignment {
+    public func completeVisit(_ assignment: Assignment, note: String, by mentorID: UserID) async throws -> Assignment {
         try requireGiven(assignment, to: mentorID)
         let note = try Validation.visitNote(note)
         return try await repository.completeVisit(assignmentID: assignment.id, note: note, at: now())

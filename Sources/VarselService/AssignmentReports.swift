@@ -20,7 +20,7 @@ public struct AssignmentReports: Sendable {
     }
 
     /// A mentor's live assignments (waiting for an answer or acknowledged), as the core describes them.
-    public func liveSummaries(ofMentor mentorID: Int64) async throws -> [AssignmentSummary] {
+    public func liveSummaries(ofMentor mentorID: UserID) async throws -> [AssignmentSummary] {
         try await summaries(.mentor(mentorID, scope: .live))
     }
 

@@ -27,14 +27,14 @@ public struct ContactErasure: Sendable {
     static let titles = Dictionary(uniqueKeysWithValues: Language.allCases.map { ($0, Strings($0).detailsRemovedTitle) })
 
     /// Whether `user` may erase the contact: the coordinator who manages one of its assignments, or an admin.
-    public func mayErase(contactID: Int64, user: User) async throws -> Bool {
+    public func mayErase(contactID: ContactID, user: User) async throws -> Bool {
         guard user.role != .mentor else { return false }
         return try await access.canSee(contactID: contactID, user: user)
     }
 
     /// Erases the contact's details at once, for `user`; returns the contact as it is now (empty, `erasedAt` set).
     @discardableResult
-    public func erase(contactID: Int64, by user: User) async throws -> Contact {
+    public func erase(contactID: ContactID, by user: User) async throws -> Contact {
         guard try await mayErase(contactID: contactID, user: user) else { throw Refused() }
         return try await erase(contactID)
     }
@@ -47,7 +47,7 @@ public struct ContactErasure: Sendable {
         return due.count
     }
 
-    private func erase(_ contactID: Int64) async throws -> Contact {
+    private func erase(_ contactID: ContactID) async throws -> Contact {
         guard try await repository.eraseContact(contactID: contactID, titles: Self.titles, at: now()) != nil,
               let contact = try await repository.contact(id: contactID) else { throw Refused() }
         pump?.wake()

@@ -9,7 +9,7 @@ public struct DataExport: Sendable {
     /// details, which are not theirs.
     public struct PersonalData: Encodable, Sendable {
         public struct Account: Encodable, Sendable {
-            var id: Int64
+            var id: UserID
             var username: String
             var displayName: String
             var role: Role
@@ -31,7 +31,7 @@ public struct DataExport: Sendable {
         }
 
         public struct AssignmentRecord: Encodable, Sendable {
-            var id: Int64
+            var id: AssignmentID
             var status: AssignmentStatus
             var createdAt: Date
             var respondedAt: Date?
@@ -75,7 +75,7 @@ public struct DataExport: Sendable {
     /// Everything stored about `user`, for themself.
     public func personalData(of user: User) async throws -> PersonalData {
         var notifications: [NotificationItem] = []
-        var cursor: Int64?
+        var cursor: NotificationID?
         repeat {
             let page = try await repository.notifications(for: user.id, filter: .all, after: cursor, limit: 500)
             notifications += page.items
@@ -98,7 +98,7 @@ public struct DataExport: Sendable {
     }
 
     /// Everything stored about contact `contactID`, for an admin; the download is recorded as a read of the details.
-    public func contactData(_ contactID: Int64, for user: User) async throws -> ContactData {
+    public func contactData(_ contactID: ContactID, for user: User) async throws -> ContactData {
         guard user.role == .admin, let contact = try await repository.contact(id: contactID) else { throw Refused() }
         let assignments = try await repository.assignments(AssignmentListing(contactID: contactID))
         var notifications: [NotificationItem] = []

@@ -16,29 +16,29 @@ public struct NotificationInbox: Sendable {
     }
 
     /// Marks one of `userID`'s notifications read or unread; nil when it is not theirs.
-    public func setRead(_ isRead: Bool, notificationID: Int64, userID: Int64) async throws -> NotificationItem? {
+    public func setRead(_ isRead: Bool, notificationID: NotificationID, userID: UserID) async throws -> NotificationItem? {
         let item = try await repository.setRead(isRead, notificationID: notificationID, userID: userID, at: now())
         if item != nil { pump.wake() }
         return item
     }
 
     /// Marks every unread notification of `userID` read; returns how many changed.
-    public func markAllRead(userID: Int64) async throws -> Int {
+    public func markAllRead(userID: UserID) async throws -> Int {
         woken(try await repository.markAllRead(userID: userID, at: now()))
     }
 
     /// Marks the listed notifications of `userID` read; returns how many changed.
-    public func markRead(ids: [Int64], userID: Int64) async throws -> Int {
+    public func markRead(ids: [NotificationID], userID: UserID) async throws -> Int {
         woken(try await repository.markRead(ids: ids, userID: userID, at: now()))
     }
 
     /// Deletes the listed notifications of `userID`; returns how many were deleted.
-    public func delete(ids: [Int64], userID: Int64) async throws -> Int {
+    public func delete(ids: [NotificationID], userID: UserID) async throws -> Int {
         woken(try await repository.delete(ids: ids, userID: userID, at: now()))
     }
 
     /// Notes that the assignment told by `notificationID` reached its mentor's open app; later deliveries change nothing.
-    public func recordLiveDelivery(of notificationID: Int64) async throws {
+    public func recordLiveDelivery(of notificationID: NotificationID) async throws {
         try await repository.recordLiveDelivery(notificationID: notificationID, at: now())
     }
 

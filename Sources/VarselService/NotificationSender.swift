@@ -19,7 +19,7 @@ public struct NotificationSender: Sendable {
     }
 
     /// Sends a coordinator's validated message to each recipient, once per `idempotencyKey`.
-    public func send(_ message: Validation.ValidNotification, from senderID: Int64, to recipientIDs: [Int64],
+    public func send(_ message: Validation.ValidNotification, from senderID: UserID, to recipientIDs: [UserID],
                      idempotencyKey: IdempotencyKey? = nil) async throws -> CreatedNotifications {
         let news = recipientIDs.map { recipientID in
             NewNotification(recipientID: recipientID, senderID: senderID, kind: message.kind, title: message.title, body: message.body,
@@ -32,7 +32,7 @@ public struct NotificationSender: Sendable {
 
     /// Creates an assignment for `mentor`: the contact, the assignment, and the notification (in the mentor's
     /// language, deep-linking to the contact, its personal details marked) that tells them.
-    public func assign(mentor: User, coordinatorID: Int64, contact: NewContact, urgency: Urgency) async throws -> (Assignment, Contact, NotificationItem) {
+    public func assign(mentor: User, coordinatorID: UserID, contact: NewContact, urgency: Urgency) async throws -> (Assignment, Contact, NotificationItem) {
         try await requireAvailable(mentor)
         let created = try await repository.createAssignment(mentorID: mentor.id, coordinatorID: coordinatorID, contact: contact, at: now()) { contactID, assignmentID in
             Self.assignmentNotification(to: mentor, from: coordinatorID, contact: contact, contactID: contactID, assignmentID: assignmentID, urgency: urgency)
@@ -43,7 +43,7 @@ public struct NotificationSender: Sendable {
 
     /// Gives an assignment's contact to `mentor`: the first mentor's access ends, and `mentor` gets the assignment
     /// notification, as for a new assignment. Paused mentors and mentors with an expired certification are refused.
-    public func reassign(_ assignment: Assignment, to mentor: User, by coordinatorID: Int64) async throws -> (Assignment, NotificationItem) {
+    public func reassign(_ assignment: Assignment, to mentor: User, by coordinatorID: UserID) async throws -> (Assignment, NotificationItem) {
         guard mentor.role == .mentor else {
             throw InvalidInput([.init(field: "mentorId", rule: .other("not a mentor"))], summary: "Only a mentor can be given an assignment.")
         }
@@ -62,7 +62,7 @@ public struct NotificationSender: Sendable {
 
     /// The notification that tells a mentor of their assignment: in their language, deep-linking to the contact,
     /// its personal details marked.
-    static func assignmentNotification(to mentor: User, from coordinatorID: Int64, contact: NewContact, contactID: Int64, assignmentID: Int64,
+    static func assignmentNotification(to mentor: User, from coordinatorID: UserID, contact: NewContact, contactID: ContactID, assignmentID: AssignmentID,
                                        urgency: Urgency) -> NewNotification {
         let strings = Strings(mentor.language)
         return NewNotification(recipientID: mentor.id, senderID: coordinatorID, kind: .assignment, title: strings.newAssignmentTitle,
@@ -81,7 +81,7 @@ public struct NotificationSender: Sendable {
     }
 
     /// Publishes a training scenario to `mentors`, each told by a notification in their language that opens it.
-    public func publishScenario(title: String, body: String, from coordinatorID: Int64, to mentors: [User]) async throws -> (Scenario, [NotificationItem]) {
+    public func publishScenario(title: String, body: String, from coordinatorID: UserID, to mentors: [User]) async throws -> (Scenario, [NotificationItem]) {
         let byID = Dictionary(mentors.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let published = try await repository.publishScenario(title: title, body: body, coordinatorID: coordinatorID,
                                                              mentorIDs: Array(byID.keys), at: now()) { scenarioID, mentorID in

@@ -1,3 +1,4 @@
+import VarselCore
 import Crypto
 import Foundation
 import VarselPasskeys
@@ -229,8 +230,8 @@ public struct PasskeyCeremonies: Sendable {
     // MARK: Parts
 
     /// The user handle authenticators keep for `userID`: its eight bytes, big-endian; no name, no address.
-    static func userHandle(_ userID: Int64) -> [UInt8] {
-        (0..<8).reversed().map { UInt8(truncatingIfNeeded: userID >> (8 * Int64($0))) }
+    static func userHandle(_ userID: UserID) -> [UInt8] {
+        (0..<8).reversed().map { UInt8(truncatingIfNeeded: userID.rawValue >> (8 * Int64($0))) }
     }
 
     private func available() throws -> WebAuthnVerifier {
@@ -238,7 +239,7 @@ public struct PasskeyCeremonies: Sendable {
         return verifier
     }
 
-    private func issueChallenge(_ purpose: PasskeyChallenge.Purpose, userID: Int64?, bindingHash: String) async throws -> String {
+    private func issueChallenge(_ purpose: PasskeyChallenge.Purpose, userID: UserID?, bindingHash: String) async throws -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
         try await repository.storeChallenge(PasskeyChallenge(challengeHash: Self.hash(bytes), purpose: purpose, userID: userID, bindingHash: bindingHash,
@@ -247,7 +248,7 @@ public struct PasskeyCeremonies: Sendable {
     }
 
     /// The challenge `clientDataJSON` answers, taken (so never again usable) and checked against who may answer it.
-    private func takeChallenge(in clientDataJSON: [UInt8], purpose: PasskeyChallenge.Purpose, bindingHash: String, userID: Int64?) async throws -> [UInt8] {
+    private func takeChallenge(in clientDataJSON: [UInt8], purpose: PasskeyChallenge.Purpose, bindingHash: String, userID: UserID?) async throws -> [UInt8] {
         guard let object = try? JSONSerialization.jsonObject(with: Data(clientDataJSON)) as? [String: Any],
               let text = object["challenge"] as? String, let bytes = Base64URL.decode(text) else {
             throw Refusal.notAccepted(reason: "the client data names no challenge")

@@ -20,7 +20,7 @@ public struct PushSubscriptions: Sendable {
 
     /// Saves the browser's subscription for `userID` on `session`; `p256dh` and `auth` are base64url as browsers give
     /// them. Throws ``InvalidInput`` naming `endpoint`, `keys.p256dh` or `keys.auth`, never repeating them.
-    public func subscribe(userID: Int64, session: Session, endpoint: String, p256dh: String, auth: String) async throws -> PushSubscription {
+    public func subscribe(userID: UserID, session: Session, endpoint: String, p256dh: String, auth: String) async throws -> PushSubscription {
         var issues: [Validation.Issue] = []
         do {
             _ = try endpointPolicy.check(endpoint)
@@ -48,7 +48,7 @@ public struct PushSubscriptions: Sendable {
     }
 
     /// Removes one of `userID`'s subscriptions; false when they have none with that id.
-    public func unsubscribe(id: Int64, userID: Int64) async throws -> Bool {
+    public func unsubscribe(id: Int64, userID: UserID) async throws -> Bool {
         try await repository.deletePushSubscription(id: id, userID: userID)
     }
 }

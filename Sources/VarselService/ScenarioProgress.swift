@@ -19,7 +19,7 @@ public struct ScenarioProgress: Sendable {
     }
 
     /// Marks scenario `scenarioID` done for `mentorID` with their reflection (validated here; it may be empty).
-    public func complete(_ scenarioID: Int64, by mentorID: Int64, reflection: String) async throws -> MentorScenario {
+    public func complete(_ scenarioID: Int64, by mentorID: UserID, reflection: String) async throws -> MentorScenario {
         let reflection = try Validation.reflection(reflection)
         return try await repository.completeScenario(scenarioID: scenarioID, mentorID: mentorID, reflection: reflection, at: now())
     }

@@ -129,7 +129,7 @@ public struct UserAdministration: Sendable {
 
     /// The person `id` if `actor` manages them; ``Refusal/unknownPerson`` otherwise (a coordinator asking about an
     /// administrator learns nothing).
-    public func person(_ id: Int64, for actor: User?) async throws -> User {
+    public func person(_ id: UserID, for actor: User?) async throws -> User {
         guard let user = try await repository.user(id: id), Self.manages(actor, role: user.role) || actor?.id == id,
               actor.map({ $0.role != .mentor }) ?? true else { throw Refusal.unknownPerson }
         return user
@@ -148,7 +148,7 @@ public struct UserAdministration: Sendable {
     }
 
     /// One person with their certifications, live assignments and change log (oldest first), for their page.
-    public func details(of id: Int64, for actor: User?) async throws -> (person: Person, log: [AccountLogEntry]) {
+    public func details(of id: UserID, for actor: User?) async throws -> (person: Person, log: [AccountLogEntry]) {
         let user = try await person(id, for: actor)
         let certifications = try await repository.certifications(mentorID: user.id)
         let live = try await repository.assignments(.mentor(user.id, scope: .live))
@@ -158,7 +158,7 @@ public struct UserAdministration: Sendable {
     // MARK: Changes
 
     /// A new one-time link for `id` (a forgotten password); the person's sessions and live streams end at once.
-    public func issueLink(for id: Int64, by actor: User?) async throws -> IssuedLink {
+    public func issueLink(for id: UserID, by actor: User?) async throws -> IssuedLink {
         let user = try await person(id, for: actor)
         // One's own password is changed on the Profile, with the current one.
         guard actor?.id != id else { throw Refusal.ownAccount }
@@ -172,7 +172,7 @@ public struct UserAdministration: Sendable {
 
     /// Deactivates `id`: sign-in refused, sessions and live streams ended, push subscriptions removed; data kept.
     @discardableResult
-    public func deactivate(_ id: Int64, by actor: User?) async throws -> AccountChangeOutcome {
+    public func deactivate(_ id: UserID, by actor: User?) async throws -> AccountChangeOutcome {
         let user = try await person(id, for: actor)
         guard actor?.id != id else { throw Refusal.ownAccount }
         guard user.isActive else { return AccountChangeOutcome(user: user, endedSessions: [], certifications: []) }
@@ -181,7 +181,7 @@ public struct UserAdministration: Sendable {
 
     /// Lets `id` sign in again.
     @discardableResult
-    public func reactivate(_ id: Int64, by actor: User?) async throws -> AccountChangeOutcome {
+    public func reactivate(_ id: UserID, by actor: User?) async throws -> AccountChangeOutcome {
         let user = try await person(id, for: actor)
         guard actor?.id != id else { throw Refusal.ownAccount }
         guard !user.isActive else { return AccountChangeOutcome(user: user, endedSessions: [], certifications: []) }
@@ -190,7 +190,7 @@ public struct UserAdministration: Sendable {
 
     /// Gives `id` a new role: administrators only, never their own.
     @discardableResult
-    public func changeRole(of id: Int64, to role: Role, by actor: User?) async throws -> AccountChangeOutcome {
+    public func changeRole(of id: UserID, to role: Role, by actor: User?) async throws -> AccountChangeOutcome {
         guard actor.map({ $0.role == .admin }) ?? true else { throw Refusal.adminOnly }
         let user = try await person(id, for: actor)
         guard actor?.id != id else { throw Refusal.ownAccount }
@@ -200,7 +200,7 @@ public struct UserAdministration: Sendable {
 
     /// Replaces `mentorID`'s certifications (which drive the expiry warnings), recording what was added, renewed
     /// and removed; at most ``Limits/maxCertifications``.
-    public func setCertifications(_ certifications: [NewCertification], for mentorID: Int64, by actor: User?) async throws -> [Certification] {
+    public func setCertifications(_ certifications: [NewCertification], for mentorID: UserID, by actor: User?) async throws -> [Certification] {
         guard certifications.count <= Limits.maxCertifications else {
             throw InvalidInput([.init(field: "certifications", rule: .other("at most \(Limits.maxCertifications)"))],
                                summary: "At most \(Limits.maxCertifications) certifications per mentor.")
@@ -213,7 +213,7 @@ public struct UserAdministration: Sendable {
     }
 
     /// Adds a certification, or renews it (a new expiry date) when the mentor has one of that name.
-    public func addCertification(name: String, expiresAt: Date, for mentorID: Int64, by actor: User?) async throws -> [Certification] {
+    public func addCertification(name: String, expiresAt: Date, for mentorID: UserID, by actor: User?) async throws -> [Certification] {
         let trimmed = name.trimmingCharacters(in: .whitespaces)
         let issues = Validation.text(trimmed, field: "name", max: Limits.maxCertificationNameLength)
         guard issues.isEmpty else { throw InvalidInput(issues) }
@@ -223,7 +223,7 @@ public struct UserAdministration: Sendable {
     }
 
     /// Renews the certification `certificationID` until `expiresAt`.
-    public func renewCertification(_ certificationID: Int64, until expiresAt: Date, for mentorID: Int64, by actor: User?) async throws -> [Certification] {
+    public func renewCertification(_ certificationID: Int64, until expiresAt: Date, for mentorID: UserID, by actor: User?) async throws -> [Certification] {
         let current = try await repository.certifications(mentorID: mentorID)
         guard current.contains(where: { $0.id == certificationID }) else { throw Refusal.unknownPerson }
         return try await setCertifications(current.map { NewCertification(name: $0.name, expiresAt: $0.id == certificationID ? expiresAt : $0.expiresAt) },
@@ -231,7 +231,7 @@ public struct UserAdministration: Sendable {
     }
 
     /// Removes the certification `certificationID`.
-    public func removeCertification(_ certificationID: Int64, for mentorID: Int64, by actor: User?) async throws -> [Certification] {
+    public func removeCertification(_ certificationID: Int64, for mentorID: UserID, by actor: User?) async throws -> [Certification] {
         let current = try await repository.certifications(mentorID: mentorID)
         guard current.contains(where: { $0.id == certificationID }) else { throw Refusal.unknownPerson }
         return try await setCertifications(current.filter { $0.id != certificationID }.map { NewCertification(name: $0.name, expiresAt: $0.expiresAt) },
@@ -240,7 +240,7 @@ public struct UserAdministration: Sendable {
 
     /// The change log entries that take `before` to `after`: by name, a new one added, a new date renewed, a
     /// missing one removed.
-    static func changes(from before: [Certification], to after: [NewCertification], by actorID: Int64?) -> [NewAccountLogEntry] {
+    static func changes(from before: [Certification], to after: [NewCertification], by actorID: UserID?) -> [NewAccountLogEntry] {
         var entries: [NewAccountLogEntry] = []
         for new in after {
             if let old = before.first(where: { $0.name == new.name }) {
@@ -290,7 +290,7 @@ public struct UserAdministration: Sendable {
     }
 
     /// The account change log of `id`, oldest first.
-    public func log(of id: Int64, for actor: User?) async throws -> [AccountLogEntry] {
+    public func log(of id: UserID, for actor: User?) async throws -> [AccountLogEntry] {
         _ = try await person(id, for: actor)
         return try await repository.accountLog(userID: id)
     }
@@ -359,7 +359,7 @@ public struct ContactAccess: Sendable {
 
     /// The contact's details for `user`, when they may see them, recording the read; nil otherwise (and nothing
     /// is recorded).
-    public func read(contactID: Int64, by user: User, through channel: ContactReadChannel) async throws -> Contact? {
+    public func read(contactID: ContactID, by user: User, through channel: ContactReadChannel) async throws -> Contact? {
         guard try await canSee(contactID: contactID, user: user), let contact = try await repository.contact(id: contactID) else { return nil }
         // An erased contact has no details left to read.
         if contact.erasedAt == nil {
@@ -370,13 +370,13 @@ public struct ContactAccess: Sendable {
 
     /// Who read the contact's details, oldest first, for the coordinator who manages one of its assignments or an
     /// admin; nil for anyone else.
-    public func reads(of contactID: Int64, for user: User) async throws -> [ContactRead]? {
+    public func reads(of contactID: ContactID, for user: User) async throws -> [ContactRead]? {
         guard user.role != .mentor, try await canSee(contactID: contactID, user: user) else { return nil }
         return try await repository.contactReads(contactID: contactID)
     }
 
     /// Whether `user` may see the contact with id `contactID`.
-    public func canSee(contactID: Int64, user: User) async throws -> Bool {
+    public func canSee(contactID: ContactID, user: User) async throws -> Bool {
         switch user.role {
         case .admin: return true
         case .coordinator: return try await !repository.assignments(AssignmentListing(coordinatorID: user.id, contactID: contactID)).isEmpty

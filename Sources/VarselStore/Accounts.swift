@@ -1,3 +1,4 @@
+import VarselCore
 import Foundation
 
 /// A one-time link that lets a person choose their password; only the hash of its token is stored.
@@ -32,9 +33,9 @@ public enum AccountAction: String, Sendable, Codable, Hashable, CaseIterable {
 public struct AccountLogEntry: Sendable, Codable, Hashable, Identifiable {
     public var id: Int64
     /// The account changed.
-    public var userID: Int64
+    public var userID: UserID
     /// Who changed it; nil for the command line.
-    public var actorID: Int64?
+    public var actorID: UserID?
     public var action: AccountAction
     /// What the change was about: the new role, or a certification's name; empty when nothing.
     public var subject: String
@@ -42,7 +43,7 @@ public struct AccountLogEntry: Sendable, Codable, Hashable, Identifiable {
     public var date: Date?
     public var at: Date
 
-    public init(id: Int64, userID: Int64, actorID: Int64?, action: AccountAction, subject: String, date: Date?, at: Date) {
+    public init(id: Int64, userID: UserID, actorID: UserID?, action: AccountAction, subject: String, date: Date?, at: Date) {
         self.id = id
         self.userID = userID
         self.actorID = actorID
@@ -55,12 +56,12 @@ public struct AccountLogEntry: Sendable, Codable, Hashable, Identifiable {
 
 /// The change log entry to record with a change.
 public struct NewAccountLogEntry: Sendable, Hashable {
-    public var actorID: Int64?
+    public var actorID: UserID?
     public var action: AccountAction
     public var subject: String
     public var date: Date?
 
-    public init(actorID: Int64?, action: AccountAction, subject: String = "", date: Date? = nil) {
+    public init(actorID: UserID?, action: AccountAction, subject: String = "", date: Date? = nil) {
         self.actorID = actorID
         self.action = action
         self.subject = subject

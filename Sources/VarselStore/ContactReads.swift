@@ -4,12 +4,12 @@ import VarselCore
 /// One read of a contact's personal details: who, when, which contact, through which channel — never the details.
 public struct ContactRead: Sendable, Codable, Hashable, Identifiable {
     public var id: Int64
-    public var contactID: Int64
-    public var userID: Int64
+    public var contactID: ContactID
+    public var userID: UserID
     public var channel: ContactReadChannel
     public var at: Date
 
-    public init(id: Int64, contactID: Int64, userID: Int64, channel: ContactReadChannel, at: Date) {
+    public init(id: Int64, contactID: ContactID, userID: UserID, channel: ContactReadChannel, at: Date) {
         self.id = id
         self.contactID = contactID
         self.userID = userID

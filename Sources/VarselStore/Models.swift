@@ -10,7 +10,7 @@ public enum Role: String, Sendable, Codable, Hashable, CaseIterable {
 
 /// A person who signs in to Varsel.
 public struct User: Sendable, Codable, Hashable, Identifiable {
-    public var id: Int64
+    public var id: UserID
     public var username: String
     public var displayName: String
     public var role: Role
@@ -25,7 +25,7 @@ public struct User: Sendable, Codable, Hashable, Identifiable {
     /// When the account was deactivated (sign-in refused, data kept); nil while active.
     public var deactivatedAt: Date?
 
-    public init(id: Int64, username: String, displayName: String, role: Role, passwordHash: String,
+    public init(id: UserID, username: String, displayName: String, role: Role, passwordHash: String,
                 language: Language, createdAt: Date, pausedUntil: Date? = nil, pausedFrom: Date? = nil, deactivatedAt: Date? = nil) {
         self.id = id
         self.username = username
@@ -73,13 +73,13 @@ public struct NewUser: Sendable, Hashable {
 public struct Session: Sendable, Codable, Hashable {
     /// SHA-256 of the token, hex; the token itself is never stored.
     public var tokenHash: String
-    public var userID: Int64
+    public var userID: UserID
     /// The per-session secret that form posts and cookie-authenticated API calls must echo.
     public var csrfToken: String
     public var createdAt: Date
     public var expiresAt: Date
 
-    public init(tokenHash: String, userID: Int64, csrfToken: String, createdAt: Date, expiresAt: Date) {
+    public init(tokenHash: String, userID: UserID, csrfToken: String, createdAt: Date, expiresAt: Date) {
         self.tokenHash = tokenHash
         self.userID = userID
         self.csrfToken = csrfToken
@@ -90,8 +90,8 @@ public struct Session: Sendable, Codable, Hashable {
 
 /// A notification about to be created for one recipient.
 public struct NewNotification: Sendable, Hashable {
-    public var recipientID: Int64
-    public var senderID: Int64?
+    public var recipientID: UserID
+    public var senderID: UserID?
     public var kind: NotificationKind
     public var title: String
     public var body: String
@@ -99,7 +99,7 @@ public struct NewNotification: Sendable, Hashable {
     public var deepLink: DeepLinkTarget
     public var personalDetails: [String]
 
-    public init(recipientID: Int64, senderID: Int64?, kind: NotificationKind, title: String, body: String,
+    public init(recipientID: UserID, senderID: UserID?, kind: NotificationKind, title: String, body: String,
                 urgency: Urgency = .normal, deepLink: DeepLinkTarget, personalDetails: [String] = []) {
         self.recipientID = recipientID
         self.senderID = senderID
@@ -114,12 +114,12 @@ public struct NewNotification: Sendable, Hashable {
 
 /// An idempotency key scoped to its sender, with a fingerprint of the request it first came with.
 public struct IdempotencyKey: Sendable, Hashable {
-    public var senderID: Int64
+    public var senderID: UserID
     public var key: String
     /// A hash of the request body; a retry with a different body is refused.
     public var fingerprint: String
 
-    public init(senderID: Int64, key: String, fingerprint: String) {
+    public init(senderID: UserID, key: String, fingerprint: String) {
         self.senderID = senderID
         self.key = key
         self.fingerprint = fingerprint
@@ -139,7 +139,7 @@ public struct CreatedNotifications: Sendable, Hashable {
 
 /// A person a mentor visits. Every field but the id is personal data: never log it.
 public struct Contact: Sendable, Codable, Hashable, Identifiable {
-    public var id: Int64
+    public var id: ContactID
     public var name: String
     public var phone: String
     public var address: String
@@ -147,7 +147,7 @@ public struct Contact: Sendable, Codable, Hashable, Identifiable {
     /// When the details were erased (on request, or when kept long enough); the fields are empty since.
     public var erasedAt: Date?
 
-    public init(id: Int64, name: String, phone: String, address: String, notes: String, erasedAt: Date? = nil) {
+    public init(id: ContactID, name: String, phone: String, address: String, notes: String, erasedAt: Date? = nil) {
         self.id = id
         self.name = name
         self.phone = phone
@@ -190,17 +190,17 @@ public enum EscalationStep: String, Sendable, Codable, Hashable, CaseIterable {
 
 /// A mentor's case: visit this contact.
 public struct Assignment: Sendable, Codable, Hashable, Identifiable {
-    public var id: Int64
-    public var mentorID: Int64
-    public var contactID: Int64
-    public var coordinatorID: Int64?
+    public var id: AssignmentID
+    public var mentorID: UserID
+    public var contactID: ContactID
+    public var coordinatorID: UserID?
     public var status: AssignmentStatus
     public var createdAt: Date
     public var respondedAt: Date?
     /// The notification that told the mentor.
-    public var notificationID: Int64?
+    public var notificationID: NotificationID?
     /// The assignment this one replaces when a coordinator reassigned the contact to this mentor.
-    public var previousID: Int64?
+    public var previousID: AssignmentID?
     /// When a coordinator gave the contact to another mentor: this mentor's access ended then.
     public var reassignedAt: Date?
     /// When the mentor marked the visit done, and their short note about it.
@@ -209,8 +209,8 @@ public struct Assignment: Sendable, Codable, Hashable, Identifiable {
     /// When the assignment's notification first reached the mentor on a live event stream.
     public var deliveredAt: Date?
 
-    public init(id: Int64, mentorID: Int64, contactID: Int64, coordinatorID: Int64?, status: AssignmentStatus,
-                createdAt: Date, respondedAt: Date?, notificationID: Int64?, previousID: Int64? = nil, reassignedAt: Date? = nil,
+    public init(id: AssignmentID, mentorID: UserID, contactID: ContactID, coordinatorID: UserID?, status: AssignmentStatus,
+                createdAt: Date, respondedAt: Date?, notificationID: NotificationID?, previousID: AssignmentID? = nil, reassignedAt: Date? = nil,
                 doneAt: Date? = nil, visitNote: String? = nil, deliveredAt: Date? = nil) {
         self.id = id
         self.mentorID = mentorID
@@ -245,12 +245,12 @@ public struct AssignmentListing: Sendable, Hashable {
     }
 
     public var scope: Scope
-    public var mentorID: Int64?
-    public var coordinatorID: Int64?
-    public var contactID: Int64?
-    public var ids: [Int64]?
+    public var mentorID: UserID?
+    public var coordinatorID: UserID?
+    public var contactID: ContactID?
+    public var ids: [AssignmentID]?
 
-    public init(scope: Scope = .all, mentorID: Int64? = nil, coordinatorID: Int64? = nil, contactID: Int64? = nil, ids: [Int64]? = nil) {
+    public init(scope: Scope = .all, mentorID: UserID? = nil, coordinatorID: UserID? = nil, contactID: ContactID? = nil, ids: [AssignmentID]? = nil) {
         self.scope = scope
         self.mentorID = mentorID
         self.coordinatorID = coordinatorID
@@ -262,10 +262,10 @@ public struct AssignmentListing: Sendable, Hashable {
     public static let everything = AssignmentListing()
 
     /// A mentor's assignments.
-    public static func mentor(_ mentorID: Int64, scope: Scope) -> AssignmentListing { .init(scope: scope, mentorID: mentorID) }
+    public static func mentor(_ mentorID: UserID, scope: Scope) -> AssignmentListing { .init(scope: scope, mentorID: mentorID) }
 
     /// These assignments, by id.
-    public static func ids(_ ids: [Int64]) -> AssignmentListing { .init(ids: ids) }
+    public static func ids(_ ids: [AssignmentID]) -> AssignmentListing { .init(ids: ids) }
 }
 
 /// One assignment with what its summary needs from other tables, read with it.
@@ -330,10 +330,10 @@ public struct Scenario: Sendable, Codable, Hashable, Identifiable {
     public var id: Int64
     public var title: String
     public var body: String
-    public var coordinatorID: Int64?
+    public var coordinatorID: UserID?
     public var createdAt: Date
 
-    public init(id: Int64, title: String, body: String, coordinatorID: Int64?, createdAt: Date) {
+    public init(id: Int64, title: String, body: String, coordinatorID: UserID?, createdAt: Date) {
         self.id = id
         self.title = title
         self.body = body
@@ -345,11 +345,11 @@ public struct Scenario: Sendable, Codable, Hashable, Identifiable {
 /// One mentor's copy of a scenario: when they marked it done and what they wrote about it.
 public struct MentorScenario: Sendable, Codable, Hashable {
     public var scenario: Scenario
-    public var mentorID: Int64
+    public var mentorID: UserID
     public var doneAt: Date?
     public var reflection: String
 
-    public init(scenario: Scenario, mentorID: Int64, doneAt: Date?, reflection: String) {
+    public init(scenario: Scenario, mentorID: UserID, doneAt: Date?, reflection: String) {
         self.scenario = scenario
         self.mentorID = mentorID
         self.doneAt = doneAt
@@ -360,11 +360,11 @@ public struct MentorScenario: Sendable, Codable, Hashable {
 /// A mentor's certification and when it expires.
 public struct Certification: Sendable, Codable, Hashable, Identifiable {
     public var id: Int64
-    public var mentorID: Int64
+    public var mentorID: UserID
     public var name: String
     public var expiresAt: Date
 
-    public init(id: Int64, mentorID: Int64, name: String, expiresAt: Date) {
+    public init(id: Int64, mentorID: UserID, name: String, expiresAt: Date) {
         self.id = id
         self.mentorID = mentorID
         self.name = name
@@ -399,7 +399,7 @@ public enum EventPayload: Sendable, Hashable {
     case notificationCreated(NotificationItem)
     /// A notification changed (read, unread); as it is now.
     case notificationUpdated(NotificationItem)
-    case notificationDeleted(notificationID: Int64)
+    case notificationDeleted(notificationID: NotificationID)
     /// The user's unread count after a change.
     case unreadCount(Int)
     /// The user's account was deactivated; never sent to a client, it ends their streams on every instance.
@@ -416,7 +416,7 @@ public enum EventPayload: Sendable, Hashable {
     }
 
     /// The id of the notification concerned; nil for an unread count.
-    public var notificationID: Int64? {
+    public var notificationID: NotificationID? {
         switch self {
         case let .notificationCreated(item), let .notificationUpdated(item): item.id
         case let .notificationDeleted(id): id
@@ -430,7 +430,7 @@ extension EventPayload {
     /// notification as JSON, its id, the unread count. A type this version does not know, or a column its type
     /// needs that is empty, is ``StoreError/unknownStoredValue(column:)`` — never a default.
     /// A notification whose JSON `cache` holds is not decoded again.
-    public static func stored(type: String, notificationJSON: String?, notificationID: Int64?, unreadCount: Int?,
+    public static func stored(type: String, notificationJSON: String?, notificationID: NotificationID?, unreadCount: Int?,
                               decoder: JSONDecoder, cache: NotificationJSONCache) throws -> EventPayload {
         func item() throws -> NotificationItem {
             guard let notificationJSON else { throw StoreError.unknownStoredValue(column: "event.notification") }
@@ -454,11 +454,11 @@ extension EventPayload {
 /// One entry of the event log: a monotonic id the live stream resumes from, for one user.
 public struct StoredEvent: Sendable, Hashable, Identifiable {
     public var id: Int64
-    public var userID: Int64
+    public var userID: UserID
     public var payload: EventPayload
     public var createdAt: Date
 
-    public init(id: Int64, userID: Int64, payload: EventPayload, createdAt: Date) {
+    public init(id: Int64, userID: UserID, payload: EventPayload, createdAt: Date) {
         self.id = id
         self.userID = userID
         self.payload = payload
@@ -466,16 +466,16 @@ public struct StoredEvent: Sendable, Hashable, Identifiable {
     }
 
     public var type: EventType { payload.type }
-    public var notificationID: Int64? { payload.notificationID }
+    public var notificationID: NotificationID? { payload.notificationID }
 }
 
 /// A page of a user's notifications, newest first.
 public struct NotificationPage: Sendable, Hashable {
     public var items: [NotificationItem]
     /// The id to continue after (exclusive), or nil on the last page.
-    public var nextCursor: Int64?
+    public var nextCursor: NotificationID?
 
-    public init(items: [NotificationItem], nextCursor: Int64?) {
+    public init(items: [NotificationItem], nextCursor: NotificationID?) {
         self.items = items
         self.nextCursor = nextCursor
     }

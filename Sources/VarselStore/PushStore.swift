@@ -1,3 +1,4 @@
+import VarselCore
 import Foundation
 
 /// One device's Web Push subscription: where to send, and the keys to encrypt for it (RFC 8291).
@@ -6,7 +7,7 @@ import Foundation
 /// ends it, removes the subscription, so a device that is no longer signed in gets nothing.
 public struct PushSubscription: Sendable, Hashable, Identifiable {
     public var id: Int64
-    public var userID: Int64
+    public var userID: UserID
     /// The session that subscribed (its token hash).
     public var sessionTokenHash: String
     /// The push service's URL for this device.
@@ -19,7 +20,7 @@ public struct PushSubscription: Sendable, Hashable, Identifiable {
     public var actionSecret: Data
     public var createdAt: Date
 
-    public init(id: Int64, userID: Int64, sessionTokenHash: String, endpoint: String, p256dh: Data, auth: Data,
+    public init(id: Int64, userID: UserID, sessionTokenHash: String, endpoint: String, p256dh: Data, auth: Data,
                 actionSecret: Data, createdAt: Date) {
         self.id = id
         self.userID = userID
@@ -34,14 +35,14 @@ public struct PushSubscription: Sendable, Hashable, Identifiable {
 
 /// The fields of a subscription about to be saved.
 public struct NewPushSubscription: Sendable, Hashable {
-    public var userID: Int64
+    public var userID: UserID
     public var sessionTokenHash: String
     public var endpoint: String
     public var p256dh: Data
     public var auth: Data
     public var actionSecret: Data
 
-    public init(userID: Int64, sessionTokenHash: String, endpoint: String, p256dh: Data, auth: Data, actionSecret: Data) {
+    public init(userID: UserID, sessionTokenHash: String, endpoint: String, p256dh: Data, auth: Data, actionSecret: Data) {
         self.userID = userID
         self.sessionTokenHash = sessionTokenHash
         self.endpoint = endpoint
@@ -54,9 +55,9 @@ public struct NewPushSubscription: Sendable, Hashable {
 /// A notification to send to one subscription, queued in the push outbox.
 public struct NewPushDelivery: Sendable, Hashable {
     public var subscriptionID: Int64
-    public var notificationID: Int64
+    public var notificationID: NotificationID
 
-    public init(subscriptionID: Int64, notificationID: Int64) {
+    public init(subscriptionID: Int64, notificationID: NotificationID) {
         self.subscriptionID = subscriptionID
         self.notificationID = notificationID
     }
@@ -66,13 +67,13 @@ public struct NewPushDelivery: Sendable, Hashable {
 public struct PushDelivery: Sendable, Hashable, Identifiable {
     public var id: Int64
     public var subscription: PushSubscription
-    public var notificationID: Int64
+    public var notificationID: NotificationID
     /// How many attempts failed so far.
     public var attempts: Int
     public var enqueuedAt: Date
     public var nextAttemptAt: Date
 
-    public init(id: Int64, subscription: PushSubscription, notificationID: Int64, attempts: Int, enqueuedAt: Date, nextAttemptAt: Date) {
+    public init(id: Int64, subscription: PushSubscription, notificationID: NotificationID, attempts: Int, enqueuedAt: Date, nextAttemptAt: Date) {
         self.id = id
         self.subscription = subscription
         self.notificationID = notificationID
@@ -94,11 +95,11 @@ public protocol PushStore: Sendable {
     func savePushSubscription(_ subscription: NewPushSubscription, at date: Date) async throws -> PushSubscription
     func pushSubscription(id: Int64) async throws -> PushSubscription?
     /// `userID`'s subscriptions, oldest first.
-    func pushSubscriptions(for userID: Int64) async throws -> [PushSubscription]
+    func pushSubscriptions(for userID: UserID) async throws -> [PushSubscription]
     /// The subscriptions of any of `userIDs`, in one read (the delivery worker's batch).
-    func pushSubscriptions(forAnyOf userIDs: Set<Int64>) async throws -> [PushSubscription]
+    func pushSubscriptions(forAnyOf userIDs: Set<UserID>) async throws -> [PushSubscription]
     /// Deletes a subscription and its queued deliveries; with `userID`, only when it is theirs. Returns whether it did.
-    func deletePushSubscription(id: Int64, userID: Int64?) async throws -> Bool
+    func deletePushSubscription(id: Int64, userID: UserID?) async throws -> Bool
     /// The event id the push outbox has read through; nil before the worker first ran.
     func pushOutboxCursor() async throws -> Int64?
     /// Queues `deliveries` and moves the cursor from `expectedCursor` to `eventID`, in one transaction — only if the

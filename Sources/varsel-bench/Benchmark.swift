@@ -249,7 +249,7 @@ struct Benchmark: AsyncParsableCommand {
     }
 
     struct Seeded: Sendable {
-        var mentorIDs: [Int64]
+        var mentorIDs: [UserID]
         var mentorTokens: [String]
         var coordinatorToken: String
     }
@@ -267,7 +267,7 @@ struct Benchmark: AsyncParsableCommand {
             return token
         }
         let coordinator = try await store.createUser(NewUser(username: "bench-coordinator", displayName: "C", role: .coordinator, passwordHash: "x", language: .english), at: now)
-        var ids: [Int64] = [], tokens: [String] = []
+        var ids: [UserID] = [], tokens: [String] = []
         for index in 0..<subscribers {
             let mentor = try await store.createUser(NewUser(username: "mentor-\(index)", displayName: "M", role: .mentor, passwordHash: "x", language: .english), at: now)
             ids.append(mentor.id)

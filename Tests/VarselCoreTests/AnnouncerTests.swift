@@ -6,7 +6,7 @@ import Testing
 struct AnnouncerTests {
     let start = DemoData.now
 
-    func item(_ id: Int64, title: String = "Title", kind: NotificationKind = .scenarioPrompt, urgency: Urgency = .normal, personal: [String] = []) -> NotificationItem {
+    func item(_ id: NotificationID, title: String = "Title", kind: NotificationKind = .scenarioPrompt, urgency: Urgency = .normal, personal: [String] = []) -> NotificationItem {
         NotificationItem(id: id, recipientID: 1, kind: kind, title: title, body: "Body", createdAt: start,
                          urgency: urgency, deepLink: .scenario(scenarioID: nil), personalDetails: personal)
     }

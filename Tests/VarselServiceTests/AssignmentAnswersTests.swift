@@ -44,7 +44,7 @@ struct AssignmentAnswersTests {
             try await world.answers.completeVisit(world.assignment.id, note: "Done", by: world.otherMentor.id)
         }
         await #expect(throws: AssignmentAnswers.Refusal.notFound) {
-            try await world.answers.answer(world.assignment.id + 1000, with: .acknowledged, by: world.mentor.id)
+            try await world.answers.answer(AssignmentID(world.assignment.id.rawValue + 1000), with: .acknowledged, by: world.mentor.id)
         }
         #expect(try await world.repository.assignment(id: world.assignment.id)?.status == .pending)
     }

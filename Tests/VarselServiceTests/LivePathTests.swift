@@ -71,8 +71,8 @@ struct LivePathTests {
         let pump = Task { try await world.pump.run() }
         defer { pump.cancel() }
         let message = try world.message("Wake up")
-        let reader = Task { () -> (sent: Int64?, arrived: Int64?) in
-            var sent: Int64?
+        let reader = Task { () -> (sent: NotificationID?, arrived: NotificationID?) in
+            var sent: NotificationID?
             for await next in stream.messages {
                 switch next {
                 case .heartbeat where sent == nil:
@@ -120,7 +120,7 @@ struct HeartbeatTests {
     /// How many heartbeats each of 40 streams (of 7 users) hears when the broker beats `slices` of 4.
     func beats(slices: Range<Int>) async -> [Int] {
         let broker = EventBroker(bufferLimit: 8, metrics: ServiceMetrics())
-        let streams = (0..<40).map { broker.subscribe(userID: Int64($0 % 7), session: "s\($0)") }
+        let streams = (0..<40).map { broker.subscribe(userID: UserID($0 % 7), session: "s\($0)") }
         for slice in slices { broker.heartbeat(slice: slice, of: 4) }
         broker.shutDown()
         var counts: [Int] = []

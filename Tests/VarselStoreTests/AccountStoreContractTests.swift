@@ -8,7 +8,7 @@ import VarselStore
 struct AccountStoreContractTests {
     let now = DemoData.now
 
-    func session(_ hash: String, _ userID: Int64) -> Session {
+    func session(_ hash: String, _ userID: UserID) -> Session {
         Session(tokenHash: hash, userID: userID, csrfToken: "c", createdAt: now, expiresAt: now.addingTimeInterval(3600))
     }
 

@@ -25,7 +25,7 @@ struct CommittedEventsTests {
         func follow(_ store: SQLiteRepository) { store.followCommittedEvents { batch in self.batches.withLock { $0.append(batch) } } }
     }
 
-    func notification(to recipient: Int64, _ title: String) -> NewNotification {
+    func notification(to recipient: UserID, _ title: String) -> NewNotification {
         NewNotification(recipientID: recipient, senderID: nil, kind: .scenarioPrompt, title: title, body: "b", deepLink: .scenario(scenarioID: nil))
     }
 

@@ -19,7 +19,7 @@ struct ConcurrentWriteTests {
         let outcomes = try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
             for index in 0..<40 {
                 group.addTask {
-                    let recipient = index == failing ? mentor.id + 1000 : mentor.id
+                    let recipient = index == failing ? UserID(mentor.id.rawValue + 1000) : mentor.id
                     do {
                         _ = try await store.createNotifications([
                             NewNotification(recipientID: recipient, senderID: nil, kind: .scenarioPrompt, title: "n\(index)", body: "b", deepLink: .scenario(scenarioID: nil)),
@@ -40,7 +40,7 @@ struct ConcurrentWriteTests {
         let events = try await store.events(after: before, limit: 1000)
         #expect(events.count == 78)
         #expect(events.map(\.id) == events.map(\.id).sorted())
-        let created = events.compactMap { event -> Int64? in
+        let created = events.compactMap { event -> NotificationID? in
             if case let .notificationCreated(item) = event.payload { item.id } else { nil }
         }
         #expect(Set(created) == Set(page.items.map(\.id)))

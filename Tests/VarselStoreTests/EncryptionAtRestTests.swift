@@ -92,10 +92,10 @@ struct EncryptionAtRestTests {
 
     /// What was stored, to read back.
     struct Stored {
-        var contactID: Int64
-        var mentorID: Int64
-        var liveAssignmentID: Int64
-        var doneAssignmentID: Int64
+        var contactID: ContactID
+        var mentorID: UserID
+        var liveAssignmentID: AssignmentID
+        var doneAssignmentID: AssignmentID
     }
 
     /// Two assignments with the recognisable details (one live, one done with a note naming the person) and a

@@ -168,7 +168,7 @@ struct FanOutTests {
         let fanOut = try await store.createNotifications(message(to: users), idempotencyKey: nil, at: now)
         let alone = try #require(try await sentSingle.withLock { $0 }?.value.items.first)
         let events = try await store.events(after: 0, limit: 10_000)
-        let createdAt = Dictionary(uniqueKeysWithValues: events.compactMap { event -> (Int64, Int64)? in
+        let createdAt = Dictionary(uniqueKeysWithValues: events.compactMap { event -> (NotificationID, Int64)? in
             if case let .notificationCreated(item) = event.payload { (item.id, event.id) } else { nil }
         })
         let aloneEvent = try #require(createdAt[alone.id])

@@ -8,7 +8,7 @@ import VarselStore
 struct PasskeyStoreContractTests {
     let now = DemoData.now
 
-    func newPasskey(_ userID: Int64, _ credential: String, name: String = "iPhone") -> NewPasskey {
+    func newPasskey(_ userID: UserID, _ credential: String, name: String = "iPhone") -> NewPasskey {
         NewPasskey(userID: userID, credentialID: credential, publicKey: Data([0xA5, 1, 2, 3]), signCount: 0, name: name)
     }
 

@@ -165,11 +165,11 @@ struct PostgresOrderingTests {
         let subscription = try await first.savePushSubscription(NewPushSubscription(
             userID: mentor.id, sessionTokenHash: "s", endpoint: "https://push.example/x", p256dh: Data(repeating: 4, count: 65),
             auth: Data(count: 16), actionSecret: Data(count: 32)), at: now)
-        let deliveries = (1...200).map { NewPushDelivery(subscriptionID: subscription.id, notificationID: Int64($0)) }
+        let deliveries = (1...200).map { NewPushDelivery(subscriptionID: subscription.id, notificationID: NotificationID($0)) }
         #expect(try await first.enqueuePushDeliveries(deliveries, after: nil, through: 1, at: now))
         let now = now
-        func drain(_ store: PostgresRepository) async throws -> [Int64] {
-            var taken: [Int64] = []
+        func drain(_ store: PostgresRepository) async throws -> [NotificationID] {
+            var taken: [NotificationID] = []
             while true {
                 let claimed = try await store.claimDuePushDeliveries(at: now, limit: 7, leaseUntil: now.addingTimeInterval(600))
                 if claimed.isEmpty { return taken }
@@ -180,10 +180,10 @@ struct PostgresOrderingTests {
         async let b = drain(second)
         let (fromFirst, fromSecond) = try await (a, b)
         #expect(Set(fromFirst).isDisjoint(with: fromSecond))
-        #expect((fromFirst + fromSecond).sorted() == (1...200).map(Int64.init))
+        #expect((fromFirst + fromSecond).sorted() == (1...200).map { NotificationID(Int64($0)) })
         // Deterministically: while one instance's claim is in flight (its rows locked), another skips those rows
         // instead of waiting for them or taking them too.
-        let more = (1...10).map { NewPushDelivery(subscriptionID: subscription.id, notificationID: Int64(1000 + $0)) }
+        let more = (1...10).map { NewPushDelivery(subscriptionID: subscription.id, notificationID: NotificationID(1000 + $0)) }
         #expect(try await first.enqueuePushDeliveries(more, after: 1, through: 2, at: now))
         let logger = logger
         let gate = AsyncStream<Void>.makeStream()
@@ -202,7 +202,7 @@ struct PostgresOrderingTests {
         for await _ in gate.stream { break }
         let skipped = try await second.claimDuePushDeliveries(at: now, limit: 10, leaseUntil: now.addingTimeInterval(600))
         claimed.withLock { $0 = true }
-        #expect(skipped.map(\.notificationID) == (1005...1010).map(Int64.init), "the claim took or waited for locked rows")
+        #expect(skipped.map(\.notificationID) == (1005...1010).map { NotificationID(Int64($0)) }, "the claim took or waited for locked rows")
         try await holder.value
         second.shutdown()
     }

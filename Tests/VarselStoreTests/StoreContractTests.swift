@@ -64,7 +64,7 @@ struct StoreContractTests {
         try await store.createUser(NewUser(username: name, displayName: name.capitalized, role: .mentor, passwordHash: "x", language: .english), at: now)
     }
 
-    func note(_ recipient: Int64, title: String = "Title", kind: NotificationKind = .scenarioPrompt) -> NewNotification {
+    func note(_ recipient: UserID, title: String = "Title", kind: NotificationKind = .scenarioPrompt) -> NewNotification {
         NewNotification(recipientID: recipient, senderID: nil, kind: kind, title: title, body: "Body", deepLink: .scenario(scenarioID: nil))
     }
 
@@ -341,7 +341,7 @@ struct EscalationContractTests {
         }
         _ = try await store.respond(to: third.id, status: .declined, at: now)
 
-        func ids(_ listing: AssignmentListing) async throws -> [Int64] { try await store.assignments(listing).map(\.id) }
+        func ids(_ listing: AssignmentListing) async throws -> [AssignmentID] { try await store.assignments(listing).map(\.id) }
         #expect(try await ids(.everything) == [replacement.id, third.id, second.id, first.id], "newest first")
         #expect(try await ids(.mentor(kari.id, scope: .all)) == [second.id, first.id])
         #expect(try await ids(.mentor(kari.id, scope: .current)) == [first.id])

@@ -16,7 +16,7 @@ struct ListBody: Decodable {
 
 struct CreatedBody: Decodable {
     var items: [Item]
-    struct Item: Decodable { var id: Int64; var recipientId: Int64 }
+    struct Item: Decodable { var id: NotificationID; var recipientId: UserID }
 }
 
 struct OutcomeBody: Decodable {
@@ -201,7 +201,7 @@ struct APITests {
             let created = try await client.call(.post, "/api/v1/assignments", token: coordinator, json: """
                 {"mentor":\(world.kari.id),"contact":{"name":"Per Olsen","phone":"","address":"Torggata 3","notes":""}}
                 """)
-            struct Created: Decodable { var assignment: AssignmentResource; var notificationId: Int64 }
+            struct Created: Decodable { var assignment: AssignmentResource; var notificationId: NotificationID }
             let assignment = try created.decode(Created.self).assignment
             let kari = try await client.token("kari")
             let item = try await client.call(.get, "/api/v1/notifications", token: kari).decode(ListBody.self).items[0]

@@ -18,7 +18,7 @@ struct AuthorizationTests {
             let created = try await client.call(.post, "/api/v1/assignments", token: coordinator, json: """
                 {"mentor":"ola","contact":{"name":"Per Olsen","phone":"1","address":"Torggata 3","notes":""}}
                 """)
-            struct Created: Decodable { var assignment: AssignmentResource; var notificationId: Int64 }
+            struct Created: Decodable { var assignment: AssignmentResource; var notificationId: NotificationID }
             let olas = try created.decode(Created.self)
             let kari = try await client.token("kari")
             let id = olas.notificationId

@@ -18,7 +18,7 @@ struct HotJSONTests {
     /// and without a fraction of a second.
     static func items() -> [NotificationItem] {
         var items: [NotificationItem] = []
-        var id: Int64 = 1
+        var id: NotificationID = 1
         for kind in NotificationKind.allCases {
             for urgency in Urgency.allCases {
                 for (index, text) in texts.enumerated() {
@@ -27,7 +27,7 @@ struct HotJSONTests {
                                                   createdAt: created, readAt: index.isMultiple(of: 2) ? nil : created.addingTimeInterval(59.5),
                                                   urgency: urgency, deepLink: links[index % links.count],
                                                   personalDetails: index.isMultiple(of: 3) ? [text] : []))
-                    id += 1
+                    id = NotificationID(id.rawValue + 1)
                 }
             }
         }

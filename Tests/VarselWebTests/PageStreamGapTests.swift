@@ -34,7 +34,7 @@ final class WindowInjectingStore: VarselRepository {
         _ = try await base.createNotifications([armed.notification], idempotencyKey: nil, at: armed.date)
     }
 
-    func notifications(for userID: Int64, filter: NotificationFilter, after cursor: Int64?, limit: Int) async throws -> NotificationPage {
+    func notifications(for userID: UserID, filter: NotificationFilter, after cursor: NotificationID?, limit: Int) async throws -> NotificationPage {
         let page = try await base.notifications(for: userID, filter: filter, after: cursor, limit: limit)
         try await afterWindowRead()
         return page
@@ -47,82 +47,82 @@ final class WindowInjectingStore: VarselRepository {
     }
 
     // Everything else is the in-memory store's.
-    func createUser(_ user: NewUser, link: PasswordLink?, by actorID: Int64?, at date: Date) async throws -> User {
+    func createUser(_ user: NewUser, link: PasswordLink?, by actorID: UserID?, at date: Date) async throws -> User {
         try await base.createUser(user, link: link, by: actorID, at: date)
     }
-    func changeAccount(userID: Int64, _ change: AccountChange, log: [NewAccountLogEntry], at date: Date) async throws -> AccountChangeOutcome {
+    func changeAccount(userID: UserID, _ change: AccountChange, log: [NewAccountLogEntry], at date: Date) async throws -> AccountChangeOutcome {
         try await base.changeAccount(userID: userID, change, log: log, at: date)
     }
     func passwordLinkUser(tokenHash: String, at date: Date) async throws -> User? { try await base.passwordLinkUser(tokenHash: tokenHash, at: date) }
     func usePasswordLink(tokenHash: String, passwordHash: String, at date: Date) async throws -> User? {
         try await base.usePasswordLink(tokenHash: tokenHash, passwordHash: passwordHash, at: date)
     }
-    func accountLog(userID: Int64) async throws -> [AccountLogEntry] { try await base.accountLog(userID: userID) }
-    func user(id: Int64) async throws -> User? { try await base.user(id: id) }
+    func accountLog(userID: UserID) async throws -> [AccountLogEntry] { try await base.accountLog(userID: userID) }
+    func user(id: UserID) async throws -> User? { try await base.user(id: id) }
     func user(username: String) async throws -> User? { try await base.user(username: username) }
     func users() async throws -> [User] { try await base.users() }
-    func setPause(from: Date?, until: Date?, userID: Int64) async throws { try await base.setPause(from: from, until: until, userID: userID) }
-    func setLanguage(_ language: Language, userID: Int64) async throws { try await base.setLanguage(language, userID: userID) }
+    func setPause(from: Date?, until: Date?, userID: UserID) async throws { try await base.setPause(from: from, until: until, userID: userID) }
+    func setLanguage(_ language: Language, userID: UserID) async throws { try await base.setLanguage(language, userID: userID) }
     func createSession(_ session: Session) async throws { try await base.createSession(session) }
     func session(tokenHash: String, at date: Date) async throws -> Session? { try await base.session(tokenHash: tokenHash, at: date) }
     func deleteSession(tokenHash: String) async throws { try await base.deleteSession(tokenHash: tokenHash) }
-    func sessions(userID: Int64) async throws -> [Session] { try await base.sessions(userID: userID) }
+    func sessions(userID: UserID) async throws -> [Session] { try await base.sessions(userID: userID) }
     func deleteExpiredSessions(at date: Date) async throws -> Int { try await base.deleteExpiredSessions(at: date) }
-    func changePassword(userID: Int64, passwordHash: String, keeping keptSession: String?, at date: Date) async throws -> [String] {
+    func changePassword(userID: UserID, passwordHash: String, keeping keptSession: String?, at date: Date) async throws -> [String] {
         try await base.changePassword(userID: userID, passwordHash: passwordHash, keeping: keptSession, at: date)
     }
     func createNotifications(_ notifications: [NewNotification], idempotencyKey: IdempotencyKey?, at date: Date) async throws -> CreatedNotifications {
         try await base.createNotifications(notifications, idempotencyKey: idempotencyKey, at: date)
     }
     func finishFanOuts(startedBefore date: Date) async throws -> Int { try await base.finishFanOuts(startedBefore: date) }
-    func notification(id: Int64) async throws -> NotificationItem? { try await base.notification(id: id) }
-    func unreadCount(for userID: Int64) async throws -> Int { try await base.unreadCount(for: userID) }
-    func setRead(_ isRead: Bool, notificationID: Int64, userID: Int64, at date: Date) async throws -> NotificationItem? {
+    func notification(id: NotificationID) async throws -> NotificationItem? { try await base.notification(id: id) }
+    func unreadCount(for userID: UserID) async throws -> Int { try await base.unreadCount(for: userID) }
+    func setRead(_ isRead: Bool, notificationID: NotificationID, userID: UserID, at date: Date) async throws -> NotificationItem? {
         try await base.setRead(isRead, notificationID: notificationID, userID: userID, at: date)
     }
-    func markAllRead(userID: Int64, at date: Date) async throws -> Int { try await base.markAllRead(userID: userID, at: date) }
-    func markRead(ids: [Int64], userID: Int64, at date: Date) async throws -> Int { try await base.markRead(ids: ids, userID: userID, at: date) }
-    func delete(ids: [Int64], userID: Int64, at date: Date) async throws -> Int { try await base.delete(ids: ids, userID: userID, at: date) }
-    func preferences(for userID: Int64) async throws -> NotificationPreferences { try await base.preferences(for: userID) }
-    func setPreferences(_ preferences: NotificationPreferences, for userID: Int64) async throws { try await base.setPreferences(preferences, for: userID) }
-    func createAssignment(mentorID: Int64, coordinatorID: Int64?, contact: NewContact, at date: Date,
-                          makeNotification: @Sendable (Int64, Int64) -> NewNotification) async throws -> (Assignment, Contact, NotificationItem) {
+    func markAllRead(userID: UserID, at date: Date) async throws -> Int { try await base.markAllRead(userID: userID, at: date) }
+    func markRead(ids: [NotificationID], userID: UserID, at date: Date) async throws -> Int { try await base.markRead(ids: ids, userID: userID, at: date) }
+    func delete(ids: [NotificationID], userID: UserID, at date: Date) async throws -> Int { try await base.delete(ids: ids, userID: userID, at: date) }
+    func preferences(for userID: UserID) async throws -> NotificationPreferences { try await base.preferences(for: userID) }
+    func setPreferences(_ preferences: NotificationPreferences, for userID: UserID) async throws { try await base.setPreferences(preferences, for: userID) }
+    func createAssignment(mentorID: UserID, coordinatorID: UserID?, contact: NewContact, at date: Date,
+                          makeNotification: @Sendable (ContactID, AssignmentID) -> NewNotification) async throws -> (Assignment, Contact, NotificationItem) {
         try await base.createAssignment(mentorID: mentorID, coordinatorID: coordinatorID, contact: contact, at: date, makeNotification: makeNotification)
     }
-    func assignment(id: Int64) async throws -> Assignment? { try await base.assignment(id: id) }
+    func assignment(id: AssignmentID) async throws -> Assignment? { try await base.assignment(id: id) }
     func assignments(_ listing: AssignmentListing) async throws -> [Assignment] { try await base.assignments(listing) }
     func assignmentReports(_ listing: AssignmentListing) async throws -> [AssignmentReportRow] { try await base.assignmentReports(listing) }
-    func contact(id: Int64) async throws -> Contact? { try await base.contact(id: id) }
-    func recordContactRead(contactID: Int64, userID: Int64, channel: ContactReadChannel, at date: Date) async throws {
+    func contact(id: ContactID) async throws -> Contact? { try await base.contact(id: id) }
+    func recordContactRead(contactID: ContactID, userID: UserID, channel: ContactReadChannel, at date: Date) async throws {
         try await base.recordContactRead(contactID: contactID, userID: userID, channel: channel, at: date)
     }
-    func contactReads(contactID: Int64) async throws -> [ContactRead] { try await base.contactReads(contactID: contactID) }
+    func contactReads(contactID: ContactID) async throws -> [ContactRead] { try await base.contactReads(contactID: contactID) }
     func pruneContactReads(before date: Date) async throws -> Int { try await base.pruneContactReads(before: date) }
-    func eraseContact(contactID: Int64, titles: [Language: String], at date: Date) async throws -> [NotificationItem]? {
+    func eraseContact(contactID: ContactID, titles: [Language: String], at date: Date) async throws -> [NotificationItem]? {
         try await base.eraseContact(contactID: contactID, titles: titles, at: date)
     }
-    func contactsClosed(before date: Date) async throws -> [Int64] { try await base.contactsClosed(before: date) }
+    func contactsClosed(before date: Date) async throws -> [ContactID] { try await base.contactsClosed(before: date) }
     func resealStale(limit: Int) async throws -> Int { try await base.resealStale(limit: limit) }
     func sealedValueCounts() async throws -> [String: Int] { try await base.sealedValueCounts() }
     func addPasskey(_ passkey: NewPasskey, at date: Date) async throws -> Passkey { try await base.addPasskey(passkey, at: date) }
-    func passkeys(userID: Int64) async throws -> [Passkey] { try await base.passkeys(userID: userID) }
+    func passkeys(userID: UserID) async throws -> [Passkey] { try await base.passkeys(userID: userID) }
     func passkey(credentialID: String) async throws -> Passkey? { try await base.passkey(credentialID: credentialID) }
     func recordPasskeyUse(id: Int64, signCount: UInt32, at date: Date) async throws { try await base.recordPasskeyUse(id: id, signCount: signCount, at: date) }
-    func renamePasskey(id: Int64, userID: Int64, name: String) async throws -> Passkey? { try await base.renamePasskey(id: id, userID: userID, name: name) }
-    func removePasskey(id: Int64, userID: Int64, at date: Date) async throws -> Bool { try await base.removePasskey(id: id, userID: userID, at: date) }
+    func renamePasskey(id: Int64, userID: UserID, name: String) async throws -> Passkey? { try await base.renamePasskey(id: id, userID: userID, name: name) }
+    func removePasskey(id: Int64, userID: UserID, at date: Date) async throws -> Bool { try await base.removePasskey(id: id, userID: userID, at: date) }
     func storeChallenge(_ challenge: PasskeyChallenge, at date: Date) async throws { try await base.storeChallenge(challenge, at: date) }
     func takeChallenge(challengeHash: String, at date: Date) async throws -> PasskeyChallenge? { try await base.takeChallenge(challengeHash: challengeHash, at: date) }
     func usePasswordLink(tokenHash: String, addingPasskey passkey: NewPasskey, at date: Date) async throws -> (User, Passkey)? { try await base.usePasswordLink(tokenHash: tokenHash, addingPasskey: passkey, at: date) }
-    func respond(to assignmentID: Int64, status: AssignmentStatus, at date: Date) async throws -> Assignment {
+    func respond(to assignmentID: AssignmentID, status: AssignmentStatus, at date: Date) async throws -> Assignment {
         try await base.respond(to: assignmentID, status: status, at: date)
     }
-    func certifications(mentorID: Int64) async throws -> [Certification] { try await base.certifications(mentorID: mentorID) }
+    func certifications(mentorID: UserID) async throws -> [Certification] { try await base.certifications(mentorID: mentorID) }
     func certifications(expiringBefore date: Date) async throws -> [Certification] { try await base.certifications(expiringBefore: date) }
     func recordExpiryWarning(certificationID: Int64, threshold: Int, alsoCovers: [Int], notification: NewNotification, at date: Date) async throws -> NotificationItem? {
         try await base.recordExpiryWarning(certificationID: certificationID, threshold: threshold, alsoCovers: alsoCovers, notification: notification, at: date)
     }
     func events(after id: Int64, limit: Int) async throws -> [StoredEvent] { try await base.events(after: id, limit: limit) }
-    func events(for userID: Int64, after id: Int64, limit: Int) async throws -> [StoredEvent] { try await base.events(for: userID, after: id, limit: limit) }
+    func events(for userID: UserID, after id: Int64, limit: Int) async throws -> [StoredEvent] { try await base.events(for: userID, after: id, limit: limit) }
     func prunedThroughEventID() async throws -> Int64 { try await base.prunedThroughEventID() }
     func pruneEvents(before date: Date) async throws -> Int { try await base.pruneEvents(before: date) }
 }
@@ -166,30 +166,30 @@ struct PageStreamGapTests {
 /// The assignment pipeline's part of the store, passed through unchanged.
 extension WindowInjectingStore {
     func pendingAssignments(createdBefore date: Date) async throws -> [Assignment] { try await base.pendingAssignments(createdBefore: date) }
-    func recordEscalation(assignmentID: Int64, step: EscalationStep, notification: NewNotification, at date: Date) async throws -> NotificationItem? {
+    func recordEscalation(assignmentID: AssignmentID, step: EscalationStep, notification: NewNotification, at date: Date) async throws -> NotificationItem? {
         try await base.recordEscalation(assignmentID: assignmentID, step: step, notification: notification, at: date)
     }
-    func escalations(assignmentID: Int64) async throws -> [EscalationStep: Date] { try await base.escalations(assignmentID: assignmentID) }
-    func reassign(assignmentID: Int64, to mentorID: Int64, at date: Date,
-                  makeNotification: @Sendable (Int64, Int64) -> NewNotification) async throws -> (Assignment, NotificationItem) {
+    func escalations(assignmentID: AssignmentID) async throws -> [EscalationStep: Date] { try await base.escalations(assignmentID: assignmentID) }
+    func reassign(assignmentID: AssignmentID, to mentorID: UserID, at date: Date,
+                  makeNotification: @Sendable (ContactID, AssignmentID) -> NewNotification) async throws -> (Assignment, NotificationItem) {
         try await base.reassign(assignmentID: assignmentID, to: mentorID, at: date, makeNotification: makeNotification)
     }
-    func completeVisit(assignmentID: Int64, note: String, at date: Date) async throws -> Assignment {
+    func completeVisit(assignmentID: AssignmentID, note: String, at date: Date) async throws -> Assignment {
         try await base.completeVisit(assignmentID: assignmentID, note: note, at: date)
     }
-    func recordLiveDelivery(notificationID: Int64, at date: Date) async throws { try await base.recordLiveDelivery(notificationID: notificationID, at: date) }
-    func publishScenario(title: String, body: String, coordinatorID: Int64?, mentorIDs: [Int64], at date: Date,
-                         makeNotification: @Sendable (Int64, Int64) -> NewNotification) async throws -> (Scenario, [NotificationItem]) {
+    func recordLiveDelivery(notificationID: NotificationID, at date: Date) async throws { try await base.recordLiveDelivery(notificationID: notificationID, at: date) }
+    func publishScenario(title: String, body: String, coordinatorID: UserID?, mentorIDs: [UserID], at date: Date,
+                         makeNotification: @Sendable (Int64, UserID) -> NewNotification) async throws -> (Scenario, [NotificationItem]) {
         try await base.publishScenario(title: title, body: body, coordinatorID: coordinatorID, mentorIDs: mentorIDs, at: date, makeNotification: makeNotification)
     }
-    func scenarios(forMentor mentorID: Int64) async throws -> [MentorScenario] { try await base.scenarios(forMentor: mentorID) }
+    func scenarios(forMentor mentorID: UserID) async throws -> [MentorScenario] { try await base.scenarios(forMentor: mentorID) }
     func signInFailures(keys: [String], since: Date) async throws -> [String: SignInFailures] { try await base.signInFailures(keys: keys, since: since) }
     func recordSignInFailure(keys: [String], at date: Date, forgetBefore: Date) async throws {
         try await base.recordSignInFailure(keys: keys, at: date, forgetBefore: forgetBefore)
     }
     func clearSignInFailures(key: String) async throws { try await base.clearSignInFailures(key: key) }
     func allScenarios() async throws -> [(Scenario, [MentorScenario])] { try await base.allScenarios() }
-    func completeScenario(scenarioID: Int64, mentorID: Int64, reflection: String, at date: Date) async throws -> MentorScenario {
+    func completeScenario(scenarioID: Int64, mentorID: UserID, reflection: String, at date: Date) async throws -> MentorScenario {
         try await base.completeScenario(scenarioID: scenarioID, mentorID: mentorID, reflection: reflection, at: date)
     }
 }
@@ -201,9 +201,9 @@ extension WindowInjectingStore {
         try await base.savePushSubscription(subscription, at: date)
     }
     func pushSubscription(id: Int64) async throws -> PushSubscription? { try await base.pushSubscription(id: id) }
-    func pushSubscriptions(for userID: Int64) async throws -> [PushSubscription] { try await base.pushSubscriptions(for: userID) }
-    func pushSubscriptions(forAnyOf userIDs: Set<Int64>) async throws -> [PushSubscription] { try await base.pushSubscriptions(forAnyOf: userIDs) }
-    func deletePushSubscription(id: Int64, userID: Int64?) async throws -> Bool { try await base.deletePushSubscription(id: id, userID: userID) }
+    func pushSubscriptions(for userID: UserID) async throws -> [PushSubscription] { try await base.pushSubscriptions(for: userID) }
+    func pushSubscriptions(forAnyOf userIDs: Set<UserID>) async throws -> [PushSubscription] { try await base.pushSubscriptions(forAnyOf: userIDs) }
+    func deletePushSubscription(id: Int64, userID: UserID?) async throws -> Bool { try await base.deletePushSubscription(id: id, userID: userID) }
     func pushOutboxCursor() async throws -> Int64? { try await base.pushOutboxCursor() }
     func enqueuePushDeliveries(_ deliveries: [NewPushDelivery], after expectedCursor: Int64?, through eventID: Int64, at date: Date) async throws -> Bool {
         try await base.enqueuePushDeliveries(deliveries, after: expectedCursor, through: eventID, at: date)

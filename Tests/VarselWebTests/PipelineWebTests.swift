@@ -9,17 +9,17 @@ import VarselStore
 @testable import VarselWeb
 
 struct AssignmentListBody: Decodable {
-    var id: Int64
+    var id: AssignmentID
     var state: String
     var overdue: Bool
-    var mentorId: Int64
+    var mentorId: UserID
     var accessibleName: String
     var trail: [AssignmentEvent]
 }
 
 struct ReassignedBody: Decodable {
     var assignment: AssignmentResource
-    var notificationId: Int64
+    var notificationId: NotificationID
 }
 
 /// The assignment pipeline through HTTP: who sees a contact as an assignment moves on, the dashboard's filters, the history, the

@@ -109,7 +109,7 @@ struct StreamHandoffTests {
     }
 
     /// Kari's unread count as an event with id `id`, and Ola's; what a commit hands the broker.
-    func events(_ ids: ClosedRange<Int64>, userID: Int64) -> [StoredEvent] {
+    func events(_ ids: ClosedRange<Int64>, userID: UserID) -> [StoredEvent] {
         ids.map { StoredEvent(id: $0, userID: userID, payload: .unreadCount(Int($0)), createdAt: Date(timeIntervalSince1970: 0)) }
     }
 
@@ -119,7 +119,7 @@ struct StreamHandoffTests {
         let world = connection.world
         try await connection.takeOver()
         var batch = events(1...2, userID: world.kari.id)
-        batch.insert(contentsOf: events(3...3, userID: world.kari.id + 1000), at: 1)
+        batch.insert(contentsOf: events(3...3, userID: UserID(world.kari.id.rawValue + 1000)), at: 1)
         world.services.broker.publish(contentsOf: batch)
         let parts = try await connection.written()
         #expect(parts.count == 1, "one write for the commit, not one per event")

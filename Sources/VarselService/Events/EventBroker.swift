@@ -1,3 +1,4 @@
+import VarselCore
 import Foundation
 import Synchronization
 import VarselStore
@@ -61,7 +62,7 @@ public final class EventBroker: Sendable {
     private struct State {
         var nextID: UInt64 = 0
         /// Per user, by subscription id; ids grow, so the smallest is the oldest.
-        var subscribers: [Int64: [UInt64: Subscriber]] = [:]
+        var subscribers: [UserID: [UInt64: Subscriber]] = [:]
         var isShutDown = false
     }
 
@@ -81,7 +82,7 @@ public final class EventBroker: Sendable {
     /// nil (and the stream is finished) once the broker has shut down. Attach before replaying from the store, so
     /// nothing falls in between. When the user already holds the most streams allowed, their oldest is told why
     /// and closed. The stream calls ``remove(userID:id:)`` when it ends by itself.
-    public func subscribe(userID: Int64, session: String, stream: any StreamSubscriber) -> UInt64? {
+    public func subscribe(userID: UserID, session: String, stream: any StreamSubscriber) -> UInt64? {
         let attached: (id: UInt64, evicted: [any StreamSubscriber])? = state.withLock { state in
             guard !state.isShutDown else { return nil }
             state.nextID += 1
@@ -104,7 +105,7 @@ public final class EventBroker: Sendable {
 
     /// Attaches a stream whose messages are read from an `AsyncStream` (for code that waits on its messages, and
     /// tests); the stream detaches when its reader stops.
-    public func subscribe(userID: Int64, session: String = "") -> Subscription {
+    public func subscribe(userID: UserID, session: String = "") -> Subscription {
         let (messages, continuation) = AsyncStream<StreamMessage>.makeStream(bufferingPolicy: .bufferingOldest(bufferLimit))
         guard let id = subscribe(userID: userID, session: session, stream: AsyncStreamSubscriber(continuation)) else {
             return (0, messages)
@@ -114,7 +115,7 @@ public final class EventBroker: Sendable {
     }
 
     /// Ends one stream, as graceful shutdown does for every stream still open.
-    public func end(userID: Int64, id: UInt64) {
+    public func end(userID: UserID, id: UInt64) {
         let stream = state.withLock { $0.subscribers[userID]?[id]?.stream }
         stream?.finish()
     }
@@ -128,13 +129,13 @@ public final class EventBroker: Sendable {
     }
 
     /// Ends every stream of `userID`, whatever session opened it (a password change, a deactivation), telling each why.
-    public func endStreams(ofUser userID: Int64, reason: StreamCloseReason = .signedOut) {
+    public func endStreams(ofUser userID: UserID, reason: StreamCloseReason = .signedOut) {
         let targets = state.withLock { ($0.subscribers[userID] ?? [:]).values.map(\.stream) }
         for stream in targets { close(stream, reason: reason) }
     }
 
     /// How many streams `userID` holds.
-    public func streamCount(userID: Int64) -> Int { state.withLock { $0.subscribers[userID]?.count ?? 0 } }
+    public func streamCount(userID: UserID) -> Int { state.withLock { $0.subscribers[userID]?.count ?? 0 } }
 
     private func close(_ stream: any StreamSubscriber, reason: StreamCloseReason) {
         _ = stream.receive(.closing(reason))
@@ -142,7 +143,7 @@ public final class EventBroker: Sendable {
     }
 
     /// Detaches the stream `id` of `userID`; it ended.
-    public func remove(userID: Int64, id: UInt64) {
+    public func remove(userID: UserID, id: UInt64) {
         state.withLock { state in
             state.subscribers[userID]?[id] = nil
             if state.subscribers[userID]?.isEmpty == true { state.subscribers[userID] = nil }
@@ -163,9 +164,9 @@ public final class EventBroker: Sendable {
             if let event = events.first { publish(event) }
             return
         }
-        var byUser: [Int64: [StreamMessage]] = [:]
-        var users: [Int64] = []
-        var deactivated: [Int64] = []
+        var byUser: [UserID: [StreamMessage]] = [:]
+        var users: [UserID] = []
+        var deactivated: [UserID] = []
         defer { for userID in deactivated { endStreams(ofUser: userID, reason: .deactivated) } }
         for event in events {
             if event.type == .accountDeactivated {
@@ -185,13 +186,13 @@ public final class EventBroker: Sendable {
     }
 
     /// Tells `userID`'s streams that their preferences changed.
-    public func preferencesChanged(userID: Int64) {
+    public func preferencesChanged(userID: UserID) {
         let targets = state.withLock { ($0.subscribers[userID] ?? [:]).map { ($0.key, $0.value.stream) } }
         for (id, stream) in targets { deliver(.preferencesChanged, to: stream, userID: userID, id: id) }
     }
 
     /// Tells one stream that its held-back announcements fall due; like any message, it counts against the buffer.
-    public func announcementsDue(userID: Int64, id: UInt64) {
+    public func announcementsDue(userID: UserID, id: UInt64) {
         guard let stream = state.withLock({ $0.subscribers[userID]?[id]?.stream }) else { return }
         deliver(.announcementsDue, to: stream, userID: userID, id: id)
     }
@@ -202,7 +203,7 @@ public final class EventBroker: Sendable {
     public func heartbeat(slice: Int, of slices: Int) {
         // One pass, no copies: it runs under the lock every tick, over every stream.
         let targets = state.withLock { state in
-            var targets: [(userID: Int64, id: UInt64, stream: any StreamSubscriber)] = []
+            var targets: [(userID: UserID, id: UInt64, stream: any StreamSubscriber)] = []
             for (userID, mine) in state.subscribers {
                 for (id, subscriber) in mine where Int(id % UInt64(slices)) == slice { targets.append((userID, id, subscriber.stream)) }
             }
@@ -212,13 +213,13 @@ public final class EventBroker: Sendable {
     }
 
     /// Gives `message` to one stream; a stream whose buffer is full is detached, counted and ended.
-    private func deliver(_ message: StreamMessage, to stream: any StreamSubscriber, userID: Int64, id: UInt64) {
+    private func deliver(_ message: StreamMessage, to stream: any StreamSubscriber, userID: UserID, id: UInt64) {
         guard !stream.receive(message) else { return }
         dropAsSlow(stream, userID: userID, id: id)
     }
 
     /// Ends a stream whose buffer could not take what it was given, and counts it.
-    private func dropAsSlow(_ stream: any StreamSubscriber, userID: Int64, id: UInt64) {
+    private func dropAsSlow(_ stream: any StreamSubscriber, userID: UserID, id: UInt64) {
         remove(userID: userID, id: id)
         metrics.streamDroppedAsSlow()
         stream.finish()

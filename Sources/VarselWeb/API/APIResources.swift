@@ -5,7 +5,7 @@ import VarselStore
 
 /// A notification as the API returns it, with its accessibility block in the reader's language.
 public struct NotificationResource: Codable, Sendable, Equatable {
-    public var id: Int64
+    public var id: NotificationID
     public var kind: NotificationKind
     public var title: String
     public var body: String
@@ -99,7 +99,7 @@ public struct UnreadCountResource: Codable, Sendable, Equatable {
 
 /// A user as the API shows them; never the password hash.
 public struct UserResource: Codable, Sendable, Equatable {
-    public var id: Int64
+    public var id: UserID
     public var username: String
     public var displayName: String
     public var role: Role
@@ -151,15 +151,15 @@ public struct PreferencesResource: Codable, Sendable, Equatable {
 
 /// An assignment, with its contact for those allowed to see it.
 public struct AssignmentResource: Codable, Sendable, Equatable {
-    public var id: Int64
+    public var id: AssignmentID
     public var status: AssignmentStatus
-    public var mentorId: Int64
-    public var contactId: Int64
-    public var notificationId: Int64?
+    public var mentorId: UserID
+    public var contactId: ContactID
+    public var notificationId: NotificationID?
     public var createdAt: Date
     public var respondedAt: Date?
     /// The assignment this one replaced, and when this one was given to another mentor.
-    public var previousId: Int64?
+    public var previousId: AssignmentID?
     public var reassignedAt: Date?
     public var doneAt: Date?
     public var visitNote: String?
@@ -187,7 +187,7 @@ public struct AssignmentResource: Codable, Sendable, Equatable {
 
 /// A contact's details on the wire (personal data: only to the assigned mentor and coordinators).
 public struct ContactResource: Codable, Sendable, Equatable {
-    public var id: Int64
+    public var id: ContactID
     public var name: String
     public var phone: String
     public var address: String

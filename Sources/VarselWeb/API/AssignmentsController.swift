@@ -30,7 +30,7 @@ struct AssignmentsController {
 
     struct CreateResponse: Encodable {
         var assignment: AssignmentResource
-        var notificationId: Int64
+        var notificationId: NotificationID
     }
 
     func create(_ request: Request, context: VarselContext) async throws -> Response {
@@ -53,13 +53,13 @@ struct AssignmentsController {
 
     /// An assignment on the dashboard's wire: its state, how long it waited, and its history.
     struct SummaryResource: Encodable {
-        var id: Int64
-        var contactId: Int64
+        var id: AssignmentID
+        var contactId: ContactID
         var mentorName: String
         var state: AssignmentProgress
         var createdAt: Date
         var respondedAt: Date?
-        var mentorId: Int64
+        var mentorId: UserID
         /// Whether it has waited for an answer past the deadline (`--escalate-after`).
         var overdue: Bool
         var doneAt: Date?
@@ -97,7 +97,7 @@ struct AssignmentsController {
     /// The assignment, if the signed-in user may see it: its mentor, the coordinator who manages it, or an admin.
     func visibleAssignment(_ context: VarselContext) async throws -> (Identity, Assignment) {
         let identity = try context.requireUser()
-        let id = try NotificationsController.id(context)
+        let id = try NotificationsController.id(context, as: AssignmentID.self)
         guard let assignment = try await services.repository.assignment(id: id), services.contactAccess.canSee(assignment, user: identity.user) else {
             throw Problem.notFound("You have no assignment with id \(id).")
         }
@@ -161,7 +161,7 @@ struct AssignmentsController {
 
     func contact(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
-        let id = try NotificationsController.id(context)
+        let id = try NotificationsController.id(context, as: ContactID.self)
         guard let contact = try await services.contactAccess.read(contactID: id, by: identity.user, through: .contactAPI) else {
             throw Problem.notFound("You have no contact with id \(id).")
         }
@@ -171,7 +171,7 @@ struct AssignmentsController {
     /// `POST /api/v1/contacts/{id}/erase`: erases the contact's details everywhere, at once.
     func eraseContact(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
-        let id = try NotificationsController.id(context)
+        let id = try NotificationsController.id(context, as: ContactID.self)
         let contact = try await services.erasure.erase(contactID: id, by: identity.user)
         context.logger.info("contact details erased", metadata: ["contact.id": "\(id)"])
         return try JSONCoding.response(ContactResource(contact))
@@ -180,13 +180,13 @@ struct AssignmentsController {
     /// `GET /api/v1/contacts/{id}/export`: everything stored about a visited person, for an admin.
     func exportContact(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
-        let id = try NotificationsController.id(context)
+        let id = try NotificationsController.id(context, as: ContactID.self)
         let data = try await services.export.contactData(id, for: identity.user)
         return try JSONCoding.response(data, headers: [.cacheControl: "no-store", .contentDisposition: "attachment; filename=\"varsel-contact-\(id).json\""])
     }
 
     struct ContactReadResource: Encodable {
-        var userId: Int64
+        var userId: UserID
         var channel: ContactReadChannel
         var at: Date
     }
@@ -194,7 +194,7 @@ struct AssignmentsController {
     /// `GET /api/v1/contacts/{id}/reads`: who read the contact's details, for its coordinator and admins.
     func contactReads(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
-        let id = try NotificationsController.id(context)
+        let id = try NotificationsController.id(context, as: ContactID.self)
         guard let reads = try await services.contactAccess.reads(of: id, for: identity.user) else {
             throw Problem.notFound("You have no contact with id \(id).")
         }

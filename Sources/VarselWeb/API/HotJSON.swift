@@ -1,3 +1,4 @@
+import VarselCore
 import Foundation
 import NIOCore
 #if canImport(Glibc)
@@ -104,6 +105,10 @@ enum HotJSON {
             key(name)
             bytes.writeString(String(value))
             needsComma = true
+        }
+
+        mutating func field(_ name: String, _ value: some StoredID) {
+            field(name, value.rawValue)
         }
 
         mutating func field(_ name: String, _ value: Bool) {

@@ -66,7 +66,7 @@ struct NotificationsController {
 
     func show(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
-        let id = try Self.id(context)
+        let id = try Self.id(context, as: NotificationID.self)
         guard let item = try await services.repository.notification(id: id), item.recipientID == identity.user.id else {
             throw Problem.notFound("You have no notification with id \(id).")
         }
@@ -85,6 +85,11 @@ struct NotificationsController {
         return id
     }
 
+    /// The id in the path, typed as what it names.
+    static func id<ID: StoredID>(_ context: VarselContext, name: String = "id", as: ID.Type) throws -> ID {
+        ID(try id(context, name: name))
+    }
+
     // MARK: Create
 
     struct CreateRequest: Decodable {
@@ -98,12 +103,12 @@ struct NotificationsController {
 
     /// A recipient given by user id or by username.
     enum Recipient: Decodable, Hashable {
-        case id(Int64)
+        case id(UserID)
         case username(String)
 
         init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
-            if let id = try? container.decode(Int64.self) {
+            if let id = try? UserID(container.decode(Int64.self)) {
                 self = .id(id)
             } else if let name = try? container.decode(String.self) {
                 self = .username(name)
@@ -120,8 +125,8 @@ struct NotificationsController {
 
     /// What the sender sees of a created notification: ids and recipients, not the recipient's accessibility block.
     struct CreatedItem: Encodable {
-        var id: Int64
-        var recipientId: Int64
+        var id: NotificationID
+        var recipientId: UserID
         var kind: NotificationKind
         var title: String
         var urgency: Urgency
@@ -170,12 +175,12 @@ struct NotificationsController {
     ///
     /// Ids are taken as they are: the store checks them in the create's own transaction, so a create does not read
     /// each recipient first (``unknownRecipient(in:)`` names the one it refused).
-    func recipientIDs(_ recipients: [Recipient]) async throws -> [Int64] {
+    func recipientIDs(_ recipients: [Recipient]) async throws -> [UserID] {
         try Self.checkCount(recipients)
-        var ids: [Int64] = []
-        var seen = Set<Int64>()
+        var ids: [UserID] = []
+        var seen = Set<UserID>()
         for (index, recipient) in recipients.enumerated() {
-            let id: Int64
+            let id: UserID
             switch recipient {
             case let .id(given):
                 id = given
@@ -192,7 +197,7 @@ struct NotificationsController {
     func resolve(_ recipients: [Recipient]) async throws -> [User] {
         try Self.checkCount(recipients)
         var users: [User] = []
-        var seen = Set<Int64>()
+        var seen = Set<UserID>()
         for (index, recipient) in recipients.enumerated() {
             guard let user = try await user(recipient) else { throw Self.unknownRecipient(index) }
             if seen.insert(user.id).inserted { users.append(user) }
@@ -233,7 +238,7 @@ struct NotificationsController {
 
     func setRead(_ isRead: Bool, _ request: Request, _ context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
-        let id = try Self.id(context)
+        let id = try Self.id(context, as: NotificationID.self)
         guard let item = try await services.inbox.setRead(isRead, notificationID: id, userID: identity.user.id) else {
             throw Problem.notFound("You have no notification with id \(id).")
         }
@@ -273,10 +278,10 @@ struct NotificationsController {
         let result: OutcomeResponse
         switch body.action {
         case "read":
-            let count = try await services.inbox.markRead(ids: body.ids, userID: identity.user.id)
+            let count = try await services.inbox.markRead(ids: body.ids.map(NotificationID.init), userID: identity.user.id)
             result = outcome(.markedAllRead(count: count), count: count, language: identity.user.language)
         case "delete":
-            let count = try await services.inbox.delete(ids: body.ids, userID: identity.user.id)
+            let count = try await services.inbox.delete(ids: body.ids.map(NotificationID.init), userID: identity.user.id)
             result = outcome(.deleted(count: count), count: count, language: identity.user.language)
         default:
             throw Problem.badRequest("action must be 'read' or 'delete'.", errors: [.init(field: "action", message: "unknown")])
@@ -286,7 +291,7 @@ struct NotificationsController {
 
     func delete(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
-        let id = try Self.id(context)
+        let id = try Self.id(context, as: NotificationID.self)
         guard try await services.inbox.delete(ids: [id], userID: identity.user.id) == 1 else {
             throw Problem.notFound("You have no notification with id \(id).")
         }
@@ -296,14 +301,14 @@ struct NotificationsController {
 
 /// Opaque pagination cursors: the last id seen, so clients cannot depend on what is inside.
 enum Cursor {
-    static func encode(_ id: Int64) -> String {
+    static func encode(_ id: NotificationID) -> String {
         Data("n:\(id)".utf8).base64EncodedString().replacingOccurrences(of: "=", with: "")
     }
 
-    static func decode(_ raw: String) throws -> Int64 {
+    static func decode(_ raw: String) throws -> NotificationID {
         let padded = raw + String(repeating: "=", count: (4 - raw.count % 4) % 4)
         guard let data = Data(base64Encoded: padded), let text = String(data: data, encoding: .utf8), text.hasPrefix("n:"),
-              let id = Int64(text.dropFirst(2)), id > 0 else {
+              let id = NotificationID(String(text.dropFirst(2))), id > 0 else {
             throw Problem.badRequest("The cursor is not one this API gave out. Use nextCursor from the previous page.",
                                      errors: [.init(field: "cursor", message: "invalid")])
         }

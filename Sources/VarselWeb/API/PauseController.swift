@@ -22,7 +22,7 @@ struct PauseController {
     struct PauseResponse: Encodable {
         var pausedFrom: Date?
         var pausedUntil: Date
-        var notificationId: Int64
+        var notificationId: NotificationID
     }
 
     func pause(_ request: Request, context: VarselContext) async throws -> Response {

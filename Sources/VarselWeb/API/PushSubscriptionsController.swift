@@ -80,7 +80,7 @@ struct PushSubscriptionsController {
     }
 
     struct AcknowledgeRequest: Decodable {
-        var assignmentID: Int64
+        var assignmentID: AssignmentID
         var token: String
     }
 

@@ -27,7 +27,7 @@ struct ScenariosController {
         var mentors: [MentorProgress]?
 
         struct MentorProgress: Encodable {
-            var mentorId: Int64
+            var mentorId: UserID
             var doneAt: Date?
             var reflection: String
         }

@@ -74,13 +74,13 @@ struct EventsController {
     /// A `notification.created` event's data, as ``HotJSON/notificationEvent(_:)`` writes it; its encoding is the
     /// reference in tests.
     struct CreatedPayload: Encodable { var notification: NotificationResource }
-    struct DeletedPayload: Encodable { var id: Int64 }
+    struct DeletedPayload: Encodable { var id: NotificationID }
     struct ResetPayload: Encodable { var reason: String; var lastEventId: Int64 }
 
     /// How the browser should make one arrival perceived, as the core's ``CuePlan`` decides it. The browser adds
     /// only what it alone knows: a system notification is shown only while the page is hidden.
     struct CuePayload: Encodable {
-        var notificationId: Int64
+        var notificationId: NotificationID
         var earcon: CuePlan.Earcon?
         /// The earcon as the browser plays it: tones in hertz, each `toneMs` long, `spacingMs` apart.
         var tones: [Int]?

@@ -22,7 +22,7 @@ final class LiveStream: StreamSubscriber, Sendable {
     let eventLoop: any EventLoop
     /// Whether the client keeps up; shared with the connection and the watchdog.
     let pace: StreamPace
-    private let userID: Int64
+    private let userID: UserID
     private let keeper: NIOLoopBoundBox<Keeper>
 
     init(services: VarselServices, user: User, isPlayer: Bool, preferences: NotificationPreferences, eventLoop: any EventLoop) {
@@ -96,7 +96,7 @@ extension LiveStream {
     /// What one stream keeps, touched only on its event loop.
     final class Keeper {
         let services: VarselServices
-        let userID: Int64
+        let userID: UserID
         private let describer: Describer
         /// Whether the page's script asked to be told what to announce and cue (`?player=web`).
         private let isPlayer: Bool

@@ -43,7 +43,7 @@ extension PagesController {
     /// screen marks the notification read when it is shown to its owner (``markFollowedNotificationRead``).
     func open(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context)
-        let id = try NotificationsController.id(context)
+        let id = try NotificationsController.id(context, as: NotificationID.self)
         guard let item = try await services.repository.notification(id: id), item.recipientID == identity.user.id else {
             throw Problem.notFound("You have no notification with id \(id).")
         }
@@ -55,7 +55,7 @@ extension PagesController {
     /// showing the notification's target to its owner is what reading it means.
     func markFollowedNotificationRead(_ request: Request, _ identity: Identity) async throws {
         guard request.uri.queryParameters["from"] == "notification",
-              let id = request.uri.queryParameters["notification"].flatMap({ Int64(String($0)) }), id > 0,
+              let id = request.uri.queryParameters["notification"].flatMap({ NotificationID(String($0)) }), id > 0,
               let item = try await services.repository.notification(id: id), item.recipientID == identity.user.id, item.isUnread else { return }
         _ = try await services.inbox.setRead(true, notificationID: id, userID: identity.user.id)
     }
@@ -76,7 +76,7 @@ extension PagesController {
     func bulk(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context)
         let form = try await PageForm.decode(PageForm.Bulk.self, from: request)
-        let ids = form.ids ?? []
+        let ids = (form.ids ?? []).map(NotificationID.init)
         let done: Flash
         if form.action == "delete" {
             done = .deleted(count: try await services.inbox.delete(ids: ids, userID: identity.user.id))

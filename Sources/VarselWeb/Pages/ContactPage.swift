@@ -11,8 +11,8 @@ extension PagesController {
     func contact(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context)
         let resumePoint = try await self.resumePoint()
-        let id = try NotificationsController.id(context)
-        let assignmentID = request.uri.queryParameters["assignment"].flatMap { Int64(String($0)) }
+        let id = try NotificationsController.id(context, as: ContactID.self)
+        let assignmentID = request.uri.queryParameters["assignment"].flatMap { AssignmentID(String($0)) }
         guard let contact = try await services.contactAccess.read(contactID: id, by: identity.user, through: .contactPage) else {
             // A mentor following an old notification of an assignment that has closed learns why, without the
             // contact's details.
@@ -73,17 +73,17 @@ extension PagesController {
     /// Erases the contact's details (the dialog's confirmation), then shows the page saying they were removed.
     func eraseContact(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context)
-        let id = try NotificationsController.id(context)
+        let id = try NotificationsController.id(context, as: ContactID.self)
         let form = try await PageForm.decode(PageForm.Erase.self, from: request)
         try await services.erasure.erase(contactID: id, by: identity.user)
-        let assignment = form.assignment.flatMap { Int64($0) }.map { "?assignment=\($0)" } ?? ""
+        let assignment = form.assignment.flatMap { AssignmentID($0) }.map { "?assignment=\($0)" } ?? ""
         return .redirect(to: Flash.erased.added(to: "/contacts/\(id)" + assignment), type: .normal)
     }
 
     /// Who read the contact's details, newest first, when `user` may see that.
-    func readsView(of contactID: Int64, for user: User, strings: Strings) async throws -> ContactReadsView? {
+    func readsView(of contactID: ContactID, for user: User, strings: Strings) async throws -> ContactReadsView? {
         guard let reads = try await services.contactAccess.reads(of: contactID, for: user) else { return nil }
-        var names: [Int64: String] = [:]
+        var names: [UserID: String] = [:]
         for read in reads where names[read.userID] == nil {
             names[read.userID] = try await services.repository.user(id: read.userID)?.displayName ?? "#\(read.userID)"
         }
@@ -141,7 +141,7 @@ extension PagesController {
     /// contact; a decline ends the mentor's access to the contact, so it goes to the Assignments list.
     func answer(_ status: AssignmentStatus, _ request: Request, _ context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context)
-        let id = try NotificationsController.id(context)
+        let id = try NotificationsController.id(context, as: AssignmentID.self)
         let assignment: Assignment
         do {
             assignment = try await services.answers.assignment(id, givenTo: identity.user.id)
@@ -160,7 +160,7 @@ extension PagesController {
     /// The mentor marks an acknowledged visit done with a short note; the assignment closes.
     func visitDone(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context).require(.mentor)
-        let id = try NotificationsController.id(context)
+        let id = try NotificationsController.id(context, as: AssignmentID.self)
         let form = try await PageForm.decode(PageForm.VisitDone.self, from: request)
         do {
             _ = try await services.answers.completeVisit(id, note: form.note ?? "", by: identity.user.id)
@@ -173,12 +173,12 @@ extension PagesController {
     /// The coordinator gives the assignment to another mentor, who is notified; the first mentor's access ends.
     func reassign(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context).require(.coordinator, .admin)
-        let id = try NotificationsController.id(context)
+        let id = try NotificationsController.id(context, as: AssignmentID.self)
         let form = try await PageForm.decode(PageForm.Reassign.self, from: request)
         guard let assignment = try await services.repository.assignment(id: id), services.contactAccess.canManage(assignment, user: identity.user) else {
             throw Problem.notFound("You manage no assignment with id \(id).")
         }
-        guard let mentorID = form.mentor.flatMap({ Int64($0) }), let mentor = try await services.repository.user(id: mentorID) else {
+        guard let mentorID = form.mentor.flatMap({ UserID($0) }), let mentor = try await services.repository.user(id: mentorID) else {
             throw Problem.unprocessable("Choose the mentor to give the assignment to.", errors: [.init(field: "mentor", message: "required")])
         }
         let (new, _) = try await services.sender.reassign(assignment, to: mentor, by: identity.user.id)
@@ -189,8 +189,8 @@ extension PagesController {
 /// The coordinator's part of an assignment's page.
 /// The coordinator's button that erases the contact's details, and its confirmation dialog (inline without script).
 struct EraseView {
-    var contactId: Int64
-    var assignmentId: Int64?
+    var contactId: ContactID
+    var assignmentId: AssignmentID?
     var label: String
     var title: String
     var text: String
@@ -200,7 +200,7 @@ struct EraseView {
 }
 
 struct ManageView {
-    var assignmentId: Int64
+    var assignmentId: AssignmentID
     var state: String
     var trailHeading: String
     var trail: [String]

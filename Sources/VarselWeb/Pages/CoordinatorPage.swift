@@ -53,7 +53,7 @@ extension PagesController {
         var values = CoordinatorValues(title: form.title ?? "", body: form.body ?? "", contactName: "", contactAddress: "", contactPhone: "", contactNotes: "",
                                        personalDetails: form.personalDetails ?? "")
         var errors: [FormError] = []
-        let recipient = form.recipient.flatMap { Int64($0) }
+        let recipient = form.recipient.flatMap { UserID($0) }
         if recipient == nil {
             values.recipientError = strings.chooseRecipient
             errors.append(FormError(field: strings.recipient, fieldId: "send-recipient", message: strings.chooseRecipient))
@@ -86,7 +86,7 @@ extension PagesController {
         var values = CoordinatorValues(title: "", body: "", contactName: form.contactName ?? "", contactAddress: form.contactAddress ?? "",
                                        contactPhone: form.contactPhone ?? "", contactNotes: form.contactNotes ?? "", personalDetails: "")
         var errors: [FormError] = []
-        let mentorID = form.mentor.flatMap { Int64($0) }
+        let mentorID = form.mentor.flatMap { UserID($0) }
         // The same rules as the API (``Validation``), shown next to the fields.
         var contact: NewContact?
         do {

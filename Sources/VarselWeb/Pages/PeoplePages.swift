@@ -148,7 +148,7 @@ extension PagesController {
         let (person, log) = try await services.users.details(of: id, for: viewer)
         let user = person.user
         let summaries = try await services.reports.assignmentSummaries(person.liveAssignments)
-        var names: [Int64: String] = [:]
+        var names: [UserID: String] = [:]
         for entry in log {
             if let actor = entry.actorID, names[actor] == nil { names[actor] = try await services.repository.user(id: actor)?.displayName ?? "#\(actor)" }
         }
@@ -211,8 +211,8 @@ extension PagesController {
         }
     }
 
-    func personID(_ context: VarselContext) throws -> Int64 {
-        guard let id = context.parameters.get("id").flatMap({ Int64($0) }) else { throw UserAdministration.Refusal.unknownPerson }
+    func personID(_ context: VarselContext) throws -> UserID {
+        guard let id = context.parameters.get("id").flatMap({ UserID($0) }) else { throw UserAdministration.Refusal.unknownPerson }
         return id
     }
 

@@ -78,7 +78,7 @@ struct LinkPage {
 /// A person's page.
 struct PersonPage {
     var chrome: PageChrome
-    var personId: Int64
+    var personId: UserID
     var heading: String
     var headingId: String
     var errors: [FormError]

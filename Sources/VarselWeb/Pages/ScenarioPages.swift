@@ -43,7 +43,7 @@ extension PagesController {
             publish = PublishView(
                 title: values?.title ?? "", body: values?.body ?? "", toAll: values?.audience != "chosen",
                 mentors: try await services.repository.users().filter { $0.role == .mentor }.map {
-                    MentorOption(id: $0.id, name: $0.displayName, isSelected: chosen.contains($0.id))
+                    MentorOption(id: $0.id, name: $0.displayName, isSelected: chosen.contains($0.id.rawValue))
                 },
                 titleError: errors.first { $0.fieldId == "scenario-title" }?.message,
                 bodyError: errors.first { $0.fieldId == "scenario-body" }?.message,
@@ -120,7 +120,7 @@ extension PagesController {
             }
         }
         let mentors = try await services.repository.users().filter { $0.role == .mentor }
-        let chosen = form.audience == "chosen" ? mentors.filter { (form.mentors ?? []).contains($0.id) } : mentors
+        let chosen = form.audience == "chosen" ? mentors.filter { (form.mentors ?? []).contains($0.id.rawValue) } : mentors
         if chosen.isEmpty { errors.append(FormError(field: strings.publishTo, fieldId: "scenario-audience-all", message: strings.chooseMentors)) }
         guard errors.isEmpty, let valid else {
             return try await scenariosPage(request, context, errors: errors, values: form, status: .unprocessableContent)

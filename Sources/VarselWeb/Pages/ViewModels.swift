@@ -66,7 +66,7 @@ extension AppTab {
 
 /// A notification in the list.
 struct NotificationRow {
-    var id: Int64
+    var id: NotificationID
     var elementId: String
     var href: String
     /// The accessible name the core composes (003 criterion 1).
@@ -259,7 +259,7 @@ struct ContactReadsView {
 }
 
 struct AssignmentView {
-    var id: Int64
+    var id: AssignmentID
     var statusText: String
     var isPending: Bool
     var acknowledge: String
@@ -268,7 +268,7 @@ struct AssignmentView {
     var dialogTitle: String
     var dialogText: String
     /// The contact page the no-script launcher reloads with `confirm=acknowledge`, showing the dialog inline.
-    var contactId: Int64
+    var contactId: ContactID
     var showInlineConfirmation: Bool
     /// An acknowledged assignment: the visit-done form.
     var isAcknowledged: Bool
@@ -316,7 +316,7 @@ struct CoordinatorPage {
     var strings: CoordinatorStrings
 }
 
-struct MentorOption { var id: Int64; var name: String; var isSelected: Bool }
+struct MentorOption { var id: UserID; var name: String; var isSelected: Bool }
 struct KindOption { var value: String; var label: String; var isSelected: Bool }
 struct FormError { var field: String; var fieldId: String; var message: String }
 

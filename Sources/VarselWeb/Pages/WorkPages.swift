@@ -165,11 +165,11 @@ extension PagesController {
 struct AssignmentFilter {
     enum Show: String { case all, waiting, overdue }
     var show: Show
-    var mentorID: Int64?
+    var mentorID: UserID?
 
     init(_ query: Hummingbird.Parameters) {
         show = query["show"].flatMap { Show(rawValue: String($0)) } ?? .all
-        mentorID = query["mentor"].flatMap { Int64(String($0)) }
+        mentorID = query["mentor"].flatMap { UserID(String($0)) }
     }
 
     func includes(_ summary: AssignmentSummary, now: Date, deadline: TimeInterval) -> Bool {
