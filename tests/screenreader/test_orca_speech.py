@@ -18,11 +18,6 @@ import pytest
 from conftest import ScreenReader, normalize, subprocess_type
 from varsel_server import DEMO_PASSWORD, ROOT, varsel_binary
 
-SEED_003 = "../shared/seeds/003_6ff2725032226ce3.txt"
-SEED_001 = "../shared/seeds/001_1424c72d8a2f1338.txt"
-SEED_002 = "../shared/seeds/002_4869387932c07e6c.txt"
-
-
 def joined(spoken: list[str]) -> str:
     return ". ".join(spoken)
 
