@@ -4,7 +4,7 @@ import VarselCore
 import VarselStore
 
 /// Notifications to many recipients, written a chunk per transaction (see ``FanOut``).
-extension PostgresRepository {
+extension PostgresRepository: FanOutWriting {
     /// Records `notifications` (more than a chunk, to recipients that exist) as a fan-out to be written at `date`;
     /// returns its id. Writes none of them.
     func recordFanOut(_ notifications: [NewNotification], at date: Date, _ c: PostgresConnection) async throws -> Int64 {
@@ -37,38 +37,16 @@ extension PostgresRepository {
         return fanout
     }
 
-    /// Writes the rest of a fan-out, a chunk per transaction, and returns all its notifications in the order they
-    /// were given; `written` are those the caller wrote already.
-    func finishFanOut(_ fanout: Int64, written: [NotificationItem]) async throws -> [NotificationItem] {
-        var known = Dictionary(written.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        while true {
-            let chunk = try await write(appendsEvents: true, locksLate: true) { c in try await self.writeFanOutChunk(fanout, c) }
-            for item in chunk.written { known[item.id] = item }
-            guard chunk.isLast else { continue }
-            // Forgotten already (finished by another, long ago): what this request wrote is all it can tell.
-            guard let ids = chunk.finished else { return known.values.sorted { $0.id < $1.id } }
-            let missing = ids.filter { known[$0] == nil }
-            if !missing.isEmpty {
-                // Written by another finisher (the upkeep, or a retry of the same request).
-                let found = try await read { c in
-                    var items: [NotificationItem] = []
-                    for id in missing { if let item = try await self.fetchNotification(c, id: id) { items.append(item) } }
-                    return items
-                }
-                for item in found { known[item.id] = item }
-            }
-            return ids.compactMap { known[$0] }
-        }
+    public func writeNextChunk(of fanout: Int64) async throws -> FanOutChunk {
+        try await write(appendsEvents: true, locksLate: true) { c in try await self.writeFanOutChunk(fanout, c) }
     }
 
-    /// What one transaction of a fan-out wrote.
-    struct FanOutChunk: Sendable {
-        var written: [NotificationItem]
-        /// Whether the fan-out is finished.
-        var isLast: Bool
-        /// Every notification id of the fan-out, in the order given, once it is finished; nil while some remain, or
-        /// when the finished fan-out is forgotten.
-        var finished: [NotificationID]?
+    public func storedNotifications(_ ids: [NotificationID]) async throws -> [NotificationItem] {
+        try await read { c in
+            var items: [NotificationItem] = []
+            for id in ids { if let item = try await self.fetchNotification(c, id: id) { items.append(item) } }
+            return items
+        }
     }
 
     /// Writes the next chunk of `fanout`'s notifications in the current transaction (taking the event-log lock for
@@ -136,9 +114,9 @@ extension PostgresRepository {
         return FanOutChunk(written: written, isLast: true, finished: ids)
     }
 
-    public func finishFanOuts(startedBefore date: Date) async throws -> Int {
+    public func unfinishedFanOuts(startedBefore date: Date) async throws -> [Int64] {
         // Finished ones are kept a while for their other finishers to read their ids, then forgotten here.
-        let unfinished = try await write { c in
+        try await write { c in
             try await c.query("DELETE FROM fanout WHERE created_at < \(date.timeIntervalSince1970) AND notification_ids IS NOT NULL", logger: self.logger)
             var ids: [Int64] = []
             for try await id in try await c.query("SELECT id FROM fanout WHERE created_at < \(date.timeIntervalSince1970)",
@@ -147,14 +125,5 @@ extension PostgresRepository {
             }
             return ids
         }
-        var written = 0
-        for fanout in unfinished {
-            while true {
-                let chunk = try await write(appendsEvents: true, locksLate: true) { c in try await self.writeFanOutChunk(fanout, c) }
-                written += chunk.written.count
-                if chunk.isLast { break }
-            }
-        }
-        return written
     }
 }

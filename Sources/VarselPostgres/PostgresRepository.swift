@@ -382,16 +382,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
         let start = try await write(appendsEvents: true, locksLate: true) { c in
             try await self.beginCreate(notifications, idempotencyKey: idempotencyKey, at: date, c)
         }
-        switch start {
-        case let .written(created):
-            return created
-        case let .spreading(fanout, written):
-            return CreatedNotifications(items: try await finishFanOut(fanout, written: written), isReplay: false)
-        case let .unfinished(fanout):
-            // The request came before and was cut short: its fan-out is finished first, then answered as a replay.
-            _ = try await finishFanOut(fanout, written: [])
-            return try await createNotificationsOnce(notifications, idempotencyKey: idempotencyKey, at: date)
-        }
+        return try await created(start) { try await createNotificationsOnce(notifications, idempotencyKey: idempotencyKey, at: date) }
     }
 
     /// The first transaction of a create: the replay of an idempotency key, or the recipient check and the

@@ -4,7 +4,7 @@ import VarselCore
 import VarselStore
 
 /// Notifications to many recipients, written a chunk per transaction (see ``FanOut``).
-extension SQLiteRepository {
+extension SQLiteRepository: FanOutWriting {
     /// Writes `notifications` at `date` in the current transaction when they are few; when they are many, records
     /// them as a fan-out and writes its first chunk. Returns the fan-out's id (nil: all are written) and the
     /// notifications written. The recipients must exist.
@@ -32,33 +32,12 @@ extension SQLiteRepository {
         return (fanout, try writeFanOutChunk(fanout, db: db).written)
     }
 
-    /// Writes the rest of a fan-out, a chunk per transaction, and returns all its notifications in the order they
-    /// were given; `written` are those the caller wrote already.
-    func finishFanOut(_ fanout: Int64, written: [NotificationItem]) async throws -> [NotificationItem] {
-        var known = Dictionary(written.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        while true {
-            let chunk = try await commits.write { db in try self.writeFanOutChunk(fanout, db: db) }
-            for item in chunk.written { known[item.id] = item }
-            guard chunk.isLast else { continue }
-            // Forgotten already (finished by another, long ago): what this request wrote is all it can tell.
-            guard let ids = chunk.finished else { return known.values.sorted { $0.id < $1.id } }
-            let missing = ids.filter { known[$0] == nil }
-            if !missing.isEmpty {
-                // Written by another finisher (the upkeep, or a retry of the same request).
-                for item in try read({ db in try missing.compactMap { try self.fetchNotification(db, id: $0) } }) { known[item.id] = item }
-            }
-            return ids.compactMap { known[$0] }
-        }
+    public func writeNextChunk(of fanout: Int64) async throws -> FanOutChunk {
+        try await commits.write { db in try self.writeFanOutChunk(fanout, db: db) }
     }
 
-    /// What one transaction of a fan-out wrote.
-    struct FanOutChunk: Sendable {
-        var written: [NotificationItem]
-        /// Whether the fan-out is finished.
-        var isLast: Bool
-        /// Every notification id of the fan-out, in the order given, once it is finished; nil while some remain, or
-        /// when the finished fan-out is forgotten.
-        var finished: [NotificationID]?
+    public func storedNotifications(_ ids: [NotificationID]) async throws -> [NotificationItem] {
+        try read { db in try ids.compactMap { try self.fetchNotification(db, id: $0) } }
     }
 
     /// Writes the next chunk of `fanout`'s notifications, in the current transaction; the last chunk records the ids
@@ -106,20 +85,11 @@ extension SQLiteRepository {
         return FanOutChunk(written: written, isLast: true, finished: ids)
     }
 
-    public func finishFanOuts(startedBefore date: Date) async throws -> Int {
+    public func unfinishedFanOuts(startedBefore date: Date) async throws -> [Int64] {
         // Finished ones are kept a while for their other finishers to read their ids, then forgotten here.
-        let unfinished = try await commits.write { db in
+        try await commits.write { db in
             try db.execute(sql: "DELETE FROM fanout WHERE created_at < ? AND notification_ids IS NOT NULL", arguments: [date.timeIntervalSince1970])
             return try Int64.fetchAll(db, sql: "SELECT id FROM fanout WHERE created_at < ?", arguments: [date.timeIntervalSince1970])
         }
-        var written = 0
-        for fanout in unfinished {
-            while true {
-                let chunk = try await commits.write { db in try self.writeFanOutChunk(fanout, db: db) }
-                written += chunk.written.count
-                if chunk.isLast { break }
-            }
-        }
-        return written
     }
 }

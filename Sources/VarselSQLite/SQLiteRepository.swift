@@ -300,16 +300,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
 
     public func createNotifications(_ notifications: [NewNotification], idempotencyKey: IdempotencyKey?, at date: Date) async throws -> CreatedNotifications {
         let start = try await commits.write { db in try self.beginCreate(notifications, idempotencyKey: idempotencyKey, at: date, db: db) }
-        switch start {
-        case let .written(created):
-            return created
-        case let .spreading(fanout, written):
-            return CreatedNotifications(items: try await finishFanOut(fanout, written: written), isReplay: false)
-        case let .unfinished(fanout):
-            // The request came before and was cut short: its fan-out is finished first, then answered as a replay.
-            _ = try await finishFanOut(fanout, written: [])
-            return try await createNotifications(notifications, idempotencyKey: idempotencyKey, at: date)
-        }
+        return try await created(start) { try await createNotifications(notifications, idempotencyKey: idempotencyKey, at: date) }
     }
 
     /// The first transaction of a create: the replay of an idempotency key, or the recipient check and the

@@ -55,3 +55,80 @@ public enum CreateStart: Sendable {
     /// The idempotency key's request began a fan-out that is not finished.
     case unfinished(Int64)
 }
+
+/// What one transaction of a fan-out wrote.
+public struct FanOutChunk: Sendable {
+    public var written: [NotificationItem]
+    /// Whether the fan-out is finished.
+    public var isLast: Bool
+    /// Every notification id of the fan-out, in the order given, once it is finished; nil while some remain, or when
+    /// the finished fan-out is forgotten.
+    public var finished: [NotificationID]?
+
+    public init(written: [NotificationItem], isLast: Bool, finished: [NotificationID]? = nil) {
+        self.written = written
+        self.isLast = isLast
+        self.finished = finished
+    }
+}
+
+/// A store that writes fan-outs: it writes one chunk per transaction; the loops around the chunks, and what a create
+/// does after its first transaction, are the same for every store.
+public protocol FanOutWriting: Sendable {
+    /// Writes the next chunk of `fanout`'s notifications in a transaction of its own; the last one records the ids
+    /// for the request's idempotency key and forgets what the fan-out kept to write them.
+    func writeNextChunk(of fanout: Int64) async throws -> FanOutChunk
+    /// The stored notifications with these ids, in that order (for those another finisher wrote).
+    func storedNotifications(_ ids: [NotificationID]) async throws -> [NotificationItem]
+    /// Forgets the finished fan-outs started before `date`, and returns the unfinished ones started before it.
+    func unfinishedFanOuts(startedBefore date: Date) async throws -> [Int64]
+}
+
+extension FanOutWriting {
+    /// Answers a create after its first transaction: as it is, or once its fan-out is written; a replay whose
+    /// fan-out was cut short finishes it, then asks again (`again`) and is answered as a replay.
+    public func created(_ start: CreateStart, again: () async throws -> CreatedNotifications) async throws -> CreatedNotifications {
+        switch start {
+        case let .written(created):
+            return created
+        case let .spreading(fanout, written):
+            return CreatedNotifications(items: try await finishFanOut(fanout, written: written), isReplay: false)
+        case let .unfinished(fanout):
+            _ = try await finishFanOut(fanout, written: [])
+            return try await again()
+        }
+    }
+
+    /// Writes the rest of a fan-out, a chunk per transaction, and returns all its notifications in the order they
+    /// were given; `written` are those the caller wrote already.
+    public func finishFanOut(_ fanout: Int64, written: [NotificationItem]) async throws -> [NotificationItem] {
+        var known = Dictionary(written.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        while true {
+            let chunk = try await writeNextChunk(of: fanout)
+            for item in chunk.written { known[item.id] = item }
+            guard chunk.isLast else { continue }
+            // Forgotten already (finished by another, long ago): what this request wrote is all it can tell.
+            guard let ids = chunk.finished else { return known.values.sorted { $0.id < $1.id } }
+            let missing = ids.filter { known[$0] == nil }
+            if !missing.isEmpty {
+                // Written by another finisher (the upkeep, or a retry of the same request).
+                for item in try await storedNotifications(missing) { known[item.id] = item }
+            }
+            return ids.compactMap { known[$0] }
+        }
+    }
+
+    /// Finishes every fan-out started before `date` that is not finished, and forgets the finished ones; returns how
+    /// many notifications it wrote.
+    public func finishFanOuts(startedBefore date: Date) async throws -> Int {
+        var written = 0
+        for fanout in try await unfinishedFanOuts(startedBefore: date) {
+            while true {
+                let chunk = try await writeNextChunk(of: fanout)
+                written += chunk.written.count
+                if chunk.isLast { break }
+            }
+        }
+        return written
+    }
+}
