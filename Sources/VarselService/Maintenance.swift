@@ -4,8 +4,8 @@ import Logging
 import ServiceLifecycle
 import VarselStore
 
-/// Periodic upkeep: fan-outs a crash left unfinished, certification-expiry warnings, reminders and escalations for unanswered assignments, and
-/// pruning of old events and expired sessions.
+/// Periodic upkeep: fan-outs a crash left unfinished, certification-expiry warnings, reminders and escalations for
+/// unanswered assignments, and pruning of old events and expired sessions.
 public struct MaintenanceService: Service {
     let repository: any VarselRepository
     let sender: NotificationSender
