@@ -404,30 +404,41 @@ public final class PostgresRepository: VarselRepository, Sendable {
         let recipients = Array(Set(notifications.map(\.recipientID)))
         let found = try await Self.one(c.query("SELECT COUNT(*) FROM users WHERE id = ANY(\(recipients))", logger: self.logger)).decode(Int64.self)
         guard found == recipients.count else { throw StoreError.notFound(.recipient) }
-        if FanOut.isSpread(notifications.count) {
-            let fanout = try await recordFanOut(notifications, at: date, c)
-            if let key = idempotencyKey {
-                // A concurrent request with the same key waits here until this one ends, then fails as a duplicate
-                // and is tried again (above).
-                try await c.query("""
-                    INSERT INTO idempotency_key (sender_id, key, fingerprint, notification_ids, created_at, fanout_id)
-                    VALUES (\(key.senderID), \(key.key), \(key.fingerprint), '[]', \(date.timeIntervalSince1970), \(fanout))
-                    """, logger: self.logger)
-            }
-            return .spreading(fanout, written: try await self.writeFanOutChunk(fanout, c).written)
-        }
-        let created = try await self.insertRows([(notifications, date)], c)[0]
+        let rows = try await writeRows(notifications, at: date, c)
         if let key = idempotencyKey {
-            // As above.
-            let ids = String(decoding: try Self.encoder.encode(created.map(\.id)), as: UTF8.self)
+            // A concurrent request with the same key waits here until this one ends, then fails as a duplicate and is
+            // tried again (above). A fan-out has written none yet: its ids are recorded when it is finished.
+            let ids = String(decoding: try Self.encoder.encode(rows.written.map(\.id)), as: UTF8.self)
             try await c.query("""
-                INSERT INTO idempotency_key (sender_id, key, fingerprint, notification_ids, created_at)
-                VALUES (\(key.senderID), \(key.key), \(key.fingerprint), \(ids), \(date.timeIntervalSince1970))
+                INSERT INTO idempotency_key (sender_id, key, fingerprint, notification_ids, created_at, fanout_id)
+                VALUES (\(key.senderID), \(key.key), \(key.fingerprint), \(ids), \(date.timeIntervalSince1970), \(rows.fanout))
                 """, logger: self.logger)
         }
-        try await self.lockEventLog(c)
-        try await self.appendCreatedEvents(created, at: date, c)
-        return .written(CreatedNotifications(items: created, isReplay: false))
+        let (fanout, written) = try await writeEvents(rows, at: date, c)
+        guard let fanout else { return .written(CreatedNotifications(items: written, isReplay: false)) }
+        return .spreading(fanout, written: written)
+    }
+
+    /// What a create writes before it takes the event-log lock: its notifications, or, for a fan-out, its record.
+    struct CreatedRows {
+        var fanout: Int64?
+        var written: [NotificationItem]
+    }
+
+    /// Writes the rows of `notifications` that need no order: all of them when they are few; when they are many, the
+    /// fan-out's record, and none of them yet.
+    func writeRows(_ notifications: [NewNotification], at date: Date, _ c: PostgresConnection) async throws -> CreatedRows {
+        guard FanOut.isSpread(notifications.count) else { return CreatedRows(written: try await insertRows([(notifications, date)], c)[0]) }
+        return CreatedRows(fanout: try await recordFanOut(notifications, at: date, c), written: [])
+    }
+
+    /// Appends the events of `rows` under the event-log lock, or writes a fan-out's first chunk (which takes the lock
+    /// itself); returns the fan-out (nil: all are written) and the notifications written.
+    func writeEvents(_ rows: CreatedRows, at date: Date, _ c: PostgresConnection) async throws -> (fanout: Int64?, written: [NotificationItem]) {
+        if let fanout = rows.fanout { return (fanout, try await writeFanOutChunk(fanout, c).written) }
+        try await lockEventLog(c)
+        try await appendCreatedEvents(rows.written, at: date, c)
+        return (nil, rows.written)
     }
 
     /// Runs `jobs` in one transaction, each as it would run alone, in turn (``PostgresCreateBatch``); returns each
@@ -1104,15 +1115,9 @@ public final class PostgresRepository: VarselRepository, Sendable {
                 """, logger: self.logger)).decode(Int64.self)
             try await c.query("INSERT INTO scenario_recipient (scenario_id, mentor_id) SELECT \(id), unnest(\(mentors)::bigint[])", logger: self.logger)
             let scenario = Scenario(id: id, title: title, body: body, coordinatorID: coordinatorID, createdAt: date)
-            let notifications = mentors.map { makeNotification(id, $0) }
-            if FanOut.isSpread(notifications.count) {
-                let fanout = try await recordFanOut(notifications, at: date, c)
-                return Published(scenario: scenario, items: try await self.writeFanOutChunk(fanout, c).written, fanout: fanout)
-            }
-            let items = try await self.insertRows([(notifications, date)], c)[0]
-            try await self.lockEventLog(c)
-            try await self.appendCreatedEvents(items, at: date, c)
-            return Published(scenario: scenario, items: items, fanout: nil)
+            let rows = try await self.writeRows(mentors.map { makeNotification(id, $0) }, at: date, c)
+            let (fanout, written) = try await self.writeEvents(rows, at: date, c)
+            return Published(scenario: scenario, items: written, fanout: fanout)
         }
         guard let fanout = published.fanout else { return (published.scenario, published.items) }
         return (published.scenario, try await finishFanOut(fanout, written: published.items))
