@@ -4,9 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Chromium for the browser tests; Orca, Xvfb, the AT-SPI bus, D-Bus, openbox and xdotool for the screen-reader suite.
+# Chromium for the browser tests; Orca, Xvfb, the AT-SPI bus, D-Bus, openbox and xdotool for the screen-reader suite,
+# which also reads Firefox ESR and WebKitGTK (its MiniBrowser), and what they report through AT-SPI (python3-pyatspi).
 # PostgreSQL and nginx for the several-instances store and its high-availability test.
-apt_packages=(libsqlite3-dev chromium fonts-dejavu-core orca at-spi2-core dbus-x11 xvfb openbox xdotool postgresql nginx)
+apt_packages=(libsqlite3-dev chromium fonts-dejavu-core orca at-spi2-core dbus-x11 xvfb openbox xdotool postgresql nginx
+              firefox-esr libwebkit2gtk-4.1-0 python3-pyatspi)
 missing=()
 for package in "${apt_packages[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
@@ -31,7 +33,8 @@ swift test --skip-build
 # End-to-end: a real server on a temporary SQLite file, driven over sockets and by Debian's Chromium.
 python3 -m pytest -q tests/e2e
 
-# What a real screen reader says: Orca reading Chromium on a headless desktop, speech from Orca's own log.
+# What a real screen reader says: Orca reading Chromium, Firefox and WebKit on a headless desktop, speech from Orca's
+# own log.
 # Orca reacts to keys asynchronously and can lag on a loaded machine; a test that failed is run once more, on its
 # own, and must pass then (a real regression fails both times).
 python3 -m pytest -q tests/screenreader || python3 -m pytest -q --last-failed tests/screenreader

@@ -171,6 +171,9 @@ public struct Strings: Sendable, Hashable {
     public var acknowledgeAssignment: String { isEnglish ? "Acknowledge assignment" : "Bekreft oppdraget" }
     public var declineAssignment: String { isEnglish ? "Decline assignment" : "Avslå oppdraget" }
     public var cancel: String { isEnglish ? "Cancel" : "Avbryt" }
+    /// The description of a button that opens a dialog, read after its name and role on every engine. (An
+    /// `aria-haspopup="dialog"` is read as "opens dialog" by Chromium but makes WebKit call the button a combo box.)
+    public var opensDialog: String { isEnglish ? "Opens a dialog" : "Åpner en dialog" }
     public var acknowledgeDialogTitle: String { isEnglish ? "Acknowledge this assignment?" : "Bekrefte dette oppdraget?" }
 
     /// A list item's check box label, matching its visible text (004): `Select New assignment, 5 minutes ago`.

@@ -15,6 +15,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "e2e"))
 
 from desktop import Desktop, DesktopError, chromium_args, free_port, new_workdir, wait_for_devtools  # noqa: E402
+from engines import ENGINES, Engine, Probe  # noqa: E402
 from varsel_server import DEMO_PASSWORD, VarselServer  # noqa: E402
 
 
@@ -75,12 +76,70 @@ class ScreenReader:
         return self.page.evaluate("document.activeElement ? document.activeElement.id : ''")
 
 
+@dataclass
+class EngineReader(ScreenReader):
+    """Orca reading Firefox or WebKitGTK: pages are opened from the address bar, and what the engine reports through
+    AT-SPI (focus, states, live-region text) is read from the probe, since no driver is attached to the browser."""
+
+    engine: Engine = None
+    probe: Probe = None
+
+    def goto(self, path: str) -> list[str]:
+        """Opens a page from the address bar as a person would; returns what Orca said until it finished reading."""
+        mark, loads = self.desktop.mark(), self.probe.mark()
+        self.desktop.key("ctrl+l")
+        self.desktop.wait_for_quiet(0.3, 5)
+        subprocess_type(self.desktop, self.server.base_url + path)
+        self.desktop.key("Return")
+        self.wait_for_load(loads, path)
+        self.engine.after_load(self.desktop)
+        self.desktop.wait_for_quiet(0.8, 20)
+        return self.spoken_since(mark)
+
+    def wait_for_load(self, since: int, what: str, title: str = "") -> dict:
+        """Waits until the engine reports a Varsel page (with `title`, when given) loaded after `since`."""
+        loaded = self.probe.wait_for(lambda r: r["event"] == "load" and r["name"].endswith("Varsel") and
+                                     r["name"].startswith(title), 30, f"{self.engine.name} did not load {what}", since=since)
+        self.desktop.wait_for_quiet(1.0, 20)
+        return loaded
+
+    def activate(self, key: str, title: str) -> list[str]:
+        """Presses a key that opens a page (a link, a submit button); returns what Orca said until it finished."""
+        mark, loads = self.desktop.mark(), self.probe.mark()
+        self.desktop.key(key)
+        self.wait_for_load(loads, f"the page after {key}", title)
+        self.desktop.wait_for_quiet(1.0, 20)
+        return self.spoken_since(mark)
+
+    def focused(self) -> dict:
+        return self.probe.focused()
+
+    def focused_id(self) -> str:
+        return self.focused().get("id", "")
+
+
+def sign_in_by_keyboard(reader: ScreenReader, username: str) -> list[str]:
+    """On the sign-in page: Tab to the username, type it, Tab, type the password, Enter; returns the sign-in page's
+    speech up to the username field (what a person hears before typing anything)."""
+    heard, _ = reader.tab_until(lambda text: text.startswith("Username"), limit=8)
+    reader.desktop.key("ctrl+a")
+    subprocess_type(reader.desktop, username)
+    reader.press("Tab")
+    subprocess_type(reader.desktop, DEMO_PASSWORD)
+    return heard
+
+
+def demo_server(directory: Path) -> VarselServer:
+    """`varsel serve --demo` on a new SQLite file, reached as http://localhost:PORT, its public URL, so passkeys work
+    (WebAuthn refuses IP-address origins)."""
+    port = free_port()
+    return VarselServer(database=directory / "varsel.sqlite", port=port, host_name="localhost",
+                        extra_args=["--public-url", f"http://localhost:{port}"]).start()
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    # Reached as http://localhost:PORT, its public URL, so passkeys work (WebAuthn refuses IP-address origins).
-    port = free_port()
-    instance = VarselServer(database=tmp_path_factory.mktemp("orca") / "varsel.sqlite", port=port, host_name="localhost",
-                            extra_args=["--public-url", f"http://localhost:{port}"]).start()
+    instance = demo_server(tmp_path_factory.mktemp("orca"))
     yield instance
     instance.stop()
 
@@ -136,6 +195,26 @@ def reader(server):
         if playwright:
             playwright.stop()
         desktop.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+@pytest.fixture(scope="module", params=sorted(ENGINES))
+def engine_reader(request, tmp_path_factory):
+    """Orca with Firefox ESR or WebKitGTK on its own desktop and its own demo server, nobody signed in yet."""
+    workdir = new_workdir()
+    desktop = Desktop(workdir)
+    server = demo_server(tmp_path_factory.mktemp("orca-" + request.param))
+    try:
+        desktop.start()
+        probe = Probe(desktop, workdir / "atspi-probe.jsonl").start()
+        engine = ENGINES[request.param]()
+        engine.start(desktop, workdir)
+        desktop.focus_window_class(engine.window_class)
+        desktop.wait_for_quiet(1.0, 20)
+        yield EngineReader(desktop, None, server, engine=engine, probe=probe)
+    finally:
+        desktop.stop()
+        server.stop()
         shutil.rmtree(workdir, ignore_errors=True)
 
 

@@ -268,6 +268,34 @@ class Desktop:
             time.sleep(0.2)
         raise DesktopError(f"no window named like {name_pattern!r}")
 
+    def window_ids(self, class_pattern: str) -> list[str]:
+        """The visible windows whose class matches (a browser's main window is its last)."""
+        found = subprocess.run(["xdotool", "search", "--onlyvisible", "--class", class_pattern], env=self.env,
+                               capture_output=True, text=True)
+        return found.stdout.split()
+
+    def focus_window_class(self, class_pattern: str) -> None:
+        """Raises and focuses the last visible window of a class (a browser whose title changes with the page)."""
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            ids = self.window_ids(class_pattern)
+            if ids:
+                subprocess.run(["xdotool", "windowactivate", "--sync", ids[-1]], env=self.env, capture_output=True, timeout=10)
+                subprocess.run(["xdotool", "windowfocus", "--sync", ids[-1]], env=self.env, capture_output=True, timeout=10)
+                return
+            time.sleep(0.2)
+        raise DesktopError(f"no window of class {class_pattern!r}")
+
+    def window_geometry(self, class_pattern: str) -> tuple[int, int, int, int]:
+        """x, y, width and height of the last visible window of a class."""
+        ids = self.window_ids(class_pattern)
+        if not ids:
+            raise DesktopError(f"no window of class {class_pattern!r}")
+        shell = subprocess.run(["xdotool", "getwindowgeometry", "--shell", ids[-1]], env=self.env, capture_output=True,
+                               text=True, check=True).stdout
+        values = dict(line.split("=", 1) for line in shell.split())
+        return int(values["X"]), int(values["Y"]), int(values["WIDTH"]), int(values["HEIGHT"])
+
 
 def _has_locale(name: str) -> bool:
     try:

@@ -16,7 +16,8 @@ from urllib.parse import urlparse
 import pytest
 
 from conftest import ScreenReader, normalize, subprocess_type
-from varsel_server import DEMO_PASSWORD, ROOT, varsel_binary
+from transcript import orca_form, transcript_section
+from varsel_server import DEMO_PASSWORD
 
 def joined(spoken: list[str]) -> str:
     return ". ".join(spoken)
@@ -100,43 +101,6 @@ def test_the_filter_bar_with_assignments_selected_says_filter_assignments_active
 
 
 # The transcript and Orca, element by element -------------------------------------------------------------------
-
-# Orca's own words for what the page exposes; nothing else may differ.
-ORCA_WORDS = [
-    (", toggle button, pressed", " toggle button pressed"),
-    (", toggle button, not pressed", " toggle button not pressed"),
-    (", check box, not checked", " check box not checked"),
-    (", switch, on", " switch on"),
-    (", switch, off", " switch off"),
-    (", heading, level 1", " heading level 1"),
-    (", group", " panel"),
-    (", link", " link"),
-    (", tab, ", " page tab. "),
-]
-
-
-def orca_form(transcript_line: str) -> str:
-    """A transcript line as Orca words it: its role words, and the hint as a separate utterance."""
-    phrase = transcript_line.strip()
-    for ours, orcas in ORCA_WORDS:
-        if ours in phrase:
-            phrase = phrase.replace(ours, orcas, 1)
-            break
-    return phrase
-
-
-def transcript_section(title: str, locale: str = "en") -> list[str]:
-    output = subprocess.run([str(varsel_binary()), "transcript", "--reader", "web", "--locale", locale], capture_output=True,
-                            text=True, cwd=ROOT, check=True).stdout
-    lines = output.splitlines()
-    start = lines.index(title)
-    section = []
-    for line in lines[start + 1:]:
-        if not line.startswith("  "):
-            break
-        section.append(line.strip())
-    return section
-
 
 def test_the_web_transcript_says_what_orca_says_on_the_settings_screen(reader):
     expected = [orca_form(line) for line in transcript_section("Notification settings:") if " switch, " in line]
@@ -230,7 +194,7 @@ def test_the_dialog_is_spoken_when_it_opens_and_focus_return_is_spoken_when_it_c
     reader.desktop.key("Return")
     reader.desktop.wait_for_speech(lambda u: u.text.startswith("Finished loading Contact"), 15, since=mark)
     reader.desktop.wait_for_quiet(0.8)
-    assert reader.press("Tab")[-2:] == ["Acknowledge assignment push button", "opens dialog"] or \
+    assert reader.press("Tab")[-2:] == ["Acknowledge assignment push button", "Opens a dialog"] or \
         "Acknowledge assignment push button" in reader.spoken_since(mark)
     opened = "Acknowledge this assignment? You confirm that you will visit and that the coordinator may count on you"
     returned = "Acknowledge assignment push button"
@@ -636,7 +600,7 @@ def test_the_erasure_dialog_is_spoken_when_it_opens_keeps_focus_inside_and_cance
     reader.desktop.wait_for_quiet(0.8)
     launcher = "Erase these details push button"
     spoken, _ = reader.tab_until(lambda text: text.startswith(launcher))
-    assert spoken[spoken.index(launcher):][:2] == [launcher, "opens dialog"], spoken
+    assert spoken[spoken.index(launcher):][:2] == [launcher, "Opens a dialog"], spoken
     for attempt, (open_key, moves, close_key) in enumerate([
             ("Return", [("Tab", "Erase push button", "confirm-erase"), ("Tab", "Cancel push button", "cancel-erase"),
                         ("Tab", "Erase push button", "confirm-erase"), ("shift+Tab", "Cancel push button", "cancel-erase")],

@@ -135,7 +135,7 @@ struct PagesController {
             isCoordinator: workspace == .coordinator, tabs: tabs, flash: flash, lastEventId: resumePoint,
             strings: ChromeStrings(skipToContent: strings.skipToContent, signOut: strings.signOut,
                                    mainNavigation: workspace == .coordinator ? strings.coordinatorNavigation : strings.mainNavigation,
-                                   profile: strings.tabName(.profile)))
+                                   profile: strings.tabName(.profile), opensDialog: strings.opensDialog))
     }
 
     /// The confirmation for a finished form action, carried across the redirect as `?done=` (``Flash``).

@@ -27,6 +27,8 @@ struct ChromeStrings {
     var mainNavigation: String
     /// The Profile screen's name: a coordinator's bar has no Profile tab, so the header links to it.
     var profile: String
+    /// The description of a button that opens a dialog ("Opens a dialog").
+    var opensDialog: String
 }
 
 /// One tab of the bottom navigation, rendered from the core's description of it.

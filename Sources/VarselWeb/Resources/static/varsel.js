@@ -333,8 +333,9 @@
   const focusable = "a[href], button:not([disabled]), input:not([disabled]):not([type=hidden]), select, textarea, [tabindex]:not([tabindex='-1'])";
   document.querySelectorAll("dialog").forEach((dialog) => {
     // Tab and Shift+Tab wrap inside the open modal (seed 001: focus is confined within the dialog).
+    // WebKitGTK names Shift+Tab's key (ISO_Left_Tab) "Unidentified"; its key code is still the Tab key's.
     dialog.addEventListener("keydown", (event) => {
-      if (event.key !== "Tab" || !dialog.matches(":modal")) return;
+      if ((event.key !== "Tab" && event.keyCode !== 9) || !dialog.matches(":modal")) return;
       const items = Array.from(dialog.querySelectorAll(focusable));
       if (!items.length) return;
       const first = items[0];
