@@ -17,6 +17,9 @@ public final class PushDeliveryWorker: Service, Sendable {
         /// The VAPID `sub` claim: a `mailto:` or https URL where the push service can reach the operator.
         public var subject: String
         public var endpointPolicy: PushEndpointPolicy
+        /// Varsel's public origin: where a notification's tap goes (`navigate` is absolute in a declarative push).
+        /// Asked at each push: without a public URL it is the address the server listens on, known once it does.
+        public var origin: @Sendable () -> URL = { URL(string: "http://localhost:8080")! }
         /// How often it looks for new notifications and due retries.
         public var pollInterval: Duration = .milliseconds(500)
         /// How long a push service should keep a push for a device that is offline, counted from the
@@ -168,7 +171,9 @@ public final class PushDeliveryWorker: Service, Sendable {
             logger.warning("push endpoint refused; subscription removed", metadata: ["push.subscription.id": "\(subscription.id)", "reason": "\(error)"])
             return .gone
         }
-        let message = try JSONEncoder().encode(PushMessage(lockScreen, subscription: subscription))
+        let unread = try await store.unreadCount(for: user.id)
+        let message = try JSONEncoder().encode(PushMessage(lockScreen, subscription: subscription, origin: configuration.origin(),
+                                                           unreadCount: unread))
         // A lock screen allowed to show the details of the person to visit is a read of them, recorded as such.
         if preferences.isShowingDetailsOnLockScreen, item.containsPersonalDetails(item.title) || item.containsPersonalDetails(item.body),
            case let .contact(contactID, _) = item.deepLink {

@@ -2,26 +2,57 @@ import Foundation
 import VarselCore
 import VarselStore
 
-/// The JSON a push carries to the service worker: the core's lock-screen decision, plus what its buttons post.
+/// The JSON a push carries: a Declarative Web Push message, which Safari 18.4 and later show themselves and Varsel's
+/// service worker shows on every other browser, so there is one payload format.
 ///
-/// Field names follow the Notifications API (`title`, `body`, `tag`, `lang`, `requireInteraction`, `vibrate`,
-/// `silent`, `actions`), so the service worker passes them on without deciding anything.
+/// `web_push: 8030` marks the message as declarative; `notification` holds the core's lock-screen decision (title,
+/// body, language, tag, urgency, vibration, sound) with `navigate`, the absolute same-origin address its tap opens;
+/// `app_badge` is the mentor's unread count after this notification, for the installed app's badge. The
+/// "Acknowledge" button's token is in `notification.data`, which only a service worker reads.
 public struct PushMessage: Codable, Sendable, Equatable {
-    public var title: String
-    public var body: String
-    public var tag: String
-    public var lang: String
-    /// Where opening the notification goes (same origin).
-    public var url: String
-    public var requireInteraction: Bool
-    public var vibrate: [Int]
-    public var silent: Bool
-    public var actions: [Action]
-    public var acknowledge: Acknowledge?
+    /// The marker of a declarative push message (the RFC number of Web Push): always 8030.
+    public var webPush: Int
+    public var notification: Notification
+    /// The unread count the installed app's badge shows.
+    public var appBadge: Int
+    /// False: a browser that shows declarative messages shows this one as it is, without asking a service worker.
+    public var mutable: Bool
 
+    enum CodingKeys: String, CodingKey {
+        case webPush = "web_push", notification, appBadge = "app_badge", mutable
+    }
+
+    /// What the system shows, in the members of the declarative format.
+    public struct Notification: Codable, Sendable, Equatable {
+        public var title: String
+        public var body: String
+        public var lang: String
+        public var dir: String
+        public var tag: String
+        /// Where opening the notification goes: an absolute URL on Varsel's own origin.
+        public var navigate: String
+        public var silent: Bool
+        /// Urgent notifications stay until the mentor acts on them.
+        public var requireInteraction: Bool
+        public var vibrate: [Int]
+        public var actions: [Action]
+        public var data: Details
+
+        enum CodingKeys: String, CodingKey {
+            case title, body, lang, dir, tag, navigate, silent, requireInteraction = "require_interaction", vibrate, actions, data
+        }
+    }
+
+    /// A button on the notification; `navigate` is where it goes on a browser that shows the message itself.
     public struct Action: Codable, Sendable, Equatable {
         public var action: String
         public var title: String
+        public var navigate: String
+    }
+
+    /// What Varsel's service worker needs beyond the declarative members.
+    public struct Details: Codable, Sendable, Equatable {
+        public var acknowledge: Acknowledge?
     }
 
     /// What the "Acknowledge" button posts, where, and what the device says after.
@@ -33,21 +64,31 @@ public struct PushMessage: Codable, Sendable, Equatable {
         public var failure: String
     }
 
-    /// The message for `notification` as `subscription`'s device shows it.
-    public init(_ notification: LockScreenNotification, subscription: PushSubscription) {
-        title = notification.title
-        body = notification.body
-        tag = notification.tag
-        lang = notification.language
-        url = notification.path
-        requireInteraction = notification.requiresInteraction
-        vibrate = notification.vibration
-        silent = notification.isSilent
-        actions = notification.actions.map { Action(action: $0.id, title: $0.title) }
-        acknowledge = notification.acknowledgement.map {
-            Acknowledge(url: "/api/v1/push-subscriptions/\(subscription.id)/acknowledge", assignmentID: $0.assignmentID,
-                        token: PushActionToken.acknowledge(assignmentID: $0.assignmentID, subscription: subscription),
-                        confirmation: $0.confirmation, failure: $0.failure)
-        }
+    /// The message for `notification` as `subscription`'s device shows it; `origin` is Varsel's public origin
+    /// (`https://varsel.example.org`), `unreadCount` the recipient's unread notifications.
+    public init(_ notification: LockScreenNotification, subscription: PushSubscription, origin: URL, unreadCount: Int) {
+        let navigate = Self.absolute(notification.path, origin: origin)
+        webPush = 8030
+        appBadge = unreadCount
+        mutable = false
+        self.notification = Notification(
+            title: notification.title, body: notification.body, lang: notification.language, dir: "auto", tag: notification.tag,
+            navigate: navigate, silent: notification.isSilent, requireInteraction: notification.requiresInteraction,
+            vibrate: notification.vibration,
+            actions: notification.actions.map { Action(action: $0.id, title: $0.title, navigate: navigate) },
+            data: Details(acknowledge: notification.acknowledgement.map {
+                Acknowledge(url: "/api/v1/push-subscriptions/\(subscription.id)/acknowledge", assignmentID: $0.assignmentID,
+                            token: PushActionToken.acknowledge(assignmentID: $0.assignmentID, subscription: subscription),
+                            confirmation: $0.confirmation, failure: $0.failure)
+            }))
+    }
+
+    /// `path` on `origin`, whatever path the origin's URL has.
+    static func absolute(_ path: String, origin: URL) -> String {
+        var components = URLComponents()
+        components.scheme = origin.scheme
+        components.host = origin.host
+        components.port = origin.port
+        return (components.string ?? "") + path
     }
 }

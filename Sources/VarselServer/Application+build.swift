@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdCore
 import Logging
+import Synchronization
 import VarselCore
 import VarselPostgres
 import VarselPush
@@ -47,6 +48,25 @@ public struct ServerConfiguration: Sendable {
     public var dataKeys: DataKeyring?
 
     public init() {}
+
+    /// Where people reach Varsel: `--public-url`, or else the address it listens on on `port` (`localhost` when it
+    /// listens on every address).
+    func publicOrigin(port: Int) -> URL {
+        if let publicURL = http.publicURL { return publicURL }
+        let name = ["0.0.0.0", "::", ""].contains(host) ? "localhost" : host.contains(":") ? "[\(host)]" : host
+        return URL(string: "http://\(name):\(port)") ?? URL(string: "http://localhost:\(port)")!
+    }
+}
+
+/// The port the server listens on, once it does (`--port 0` lets the system choose one).
+final class ListeningPort: Sendable {
+    private let port: Mutex<Int>
+
+    init(_ configured: Int) { port = Mutex(configured) }
+
+    var value: Int { port.withLock { $0 } }
+
+    func listening(on actual: Int) { port.withLock { $0 = actual } }
 }
 
 /// How the server sends Web Push.
@@ -121,18 +141,23 @@ public func buildApplication(
         try await DemoSeeder(services: services, logger: logger).seed()
     }
     let router = try await VarselRouter.build(services: services)
+    let listeningPort = ListeningPort(configuration.port)
     let http1 = HTTP1Channel.Configuration(idleTimeout: .nanoseconds(configuration.idleTimeout.components.seconds * 1_000_000_000
         + configuration.idleTimeout.components.attoseconds / 1_000_000_000))
     var app = Application(
         router: router,
         server: .varselHTTP1(configuration: http1),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Varsel"),
-        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
+        onServerRunning: { channel in
+            listeningPort.listening(on: channel.localAddress?.port ?? configuration.port)
+            await onServerRunning(channel.localAddress?.port ?? 0)
+        },
         logger: logger
     )
     var pushConfiguration = PushDeliveryWorker.Configuration(subject: configuration.push.resolvedSubject(publicURL: configuration.http.publicURL),
                                                              endpointPolicy: endpointPolicy)
     pushConfiguration.pollInterval = .milliseconds(500)
+    pushConfiguration.origin = { configuration.publicOrigin(port: listeningPort.value) }
     let pushWorker = PushDeliveryWorker(store: store, transport: HTTPPushTransport(), vapid: vapid, configuration: pushConfiguration,
                                         metrics: services.metrics.push, now: now, logger: logger)
     app.addServices(services.pump, MaintenanceService(repository: services.repository, sender: services.sender, now: services.now,

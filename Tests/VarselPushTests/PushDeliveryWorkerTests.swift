@@ -48,6 +48,7 @@ struct PushDeliveryWorkerTests {
         var configuration = PushDeliveryWorker.Configuration(subject: "mailto:drift@varsel.example",
                                                              endpointPolicy: PushEndpointPolicy(allowsInsecureEndpoints: true))
         configuration.initialBackoff = 5
+        configuration.origin = { URL(string: "https://varsel.example.org/ignored/path")! }
         let clock = clock
         return PushDeliveryWorker(store: store ?? self.store, transport: transport, vapid: VAPIDKey.generate(), configuration: configuration,
                                   metrics: metrics, now: { clock.now }, logger: Logger(label: "test"))
@@ -94,12 +95,17 @@ struct PushDeliveryWorkerTests {
         #expect(header(request, "Topic") == "varsel-\(item.id)")
         #expect(header(request, "Content-Encoding") == "aes128gcm")
         #expect(header(request, "Authorization")?.hasPrefix("vapid t=") == true)
-        let shown = try message(request)
+        // A declarative push message: the core's lock-screen text, an absolute same-origin link, the unread count.
+        let message = try message(request)
+        let shown = message.notification
+        #expect(message.webPush == 8030 && !message.mutable)
+        #expect(message.appBadge == 1)
         #expect(shown.title == "Assignment (urgent): New assignment")
         #expect(shown.body == "Open Varsel to read it.")
         #expect(shown.requireInteraction)
-        #expect(shown.url == "/notifications/\(item.id)/open")
-        let acknowledge = try #require(shown.acknowledge)
+        #expect(shown.navigate == "https://varsel.example.org/notifications/\(item.id)/open")
+        #expect(shown.actions.map(\.navigate) == [shown.navigate, shown.navigate])
+        let acknowledge = try #require(shown.data.acknowledge)
         #expect(acknowledge.url == "/api/v1/push-subscriptions/\(subscription.id)/acknowledge")
         #expect(PushActionToken.verifyAcknowledge(acknowledge.token, assignmentID: 9, subscription: subscription))
         #expect(!PushActionToken.verifyAcknowledge(acknowledge.token, assignmentID: 10, subscription: subscription))
@@ -127,7 +133,7 @@ struct PushDeliveryWorkerTests {
         clock.advance(1)
         try await worker.step()
         #expect(transport.requests.count == 2)
-        #expect(try message(transport.requests[1]).body == "Visit Kari Nordmann at Storgata 1")
+        #expect(try message(transport.requests[1]).notification.body == "Visit Kari Nordmann at Storgata 1")
         let reads = try await store.contactReads(contactID: 4)
         #expect(reads.map(\.channel) == [.push])
         #expect(reads.map(\.userID) == [mentor.id])

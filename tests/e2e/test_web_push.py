@@ -91,16 +91,25 @@ def test_a_notification_created_while_no_page_is_open_reaches_the_device_encrypt
 
     plaintext = device.decrypt(push)
     assert b"Kari" not in plaintext and b"Storgata" not in plaintext and b"mornings" not in plaintext
-    message = json.loads(plaintext)
+    declarative = json.loads(plaintext)
+    # A Declarative Web Push message (Safari 18.4+ shows it by itself; the service worker shows the same elsewhere):
+    # the marker, the notification, the unread count after it for the app's badge, and nothing else at the top.
+    assert sorted(declarative) == ["app_badge", "mutable", "notification", "web_push"]
+    assert declarative["web_push"] == 8030 and declarative["mutable"] is False
+    _, _, unread = push_server.request("GET", "/api/v1/notifications/unread-count", mentor)
+    assert declarative["app_badge"] == unread["count"] and unread["count"] >= 1, unread
+    message = declarative["notification"]
     # The core's lock-screen text (Strings.lockScreenTitle, lockScreenHiddenBody): kind and title, no body details.
     assert message["title"] == "Assignment (urgent): New assignment"
     assert message["body"] == "Open Varsel to read it."
-    assert message["lang"] == "en"
-    assert message["requireInteraction"] is True
+    assert message["lang"] == "en" and message["dir"] == "auto"
+    assert message["require_interaction"] is True and message["silent"] is False
     assert message["vibrate"] == [200, 100, 200, 100, 200]  # the core's urgent CuePlan pattern
-    assert message["url"] == f"/notifications/{created['notificationId']}/open"
-    assert [action["title"] for action in message["actions"]] == ["Open", "Acknowledge"]
-    assert message["acknowledge"]["url"] == f"/api/v1/push-subscriptions/{subscription['id']}/acknowledge"
+    # Where a tap goes: absolute, on Varsel's own origin.
+    assert message["navigate"] == f"{push_server.base_url}/notifications/{created['notificationId']}/open"
+    assert [(action["title"], action["navigate"]) for action in message["actions"]] == [
+        ("Open", message["navigate"]), ("Acknowledge", message["navigate"])]
+    assert message["data"]["acknowledge"]["url"] == f"/api/v1/push-subscriptions/{subscription['id']}/acknowledge"
     assert wait_until(lambda: metric(push_server, "varsel_push_sent_total") == 1)
 
 
@@ -114,10 +123,10 @@ def test_details_show_on_the_lock_screen_only_when_the_mentor_turned_that_on(pus
     preferences["lockScreenDetails"] = True
     assert push_server.request("PUT", "/api/v1/preferences", mentor, preferences)[0] == 200
     assign(push_server, coordinator)
-    message = json.loads(device.decrypt(push_service.wait_for("phone", 1)[0]))
+    message = json.loads(device.decrypt(push_service.wait_for("phone", 1)[0]))["notification"]
     assert message["title"] == "Assignment: New assignment"
     assert message["body"] == "Visit Kari Nordmann at Storgata 1"
-    assert message["requireInteraction"] is False
+    assert message["require_interaction"] is False
 
 
 def test_the_acknowledge_button_answers_the_assignment_with_the_token_the_push_carried(push_server, push_service):
@@ -126,7 +135,7 @@ def test_the_acknowledge_button_answers_the_assignment_with_the_token_the_push_c
     device = Device()
     subscribe(push_server, mentor, device, push_service.endpoint("phone"))
     created = assign(push_server, coordinator)
-    acknowledge = json.loads(device.decrypt(push_service.wait_for("phone", 1)[0]))["acknowledge"]
+    acknowledge = json.loads(device.decrypt(push_service.wait_for("phone", 1)[0]))["notification"]["data"]["acknowledge"]
     body = {"assignmentID": acknowledge["assignmentID"], "token": acknowledge["token"]}
     # A wrong token, or the right token for another assignment, does nothing.
     forged = dict(body, token=acknowledge["token"][:-2] + ("AA" if not acknowledge["token"].endswith("AA") else "BB"))
@@ -167,7 +176,7 @@ def test_429_is_retried_after_retry_after_and_arrives_once(push_server, push_ser
     assert first.status == 429 and second.status == 201
     # Retry-After's 2 s, not the worker's own backoff (5 s ± 20 %) and not sooner; the worker looks twice a second.
     assert 1.9 <= second.at - first.at < 3.9, f"retried after {second.at - first.at:.2f} s; Retry-After said 2 s"
-    assert json.loads(device.decrypt(second))["title"] == "Assignment: New assignment"
+    assert json.loads(device.decrypt(second))["notification"]["title"] == "Assignment: New assignment"
     # The accepted push is recorded as sent (its delivery finished), after the one retry.
     assert wait_until(lambda: metric(push_server, "varsel_push_sent_total") == 1)
     assert metric(push_server, "varsel_push_retries_total") == 1
@@ -196,7 +205,8 @@ def test_a_restart_in_the_middle_of_a_retry_loses_nothing(push_server, push_serv
     pushes = push_service.wait_for("flaky", 2, timeout=30)
     assert pushes[1].status == 201
     assert pushes[1].headers["Topic"] == f"varsel-{created['notificationId']}"
-    assert json.loads(device.decrypt(pushes[1]))["url"] == f"/notifications/{created['notificationId']}/open"
+    assert json.loads(device.decrypt(pushes[1]))["notification"]["navigate"] == (
+        f"{push_server.base_url}/notifications/{created['notificationId']}/open")
 
 
 def test_a_subscription_ends_with_the_session_that_made_it(push_server, push_service):

@@ -217,7 +217,7 @@ def test_the_device_switch_subscribes_this_browser_and_says_so(browser, push_ser
         listed = push_server.request("GET", "/api/v1/push-subscriptions", mentor)[2]
         assert [entry["endpoint"] for entry in listed] == [push_service.endpoint("switch")]
         assign(push_server, push_server.token("demo-coordinator"))
-        assert json.loads(device.decrypt(push_service.wait_for("switch", 1)[0]))["title"] == "Assignment: New assignment"
+        assert json.loads(device.decrypt(push_service.wait_for("switch", 1)[0]))["notification"]["title"] == "Assignment: New assignment"
         page.click("#setting-device-notifications")
         page.wait_for_function("document.getElementById('live-polite').textContent.includes('Notifications on this device are off')")
         assert push_server.request("GET", "/api/v1/push-subscriptions", mentor)[2] == []

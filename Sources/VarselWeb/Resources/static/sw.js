@@ -1,6 +1,7 @@
-// Varsel's service worker: shows each push as the server decided it (the core's lock-screen text, language,
-// urgency, vibration and buttons), opens its screen when tapped, answers "Acknowledge" without opening Varsel,
-// and keeps one offline page. It caches nothing else: no page with personal data is ever stored.
+// Varsel's service worker: shows each push as the server decided it (a declarative push message: the core's
+// lock-screen text, language, urgency, vibration and buttons), sets the app's badge, opens its screen when tapped,
+// answers "Acknowledge" without opening Varsel, and keeps one offline page. It caches nothing else: no page with
+// personal data is ever stored.
 "use strict";
 
 const OFFLINE_CACHE = "varsel-offline-v1";
@@ -31,26 +32,47 @@ self.addEventListener("push", (event) => {
   } catch (error) {
     message = null;
   }
-  event.waitUntil(showMessage(message));
+  event.waitUntil(Promise.all([showMessage(message), setBadge(message)]));
 });
 
-// Shows a push message; the fields are the Notifications API's own, so nothing is decided here.
+// Shows a declarative push message (`web_push: 8030`) as Safari shows it by itself: the members are the
+// Notifications API's own, so nothing is decided here. Opening it goes to `navigate`'s path on this worker's origin.
 function showMessage(message) {
-  if (!message || typeof message.title !== "string") {
+  const notification = message && message.web_push === 8030 ? message.notification : null;
+  if (!notification || typeof notification.title !== "string" || typeof notification.navigate !== "string") {
     // A push must show something (userVisibleOnly); without a readable message, say only the app's name.
     return self.registration.showNotification("Varsel", { tag: "varsel-unreadable" });
   }
-  return self.registration.showNotification(message.title, {
-    body: message.body,
-    tag: message.tag,
-    lang: message.lang,
-    requireInteraction: Boolean(message.requireInteraction),
-    vibrate: message.vibrate || [],
-    silent: Boolean(message.silent),
-    actions: message.actions || [],
+  const data = notification.data || {};
+  return self.registration.showNotification(notification.title, {
+    body: notification.body,
+    tag: notification.tag,
+    lang: notification.lang,
+    dir: notification.dir || "auto",
+    requireInteraction: Boolean(notification.require_interaction),
+    vibrate: notification.vibrate || [],
+    silent: Boolean(notification.silent),
+    actions: (notification.actions || []).map((action) => ({ action: action.action, title: action.title })),
     icon: "/static/icon-192.png",
-    data: { url: message.url, acknowledge: message.acknowledge || null },
+    data: { url: samePath(notification.navigate), acknowledge: data.acknowledge || null },
   });
+}
+
+// The installed app's badge: the unread count the push carried (`app_badge`), cleared at zero.
+function setBadge(message) {
+  const count = message && Number.isInteger(message.app_badge) ? message.app_badge : null;
+  if (count === null || !("setAppBadge" in self.navigator)) return Promise.resolve();
+  return (count > 0 ? self.navigator.setAppBadge(count) : self.navigator.clearAppBadge()).catch(() => undefined);
+}
+
+// `navigate`'s path and query, so a tap never leaves this worker's origin.
+function samePath(url) {
+  try {
+    const parsed = new URL(url, self.location.origin);
+    return parsed.pathname + parsed.search;
+  } catch (error) {
+    return "/notifications";
+  }
 }
 
 self.addEventListener("notificationclick", (event) => {

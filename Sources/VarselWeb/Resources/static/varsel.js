@@ -160,6 +160,17 @@
     }
     const summary = document.getElementById("unread-summary");
     if (summary && count.summary) summary.textContent = count.summary;
+    appBadge(count.count);
+  }
+
+  // The installed app's badge on the Home Screen follows the unread count as items are read or arrive.
+  function appBadge(count) {
+    if (!("setAppBadge" in navigator)) return;
+    (count > 0 ? navigator.setAppBadge(count) : navigator.clearAppBadge()).catch(() => {});
+  }
+  if (document.getElementById("tab-notifications")) {
+    const shownBadge = document.getElementById("tab-notifications-badge");
+    appBadge(shownBadge ? Number(shownBadge.textContent) || 0 : 0);
   }
 
   // ---- The tab bar: a tablist with one Tab stop; arrow keys move, Enter or Space follows (003) ----------
