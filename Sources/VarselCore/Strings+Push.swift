@@ -88,3 +88,62 @@ extension Strings {
 
     public var offlineRetry: String { isEnglish ? "Try again" : "Prøv igjen" }
 }
+
+// MARK: Devices and their delivery
+
+extension Strings {
+    /// The Profile's section that lists the devices that get notifications.
+    public var devicesHeading: String { isEnglish ? "Devices that get notifications" : "Enheter som får varsler" }
+
+    /// Says what the device list is, above it.
+    public var devicesIntro: String {
+        isEnglish
+            ? "Each phone or computer where you turned on notifications, and whether it shows them."
+            : "Hver telefon eller datamaskin der du har slått på varsler, og om den viser dem."
+    }
+
+    /// Stands in for the list when no device gets notifications.
+    public var noDevices: String {
+        isEnglish
+            ? "No device gets notifications. Turn on “Notifications on this device” in Notification settings on your phone."
+            : "Ingen enhet får varsler. Slå på «Varsler på denne enheten» i varselinnstillingene på telefonen."
+    }
+
+    /// One device and how its delivery stands: `iPhone (Safari), last notification shown today at 2:02 PM`,
+    /// `iPhone (Safari), not confirmed since December 3, 2026: open Varsel on this phone to wake it up`.
+    public func deviceLine(_ device: PushDeviceStatus, health: PushDeviceStatus.Health, now: Date, timeZone: TimeZone) -> String {
+        let state: String = switch (health, isEnglish) {
+        case (.waiting, true): "no notification sent to it yet"
+        case (.waiting, false): "ingen varsler sendt dit ennå"
+        case let (.shows(shown), true): "last notification shown \(dayAndTime(shown, now: now, timeZone: timeZone))"
+        case let (.shows(shown), false): "siste varsel vist \(dayAndTime(shown, now: now, timeZone: timeZone))"
+        case let (.notConfirmed(since), true):
+            "not confirmed since \(longDate(since, timeZone: timeZone)): open Varsel on this phone to wake it up"
+        case let (.notConfirmed(since), false):
+            "ikke bekreftet siden \(longDate(since, timeZone: timeZone)): åpne Varsel på denne telefonen for å vekke den"
+        case let (.revoked(at), true):
+            "stopped taking notifications on \(longDate(at, timeZone: timeZone)): turn notifications on again on this phone"
+        case let (.revoked(at), false):
+            "sluttet å ta imot varsler \(longDate(at, timeZone: timeZone)): slå på varsler igjen på denne telefonen"
+        }
+        return "\(device.name), \(state)"
+    }
+
+    /// For a coordinator: a mentor none of whose devices can be counted on to show a notification.
+    public var noDeviceShowsNotifications: String {
+        isEnglish ? "no device shows notifications" : "ingen enhet viser varsler"
+    }
+
+    /// `today at 2:02 PM`, `yesterday at 9:15 AM`, `on December 3, 2026 at 2:02 PM` (and in Norwegian `i dag kl. 14:02`).
+    public func dayAndTime(_ date: Date, now: Date, timeZone: TimeZone) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let time = date.formatted(Date.FormatStyle(date: .omitted, time: .shortened, locale: language.locale, calendar: calendar,
+                                                   timeZone: timeZone))
+        if calendar.isDate(date, inSameDayAs: now) { return isEnglish ? "today at \(time)" : "i dag kl. \(time)" }
+        if let yesterday = calendar.date(byAdding: .day, value: -1, to: now), calendar.isDate(date, inSameDayAs: yesterday) {
+            return isEnglish ? "yesterday at \(time)" : "i går kl. \(time)"
+        }
+        return isEnglish ? "on \(longDate(date, timeZone: timeZone)) at \(time)" : "\(longDate(date, timeZone: timeZone)) kl. \(time)"
+    }
+}

@@ -271,6 +271,25 @@ enum PostgresMigrations {
             "ALTER TABLE idempotency_key ADD COLUMN fanout_id BIGINT",
             "CREATE INDEX idempotency_key_by_fanout ON idempotency_key (fanout_id) WHERE fanout_id IS NOT NULL",
         ]),
+        // What is known of each device's delivery: accepted pushes, the ones its service worker reported shown, and
+        // when its push service stopped taking them.
+        ("v11: push receipts and device health", [
+            "ALTER TABLE push_subscription ADD COLUMN device_name TEXT NOT NULL DEFAULT ''",
+            "ALTER TABLE push_subscription ADD COLUMN last_accepted_at DOUBLE PRECISION",
+            "ALTER TABLE push_subscription ADD COLUMN last_shown_at DOUBLE PRECISION",
+            "ALTER TABLE push_subscription ADD COLUMN first_unshown_at DOUBLE PRECISION",
+            "ALTER TABLE push_subscription ADD COLUMN unshown_count INTEGER NOT NULL DEFAULT 0",
+            "ALTER TABLE push_subscription ADD COLUMN revoked_at DOUBLE PRECISION",
+            """
+            CREATE TABLE push_sent (
+                subscription_id BIGINT NOT NULL REFERENCES push_subscription(id) ON DELETE CASCADE,
+                notification_id BIGINT NOT NULL,
+                accepted_at DOUBLE PRECISION NOT NULL,
+                shown_at DOUBLE PRECISION,
+                PRIMARY KEY (subscription_id, notification_id)
+            )
+            """,
+        ]),
     ]
 
     /// Applies the migrations not yet applied, one transaction each, under a lock so instances starting together

@@ -17,9 +17,9 @@ extension PostgresRepository {
         try await write { c in
             try await c.query("DELETE FROM push_subscription WHERE endpoint = \(new.endpoint)", logger: self.logger)
             let id = try await Self.one(c.query("""
-                INSERT INTO push_subscription (user_id, session_token_hash, endpoint, p256dh, auth, action_secret, created_at)
+                INSERT INTO push_subscription (user_id, session_token_hash, endpoint, p256dh, auth, action_secret, created_at, device_name)
                 VALUES (\(new.userID), \(new.sessionTokenHash), \(new.endpoint), \(new.p256dh), \(new.auth), \(new.actionSecret),
-                        \(date.timeIntervalSince1970))
+                        \(date.timeIntervalSince1970), \(new.deviceName))
                 RETURNING id
                 """, logger: self.logger)).decode(Int64.self)
             return PushSubscription(id: id, userID: new.userID, sessionTokenHash: new.sessionTokenHash, endpoint: new.endpoint,
@@ -54,7 +54,7 @@ extension PostgresRepository {
         guard !userIDs.isEmpty else { return [] }
         let ids = Array(userIDs)
         return try await read { c in
-            try await c.query("SELECT \(unescaped: Self.subscriptionColumns) FROM push_subscription s WHERE s.user_id = ANY(\(ids)) ORDER BY s.id",
+            try await c.query("SELECT \(unescaped: Self.subscriptionColumns) FROM push_subscription s WHERE s.user_id = ANY(\(ids)) AND s.revoked_at IS NULL ORDER BY s.id",
                               logger: self.logger).collect().map(Self.subscription)
         }
     }
@@ -110,6 +110,7 @@ extension PostgresRepository {
                 )
                 SELECT \(unescaped: Self.subscriptionColumns), claimed.id, claimed.notification_id, claimed.attempts, claimed.enqueued_at
                 FROM claimed JOIN push_subscription s ON s.id = claimed.subscription_id
+                WHERE s.revoked_at IS NULL
                 ORDER BY claimed.id
                 """, logger: self.logger).collect().map { row in
                 let columns = try row.decode((Int64, UserID, String, String, Data, Data, Data, Double, Int64, NotificationID, Int32, Double).self)
@@ -137,5 +138,66 @@ extension PostgresRepository {
 
     public func finishPushDelivery(id: Int64) async throws {
         try await write { c in try await c.query("DELETE FROM push_delivery WHERE id = \(id)", logger: self.logger) }
+    }
+
+    public func recordPushAccepted(subscriptionID: Int64, notificationID: NotificationID, at date: Date) async throws {
+        try await write { c in
+            let inserted = try await c.query("""
+                INSERT INTO push_sent (subscription_id, notification_id, accepted_at)
+                SELECT id, \(notificationID), \(date.timeIntervalSince1970) FROM push_subscription WHERE id = \(subscriptionID)
+                ON CONFLICT DO NOTHING RETURNING subscription_id
+                """, logger: self.logger).collect()
+            guard !inserted.isEmpty else { return }
+            try await c.query("""
+                UPDATE push_subscription SET last_accepted_at = \(date.timeIntervalSince1970), unshown_count = unshown_count + 1,
+                    first_unshown_at = COALESCE(first_unshown_at, \(date.timeIntervalSince1970))
+                WHERE id = \(subscriptionID)
+                """, logger: self.logger)
+        }
+    }
+
+    public func recordPushShown(subscriptionID: Int64, notificationID: NotificationID, at date: Date) async throws -> PushReceiptOutcome {
+        try await write { c in
+            guard let row = try await Self.first(c.query("""
+                SELECT shown_at FROM push_sent WHERE subscription_id = \(subscriptionID) AND notification_id = \(notificationID) FOR UPDATE
+                """, logger: self.logger)) else { return .unknown }
+            guard try row.decode(Double?.self) == nil else { return .repeated }
+            try await c.query("""
+                UPDATE push_sent SET shown_at = \(date.timeIntervalSince1970)
+                WHERE subscription_id = \(subscriptionID) AND notification_id = \(notificationID)
+                """, logger: self.logger)
+            // Shown: every push before it counts as delivered, so nothing is unconfirmed any more.
+            try await c.query("""
+                UPDATE push_subscription SET last_shown_at = GREATEST(COALESCE(last_shown_at, 0), \(date.timeIntervalSince1970)),
+                    unshown_count = 0, first_unshown_at = NULL
+                WHERE id = \(subscriptionID)
+                """, logger: self.logger)
+            return .recorded
+        }
+    }
+
+    public func revokePushSubscription(id: Int64, at date: Date) async throws {
+        try await write { c in
+            try await c.query("UPDATE push_subscription SET revoked_at = COALESCE(revoked_at, \(date.timeIntervalSince1970)) WHERE id = \(id)",
+                              logger: self.logger)
+            try await c.query("DELETE FROM push_delivery WHERE subscription_id = \(id)", logger: self.logger)
+        }
+    }
+
+    public func pushDevices(forAnyOf userIDs: Set<UserID>) async throws -> [PushDevice] {
+        guard !userIDs.isEmpty else { return [] }
+        let ids = Array(userIDs)
+        return try await read { c in
+            try await c.query("""
+                SELECT id, user_id, device_name, created_at, last_accepted_at, last_shown_at, first_unshown_at, unshown_count, revoked_at
+                FROM push_subscription WHERE user_id = ANY(\(ids)) ORDER BY id
+                """, logger: self.logger).collect().map { row in
+                let (id, userID, name, created, accepted, shown, firstUnshown, unshown, revoked) =
+                    try row.decode((Int64, UserID, String, Double, Double?, Double?, Double?, Int32, Double?).self)
+                return PushDevice(id: id, userID: userID, status: PushDeviceStatus(
+                    name: name, createdAt: Self.date(created), lastAcceptedAt: accepted.map(Self.date), lastShownAt: shown.map(Self.date),
+                    firstUnshownAt: firstUnshown.map(Self.date), unshownCount: Int(unshown), revokedAt: revoked.map(Self.date)))
+            }
+        }
     }
 }

@@ -9,7 +9,8 @@ import VarselStore
 /// It reads created notifications from the event log after its cursor and queues one delivery per subscription
 /// in the push outbox (``PushStore``), then sends what is due: encrypted for the device (RFC 8291), signed with
 /// VAPID (RFC 8292), with `TTL`, `Urgency` and `Topic` (RFC 8030). 429 and 5xx are retried with backoff,
-/// honouring `Retry-After`; 404 and 410 remove the subscription. Everything it has not finished is in the
+/// honouring `Retry-After`; 404 and 410 mark the subscription revoked. Each accepted push is recorded, so the
+/// device's receipt (its service worker's report that it showed the push) tells whether the device shows them. Everything it has not finished is in the
 /// store, so a restart resumes where it stopped.
 public final class PushDeliveryWorker: Service, Sendable {
     /// How the worker paces and bounds its work.
@@ -168,12 +169,12 @@ public final class PushDeliveryWorker: Service, Sendable {
             endpoint = try configuration.endpointPolicy.check(subscription.endpoint)
             try await configuration.endpointPolicy.checkResolved(endpoint)
         } catch {
-            logger.warning("push endpoint refused; subscription removed", metadata: ["push.subscription.id": "\(subscription.id)", "reason": "\(error)"])
+            logger.warning("push endpoint refused; subscription revoked", metadata: ["push.subscription.id": "\(subscription.id)", "reason": "\(error)"])
             return .gone
         }
         let unread = try await store.unreadCount(for: user.id)
-        let message = try JSONEncoder().encode(PushMessage(lockScreen, subscription: subscription, origin: configuration.origin(),
-                                                           unreadCount: unread))
+        let message = try JSONEncoder().encode(PushMessage(lockScreen, notificationID: item.id, subscription: subscription,
+                                                           origin: configuration.origin(), unreadCount: unread))
         // A lock screen allowed to show the details of the person to visit is a read of them, recorded as such.
         if preferences.isShowingDetailsOnLockScreen, item.containsPersonalDetails(item.title) || item.containsPersonalDetails(item.body),
            case let .contact(contactID, _) = item.deepLink {
@@ -212,9 +213,10 @@ public final class PushDeliveryWorker: Service, Sendable {
         switch outcome {
         case let .sent(latency):
             try await store.finishPushDelivery(id: delivery.id)
+            try await store.recordPushAccepted(subscriptionID: delivery.subscription.id, notificationID: delivery.notificationID, at: now())
             metrics.sent(latency: latency)
         case .gone:
-            _ = try await store.deletePushSubscription(id: delivery.subscription.id, userID: nil)
+            try await store.revokePushSubscription(id: delivery.subscription.id, at: now())
             metrics.removed()
         case let .retry(after):
             let attempts = delivery.attempts + 1

@@ -15,7 +15,8 @@ public struct PushMessage: Codable, Sendable, Equatable {
     public var notification: Notification
     /// The unread count the installed app's badge shows.
     public var appBadge: Int
-    /// False: a browser that shows declarative messages shows this one as it is, without asking a service worker.
+    /// True: a browser that shows declarative messages still hands this one to the service worker first, which shows
+    /// the same and reports it shown (a receipt); if the worker fails, the browser shows the message by itself.
     public var mutable: Bool
 
     enum CodingKeys: String, CodingKey {
@@ -53,6 +54,14 @@ public struct PushMessage: Codable, Sendable, Equatable {
     /// What Varsel's service worker needs beyond the declarative members.
     public struct Details: Codable, Sendable, Equatable {
         public var acknowledge: Acknowledge?
+        public var receipt: Receipt
+    }
+
+    /// Where the service worker reports that it showed this push, and the token that lets it (no content, no session).
+    public struct Receipt: Codable, Sendable, Equatable {
+        public var url: String
+        public var notificationID: NotificationID
+        public var token: String
     }
 
     /// What the "Acknowledge" button posts, where, and what the device says after.
@@ -66,11 +75,12 @@ public struct PushMessage: Codable, Sendable, Equatable {
 
     /// The message for `notification` as `subscription`'s device shows it; `origin` is Varsel's public origin
     /// (`https://varsel.example.org`), `unreadCount` the recipient's unread notifications.
-    public init(_ notification: LockScreenNotification, subscription: PushSubscription, origin: URL, unreadCount: Int) {
+    public init(_ notification: LockScreenNotification, notificationID: NotificationID, subscription: PushSubscription, origin: URL,
+                unreadCount: Int) {
         let navigate = Self.absolute(notification.path, origin: origin)
         webPush = 8030
         appBadge = unreadCount
-        mutable = false
+        mutable = true
         self.notification = Notification(
             title: notification.title, body: notification.body, lang: notification.language, dir: "auto", tag: notification.tag,
             navigate: navigate, silent: notification.isSilent, requireInteraction: notification.requiresInteraction,
@@ -80,7 +90,8 @@ public struct PushMessage: Codable, Sendable, Equatable {
                 Acknowledge(url: "/api/v1/push-subscriptions/\(subscription.id)/acknowledge", assignmentID: $0.assignmentID,
                             token: PushActionToken.acknowledge(assignmentID: $0.assignmentID, subscription: subscription),
                             confirmation: $0.confirmation, failure: $0.failure)
-            }))
+            }, receipt: Receipt(url: "/api/v1/push-subscriptions/\(subscription.id)/receipts", notificationID: notificationID,
+                                token: PushActionToken.shown(notificationID: notificationID, subscription: subscription))))
     }
 
     /// `path` on `origin`, whatever path the origin's URL has.

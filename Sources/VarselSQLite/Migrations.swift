@@ -273,6 +273,25 @@ enum Migrations {
                 CREATE INDEX idempotency_key_by_fanout ON idempotency_key(fanout_id) WHERE fanout_id IS NOT NULL;
                 """)
         }
+        // What is known of each device's delivery: accepted pushes, the ones its service worker reported shown, and
+        // when its push service stopped taking them.
+        migrator.registerMigration("v12: push receipts and device health") { db in
+            try db.execute(sql: """
+                ALTER TABLE push_subscription ADD COLUMN device_name TEXT NOT NULL DEFAULT '';
+                ALTER TABLE push_subscription ADD COLUMN last_accepted_at DOUBLE;
+                ALTER TABLE push_subscription ADD COLUMN last_shown_at DOUBLE;
+                ALTER TABLE push_subscription ADD COLUMN first_unshown_at DOUBLE;
+                ALTER TABLE push_subscription ADD COLUMN unshown_count INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE push_subscription ADD COLUMN revoked_at DOUBLE;
+                CREATE TABLE push_sent (
+                    subscription_id INTEGER NOT NULL REFERENCES push_subscription(id) ON DELETE CASCADE,
+                    notification_id INTEGER NOT NULL,
+                    accepted_at DOUBLE NOT NULL,
+                    shown_at DOUBLE,
+                    PRIMARY KEY (subscription_id, notification_id)
+                );
+                """)
+        }
         return migrator
     }
 }

@@ -20,10 +20,10 @@ extension SQLiteRepository {
         try await commits.write { db in
             try db.execute(sql: "DELETE FROM push_subscription WHERE endpoint = ?", arguments: [new.endpoint])
             try db.execute(sql: """
-                INSERT INTO push_subscription (user_id, session_token_hash, endpoint, p256dh, auth, action_secret, created_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO push_subscription (user_id, session_token_hash, endpoint, p256dh, auth, action_secret, created_at, device_name)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [new.userID, new.sessionTokenHash, new.endpoint, new.p256dh, new.auth, new.actionSecret,
-                                 date.timeIntervalSince1970])
+                                 date.timeIntervalSince1970, new.deviceName])
             return PushSubscription(id: db.lastInsertedRowID, userID: new.userID, sessionTokenHash: new.sessionTokenHash,
                                     endpoint: new.endpoint, p256dh: new.p256dh, auth: new.auth, actionSecret: new.actionSecret,
                                     createdAt: date)
@@ -47,7 +47,9 @@ extension SQLiteRepository {
         guard !userIDs.isEmpty else { return [] }
         return try read { db in
             let placeholders = Array(repeating: "?", count: userIDs.count).joined(separator: ",")
-            return try Row.fetchAll(db, sql: "SELECT * FROM push_subscription WHERE user_id IN (\(placeholders)) ORDER BY id",
+            return try Row.fetchAll(db, sql: """
+                SELECT * FROM push_subscription WHERE user_id IN (\(placeholders)) AND revoked_at IS NULL ORDER BY id
+                """,
                                     arguments: StatementArguments(Array(userIDs))).map(Self.pushSubscription)
         }
     }
@@ -90,7 +92,7 @@ extension SQLiteRepository {
             let due = try Row.fetchAll(db, sql: """
                 SELECT d.id AS delivery_id, d.notification_id, d.attempts, d.enqueued_at, d.next_attempt_at, s.*
                 FROM push_delivery d JOIN push_subscription s ON s.id = d.subscription_id
-                WHERE d.next_attempt_at <= ? ORDER BY d.next_attempt_at, d.id LIMIT ?
+                WHERE d.next_attempt_at <= ? AND s.revoked_at IS NULL ORDER BY d.next_attempt_at, d.id LIMIT ?
                 """, arguments: [date.timeIntervalSince1970, limit]).map { row in
                 PushDelivery(id: row["delivery_id"], subscription: Self.pushSubscription(row), notificationID: row["notification_id"],
                              attempts: row["attempts"], enqueuedAt: Self.date(row["enqueued_at"]),
@@ -119,6 +121,60 @@ extension SQLiteRepository {
 
     public func finishPushDelivery(id: Int64) async throws {
         try await commits.write { db in try db.execute(sql: "DELETE FROM push_delivery WHERE id = ?", arguments: [id]) }
+    }
+
+    public func recordPushAccepted(subscriptionID: Int64, notificationID: NotificationID, at date: Date) async throws {
+        try await commits.write { db in
+            try db.execute(sql: """
+                INSERT OR IGNORE INTO push_sent (subscription_id, notification_id, accepted_at)
+                SELECT id, ?, ? FROM push_subscription WHERE id = ?
+                """, arguments: [notificationID, date.timeIntervalSince1970, subscriptionID])
+            guard db.changesCount > 0 else { return }
+            try db.execute(sql: """
+                UPDATE push_subscription SET last_accepted_at = ?1, unshown_count = unshown_count + 1,
+                    first_unshown_at = COALESCE(first_unshown_at, ?1)
+                WHERE id = ?2
+                """, arguments: [date.timeIntervalSince1970, subscriptionID])
+        }
+    }
+
+    public func recordPushShown(subscriptionID: Int64, notificationID: NotificationID, at date: Date) async throws -> PushReceiptOutcome {
+        try await commits.write { db in
+            guard let shown = try Row.fetchOne(db, sql: "SELECT shown_at FROM push_sent WHERE subscription_id = ? AND notification_id = ?",
+                                               arguments: [subscriptionID, notificationID]) else { return .unknown }
+            guard (shown["shown_at"] as Double?) == nil else { return .repeated }
+            try db.execute(sql: "UPDATE push_sent SET shown_at = ? WHERE subscription_id = ? AND notification_id = ?",
+                           arguments: [date.timeIntervalSince1970, subscriptionID, notificationID])
+            // Shown: every push before it counts as delivered, so nothing is unconfirmed any more.
+            try db.execute(sql: """
+                UPDATE push_subscription SET last_shown_at = MAX(COALESCE(last_shown_at, 0), ?), unshown_count = 0, first_unshown_at = NULL
+                WHERE id = ?
+                """, arguments: [date.timeIntervalSince1970, subscriptionID])
+            return .recorded
+        }
+    }
+
+    public func revokePushSubscription(id: Int64, at date: Date) async throws {
+        try await commits.write { db in
+            try db.execute(sql: "UPDATE push_subscription SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?",
+                           arguments: [date.timeIntervalSince1970, id])
+            try db.execute(sql: "DELETE FROM push_delivery WHERE subscription_id = ?", arguments: [id])
+        }
+    }
+
+    public func pushDevices(forAnyOf userIDs: Set<UserID>) async throws -> [PushDevice] {
+        guard !userIDs.isEmpty else { return [] }
+        return try read { db in
+            let placeholders = Array(repeating: "?", count: userIDs.count).joined(separator: ",")
+            return try Row.fetchAll(db, sql: "SELECT * FROM push_subscription WHERE user_id IN (\(placeholders)) ORDER BY id",
+                                    arguments: StatementArguments(Array(userIDs))).map { row in
+                PushDevice(id: row["id"], userID: row["user_id"], status: PushDeviceStatus(
+                    name: row["device_name"], createdAt: Self.date(row["created_at"]),
+                    lastAcceptedAt: (row["last_accepted_at"] as Double?).map(Self.date), lastShownAt: (row["last_shown_at"] as Double?).map(Self.date),
+                    firstUnshownAt: (row["first_unshown_at"] as Double?).map(Self.date), unshownCount: row["unshown_count"],
+                    revokedAt: (row["revoked_at"] as Double?).map(Self.date)))
+            }
+        }
     }
 
     private static func pushSubscription(_ row: Row) -> PushSubscription {

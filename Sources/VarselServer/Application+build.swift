@@ -77,6 +77,14 @@ public struct PushConfiguration: Sendable {
     public var keyFile: String?
     /// Accept http and private-address endpoints: for tests with a stand-in push service on loopback.
     public var allowsInsecureEndpoints = false
+    /// How long accepted pushes may go unshown before a device counts as stale (`--push-stale-after`).
+    public var staleAfter: TimeInterval = 3 * 86400
+
+    func settings(publicKey: String, endpointPolicy: PushEndpointPolicy) -> WebPushSettings {
+        var settings = WebPushSettings(publicKey: publicKey, endpointPolicy: endpointPolicy)
+        settings.staleAfter = staleAfter
+        return settings
+    }
 
     public init() {}
 
@@ -135,7 +143,7 @@ public func buildApplication(
     http.answerDeadline = configuration.remindUnansweredAfter
     let services = VarselServices(repository: store, now: now, passwords: PasswordHasher(cost: configuration.bcryptCost),
                                   configuration: http,
-                                  webPush: WebPushSettings(publicKey: vapid.publicKeyBase64URL, endpointPolicy: endpointPolicy),
+                                  webPush: configuration.push.settings(publicKey: vapid.publicKeyBase64URL, endpointPolicy: endpointPolicy),
                                   logger: logger)
     if configuration.loadsDemo {
         try await DemoSeeder(services: services, logger: logger).seed()

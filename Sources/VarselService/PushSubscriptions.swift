@@ -4,23 +4,68 @@ import VarselPush
 import VarselStore
 
 /// A user's devices that receive Web Push: subscribing (the endpoint and keys checked, the oldest dropped past the
-/// limit) and unsubscribing.
+/// limit), unsubscribing, the receipts of shown pushes, and each device's health.
 public struct PushSubscriptions: Sendable {
     let repository: any VarselRepository
     let endpointPolicy: PushEndpointPolicy
     let perUser: Int
     let now: @Sendable () -> Date
+    /// How long accepted pushes may go unshown before a device is stale (`--push-stale-after`).
+    public let staleAfter: TimeInterval
+    private let receipts: ReceiptLimiter
 
-    public init(repository: any VarselRepository, endpointPolicy: PushEndpointPolicy, perUser: Int, now: @escaping @Sendable () -> Date) {
+    public init(repository: any VarselRepository, endpointPolicy: PushEndpointPolicy, perUser: Int, staleAfter: TimeInterval = 3 * 86400,
+                receiptsPerMinute: Int = 30, now: @escaping @Sendable () -> Date) {
         self.repository = repository
         self.endpointPolicy = endpointPolicy
         self.perUser = perUser
+        self.staleAfter = staleAfter
+        self.receipts = ReceiptLimiter(perMinute: receiptsPerMinute)
         self.now = now
+    }
+
+    /// Why a receipt was refused; nothing was recorded.
+    public enum ReceiptRefusal: Error, Equatable {
+        /// No such subscription, a token that is not its own for that push, or no such push accepted for it.
+        case unknown
+        /// That push's receipt came before.
+        case repeated
+        /// More receipts from this subscription in a minute than a device shows notifications.
+        case tooMany
+    }
+
+    /// Records a device's report that it showed `notificationID`'s push: authenticated by the token the push carried
+    /// (keyed by the subscription's own secret), once per push, at most `receiptsPerMinute` a minute per subscription.
+    public func receipt(subscriptionID: Int64, notificationID: NotificationID, token: String) async throws {
+        guard let subscription = try await repository.pushSubscription(id: subscriptionID),
+              PushActionToken.verifyShown(token, notificationID: notificationID, subscription: subscription) else {
+            throw ReceiptRefusal.unknown
+        }
+        guard await receipts.admit(subscriptionID, at: now()) else { throw ReceiptRefusal.tooMany }
+        switch try await repository.recordPushShown(subscriptionID: subscriptionID, notificationID: notificationID, at: now()) {
+        case .recorded: return
+        case .repeated: throw ReceiptRefusal.repeated
+        case .unknown: throw ReceiptRefusal.unknown
+        }
+    }
+
+    /// The devices of `userIDs` with their health now, oldest first.
+    public func devices(of userIDs: Set<UserID>) async throws -> [(device: PushDevice, health: PushDeviceStatus.Health)] {
+        let at = now()
+        return try await repository.pushDevices(forAnyOf: userIDs).map { ($0, $0.status.health(now: at, staleAfter: staleAfter)) }
+    }
+
+    /// Those of `userIDs` none of whose devices can be counted on to show a notification (no device, or every one
+    /// stale or revoked).
+    public func withoutShowingDevice(_ userIDs: Set<UserID>) async throws -> Set<UserID> {
+        let showing = Set(try await devices(of: userIDs).filter { $0.health.isShowing }.map(\.device.userID))
+        return userIDs.subtracting(showing)
     }
 
     /// Saves the browser's subscription for `userID` on `session`; `p256dh` and `auth` are base64url as browsers give
     /// them. Throws ``InvalidInput`` naming `endpoint`, `keys.p256dh` or `keys.auth`, never repeating them.
-    public func subscribe(userID: UserID, session: Session, endpoint: String, p256dh: String, auth: String) async throws -> PushSubscription {
+    public func subscribe(userID: UserID, session: Session, endpoint: String, p256dh: String, auth: String,
+                          userAgent: String = "") async throws -> PushSubscription {
         var issues: [Validation.Issue] = []
         do {
             _ = try endpointPolicy.check(endpoint)
@@ -39,7 +84,7 @@ public struct PushSubscriptions: Sendable {
         guard issues.isEmpty else { throw InvalidInput(issues, summary: "The push subscription is not valid.") }
         let saved = try await repository.savePushSubscription(NewPushSubscription(
             userID: userID, sessionTokenHash: session.tokenHash, endpoint: endpoint, p256dh: publicKey, auth: secret,
-            actionSecret: PushActionToken.newSecret()), at: now())
+            actionSecret: PushActionToken.newSecret(), deviceName: PushDeviceStatus.deviceName(userAgent: userAgent)), at: now())
         // One user's devices are few; past the limit the oldest subscription goes.
         for stale in try await repository.pushSubscriptions(for: userID).dropLast(perUser) {
             _ = try await repository.deletePushSubscription(id: stale.id, userID: userID)
@@ -50,5 +95,23 @@ public struct PushSubscriptions: Sendable {
     /// Removes one of `userID`'s subscriptions; false when they have none with that id.
     public func unsubscribe(id: Int64, userID: UserID) async throws -> Bool {
         try await repository.deletePushSubscription(id: id, userID: userID)
+    }
+}
+
+/// Counts each subscription's receipts in the current minute.
+actor ReceiptLimiter {
+    private let perMinute: Int
+    private var window: (minute: Int, counts: [Int64: Int]) = (0, [:])
+
+    init(perMinute: Int) { self.perMinute = perMinute }
+
+    /// Whether one more receipt from `subscriptionID` fits this minute; counts it if so.
+    func admit(_ subscriptionID: Int64, at date: Date) -> Bool {
+        let minute = Int(date.timeIntervalSince1970 / 60)
+        if minute != window.minute { window = (minute, [:]) }
+        let count = window.counts[subscriptionID, default: 0]
+        guard count < perMinute else { return false }
+        window.counts[subscriptionID] = count + 1
+        return true
     }
 }

@@ -41,15 +41,43 @@ public struct NewPushSubscription: Sendable, Hashable {
     public var p256dh: Data
     public var auth: Data
     public var actionSecret: Data
+    /// The device as a person names it (`iPhone (Safari)`), from the browser that subscribed.
+    public var deviceName: String
 
-    public init(userID: UserID, sessionTokenHash: String, endpoint: String, p256dh: Data, auth: Data, actionSecret: Data) {
+    public init(userID: UserID, sessionTokenHash: String, endpoint: String, p256dh: Data, auth: Data, actionSecret: Data,
+                deviceName: String = "") {
         self.userID = userID
         self.sessionTokenHash = sessionTokenHash
         self.endpoint = endpoint
         self.p256dh = p256dh
         self.auth = auth
         self.actionSecret = actionSecret
+        self.deviceName = deviceName
     }
+}
+
+/// One subscribed device and what is known of its delivery: the core judges its health from this.
+public struct PushDevice: Sendable, Hashable, Identifiable {
+    /// The subscription's id.
+    public var id: Int64
+    public var userID: UserID
+    public var status: PushDeviceStatus
+
+    public init(id: Int64, userID: UserID, status: PushDeviceStatus) {
+        self.id = id
+        self.userID = userID
+        self.status = status
+    }
+}
+
+/// What came of a device's report that it showed a push.
+public enum PushReceiptOutcome: Sendable, Hashable {
+    /// Recorded now.
+    case recorded
+    /// That push's receipt was recorded before: nothing changed.
+    case repeated
+    /// No push of that notification was accepted for that subscription: nothing changed.
+    case unknown
 }
 
 /// A notification to send to one subscription, queued in the push outbox.
@@ -96,7 +124,7 @@ public protocol PushStore: Sendable {
     func pushSubscription(id: Int64) async throws -> PushSubscription?
     /// `userID`'s subscriptions, oldest first.
     func pushSubscriptions(for userID: UserID) async throws -> [PushSubscription]
-    /// The subscriptions of any of `userIDs`, in one read (the delivery worker's batch).
+    /// The subscriptions of any of `userIDs` that still take pushes, in one read (the delivery worker's batch).
     func pushSubscriptions(forAnyOf userIDs: Set<UserID>) async throws -> [PushSubscription]
     /// Deletes a subscription and its queued deliveries; with `userID`, only when it is theirs. Returns whether it did.
     func deletePushSubscription(id: Int64, userID: UserID?) async throws -> Bool
@@ -116,4 +144,13 @@ public protocol PushStore: Sendable {
     func reschedulePushDelivery(id: Int64, attempts: Int, at date: Date) async throws
     /// Removes a delivery that was sent or given up.
     func finishPushDelivery(id: Int64) async throws
+    /// Records that the push service accepted `notificationID`'s push for a subscription: a push its device should show.
+    func recordPushAccepted(subscriptionID: Int64, notificationID: NotificationID, at date: Date) async throws
+    /// Records the device's report that it showed `notificationID`'s push, once.
+    func recordPushShown(subscriptionID: Int64, notificationID: NotificationID, at date: Date) async throws -> PushReceiptOutcome
+    /// Marks a subscription its push service no longer takes (404, 410) and drops its queued deliveries; it gets no
+    /// more pushes but stays listed, with when, until the device subscribes again or its session ends.
+    func revokePushSubscription(id: Int64, at date: Date) async throws
+    /// The devices of any of `userIDs` with their delivery, revoked ones included, oldest first.
+    func pushDevices(forAnyOf userIDs: Set<UserID>) async throws -> [PushDevice]
 }

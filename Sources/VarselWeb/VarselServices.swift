@@ -107,7 +107,7 @@ public final class VarselServices: Sendable {
         self.configuration = configuration
         self.webPush = webPush
         self.pushSubscriptions = PushSubscriptions(repository: repository, endpointPolicy: webPush.endpointPolicy,
-                                                   perUser: webPush.subscriptionsPerUser, now: now)
+                                                   perUser: webPush.subscriptionsPerUser, staleAfter: webPush.staleAfter, now: now)
         self.scenarios = ScenarioProgress(repository: repository, now: now)
         self.streamWatchdog = StreamWatchdog(timeout: configuration.streamWriteTimeout, metrics: metrics)
     }
@@ -126,6 +126,8 @@ public struct WebPushSettings: Sendable {
     public var endpointPolicy: PushEndpointPolicy
     /// Subscriptions one user may hold; saving one more removes their oldest.
     public var subscriptionsPerUser = 10
+    /// How long accepted pushes may go unshown before a device counts as stale (`--push-stale-after`).
+    public var staleAfter: TimeInterval = 3 * 86400
 
     /// A throwaway key, for tests that do not push.
     public init(publicKey: String = VAPIDKey.generate().publicKeyBase64URL, endpointPolicy: PushEndpointPolicy = PushEndpointPolicy()) {

@@ -67,6 +67,8 @@ struct ServeCommand: AsyncParsableCommand {
     var retainAccessLogDays = 365
     @Option(help: "Days a visited person's details are kept after their last assignment closed (default 90: time for follow-up questions and the quarter's report, no longer).")
     var retainContactsDays = 90
+    @Option(help: "How long a device's pushes may go unshown (its service worker sends no receipt) before it counts as not showing notifications: 30s, 10m, 2h or 3d (default 3d; 3 unshown pushes count too).")
+    var pushStaleAfter = "3d"
     @Flag(help: "Accept http and private-address push endpoints. For tests with a stand-in push service only.")
     var pushAllowHttpEndpoints = false
     @Option(help: "The file with the keys that encrypt personal details in the database (make one with `varsel keys create`); keep it and its backups apart from the database's (default: VARSEL_DATA_KEY_FILE; the demo makes one beside its database).")
@@ -74,6 +76,13 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await Administration.answering { try await serve() }
+    }
+
+    /// Seconds in a duration written `30s`, `10m`, `2h` or `3d`; nil for anything else.
+    static func duration(_ text: String) -> TimeInterval? {
+        let units: [Character: TimeInterval] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
+        guard let unit = text.last.flatMap({ units[$0] }), let value = Double(text.dropLast()), value.isFinite else { return nil }
+        return value * unit
     }
 
     private func serve() async throws {
@@ -117,6 +126,10 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.accessLogRetention = TimeInterval(retainAccessLogDays) * 86400
         guard retainContactsDays > 0 else { throw Administration.Failure("--retain-contacts-days must be a positive number of days.") }
         configuration.contactRetention = TimeInterval(retainContactsDays) * 86400
+        guard let staleAfter = Self.duration(pushStaleAfter), staleAfter > 0 else {
+            throw Administration.Failure("--push-stale-after must be a duration such as 30s, 10m, 2h or 3d.")
+        }
+        configuration.push.staleAfter = staleAfter
         configuration.push.subject = vapidSubject
         configuration.push.keyFile = vapidKeyFile
         configuration.push.allowsInsecureEndpoints = pushAllowHttpEndpoints

@@ -98,7 +98,7 @@ struct PushDeliveryWorkerTests {
         // A declarative push message: the core's lock-screen text, an absolute same-origin link, the unread count.
         let message = try message(request)
         let shown = message.notification
-        #expect(message.webPush == 8030 && !message.mutable)
+        #expect(message.webPush == 8030 && message.mutable)
         #expect(message.appBadge == 1)
         #expect(shown.title == "Assignment (urgent): New assignment")
         #expect(shown.body == "Open Varsel to read it.")
@@ -140,19 +140,50 @@ struct PushDeliveryWorkerTests {
         #expect(reads.map(\.at) == [clock.now])
     }
 
-    @Test("410 from the push service removes the subscription")
-    func goneRemoves() async throws {
+    @Test("410 from the push service marks the device revoked, with when, and it gets no more pushes")
+    func goneRevokes() async throws {
         let (mentor, subscription) = try await subscribedMentor()
         let worker = worker()
         try await worker.step()
         transport.answer(PushResponse(status: 410))
         _ = try await assignment(for: mentor)
+        clock.advance(5)
         try await worker.step()
-        #expect(try await store.pushSubscription(id: subscription.id) == nil)
+        let device = try #require(try await store.pushDevices(forAnyOf: [mentor.id]).first)
+        #expect(device.id == subscription.id && device.status.revokedAt == clock.now)
+        #expect(device.status.health(now: clock.now, staleAfter: 86400) == .revoked(at: clock.now))
         #expect(metrics.counts.removed == 1)
         _ = try await assignment(for: mentor)
         try await worker.step()
         #expect(transport.requests.count == 1)
+    }
+
+    @Test("an accepted push is unconfirmed until the device's receipt; three unshown pushes make the device stale")
+    func acceptedThenStale() async throws {
+        let (mentor, _) = try await subscribedMentor()
+        let worker = worker()
+        try await worker.step()
+        let first = try await assignment(for: mentor)
+        clock.advance(1)
+        try await worker.step()
+        var device = try #require(try await store.pushDevices(forAnyOf: [mentor.id]).first)
+        #expect(device.status.unshownCount == 1 && device.status.lastAcceptedAt == clock.now)
+        #expect(device.status.health(now: clock.now, staleAfter: 86400) == .waiting)
+        // The receipt the push carried confirms it.
+        let receipt = try message(try #require(transport.requests.first)).notification.data.receipt
+        #expect(receipt.notificationID == first.id)
+        #expect(try await store.recordPushShown(subscriptionID: device.id, notificationID: receipt.notificationID, at: clock.now) == .recorded)
+        device = try #require(try await store.pushDevices(forAnyOf: [mentor.id]).first)
+        #expect(device.status.health(now: clock.now, staleAfter: 86400) == .shows(lastShown: clock.now))
+        let shownAt = clock.now
+        for _ in 0..<3 {
+            _ = try await assignment(for: mentor)
+            clock.advance(1)
+            try await worker.step()
+        }
+        device = try #require(try await store.pushDevices(forAnyOf: [mentor.id]).first)
+        #expect(device.status.unshownCount == 3)
+        #expect(device.status.health(now: clock.now, staleAfter: 86400) == .notConfirmed(since: shownAt))
     }
 
     @Test("429 is retried after Retry-After, not before; 5xx backs off; the push arrives once")

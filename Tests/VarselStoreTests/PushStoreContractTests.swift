@@ -89,4 +89,52 @@ struct PushStoreContractTests {
         try await store.finishPushDelivery(id: delivery.id)
         #expect(try await store.nextPushDeliveryDate() == nil)
     }
+
+    @Test("an accepted push counts as unshown until its receipt; a receipt is recorded once, an unknown one not at all",
+          arguments: StoreKind.allCases)
+    func receiptsAndHealth(kind: StoreKind) async throws {
+        let store = try await kind.make()
+        let kari = try await signedIn(store, "kari", session: "s1")
+        var new = subscription(kari, session: "s1", endpoint: "https://push.example/phone")
+        new.deviceName = "iPhone (Safari)"
+        let phone = try await store.savePushSubscription(new, at: now)
+        func device() async throws -> PushDeviceStatus { try #require(try await store.pushDevices(forAnyOf: [kari.id]).first).status }
+        #expect(try await device() == PushDeviceStatus(name: "iPhone (Safari)", createdAt: now))
+        // Two pushes accepted: both unshown, counted from the first.
+        try await store.recordPushAccepted(subscriptionID: phone.id, notificationID: 7, at: now.addingTimeInterval(10))
+        try await store.recordPushAccepted(subscriptionID: phone.id, notificationID: 8, at: now.addingTimeInterval(20))
+        try await store.recordPushAccepted(subscriptionID: phone.id, notificationID: 8, at: now.addingTimeInterval(25))  // the same push again
+        #expect(try await device().unshownCount == 2)
+        #expect(try await device().firstUnshownAt == now.addingTimeInterval(10))
+        #expect(try await device().lastAcceptedAt == now.addingTimeInterval(20))
+        // A receipt for a push never accepted, or for another subscription, changes nothing.
+        #expect(try await store.recordPushShown(subscriptionID: phone.id, notificationID: 9, at: now.addingTimeInterval(30)) == .unknown)
+        #expect(try await store.recordPushShown(subscriptionID: phone.id + 100, notificationID: 7, at: now.addingTimeInterval(30)) == .unknown)
+        #expect(try await device().unshownCount == 2)
+        // The second push shown: nothing is unconfirmed any more; the same receipt again is a repeat.
+        #expect(try await store.recordPushShown(subscriptionID: phone.id, notificationID: 8, at: now.addingTimeInterval(40)) == .recorded)
+        #expect(try await store.recordPushShown(subscriptionID: phone.id, notificationID: 8, at: now.addingTimeInterval(50)) == .repeated)
+        let shown = try await device()
+        #expect(shown.unshownCount == 0 && shown.firstUnshownAt == nil && shown.lastShownAt == now.addingTimeInterval(40))
+        // A late receipt of the first does not move "last shown" back.
+        #expect(try await store.recordPushShown(subscriptionID: phone.id, notificationID: 7, at: now.addingTimeInterval(35)) == .recorded)
+        #expect(try await device().lastShownAt == now.addingTimeInterval(40))
+    }
+
+    @Test("a revoked subscription gets no more pushes, loses its queue, and stays listed with when", arguments: StoreKind.allCases)
+    func revoked(kind: StoreKind) async throws {
+        let store = try await kind.make()
+        let kari = try await signedIn(store, "kari", session: "s1")
+        let phone = try await store.savePushSubscription(subscription(kari, session: "s1", endpoint: "https://push.example/phone"), at: now)
+        #expect(try await store.enqueuePushDeliveries([NewPushDelivery(subscriptionID: phone.id, notificationID: 1)], after: nil, through: 5, at: now))
+        try await store.revokePushSubscription(id: phone.id, at: now.addingTimeInterval(60))
+        try await store.revokePushSubscription(id: phone.id, at: now.addingTimeInterval(120))  // the first time stands
+        #expect(try await store.claimDuePushDeliveries(at: now.addingTimeInterval(200), limit: 10, leaseUntil: now.addingTimeInterval(300)).isEmpty)
+        #expect(try await store.nextPushDeliveryDate() == nil)
+        #expect(try await store.pushSubscriptions(forAnyOf: [kari.id]).isEmpty)
+        #expect(try await store.pushDevices(forAnyOf: [kari.id]).map(\.status.revokedAt) == [now.addingTimeInterval(60)])
+        // Subscribing again from the device replaces it with a working one.
+        _ = try await store.savePushSubscription(subscription(kari, session: "s1", endpoint: "https://push.example/phone"), at: now)
+        #expect(try await store.pushDevices(forAnyOf: [kari.id]).map(\.status.revokedAt) == [nil])
+    }
 }

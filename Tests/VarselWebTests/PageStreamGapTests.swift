@@ -216,4 +216,12 @@ extension WindowInjectingStore {
         try await base.reschedulePushDelivery(id: id, attempts: attempts, at: date)
     }
     func finishPushDelivery(id: Int64) async throws { try await base.finishPushDelivery(id: id) }
+    func recordPushAccepted(subscriptionID: Int64, notificationID: NotificationID, at date: Date) async throws {
+        try await base.recordPushAccepted(subscriptionID: subscriptionID, notificationID: notificationID, at: date)
+    }
+    func recordPushShown(subscriptionID: Int64, notificationID: NotificationID, at date: Date) async throws -> PushReceiptOutcome {
+        try await base.recordPushShown(subscriptionID: subscriptionID, notificationID: notificationID, at: date)
+    }
+    func revokePushSubscription(id: Int64, at date: Date) async throws { try await base.revokePushSubscription(id: id, at: date) }
+    func pushDevices(forAnyOf userIDs: Set<UserID>) async throws -> [PushDevice] { try await base.pushDevices(forAnyOf: userIDs) }
 }

@@ -15,6 +15,7 @@ struct PushSubscriptionsController {
         router.post("push-subscriptions", use: create)
         router.delete("push-subscriptions/:id", use: delete)
         router.post("push-subscriptions/:id/acknowledge", use: acknowledge)
+        router.post("push-subscriptions/:id/receipts", use: receipt)
     }
 
     struct PublicKeyResource: Encodable {
@@ -65,7 +66,8 @@ struct PushSubscriptionsController {
         let identity = try context.requireUser()
         let body = try await JSONCoding.decode(CreateRequest.self, from: request)
         let saved = try await services.pushSubscriptions.subscribe(userID: identity.user.id, session: identity.session, endpoint: body.endpoint,
-                                                                  p256dh: body.keys.p256dh, auth: body.keys.auth)
+                                                                  p256dh: body.keys.p256dh, auth: body.keys.auth,
+                                                                  userAgent: request.headers[.userAgent] ?? "")
         context.logger.info("push subscription saved", metadata: ["push.subscription.id": "\(saved.id)"])
         return try JSONCoding.response(SubscriptionResource(saved, session: identity.session.tokenHash), status: .created)
     }
@@ -102,5 +104,27 @@ struct PushSubscriptionsController {
         context.logger.info("assignment answered from a push notification",
                             metadata: ["assignment.id": "\(answered.id)", "push.subscription.id": "\(subscription.id)"])
         return try JSONCoding.response(AssignmentResource(answered, contact: nil))
+    }
+
+    struct ReceiptRequest: Decodable {
+        var notificationID: NotificationID
+        var token: String
+    }
+
+    /// A shown receipt: the service worker reports that it showed a push, with the token that push carried for it
+    /// (no session: the phone may be locked; no content). Once per push; a replayed or unknown one changes nothing.
+    func receipt(_ request: Request, context: VarselContext) async throws -> Response {
+        let id = try NotificationsController.id(context)
+        let body = try await JSONCoding.decode(ReceiptRequest.self, from: request)
+        do {
+            try await services.pushSubscriptions.receipt(subscriptionID: id, notificationID: body.notificationID, token: body.token)
+        } catch PushSubscriptions.ReceiptRefusal.unknown {
+            throw Problem.notFound("This receipt does not match a push sent to this device.")
+        } catch PushSubscriptions.ReceiptRefusal.repeated {
+            throw Problem.conflict("This push was reported shown before.")
+        } catch PushSubscriptions.ReceiptRefusal.tooMany {
+            throw Problem(.tooManyRequests, "Too many receipts from this device; try again in a minute.", headers: [.retryAfter: "60"])
+        }
+        return Response(status: .noContent)
     }
 }

@@ -1,7 +1,7 @@
 // Varsel's service worker: shows each push as the server decided it (a declarative push message: the core's
-// lock-screen text, language, urgency, vibration and buttons), sets the app's badge, opens its screen when tapped,
-// answers "Acknowledge" without opening Varsel, and keeps one offline page. It caches nothing else: no page with
-// personal data is ever stored.
+// lock-screen text, language, urgency, vibration and buttons), reports that it showed it, sets the app's badge,
+// opens its screen when tapped, answers "Acknowledge" without opening Varsel, and keeps one offline page. It caches
+// nothing else: no page with personal data is ever stored.
 "use strict";
 
 const OFFLINE_CACHE = "varsel-offline-v1";
@@ -55,7 +55,19 @@ function showMessage(message) {
     actions: (notification.actions || []).map((action) => ({ action: action.action, title: action.title })),
     icon: "/static/icon-192.png",
     data: { url: samePath(notification.navigate), acknowledge: data.acknowledge || null },
-  });
+  }).then(() => sendReceipt(data.receipt));
+}
+
+// Tells the server this device showed the push: the push's id and the token it carried for that, no content and
+// no cookie, so a coordinator can see that the phone still shows notifications. A failed report is not retried.
+function sendReceipt(receipt) {
+  if (!receipt || typeof receipt.url !== "string") return Promise.resolve();
+  return fetch(new URL(receipt.url, self.location.origin).href, {
+    method: "POST",
+    credentials: "omit",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ notificationID: receipt.notificationID, token: receipt.token }),
+  }).catch(() => undefined);
 }
 
 // The installed app's badge: the unread count the push carried (`app_badge`), cleared at zero.
