@@ -118,13 +118,16 @@ extension Describer {
             + strings.waited(since: assignment.createdAt, until: assignment.respondedAt ?? now, answered: assignment.respondedAt != nil)
     }
 
-    /// A coordinator's dashboard row: `Kari Nordmann, Storgata 1, Demo Mentor, waiting for an answer, 2 hours`, and
-    /// `…, 2 days, overdue` once it has waited past `overdueAfter`.
-    public func coordinatorAssignmentRow(_ assignment: AssignmentSummary, now: Date, overdueAfter: TimeInterval = .infinity) -> String {
+    /// A coordinator's dashboard row: `Kari Nordmann, Storgata 1, Demo Mentor, waiting for an answer, 2 hours`,
+    /// `…, 2 days, overdue` once it has waited past `overdueAfter`, and `…, no device shows notifications` while it
+    /// waits for a mentor none of whose devices shows them (`mentorShowsNotifications` false).
+    public func coordinatorAssignmentRow(_ assignment: AssignmentSummary, now: Date, overdueAfter: TimeInterval = .infinity,
+                                         mentorShowsNotifications: Bool = true) -> String {
         "\(whoAndWhere(assignment)), \(assignment.mentorName), "
             + "\(strings.assignmentState(assignment.progress, forMentor: false)), "
             + strings.waited(since: assignment.createdAt, until: assignment.respondedAt ?? now, answered: assignment.respondedAt != nil)
             + (assignment.isOverdue(now: now, deadline: overdueAfter) ? ", \(strings.overdue)" : "")
+            + (assignment.progress == .waitingForAnswer && !mentorShowsNotifications ? ", \(strings.noDeviceShowsNotifications)" : "")
     }
 
     /// The person visited and where: `Kari Nordmann, Storgata 1`, or `details removed` once erased.

@@ -57,11 +57,13 @@ public struct Describer: Sendable {
     }
 
     /// A row of the people list, named in full: `Kari Nordmann, active, Guide certificate expires in 12 days,
-    /// 2 live assignments`.
+    /// 2 live assignments`, and `no device shows notifications` for an active mentor none of whose devices does.
     public func personRow(_ person: PersonSummary, now: Date, timeZone: TimeZone) -> String {
-        [person.displayName, strings.personState(person, now: now, timeZone: timeZone),
-         person.deactivatedAt == nil ? strings.certificationStanding(person, now: now, timeZone: timeZone) : nil,
-         strings.liveAssignments(person.liveAssignments)]
+        let isActiveMentor = person.role == .mentor && person.deactivatedAt == nil
+        return [person.displayName, strings.personState(person, now: now, timeZone: timeZone),
+                person.deactivatedAt == nil ? strings.certificationStanding(person, now: now, timeZone: timeZone) : nil,
+                strings.liveAssignments(person.liveAssignments),
+                isActiveMentor && person.showsNotifications == false ? strings.noDeviceShowsNotifications : nil]
             .compactMap { $0 }.joined(separator: ", ")
     }
 

@@ -14,6 +14,8 @@ public struct PersonSummary: Sendable, Hashable, Identifiable {
     public var firstExpiring: (name: String, expiresAt: Date)?
     /// Assignments the person still has to answer or visit.
     public var liveAssignments: Int
+    /// Whether any of the person's devices can be counted on to show a notification; nil when not known.
+    public var showsNotifications: Bool?
 
     public init(id: UserID, displayName: String, username: String, role: PersonRole, deactivatedAt: Date?, pausedUntil: Date?,
                 firstExpiring: (name: String, expiresAt: Date)?, liveAssignments: Int) {
@@ -31,7 +33,7 @@ public struct PersonSummary: Sendable, Hashable, Identifiable {
         lhs.id == rhs.id && lhs.displayName == rhs.displayName && lhs.username == rhs.username && lhs.role == rhs.role
             && lhs.deactivatedAt == rhs.deactivatedAt && lhs.pausedUntil == rhs.pausedUntil
             && lhs.firstExpiring?.name == rhs.firstExpiring?.name && lhs.firstExpiring?.expiresAt == rhs.firstExpiring?.expiresAt
-            && lhs.liveAssignments == rhs.liveAssignments
+            && lhs.liveAssignments == rhs.liveAssignments && lhs.showsNotifications == rhs.showsNotifications
     }
 
     public func hash(into hasher: inout Hasher) { hasher.combine(id) }

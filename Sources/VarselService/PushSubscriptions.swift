@@ -55,6 +55,17 @@ public struct PushSubscriptions: Sendable {
         return try await repository.pushDevices(forAnyOf: userIDs).map { ($0, $0.status.health(now: at, staleAfter: staleAfter)) }
     }
 
+    /// `people` with whether each mentor has a device that shows notifications.
+    public func markingDevices(_ people: [PersonSummary]) async throws -> [PersonSummary] {
+        let mentors = Set(people.filter { $0.role == .mentor }.map(\.id))
+        let without = try await withoutShowingDevice(mentors)
+        return people.map { person in
+            var marked = person
+            if mentors.contains(person.id) { marked.showsNotifications = !without.contains(person.id) }
+            return marked
+        }
+    }
+
     /// Those of `userIDs` none of whose devices can be counted on to show a notification (no device, or every one
     /// stale or revoked).
     public func withoutShowingDevice(_ userIDs: Set<UserID>) async throws -> Set<UserID> {

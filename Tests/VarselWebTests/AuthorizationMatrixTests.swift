@@ -105,6 +105,8 @@ struct AuthorizationMatrixTests {
         "DELETE /api/v1/push-subscriptions/{id}": Row(401, 204, 404, 404, 404),
         // The push's token is the credential, whoever calls: the first call (anonymous) acknowledges, the rest find it answered.
         "POST /api/v1/push-subscriptions/{id}/acknowledge": Row(200, 409, 409, 409, 409, body: #"{"assignmentID":{assignment},"token":"{ackToken}"}"#),
+        // The same for a shown receipt: the first records it, every later one is a repeat.
+        "POST /api/v1/push-subscriptions/{id}/receipts": Row(204, 409, 409, 409, 409, body: #"{"notificationID":{notification},"token":"{shownToken}"}"#),
         "GET /sw.js": .signedIn(200, 200),
         "GET /offline": .signedIn(200, 200),
         "GET /static/{name}": .signedIn(200, 200),
@@ -233,6 +235,8 @@ struct AuthorizationMatrixTests {
             p256dh: Base64URL.decode("BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4") ?? Data(),
             auth: Data(repeating: 1, count: 16), actionSecret: PushActionToken.newSecret()), at: world.clock.now)
         let acknowledgeToken = PushActionToken.acknowledge(assignmentID: assignment.id, subscription: subscription)
+        try await world.repository.recordPushAccepted(subscriptionID: subscription.id, notificationID: item.id, at: world.clock.now)
+        let shownToken = PushActionToken.shown(notificationID: item.id, subscription: subscription)
         let certification = try #require(try await world.repository.setCertifications(
             [NewCertification(name: "First aid", expiresAt: try Validation.day("2031-06-01", field: "expiresOn"))], mentorID: world.ola.id).first)
         let passkey = try await world.repository.addPasskey(NewPasskey(userID: world.ola.id, credentialID: "ola-passkey", publicKey: Data([0xA0]),
@@ -262,6 +266,8 @@ struct AuthorizationMatrixTests {
                     .replacingOccurrences(of: "{ola}", with: "\(world.ola.id)")
                     .replacingOccurrences(of: "{assignment}", with: "\(assignment.id)")
                     .replacingOccurrences(of: "{ackToken}", with: acknowledgeToken)
+                    .replacingOccurrences(of: "{shownToken}", with: shownToken)
+                    .replacingOccurrences(of: "{notification}", with: "\(item.id)")
                     .replacingOccurrences(of: "{password}", with: TestWorld.password.replacingOccurrences(of: " ", with: "+"))
                 if let username {
                     let (cookie, csrf) = try await client.cookieAndCSRF(username)

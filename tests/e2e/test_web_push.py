@@ -7,6 +7,7 @@ expected lock-screen words are the core's (Strings+Push.swift), quoted here.
 from __future__ import annotations
 
 import json
+import re
 import urllib.request
 
 import pytest
@@ -149,20 +150,75 @@ def test_the_acknowledge_button_answers_the_assignment_with_the_token_the_push_c
     assert push_server.request("POST", acknowledge["url"], None, body)[0] == 409
 
 
-def test_410_removes_the_subscription_and_nothing_more_is_sent_to_it(push_server, push_service):
+def test_410_marks_the_device_revoked_with_when_and_nothing_more_is_sent_to_it(push_server, push_service):
     mentor = push_server.token("demo-mentor")
     coordinator = push_server.token("demo-coordinator")
     subscribe(push_server, mentor, Device(), push_service.endpoint("gone"))
     push_service.answer("gone", (410, {}))
     assign(push_server, coordinator)
     push_service.wait_for("gone", 1)
-    assert wait_until(lambda: push_server.request("GET", "/api/v1/push-subscriptions", mentor)[2] == [])
+
+    def devices():
+        return push_server.request("GET", "/api/v1/push-subscriptions", mentor)[2]
+    assert wait_until(lambda: [device["health"] for device in devices()] == ["revoked"])
+    [device] = devices()
+    assert device["revokedAt"] and device["description"].endswith(": turn notifications on again on this phone"), device
     assert metric(push_server, "varsel_push_subscriptions_removed_total") == 1
     # Another device of the mentor's witnesses that two later notifications' pushes were all sent.
     subscribe(push_server, mentor, Device(), push_service.endpoint("witness"))
     assign_and_wait_for_push(push_server, coordinator, push_service, "witness")
     assign_and_wait_for_push(push_server, coordinator, push_service, "witness")
     assert len(push_service.pushes("gone")) == 1
+
+
+def test_a_shown_receipt_is_taken_once_with_the_token_the_push_carried_and_the_device_then_shows(push_server, push_service):
+    mentor = push_server.token("demo-mentor")
+    coordinator = push_server.token("demo-coordinator")
+    device = Device()
+    subscription = subscribe(push_server, mentor, device, push_service.endpoint("receipts"))
+    # Subscribed with a phone's browser: named by it; nothing pushed yet.
+    assert subscription["health"] == "waiting"
+    other = subscribe(push_server, push_server.token("demo-mentor-2"), Device(), push_service.endpoint("other"))
+    created = assign(push_server, coordinator)
+    receipt = json.loads(device.decrypt(push_service.wait_for("receipts", 1)[0]))["notification"]["data"]["receipt"]
+    assert receipt["url"] == f"/api/v1/push-subscriptions/{subscription['id']}/receipts"
+    assert receipt["notificationID"] == created["notificationId"]
+    body = {"notificationID": receipt["notificationID"], "token": receipt["token"]}
+
+    def device_state():
+        return push_server.request("GET", "/api/v1/push-subscriptions", mentor)[2][0]
+    # Accepted, not yet confirmed; refusals change nothing: a forged token, another push, another person's device.
+    assert wait_until(lambda: "lastAcceptedAt" in device_state())
+    before = device_state()
+    forged = dict(body, token=receipt["token"][:-2] + ("AA" if not receipt["token"].endswith("AA") else "BB"))
+    assert push_server.request("POST", receipt["url"], None, forged)[0] == 404
+    assert push_server.request("POST", receipt["url"], None, dict(body, notificationID=body["notificationID"] + 1))[0] == 404
+    status, _, problem = push_server.request("POST", f"/api/v1/push-subscriptions/{other['id']}/receipts", None, body)
+    assert status == 404 and receipt["token"] not in json.dumps(problem), problem
+    assert device_state() == before and before["health"] == "waiting" and "lastShownAt" not in before
+    # The service worker's report, with no session: taken once; the same again is a repeat and changes nothing.
+    assert push_server.request("POST", receipt["url"], None, body)[0] == 204
+    shown = device_state()
+    assert shown["health"] == "shows" and shown["lastShownAt"], shown
+    assert re.fullmatch(r".+, last notification shown today at \d{1,2}:\d{2}\s[AP]M", shown["description"]), shown
+    assert push_server.request("POST", receipt["url"], None, body)[0] == 409
+    assert device_state() == shown
+
+
+def test_three_pushes_not_shown_make_the_device_not_confirmed(push_server, push_service):
+    mentor = push_server.token("demo-mentor")
+    coordinator = push_server.token("demo-coordinator")
+    subscribe(push_server, mentor, Device(), push_service.endpoint("silent"))
+    for _ in range(3):
+        assign_and_wait_for_push(push_server, coordinator, push_service, "silent")
+    assert wait_until(lambda: push_server.request("GET", "/api/v1/push-subscriptions", mentor)[2][0]["health"] == "notConfirmed")
+    [device] = push_server.request("GET", "/api/v1/push-subscriptions", mentor)[2]
+    assert device["description"].endswith(": open Varsel on this phone to wake it up"), device
+    # The coordinator sees it: the mentor's page and row say no device shows notifications.
+    _, _, people = push_server.request("GET", "/api/v1/users", coordinator)
+    mentor_id = next(person["id"] for person in people if person["username"] == "demo-mentor")
+    _, _, person = push_server.request("GET", f"/api/v1/users/{mentor_id}", coordinator)
+    assert person["summary"].endswith(", no device shows notifications"), person
 
 
 def test_429_is_retried_after_retry_after_and_arrives_once(push_server, push_service):

@@ -40,26 +40,62 @@ struct PushSubscriptionsController {
         }
     }
 
-    /// A device's subscription on the wire; its keys stay on the server.
+    /// A device's subscription on the wire, with how its delivery stands; its keys stay on the server.
     struct SubscriptionResource: Encodable {
         var id: Int64
         var endpoint: String
         var createdAt: Date
         /// Whether this session made it (this device, in this browser).
         var isThisSession: Bool
+        var deviceName: String
+        /// `waiting`, `shows`, `notConfirmed` or `revoked`.
+        var health: String
+        /// When its push service last accepted a push for it.
+        var lastAcceptedAt: Date?
+        var lastShownAt: Date?
+        var revokedAt: Date?
+        /// The device list's line: `iPhone (Safari), last notification shown today at 2:02 PM`.
+        var description: String
 
-        init(_ subscription: PushSubscription, session: String) {
+        init(_ subscription: PushSubscription, session: String, device: PushDeviceStatus, health: PushDeviceStatus.Health, description: String) {
             id = subscription.id
             endpoint = subscription.endpoint
             createdAt = subscription.createdAt
             isThisSession = subscription.sessionTokenHash == session
+            deviceName = device.name
+            self.health = switch health {
+            case .waiting: "waiting"
+            case .shows: "shows"
+            case .notConfirmed: "notConfirmed"
+            case .revoked: "revoked"
+            }
+            lastAcceptedAt = device.lastAcceptedAt
+            lastShownAt = device.lastShownAt
+            revokedAt = device.revokedAt
+            self.description = description
         }
+    }
+
+    /// `subscription` as the wire shows it, with its health now.
+    func resource(_ subscription: PushSubscription, identity: Identity) async throws -> SubscriptionResource {
+        let strings = Strings(identity.user.language)
+        let device = try await services.pushSubscriptions.devices(of: [identity.user.id]).first { $0.device.id == subscription.id }
+        let status = device?.device.status ?? PushDeviceStatus(name: "", createdAt: subscription.createdAt)
+        let health = device?.health ?? .waiting
+        return SubscriptionResource(subscription, session: identity.session.tokenHash, device: status, health: health,
+                                    description: strings.deviceLine(status, health: health, now: services.now(), timeZone: osloTimeZone))
     }
 
     func list(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
+        let strings = Strings(identity.user.language)
+        let devices = Dictionary(try await services.pushSubscriptions.devices(of: [identity.user.id]).map { ($0.device.id, $0) }) { $1 }
         let subscriptions = try await services.repository.pushSubscriptions(for: identity.user.id)
-        return try JSONCoding.response(subscriptions.map { SubscriptionResource($0, session: identity.session.tokenHash) })
+        return try JSONCoding.response(subscriptions.compactMap { subscription -> SubscriptionResource? in
+            guard let (device, health) = devices[subscription.id] else { return nil }
+            return SubscriptionResource(subscription, session: identity.session.tokenHash, device: device.status, health: health,
+                                        description: strings.deviceLine(device.status, health: health, now: services.now(), timeZone: osloTimeZone))
+        })
     }
 
     func create(_ request: Request, context: VarselContext) async throws -> Response {
@@ -69,7 +105,7 @@ struct PushSubscriptionsController {
                                                                   p256dh: body.keys.p256dh, auth: body.keys.auth,
                                                                   userAgent: request.headers[.userAgent] ?? "")
         context.logger.info("push subscription saved", metadata: ["push.subscription.id": "\(saved.id)"])
-        return try JSONCoding.response(SubscriptionResource(saved, session: identity.session.tokenHash), status: .created)
+        return try JSONCoding.response(try await resource(saved, identity: identity), status: .created)
     }
 
     func delete(_ request: Request, context: VarselContext) async throws -> Response {

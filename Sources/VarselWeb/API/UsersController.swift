@@ -103,7 +103,8 @@ struct UsersController {
         let now = services.now()
         return try JSONCoding.response(PersonResource(
             user: UserResource(person.user),
-            summary: services.describer(identity.user.language).personRow(person.summary(now: now), now: now, timeZone: osloTimeZone),
+            summary: services.describer(identity.user.language).personRow(
+                try await services.pushSubscriptions.markingDevices([person.summary(now: now)])[0], now: now, timeZone: osloTimeZone),
             certifications: person.certifications.map { .init(id: $0.id, name: $0.name, expiresAt: $0.expiresAt) },
             liveAssignmentIds: person.liveAssignments.map(\.id)))
     }

@@ -36,7 +36,8 @@ extension PagesController {
         let strings = describer.strings
         let now = services.now()
         let filter = request.uri.queryParameters["show"].flatMap { PersonFilter(rawValue: String($0)) } ?? .all
-        let people = try await services.users.people(for: user).map { $0.summary(now: now) }.filter { filter.includes($0, now: now) }
+        let people = try await services.pushSubscriptions.markingDevices(
+            services.users.people(for: user).map { $0.summary(now: now) }.filter { filter.includes($0, now: now) })
         let model = PeoplePage(
             chrome: try await chrome(identity, resumePoint: resumePoint, title: strings.peopleTitle, tab: .people, flash: flash(request, language: user.language)),
             heading: strings.peopleTitle, headingId: "people-heading",
@@ -157,7 +158,8 @@ extension PagesController {
             chrome: try await chrome(identity, resumePoint: resumePoint, title: user.displayName, tab: .people, flash: flash(request, language: viewer.language)),
             personId: user.id, heading: user.displayName, headingId: "person-heading",
             errors: errors, hasErrors: !errors.isEmpty,
-            summary: describer.personRow(person.summary(now: now), now: now, timeZone: osloTimeZone),
+            summary: describer.personRow(try await services.pushSubscriptions.markingDevices([person.summary(now: now)])[0], now: now,
+                                         timeZone: osloTimeZone),
             facts: [
                 "\(strings.username): \(user.username)",
                 "\(strings.roleField): \(Self.capitalized(strings.roleName(PersonRole(user.role))))",

@@ -59,13 +59,21 @@ extension PagesController {
             passkeys = PasskeysView(items: items, hasItems: !items.isEmpty, form: AddPasskeyFormView(strings, labelledBy: "add-passkey-heading"),
                                     lastWayIn: errors.first { $0.fieldId == "passkeys" }?.message)
         }
+        var devices: DevicesView?
+        if screen == .profile {
+            let lines = try await services.pushSubscriptions.devices(of: [user.id]).map {
+                strings.deviceLine($0.device.status, health: $0.health, now: now, timeZone: osloTimeZone)
+            }
+            devices = DevicesView(heading: strings.devicesHeading, intro: strings.devicesIntro, lines: lines, hasLines: !lines.isEmpty,
+                                  none: strings.noDevices)
+        }
         let title = strings.screenTitle(screen)
         let model = ProfilePageModel(
             chrome: try await chrome(identity, resumePoint: resumePoint, title: title, tab: .profile, flash: flash(request, language: user.language)),
             heading: title, headingId: screen.headingElementID, focusHeading: request.uri.queryParameters["from"] == "notification",
             errors: errors, hasErrors: !errors.isEmpty,
             showCertifications: isMentor && screen != .pause, certifications: certifications,
-            pause: pause,
+            pause: pause, devices: devices,
             account: screen == .profile ? AccountView(
                 languages: Language.allCases.map { LanguageOption(value: $0.rawValue, label: $0.autonym, isSelected: $0 == user.language) },
                 currentPasswordError: errors.first { $0.fieldId == "current-password" }?.message,
@@ -187,11 +195,21 @@ struct ProfilePageModel {
     var showCertifications: Bool
     var certifications: [String]
     var pause: PauseView?
+    var devices: DevicesView?
     var account: AccountView?
     var passkeys: PasskeysView?
     /// Whether the page loads the passkey script (the header reads this).
     var passkeysScript: Bool
     var strings: ProfileStrings
+}
+
+/// The Profile's devices that get notifications, each in one line: its name, and whether it shows them.
+struct DevicesView {
+    var heading: String
+    var intro: String
+    var lines: [String]
+    var hasLines: Bool
+    var none: String
 }
 
 /// The Profile's passkeys: each with its dates and its rename and remove forms, and the form that adds one.

@@ -132,6 +132,8 @@ extension PagesController {
         let filter = AssignmentFilter(request.uri.queryParameters)
         let deadline = services.configuration.answerDeadline
         let summaries = try await services.reports.managedSummaries(of: user).filter { filter.includes($0, now: now, deadline: deadline) }
+        let unreachable = try await services.pushSubscriptions.withoutShowingDevice(
+            Set(summaries.filter { $0.progress == .waitingForAnswer }.map(\.mentorID)))
         let groups = AssignmentProgress.allCases.compactMap { progress -> DashboardGroup? in
             let rows = summaries.filter { $0.progress == progress }
             if filter.show != .all && rows.isEmpty { return nil }
@@ -139,7 +141,8 @@ extension PagesController {
                 heading: strings.assignmentGroupHeading(progress, count: rows.count, forMentor: false),
                 headingId: "dashboard-\(progress.rawValue)",
                 rows: rows.map { summary in
-                    DashboardRow(id: "assignment-\(summary.id)", name: describer.coordinatorAssignmentRow(summary, now: now, overdueAfter: deadline),
+                    DashboardRow(id: "assignment-\(summary.id)", name: describer.coordinatorAssignmentRow(
+                        summary, now: now, overdueAfter: deadline, mentorShowsNotifications: !unreachable.contains(summary.mentorID)),
                                  href: Self.contactLink(summary), trailLabel: "\(strings.trailHeading): \(summary.detailsRemovedAt == nil ? summary.contactName : strings.detailsRemovedShort)",
                                  trail: summary.trail.map(describer.trailLine))
                 })
