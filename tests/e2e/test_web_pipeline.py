@@ -145,7 +145,7 @@ def test_reassignment_a_visit_done_and_the_history_in_the_browser(browser, serve
         coordinator.goto(server.base_url + "/coordinator/assignments?show=overdue")
         row = coordinator.locator("section[aria-labelledby=dashboard-waitingForAnswer] li").first
         assert row.locator("a").inner_text().startswith("Per Olsen, Fjordveien 3, 0250 Oslo, Ingrid Berg, waiting for an answer, ")
-        assert row.locator("a").inner_text().endswith(", overdue")
+        assert row.locator("a").inner_text().endswith(", overdue, no device shows notifications")
         steps = [line.split(",")[0] for line in row.locator("ol.trail li").all_inner_texts()]
         assert steps == ["Created", "Mentor notified", "Reminder sent to the mentor", "Coordinator told it is unanswered"], steps
         old_link = row.locator("a").get_attribute("href")

@@ -15,6 +15,7 @@ import pytest
 from conftest import sign_in
 from push_service import Device, StandInPushService
 from test_web_push import assign, push_server, push_service  # noqa: F401 (fixtures)
+from varsel_server import wait_until
 
 
 def signed_in_context(browser, server, grant: bool):
@@ -221,5 +222,73 @@ def test_the_device_switch_subscribes_this_browser_and_says_so(browser, push_ser
         page.click("#setting-device-notifications")
         page.wait_for_function("document.getElementById('live-polite').textContent.includes('Notifications on this device are off')")
         assert push_server.request("GET", "/api/v1/push-subscriptions", mentor)[2] == []
+    finally:
+        context.close()
+
+
+# A stand-in PushManager whose subscription outlives page loads: `window.__current` is what the browser holds as the
+# page opens (null: none), `window.__next` what a new subscribe() gives.
+RESYNC_PUSH_MANAGER = """
+const fake = (json) => json && ({ endpoint: json.endpoint, toJSON: () => json,
+  unsubscribe: () => { window.__unsubscribed = true; window.__subscription = null; return Promise.resolve(true); } });
+window.__subscription = fake(window.__current);
+PushManager.prototype.getSubscription = function () { return Promise.resolve(window.__subscription); };
+PushManager.prototype.subscribe = function () { window.__subscription = fake(window.__next); return Promise.resolve(window.__subscription); };
+"""
+
+
+def page_with_subscriptions(browser, server, current: dict | None, next_: dict):
+    context = browser.new_context(bypass_csp=True, viewport={"width": 1024, "height": 900})
+    context.grant_permissions(["notifications"], origin=server.base_url)
+    context.add_init_script(f"window.__current = {json.dumps(current)}; window.__next = {json.dumps(next_)};" + RESYNC_PUSH_MANAGER)
+    page = context.new_page()
+    sign_in(page, server)
+    return context, page
+
+
+def subscribe_from(page, subscription: dict) -> int:
+    """Saves `subscription` for the page's own session, as the device switch does."""
+    status, saved = page.evaluate("""(subscription) => fetch('/api/v1/push-subscriptions', {method: 'POST',
+        headers: {'Content-Type': 'application/json', 'X-CSRF-Token': document.body.dataset.csrf},
+        body: JSON.stringify(subscription)}).then(async r => [r.status, await r.json()])""", subscription)
+    assert status == 201, saved
+    return saved["id"]
+
+
+def test_opening_varsel_registers_the_subscription_the_browser_holds_and_drops_the_one_it_replaced(browser, push_server, push_service):
+    # The browser holds a subscription the server does not know (lost, or the push service replaced it).
+    old, new = Device().subscription(push_service.endpoint("old")), Device().subscription(push_service.endpoint("new"))
+    mentor = push_server.token("demo-mentor")
+
+    def endpoints():
+        return [device["endpoint"] for device in push_server.request("GET", "/api/v1/push-subscriptions", mentor)[2]]
+    context, page = page_with_subscriptions(browser, push_server, current=new, next_=new)
+    try:
+        # Signing in opened the notification centre, which registered it.
+        assert wait_until(lambda: endpoints() == [new["endpoint"]]), endpoints()
+        # An older record of this browser is dropped the next time Varsel opens.
+        subscribe_from(page, old)
+        assert endpoints() == [new["endpoint"], old["endpoint"]]
+        page.goto(push_server.base_url + "/")
+        assert wait_until(lambda: endpoints() == [new["endpoint"]]), endpoints()
+    finally:
+        context.close()
+
+
+def test_opening_varsel_subscribes_again_when_the_server_found_the_device_revoked(browser, push_server, push_service):
+    revoked, fresh = Device().subscription(push_service.endpoint("revoked")), Device().subscription(push_service.endpoint("fresh"))
+    mentor = push_server.token("demo-mentor")
+
+    def devices():
+        return [(device["endpoint"], device["health"]) for device in push_server.request("GET", "/api/v1/push-subscriptions", mentor)[2]]
+    context, page = page_with_subscriptions(browser, push_server, current=revoked, next_=fresh)
+    try:
+        assert wait_until(lambda: devices() == [(revoked["endpoint"], "waiting")]), devices()
+        push_service.answer("revoked", (410, {}))
+        assign(push_server, push_server.token("demo-coordinator"))
+        assert wait_until(lambda: devices() == [(revoked["endpoint"], "revoked")]), devices()
+        page.goto(push_server.base_url + "/")
+        assert wait_until(lambda: devices() == [(fresh["endpoint"], "waiting")]), devices()
+        assert page.evaluate("window.__unsubscribed") is True
     finally:
         context.close()

@@ -131,10 +131,12 @@ def sign_in_by_keyboard(reader: ScreenReader, username: str) -> list[str]:
 
 def demo_server(directory: Path) -> VarselServer:
     """`varsel serve --demo` on a new SQLite file, reached as http://localhost:PORT, its public URL, so passkeys work
-    (WebAuthn refuses IP-address origins)."""
+    (WebAuthn refuses IP-address origins). It may push to a stand-in push service on loopback, and a device whose
+    push went unshown for two seconds counts as not showing notifications (the device list's tests)."""
     port = free_port()
     return VarselServer(database=directory / "varsel.sqlite", port=port, host_name="localhost",
-                        extra_args=["--public-url", f"http://localhost:{port}"]).start()
+                        extra_args=["--public-url", f"http://localhost:{port}", "--push-allow-http-endpoints",
+                                    "--push-stale-after", "2s"]).start()
 
 
 @pytest.fixture(scope="module")

@@ -179,7 +179,7 @@ def test_a_people_row_is_named_in_full(engine_reader):
     reader.goto("/people")
     spoken, _ = reader.tab_until(lambda text: text.startswith("Ingrid Berg, "))
     [row] = [text for text in spoken if text.startswith("Ingrid Berg, ")]
-    assert re.fullmatch(r"Ingrid Berg, active, Likepersonsertifikat expires in \d+ days, 1 live assignment link", row), row
+    assert re.fullmatch(r"Ingrid Berg, active, Likepersonsertifikat expires in \d+ days, 1 live assignment, no device shows notifications link", row), row
 
 
 def test_the_send_forms_title_field_says_that_a_title_is_read_aloud_and_nothing_is_invalid(engine_reader):

@@ -7,9 +7,9 @@ The tests run in file order on one signed-in session.
 """
 from __future__ import annotations
 
+import json
 import math
 import re
-import subprocess
 from datetime import datetime, timezone
 from urllib.parse import urlparse
 
@@ -17,7 +17,7 @@ import pytest
 
 from conftest import ScreenReader, normalize, subprocess_type
 from transcript import orca_form, transcript_section
-from varsel_server import DEMO_PASSWORD
+from varsel_server import DEMO_PASSWORD, wait_until
 
 def joined(spoken: list[str]) -> str:
     return ". ".join(spoken)
@@ -411,11 +411,11 @@ def test_a_dashboard_row_is_named_in_full_who_where_mentor_state_waited_and_over
     shown = reader.page.text_content("#assignment-3 a").strip()
     spoken, _ = reader.tab_until(lambda text: text.startswith("Per Olsen, "))
     [row] = [text for text in spoken if text.startswith("Per Olsen, ")]
-    assert re.fullmatch(r"Per Olsen, Fjordveien 3, 0250 Oslo, Ingrid Berg, waiting for an answer, \d+ days, overdue link", row), row
+    assert re.fullmatch(r"Per Olsen, Fjordveien 3, 0250 Oslo, Ingrid Berg, waiting for an answer, \d+ days, overdue, no device shows notifications link", row), row
     assert row == normalize(shown) + " link", (row, shown)
     # The next rows, in the page's order: the one still waiting (not overdue), then the acknowledged one.
     [row] = [text for text in reader.press("Tab") if text.endswith(" link")]
-    assert re.fullmatch(r"Kari Nordmann, Storgata 1, 0155 Oslo, Demo Mentor, waiting for an answer, \d+ minutes link", row), row
+    assert re.fullmatch(r"Kari Nordmann, Storgata 1, 0155 Oslo, Demo Mentor, waiting for an answer, \d+ minutes, no device shows notifications link", row), row
     [row] = [text for text in reader.press("Tab") if text.endswith(" link")]
     assert row == "Ola Hansen, Kirkegata 5, 0153 Oslo, Demo Mentor, acknowledged, answered after 1 hour link", row
 
@@ -457,12 +457,12 @@ def test_a_people_row_is_named_in_full_state_certification_and_live_assignments(
     reader.goto("/people")
     spoken, _ = reader.tab_until(lambda text: text.startswith("Ingrid Berg, "))
     [row] = [text for text in spoken if text.startswith("Ingrid Berg, ")]
-    assert row == f"Ingrid Berg, active, Likepersonsertifikat expires in {days} days, 1 live assignment link", row
+    assert row == f"Ingrid Berg, active, Likepersonsertifikat expires in {days} days, 1 live assignment, no device shows notifications link", row
     assert row == person["summary"] + " link"
     # The person before her, with a certification more than a month away: its date instead of a count of days.
     spoken, _ = reader.tab_until(lambda text: text.startswith("Demo Mentor, "), key="shift+Tab")
     [row] = [text for text in spoken if text.startswith("Demo Mentor, ")]
-    assert re.fullmatch(r"Demo Mentor, active, Peer mentor certificate valid until [A-Z][a-z]+ \d{1,2}, \d{4}, \d+ live assignments link",
+    assert re.fullmatch(r"Demo Mentor, active, Peer mentor certificate valid until [A-Z][a-z]+ \d{1,2}, \d{4}, \d+ live assignments, no device shows notifications link",
                         row), row
 
 
@@ -646,7 +646,7 @@ def test_erasing_speaks_the_confirmation_once_then_details_removed_and_when_and_
     reader.goto("/coordinator/assignments")
     spoken, _ = reader.tab_until(lambda text: text.startswith("details removed, "))
     [row] = [text for text in spoken if text.startswith("details removed, ")]
-    assert re.fullmatch(r"details removed, Demo Mentor, waiting for an answer, (less than a minute|1 minute|\d+ minutes) (visited )?link",
+    assert re.fullmatch(r"details removed, Demo Mentor, waiting for an answer, (less than a minute|1 minute|\d+ minutes), no device shows notifications (visited )?link",
                         row), row
     # The mentor's notification about the assignment, in her list.
     signed_in_as(reader, "demo-mentor", "Demo Mentor")
@@ -745,3 +745,60 @@ def test_the_set_password_page_offers_a_passkey_instead_and_adding_one_signs_in_
     spoken = until_said(reader, "Passkey added", lambda: reader.desktop.key("Return"))
     assert spoken.count("Passkey added") == 1, spoken
     reader.page.wait_for_url("**/?done=passkey-added")
+
+
+# Devices that get notifications ----------------------------------------------------------------------------------
+
+IPHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 18_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.4 Mobile/15E148 Safari/604.1"
+ANDROID = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36"
+
+
+def test_the_profile_says_which_device_shows_notifications_and_which_to_wake_up(reader, server):
+    # Two phones of the demo mentor's get a push each (a stand-in push service takes both); the Android phone's
+    # service worker reports it shown, the iPhone's never does. Read from the top, the Profile names each phone and
+    # says how its notifications stand, with what to do about the one that stopped showing them.
+    from push_service import Device, StandInPushService
+
+    mentor = server.token("demo-mentor")
+    service = StandInPushService()
+    try:
+        phones = {}
+        for name, agent in (("iphone", IPHONE), ("android", ANDROID)):
+            device = Device()
+            status, _, subscribed = server.request("POST", "/api/v1/push-subscriptions", mentor, device.subscription(service.endpoint(name)),
+                                                   headers={"User-Agent": agent})
+            assert status == 201, subscribed
+            phones[name] = (device, subscribed)
+        server.create(server.token("demo-coordinator"), "Phone check", ["demo-mentor"])
+        receipt = json.loads(phones["android"][0].decrypt(service.wait_for("android", 1)[0]))["notification"]["data"]["receipt"]
+        service.wait_for("iphone", 1)
+        assert server.request("POST", receipt["url"], None, {"notificationID": receipt["notificationID"], "token": receipt["token"]})[0] == 204
+
+        def healths():
+            return {d["deviceName"]: d["health"] for d in server.request("GET", "/api/v1/push-subscriptions", mentor)[2]}
+        # The positive signal that the iPhone's push went unconfirmed past the stale time (two seconds here).
+        assert wait_until(lambda: healths() == {"iPhone (Safari)": "notConfirmed", "Android (Chrome)": "shows"}, timeout=20), healths()
+    finally:
+        service.close()
+    signed_in_as(reader, "demo-mentor", "Demo Mentor")
+    loaded = reader.goto("/profile")
+    start = loaded.index("Devices that get notifications")
+    assert loaded[start + 1:start + 3] == ["heading level 2", "Each phone or computer where you turned on notifications, and whether it shows them"], loaded[start:]
+    assert loaded[start + 3] == "List with 2 items", loaded[start:]
+    # Each item, then its position (the mentor's Orca speaks object positions).
+    iphone, android = loaded[start + 4], loaded[start + 6]
+    assert (loaded[start + 5], loaded[start + 7]) == ("1 of 2", "2 of 2"), loaded[start:]
+    assert re.fullmatch(r"iPhone \(Safari\), not confirmed since [A-Z][a-z]+ \d{1,2}, \d{4}: open Varsel on this phone to wake it up", iphone), iphone
+    assert re.fullmatch(r"Android \(Chrome\), last notification shown today at \d{1,2}:\d{2} [AP]M", android), android
+    # The coordinator sees the same on the mentor's page: one phone still shows notifications, so no warning; the
+    # second demo mentor has none, and her page says so.
+    signed_in_as_coordinator(reader)
+    _, _, people = reader.server.request("GET", "/api/v1/users", reader.server.token("demo-coordinator"))
+    ids = {person["username"]: person["id"] for person in people}
+    loaded = reader.goto(f"/people/{ids['demo-mentor']}")
+    [summary] = [text for text in loaded if text.startswith("Demo Mentor, active, ")]
+    assert "no device shows notifications" not in summary, summary
+    loaded = reader.goto(f"/people/{ids['demo-mentor-2']}")
+    [summary] = [text for text in loaded if text.startswith("Ingrid Berg, active, ")]
+    assert re.fullmatch(r"Ingrid Berg, active, Likepersonsertifikat expires in \d+ days, 1 live assignment, no device shows notifications",
+                        summary), summary

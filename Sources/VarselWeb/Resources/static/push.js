@@ -1,26 +1,18 @@
-// Varsel as an installed app: registers the service worker on every page, and on the settings page runs the
-// "Notifications on this device" switch: it asks the browser's permission only from that switch, subscribes
-// this device, and says what came of it. Every sentence comes from the page (the core's words).
+// Varsel as an installed app: registers the service worker on every page, keeps this device's push subscription
+// the one the server holds, and on the settings page runs the "Notifications on this device" switch: it asks the
+// browser's permission only from that switch, subscribes this device, and says what came of it. Every sentence
+// comes from the page (the core's words).
 (() => {
   "use strict";
   if (!("serviceWorker" in navigator)) return;
   navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(() => undefined);
 
-  const section = document.getElementById("this-device");
-  const toggle = document.getElementById("setting-device-notifications");
-  if (!section || !toggle) return;
-  const texts = section.dataset;
-  const csrf = document.body.dataset.csrf;
+  const csrf = document.body && document.body.dataset.csrf;
   const isSupported = "PushManager" in window && "Notification" in window;
-  section.hidden = false;
 
-  function say(text) {
-    if (window.Varsel) window.Varsel.speak(text, "polite");
-  }
-
-  // The VAPID public key as PushManager takes it.
-  function applicationServerKey() {
-    const base64 = texts.publicKey.replace(/-/g, "+").replace(/_/g, "/");
+  // The VAPID public key as PushManager takes it (base64url in the page or from the API).
+  function applicationServerKey(publicKey) {
+    const base64 = publicKey.replace(/-/g, "+").replace(/_/g, "/");
     const raw = atob(base64 + "=".repeat((4 - (base64.length % 4)) % 4));
     return Uint8Array.from(raw, (character) => character.charCodeAt(0));
   }
@@ -34,6 +26,54 @@
     });
     if (!response.ok) throw new Error("HTTP " + response.status);
     return response.status === 204 ? null : response.json();
+  }
+
+  // Re-sync on every open: a phone can lose or replace its subscription without the server hearing of it (iOS
+  // revokes one after pushes it did not show; the service worker re-subscribes on pushsubscriptionchange but has no
+  // session to tell the server). When this browser's subscription is not the one the server holds, or the server's
+  // is revoked or no longer confirmed, it is registered again. A browser that never turned notifications on here
+  // is left alone.
+  async function resync() {
+    if (!csrf || !isSupported || Notification.permission !== "granted") return;
+    const registration = await navigator.serviceWorker.ready;
+    let subscription = await registration.pushManager.getSubscription();
+    const mine = await send("GET", "/api/v1/push-subscriptions");
+    const saved = subscription ? mine.find((device) => device.endpoint === subscription.endpoint) : null;
+    if (!subscription && !mine.some((device) => device.isThisSession)) return;
+    if (saved && saved.health !== "revoked" && saved.health !== "notConfirmed") {
+      // In step; an older record of this browser (one session is one browser) goes.
+      for (const device of mine) {
+        if (device.isThisSession && device.id !== saved.id) await send("DELETE", "/api/v1/push-subscriptions/" + device.id);
+      }
+      return;
+    }
+    if (subscription && saved) {
+      // Revoked or stale at the push service: a fresh subscription wakes the device up.
+      await subscription.unsubscribe();
+      subscription = null;
+    }
+    if (!subscription) {
+      const key = await send("GET", "/api/v1/push/public-key");
+      subscription = await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: applicationServerKey(key.publicKey) });
+    }
+    const registered = await send("POST", "/api/v1/push-subscriptions", subscription.toJSON());
+    // The server's earlier record of this browser goes once the new one is saved.
+    for (const device of mine) {
+      if (device.id !== registered.id && (device.isThisSession || (saved && device.id === saved.id))) {
+        await send("DELETE", "/api/v1/push-subscriptions/" + device.id);
+      }
+    }
+  }
+  resync().catch(() => undefined);
+
+  const section = document.getElementById("this-device");
+  const toggle = document.getElementById("setting-device-notifications");
+  if (!section || !toggle) return;
+  const texts = section.dataset;
+  section.hidden = false;
+
+  function say(text) {
+    if (window.Varsel) window.Varsel.speak(text, "polite");
   }
 
   async function turnOn() {
@@ -52,7 +92,7 @@
     try {
       const registration = await navigator.serviceWorker.ready;
       const subscription = (await registration.pushManager.getSubscription())
-        || (await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: applicationServerKey() }));
+        || (await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: applicationServerKey(texts.publicKey) }));
       await send("POST", "/api/v1/push-subscriptions", subscription.toJSON());
       say(texts.on);
     } catch (error) {

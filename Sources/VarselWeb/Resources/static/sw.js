@@ -87,6 +87,17 @@ function samePath(url) {
   }
 }
 
+// The push service replaced or ended this browser's subscription: subscribe again with the same server key, so
+// pushes keep coming; the page tells the server about the new one the next time Varsel is opened (the worker has
+// no session to do it with).
+self.addEventListener("pushsubscriptionchange", (event) => {
+  const options = event.oldSubscription && event.oldSubscription.options;
+  if (!options || !options.applicationServerKey) return;
+  event.waitUntil(self.registration.pushManager
+    .subscribe({ userVisibleOnly: true, applicationServerKey: options.applicationServerKey })
+    .catch(() => undefined));
+});
+
 self.addEventListener("notificationclick", (event) => {
   event.notification.close();
   event.waitUntil(handleNotificationClick(event.notification, event.action));
