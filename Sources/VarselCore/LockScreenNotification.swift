@@ -70,3 +70,15 @@ extension Describer {
         )
     }
 }
+
+extension Describer {
+    /// What replaces a shown push notification that its person should no longer see (the notification was deleted,
+    /// its assignment given to someone else, or the visited person's details erased): the same tag, so it takes the
+    /// old one's place on the lock screen, silent, and naming no one.
+    public func withdrawnLockScreenNotification(notificationID: NotificationID) -> LockScreenNotification {
+        LockScreenNotification(
+            title: strings.lockScreenWithdrawnTitle, body: strings.lockScreenWithdrawnBody, tag: "varsel-notification-\(notificationID)",
+            language: strings.language.rawValue, path: "/notifications", requiresInteraction: false, vibration: [], isSilent: true,
+            actions: [], acknowledgement: nil)
+    }
+}

@@ -17,6 +17,14 @@ extension Strings {
     /// Stands in for a body with personal details, when details are not shown on the lock screen.
     public var lockScreenHiddenBody: String { isEnglish ? "Open Varsel to read it." : "Åpne Varsel for å lese det." }
 
+    /// Replaces a shown notification its person should no longer see.
+    public var lockScreenWithdrawnTitle: String { isEnglish ? "Notification withdrawn" : "Varsel trukket tilbake" }
+
+    /// The body under ``lockScreenWithdrawnTitle``.
+    public var lockScreenWithdrawnBody: String {
+        isEnglish ? "It was withdrawn. Open Varsel to see what you have." : "Det er trukket tilbake. Åpne Varsel for å se hva du har."
+    }
+
     /// The push notification's button that opens its screen.
     public var lockScreenOpen: String { isEnglish ? "Open" : "Åpne" }
 

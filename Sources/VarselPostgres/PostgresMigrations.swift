@@ -272,14 +272,15 @@ enum PostgresMigrations {
             "CREATE INDEX idempotency_key_by_fanout ON idempotency_key (fanout_id) WHERE fanout_id IS NOT NULL",
         ]),
         // What is known of each device's delivery: accepted pushes, the ones its service worker reported shown, and
-        // when its push service stopped taking them.
-        ("v11: push receipts and device health", [
+        // when its push service stopped taking them; a queued push is a notification or its withdrawal.
+        ("v11: push receipts, device health and withdrawals", [
             "ALTER TABLE push_subscription ADD COLUMN device_name TEXT NOT NULL DEFAULT ''",
             "ALTER TABLE push_subscription ADD COLUMN last_accepted_at DOUBLE PRECISION",
             "ALTER TABLE push_subscription ADD COLUMN last_shown_at DOUBLE PRECISION",
             "ALTER TABLE push_subscription ADD COLUMN first_unshown_at DOUBLE PRECISION",
             "ALTER TABLE push_subscription ADD COLUMN unshown_count INTEGER NOT NULL DEFAULT 0",
             "ALTER TABLE push_subscription ADD COLUMN revoked_at DOUBLE PRECISION",
+            "ALTER TABLE push_delivery ADD COLUMN kind TEXT NOT NULL DEFAULT 'show'",
             """
             CREATE TABLE push_sent (
                 subscription_id BIGINT NOT NULL REFERENCES push_subscription(id) ON DELETE CASCADE,

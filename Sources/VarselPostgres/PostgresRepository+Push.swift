@@ -106,18 +106,19 @@ extension PostgresRepository {
                     ORDER BY next_attempt_at, id LIMIT \(Int64(limit)) FOR UPDATE SKIP LOCKED
                 ), claimed AS (
                     UPDATE push_delivery d SET next_attempt_at = \(leaseUntil.timeIntervalSince1970) FROM due WHERE d.id = due.id
-                    RETURNING d.id, d.subscription_id, d.notification_id, d.attempts, d.enqueued_at
+                    RETURNING d.id, d.subscription_id, d.notification_id, d.attempts, d.enqueued_at, d.kind
                 )
-                SELECT \(unescaped: Self.subscriptionColumns), claimed.id, claimed.notification_id, claimed.attempts, claimed.enqueued_at
+                SELECT \(unescaped: Self.subscriptionColumns), claimed.id, claimed.notification_id, claimed.attempts, claimed.enqueued_at,
+                       claimed.kind
                 FROM claimed JOIN push_subscription s ON s.id = claimed.subscription_id
                 WHERE s.revoked_at IS NULL
                 ORDER BY claimed.id
                 """, logger: self.logger).collect().map { row in
-                let columns = try row.decode((Int64, UserID, String, String, Data, Data, Data, Double, Int64, NotificationID, Int32, Double).self)
+                let columns = try row.decode((Int64, UserID, String, String, Data, Data, Data, Double, Int64, NotificationID, Int32, Double, String).self)
                 let subscription = PushSubscription(id: columns.0, userID: columns.1, sessionTokenHash: columns.2, endpoint: columns.3,
                                                     p256dh: columns.4, auth: columns.5, actionSecret: columns.6, createdAt: Self.date(columns.7))
                 return PushDelivery(id: columns.8, subscription: subscription, notificationID: columns.9, attempts: Int(columns.10),
-                                    enqueuedAt: Self.date(columns.11), nextAttemptAt: leaseUntil)
+                                    enqueuedAt: Self.date(columns.11), nextAttemptAt: leaseUntil, isWithdrawal: columns.12 == "withdraw")
             }
         }
     }
@@ -138,6 +139,18 @@ extension PostgresRepository {
 
     public func finishPushDelivery(id: Int64) async throws {
         try await write { c in try await c.query("DELETE FROM push_delivery WHERE id = \(id)", logger: self.logger) }
+    }
+
+    /// Queues the withdrawal of `notificationID` to every device its push was accepted for, and drops its pushes not
+    /// sent yet: part of the transaction that took the notification from its person.
+    func queuePushWithdrawal(notificationID: NotificationID, at date: Date, _ c: PostgresConnection) async throws {
+        try await c.query("DELETE FROM push_delivery WHERE notification_id = \(notificationID)", logger: self.logger)
+        try await c.query("""
+            INSERT INTO push_delivery (subscription_id, notification_id, enqueued_at, next_attempt_at, kind)
+            SELECT p.subscription_id, p.notification_id, \(date.timeIntervalSince1970), \(date.timeIntervalSince1970), 'withdraw'
+            FROM push_sent p JOIN push_subscription s ON s.id = p.subscription_id
+            WHERE p.notification_id = \(notificationID) AND s.revoked_at IS NULL
+            """, logger: self.logger)
     }
 
     public func recordPushAccepted(subscriptionID: Int64, notificationID: NotificationID, at date: Date) async throws {

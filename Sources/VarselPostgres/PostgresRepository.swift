@@ -662,6 +662,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
                                              logger: self.logger).collect()
                 guard !rows.isEmpty else { continue }
                 try await self.appendEvent(userID: userID, .notificationDeleted(notificationID: id), at: date, c)
+                try await self.queuePushWithdrawal(notificationID: id, at: date, c)
                 deleted += 1
             }
             if deleted > 0 { try await self.appendUnreadCounts(for: [userID], at: date, c) }
@@ -862,7 +863,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
                     try await c.query("""
                         UPDATE event SET notification = \(try Self.json(item)) WHERE notification_id = \(id) AND notification IS NOT NULL
                         """, logger: self.logger)
-                    try await c.query("DELETE FROM push_delivery WHERE notification_id = \(id)", logger: self.logger)
+                    try await self.queuePushWithdrawal(notificationID: id, at: date, c)
                     try await self.appendEvent(userID: item.recipientID, .notificationUpdated(item), at: date, c)
                 }
                 items.append(item)
@@ -1003,6 +1004,8 @@ public final class PostgresRepository: VarselRepository, Sendable {
             if let refusal = old.refusalToReassign { throw refusal }
             let seconds = date.timeIntervalSince1970
             try await c.query("UPDATE assignment SET reassigned_at = \(seconds) WHERE id = \(assignmentID)", logger: self.logger)
+            // The first mentor's phones take down the notification that named the person they will no longer visit.
+            if let notificationID = old.notificationID { try await self.queuePushWithdrawal(notificationID: notificationID, at: date, c) }
             let newID = try await Self.one(c.query("""
                 INSERT INTO assignment (mentor_id, contact_id, coordinator_id, status, created_at, previous_id)
                 VALUES (\(mentorID), \(old.contactID), \(old.coordinatorID), \(AssignmentStatus.pending.rawValue), \(seconds), \(assignmentID))

@@ -155,14 +155,31 @@ public final class PushDeliveryWorker: Service, Sendable {
 
     func attempt(_ delivery: PushDelivery) async throws -> Outcome {
         let subscription = delivery.subscription
-        guard let item = try await store.notification(id: delivery.notificationID),
-              let user = try await store.user(id: subscription.userID) else { return .skipped }
-        let preferences = try await store.preferences(for: user.id)
-        guard let lockScreen = Describer(language: user.language).lockScreenNotification(for: item, preferences: preferences) else {
-            return .skipped
-        }
+        guard let user = try await store.user(id: subscription.userID) else { return .skipped }
+        let describer = Describer(language: user.language)
         let start = now()
-        let timeToLive = Int(configuration.timeToLive - start.timeIntervalSince(item.createdAt))
+        // What to show, since when it may be delivered, and whether it names the person visited (a read of them).
+        let lockScreen: LockScreenNotification
+        let since: Date
+        var urgency = Urgency.normal
+        var readContact: ContactID?
+        if delivery.isWithdrawal {
+            lockScreen = describer.withdrawnLockScreenNotification(notificationID: delivery.notificationID)
+            since = delivery.enqueuedAt
+        } else {
+            guard let item = try await store.notification(id: delivery.notificationID) else { return .skipped }
+            let preferences = try await store.preferences(for: user.id)
+            guard let shown = describer.lockScreenNotification(for: item, preferences: preferences) else { return .skipped }
+            lockScreen = shown
+            since = item.createdAt
+            urgency = item.urgency
+            // A lock screen allowed to show the details of the person to visit is a read of them, recorded as such.
+            if preferences.isShowingDetailsOnLockScreen, item.containsPersonalDetails(item.title) || item.containsPersonalDetails(item.body),
+               case let .contact(contactID, _) = item.deepLink {
+                readContact = contactID
+            }
+        }
+        let timeToLive = Int(configuration.timeToLive - start.timeIntervalSince(since))
         guard timeToLive > 0 else { return .failed }
         let endpoint: URL
         do {
@@ -173,21 +190,21 @@ public final class PushDeliveryWorker: Service, Sendable {
             return .gone
         }
         let unread = try await store.unreadCount(for: user.id)
-        let message = try JSONEncoder().encode(PushMessage(lockScreen, notificationID: item.id, subscription: subscription,
-                                                           origin: configuration.origin(), unreadCount: unread))
-        // A lock screen allowed to show the details of the person to visit is a read of them, recorded as such.
-        if preferences.isShowingDetailsOnLockScreen, item.containsPersonalDetails(item.title) || item.containsPersonalDetails(item.body),
-           case let .contact(contactID, _) = item.deepLink {
-            try await store.recordContactRead(contactID: contactID, userID: user.id, channel: .push, at: start)
+        let message = try JSONEncoder().encode(PushMessage(lockScreen, notificationID: delivery.notificationID, subscription: subscription,
+                                                           origin: configuration.origin(), unreadCount: unread,
+                                                           asksForReceipt: !delivery.isWithdrawal))
+        if let readContact {
+            try await store.recordContactRead(contactID: readContact, userID: user.id, channel: .push, at: start)
         }
         let body = try WebPushEncryption.encrypt(message, p256dh: subscription.p256dh, auth: subscription.auth)
         let authorization = try vapid.authorization(audience: Self.origin(of: endpoint), subject: configuration.subject,
                                                     expiresAt: start.addingTimeInterval(12 * 3600))
         let request = PushRequest(endpoint: endpoint, headers: [
             ("TTL", "\(timeToLive)"),
-            ("Urgency", item.urgency == .urgent ? "high" : "normal"),
-            // A repeat of the same notification (a retry the service already took) replaces it, not doubles it.
-            ("Topic", "varsel-\(item.id)"),
+            ("Urgency", urgency == .urgent ? "high" : "normal"),
+            // A repeat of the same notification (a retry the service already took) replaces it, not doubles it; a
+            // withdrawal replaces the notification itself at a push service still holding it for an offline phone.
+            ("Topic", "varsel-\(delivery.notificationID)"),
             ("Content-Encoding", "aes128gcm"),
             ("Content-Type", "application/octet-stream"),
             ("Authorization", authorization),
@@ -200,7 +217,7 @@ public final class PushDeliveryWorker: Service, Sendable {
             return .retry(after: nil)
         }
         switch response.status {
-        case 200..<300: return .sent(latency: now().timeIntervalSince(item.createdAt))
+        case 200..<300: return .sent(latency: now().timeIntervalSince(since))
         case 404, 410: return .gone
         case 429, 500...599: return .retry(after: response.retryAfter)
         default:
@@ -213,7 +230,10 @@ public final class PushDeliveryWorker: Service, Sendable {
         switch outcome {
         case let .sent(latency):
             try await store.finishPushDelivery(id: delivery.id)
-            try await store.recordPushAccepted(subscriptionID: delivery.subscription.id, notificationID: delivery.notificationID, at: now())
+            // A withdrawal asks for no receipt, so it does not count towards the device's unconfirmed pushes.
+            if !delivery.isWithdrawal {
+                try await store.recordPushAccepted(subscriptionID: delivery.subscription.id, notificationID: delivery.notificationID, at: now())
+            }
             metrics.sent(latency: latency)
         case .gone:
             try await store.revokePushSubscription(id: delivery.subscription.id, at: now())

@@ -54,7 +54,8 @@ public struct PushMessage: Codable, Sendable, Equatable {
     /// What Varsel's service worker needs beyond the declarative members.
     public struct Details: Codable, Sendable, Equatable {
         public var acknowledge: Acknowledge?
-        public var receipt: Receipt
+        /// Nil for a withdrawal, which asks for none.
+        public var receipt: Receipt?
     }
 
     /// Where the service worker reports that it showed this push, and the token that lets it (no content, no session).
@@ -76,7 +77,7 @@ public struct PushMessage: Codable, Sendable, Equatable {
     /// The message for `notification` as `subscription`'s device shows it; `origin` is Varsel's public origin
     /// (`https://varsel.example.org`), `unreadCount` the recipient's unread notifications.
     public init(_ notification: LockScreenNotification, notificationID: NotificationID, subscription: PushSubscription, origin: URL,
-                unreadCount: Int) {
+                unreadCount: Int, asksForReceipt: Bool = true) {
         let navigate = Self.absolute(notification.path, origin: origin)
         webPush = 8030
         appBadge = unreadCount
@@ -90,8 +91,8 @@ public struct PushMessage: Codable, Sendable, Equatable {
                 Acknowledge(url: "/api/v1/push-subscriptions/\(subscription.id)/acknowledge", assignmentID: $0.assignmentID,
                             token: PushActionToken.acknowledge(assignmentID: $0.assignmentID, subscription: subscription),
                             confirmation: $0.confirmation, failure: $0.failure)
-            }, receipt: Receipt(url: "/api/v1/push-subscriptions/\(subscription.id)/receipts", notificationID: notificationID,
-                                token: PushActionToken.shown(notificationID: notificationID, subscription: subscription))))
+            }, receipt: asksForReceipt ? Receipt(url: "/api/v1/push-subscriptions/\(subscription.id)/receipts", notificationID: notificationID,
+                                                 token: PushActionToken.shown(notificationID: notificationID, subscription: subscription)) : nil))
     }
 
     /// `path` on `origin`, whatever path the origin's URL has.

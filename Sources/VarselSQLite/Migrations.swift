@@ -274,8 +274,8 @@ enum Migrations {
                 """)
         }
         // What is known of each device's delivery: accepted pushes, the ones its service worker reported shown, and
-        // when its push service stopped taking them.
-        migrator.registerMigration("v12: push receipts and device health") { db in
+        // when its push service stopped taking them; a queued push is a notification or its withdrawal.
+        migrator.registerMigration("v12: push receipts, device health and withdrawals") { db in
             try db.execute(sql: """
                 ALTER TABLE push_subscription ADD COLUMN device_name TEXT NOT NULL DEFAULT '';
                 ALTER TABLE push_subscription ADD COLUMN last_accepted_at DOUBLE;
@@ -283,6 +283,7 @@ enum Migrations {
                 ALTER TABLE push_subscription ADD COLUMN first_unshown_at DOUBLE;
                 ALTER TABLE push_subscription ADD COLUMN unshown_count INTEGER NOT NULL DEFAULT 0;
                 ALTER TABLE push_subscription ADD COLUMN revoked_at DOUBLE;
+                ALTER TABLE push_delivery ADD COLUMN kind TEXT NOT NULL DEFAULT 'show';
                 CREATE TABLE push_sent (
                     subscription_id INTEGER NOT NULL REFERENCES push_subscription(id) ON DELETE CASCADE,
                     notification_id INTEGER NOT NULL,

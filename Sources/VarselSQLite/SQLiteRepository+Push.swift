@@ -90,13 +90,13 @@ extension SQLiteRepository {
     public func claimDuePushDeliveries(at date: Date, limit: Int, leaseUntil: Date) async throws -> [PushDelivery] {
         try await commits.write { db in
             let due = try Row.fetchAll(db, sql: """
-                SELECT d.id AS delivery_id, d.notification_id, d.attempts, d.enqueued_at, d.next_attempt_at, s.*
+                SELECT d.id AS delivery_id, d.notification_id, d.attempts, d.enqueued_at, d.next_attempt_at, d.kind, s.*
                 FROM push_delivery d JOIN push_subscription s ON s.id = d.subscription_id
                 WHERE d.next_attempt_at <= ? AND s.revoked_at IS NULL ORDER BY d.next_attempt_at, d.id LIMIT ?
                 """, arguments: [date.timeIntervalSince1970, limit]).map { row in
                 PushDelivery(id: row["delivery_id"], subscription: Self.pushSubscription(row), notificationID: row["notification_id"],
                              attempts: row["attempts"], enqueuedAt: Self.date(row["enqueued_at"]),
-                             nextAttemptAt: Self.date(row["next_attempt_at"]))
+                             nextAttemptAt: Self.date(row["next_attempt_at"]), isWithdrawal: (row["kind"] as String) == "withdraw")
             }
             for delivery in due {
                 try db.execute(sql: "UPDATE push_delivery SET next_attempt_at = ? WHERE id = ?",
@@ -175,6 +175,18 @@ extension SQLiteRepository {
                     revokedAt: (row["revoked_at"] as Double?).map(Self.date)))
             }
         }
+    }
+
+    /// Queues the withdrawal of `notificationID` to every device its push was accepted for, and drops its pushes not
+    /// sent yet: part of the transaction that took the notification from its person.
+    func queuePushWithdrawal(notificationID: NotificationID, at date: Date, db: Database) throws {
+        try db.execute(sql: "DELETE FROM push_delivery WHERE notification_id = ?", arguments: [notificationID])
+        try db.execute(sql: """
+            INSERT INTO push_delivery (subscription_id, notification_id, enqueued_at, next_attempt_at, kind)
+            SELECT p.subscription_id, p.notification_id, ?1, ?1, 'withdraw'
+            FROM push_sent p JOIN push_subscription s ON s.id = p.subscription_id
+            WHERE p.notification_id = ?2 AND s.revoked_at IS NULL
+            """, arguments: [date.timeIntervalSince1970, notificationID])
     }
 
     private static func pushSubscription(_ row: Row) -> PushSubscription {

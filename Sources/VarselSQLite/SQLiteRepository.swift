@@ -453,6 +453,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
                 try db.execute(sql: "DELETE FROM notification WHERE id = ? AND recipient_id = ?", arguments: [id, userID])
                 guard db.changesCount > 0 else { continue }
                 try self.appendEvent(userID: userID, .notificationDeleted(notificationID: id), at: date, db: db)
+                try self.queuePushWithdrawal(notificationID: id, at: date, db: db)
                 deleted += 1
             }
             if deleted > 0 { try self.appendUnreadCounts(for: [userID], at: date, db: db) }
@@ -630,7 +631,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
                     // The event log's copies now say what the notification says.
                     try db.execute(sql: "UPDATE event SET notification = ? WHERE notification_id = ? AND notification IS NOT NULL",
                                    arguments: [String(decoding: try Self.encoder.encode(item), as: UTF8.self), id])
-                    try db.execute(sql: "DELETE FROM push_delivery WHERE notification_id = ?", arguments: [id])
+                    try self.queuePushWithdrawal(notificationID: id, at: date, db: db)
                     try self.appendEvent(userID: item.recipientID, .notificationUpdated(item), at: date, db: db)
                 }
                 items.append(item)
@@ -768,6 +769,8 @@ public final class SQLiteRepository: VarselRepository, Sendable {
             if let refusal = old.refusalToReassign { throw refusal }
             let seconds = date.timeIntervalSince1970
             try db.execute(sql: "UPDATE assignment SET reassigned_at = ? WHERE id = ?", arguments: [seconds, assignmentID])
+            // The first mentor's phones take down the notification that named the person they will no longer visit.
+            if let notificationID = old.notificationID { try self.queuePushWithdrawal(notificationID: notificationID, at: date, db: db) }
             try db.execute(sql: """
                 INSERT INTO assignment (mentor_id, contact_id, coordinator_id, status, created_at, previous_id) VALUES (?, ?, ?, ?, ?, ?)
                 """, arguments: [mentorID, old.contactID, old.coordinatorID, AssignmentStatus.pending.rawValue, seconds, assignmentID])

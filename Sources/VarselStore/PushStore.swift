@@ -96,15 +96,20 @@ public struct PushDelivery: Sendable, Hashable, Identifiable {
     public var id: Int64
     public var subscription: PushSubscription
     public var notificationID: NotificationID
+    /// True for a withdrawal: a push that replaces the notification's shown push, which its person should no longer
+    /// see; queued with the change that withdrew it, to each device the notification's push was accepted for.
+    public var isWithdrawal = false
     /// How many attempts failed so far.
     public var attempts: Int
     public var enqueuedAt: Date
     public var nextAttemptAt: Date
 
-    public init(id: Int64, subscription: PushSubscription, notificationID: NotificationID, attempts: Int, enqueuedAt: Date, nextAttemptAt: Date) {
+    public init(id: Int64, subscription: PushSubscription, notificationID: NotificationID, attempts: Int, enqueuedAt: Date, nextAttemptAt: Date,
+                isWithdrawal: Bool = false) {
         self.id = id
         self.subscription = subscription
         self.notificationID = notificationID
+        self.isWithdrawal = isWithdrawal
         self.attempts = attempts
         self.enqueuedAt = enqueuedAt
         self.nextAttemptAt = nextAttemptAt
@@ -112,6 +117,10 @@ public struct PushDelivery: Sendable, Hashable, Identifiable {
 }
 
 /// What Web Push keeps: the server's VAPID key, the devices' subscriptions, and the push outbox.
+///
+/// A change that takes a notification from its person (deleting it, giving its assignment to someone else, erasing
+/// the visited person's details) queues a withdrawal in the same transaction, to every device its push was
+/// accepted for.
 ///
 /// The outbox is fed from the event log: the delivery worker reads created notifications after its cursor and
 /// queues one delivery per subscription of the recipient, moving the cursor in the same transaction, so each

@@ -170,7 +170,8 @@ struct PushDeliveryWorkerTests {
         #expect(device.status.unshownCount == 1 && device.status.lastAcceptedAt == clock.now)
         #expect(device.status.health(now: clock.now, staleAfter: 86400) == .waiting)
         // The receipt the push carried confirms it.
-        let receipt = try message(try #require(transport.requests.first)).notification.data.receipt
+        let request = try #require(transport.requests.first)
+        let receipt = try #require(try message(request).notification.data.receipt)
         #expect(receipt.notificationID == first.id)
         #expect(try await store.recordPushShown(subscriptionID: device.id, notificationID: receipt.notificationID, at: clock.now) == .recorded)
         device = try #require(try await store.pushDevices(forAnyOf: [mentor.id]).first)
@@ -184,6 +185,34 @@ struct PushDeliveryWorkerTests {
         device = try #require(try await store.pushDevices(forAnyOf: [mentor.id]).first)
         #expect(device.status.unshownCount == 3)
         #expect(device.status.health(now: clock.now, staleAfter: 86400) == .notConfirmed(since: shownAt))
+    }
+
+    @Test("a deleted notification's shown push is withdrawn: the same tag and topic, a text that names no one, no receipt asked")
+    func deletedIsWithdrawn() async throws {
+        let (mentor, subscription) = try await subscribedMentor()
+        let other = try await store.createUser(NewUser(username: "ola", displayName: "Ola", role: .mentor, passwordHash: "x", language: .english),
+                                               at: clock.now)
+        let worker = worker()
+        try await worker.step()
+        let item = try await assignment(for: mentor)
+        _ = try await assignment(for: other)  // another mentor's: nothing of it is withdrawn here
+        clock.advance(1)
+        try await worker.step()
+        #expect(transport.requests.count == 1)
+        #expect(try await store.delete(ids: [item.id], userID: mentor.id, at: clock.now) == 1)
+        clock.advance(1)
+        try await worker.step()
+        #expect(transport.requests.count == 2)
+        let withdrawal = try #require(transport.requests.last)
+        #expect(header(withdrawal, "Topic") == "varsel-\(item.id)")
+        let shown = try message(withdrawal)
+        #expect(shown.notification.tag == "varsel-notification-\(item.id)")
+        #expect(shown.notification.title == "Notification withdrawn" && shown.notification.silent)
+        #expect(!shown.notification.body.contains("Kari") && shown.notification.data.receipt == nil && shown.notification.data.acknowledge == nil)
+        #expect(shown.appBadge == 0)
+        // Only the one accepted push counts as unconfirmed.
+        #expect(try await store.pushDevices(forAnyOf: [mentor.id]).first?.status.unshownCount == 1)
+        #expect(subscription.userID == mentor.id)
     }
 
     @Test("429 is retried after Retry-After, not before; 5xx backs off; the push arrives once")
@@ -241,10 +270,12 @@ struct PushDeliveryWorkerTests {
         try await store.setPreferences(.standard, for: mentor.id)
         let deleted = try await assignment(for: mentor)
         try await worker.enqueueNewNotifications()
+        // Deleted before its push went: the queued push goes with it, and nothing is withdrawn (nothing was shown).
         _ = try await store.delete(ids: [deleted.id], userID: mentor.id, at: clock.now)
+        #expect(try await store.nextPushDeliveryDate() == nil)
         _ = try await worker.sendDue()
         #expect(transport.requests.isEmpty)
-        #expect(metrics.counts.skipped == 2)
+        #expect(metrics.counts.skipped == 1)
     }
 
     @Test("a push not accepted within its time to live is given up")

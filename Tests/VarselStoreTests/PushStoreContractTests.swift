@@ -137,4 +137,47 @@ struct PushStoreContractTests {
         _ = try await store.savePushSubscription(subscription(kari, session: "s1", endpoint: "https://push.example/phone"), at: now)
         #expect(try await store.pushDevices(forAnyOf: [kari.id]).map(\.status.revokedAt) == [nil])
     }
+
+    @Test("reassigning, deleting or erasing withdraws a notification from each device its push was accepted for, once",
+          arguments: StoreKind.allCases)
+    func withdrawals(kind: StoreKind) async throws {
+        let store = try await kind.make()
+        let kari = try await signedIn(store, "kari", session: "s1")
+        let ola = try await signedIn(store, "ola", session: "s2")
+        let phone = try await store.savePushSubscription(subscription(kari, session: "s1", endpoint: "https://push.example/phone"), at: now)
+        let revoked = try await store.savePushSubscription(subscription(kari, session: "s1", endpoint: "https://push.example/old"), at: now)
+        let contact = NewContact(name: "Per Olsen", phone: "1", address: "Torggata 3", notes: "")
+        func assign(to mentor: User) async throws -> (Assignment, NotificationItem) {
+            let (assignment, _, item) = try await store.createAssignment(mentorID: mentor.id, coordinatorID: nil, contact: contact, at: now) { contactID, id in
+                NewNotification(recipientID: mentor.id, senderID: nil, kind: .assignment, title: "New assignment", body: "b",
+                                deepLink: .contact(contactID: contactID, assignmentID: id))
+            }
+            return (assignment, item)
+        }
+        func due() async throws -> [PushDelivery] {
+            let claimed = try await store.claimDuePushDeliveries(at: now.addingTimeInterval(10), limit: 10, leaseUntil: now.addingTimeInterval(20))
+            for delivery in claimed { try await store.finishPushDelivery(id: delivery.id) }
+            return claimed
+        }
+        let (first, shown) = try await assign(to: kari)
+        let (_, unsent) = try await assign(to: kari)
+        let (_, deleted) = try await assign(to: kari)
+        for accepted in [shown, deleted] {
+            try await store.recordPushAccepted(subscriptionID: phone.id, notificationID: accepted.id, at: now)
+            try await store.recordPushAccepted(subscriptionID: revoked.id, notificationID: accepted.id, at: now)
+        }
+        try await store.revokePushSubscription(id: revoked.id, at: now)
+        // The first assignment goes to Ola: Kari's phone gets its withdrawal (not the revoked one).
+        _ = try await store.reassign(assignmentID: first.id, to: ola.id, at: now) { contactID, id in
+            NewNotification(recipientID: ola.id, senderID: nil, kind: .assignment, title: "New assignment", body: "b",
+                            deepLink: .contact(contactID: contactID, assignmentID: id))
+        }
+        var withdrawn = try await due()
+        #expect(withdrawn.map(\.notificationID) == [shown.id] && withdrawn.allSatisfy { $0.isWithdrawal && $0.subscription.id == phone.id })
+        // Deleting one whose push was never accepted withdraws nothing; one that was, withdraws it.
+        #expect(try await store.delete(ids: [unsent.id, deleted.id], userID: kari.id, at: now) == 2)
+        withdrawn = try await due()
+        #expect(withdrawn.map(\.notificationID) == [deleted.id] && withdrawn.allSatisfy(\.isWithdrawal))
+        #expect(try await due().isEmpty)
+    }
 }

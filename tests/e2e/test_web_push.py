@@ -205,6 +205,33 @@ def test_a_shown_receipt_is_taken_once_with_the_token_the_push_carried_and_the_d
     assert device_state() == shown
 
 
+def test_a_reassignment_withdraws_the_first_mentors_notification_without_naming_anyone(push_server, push_service):
+    mentor = push_server.token("demo-mentor")
+    coordinator = push_server.token("demo-coordinator")
+    device = Device()
+    subscribe(push_server, mentor, device, push_service.endpoint("first"))
+    created = assign(push_server, coordinator)
+    shown = json.loads(device.decrypt(push_service.wait_for("first", 1)[0]))["notification"]
+    # Accepted by the push service before the coordinator changes their mind.
+    assert wait_until(lambda: "lastAcceptedAt" in push_server.request("GET", "/api/v1/push-subscriptions", mentor)[2][0])
+    status, _, reassigned = push_server.request("POST", f"/api/v1/assignments/{created['assignment']['id']}/reassign", coordinator,
+                                                {"mentor": "demo-mentor-2"})
+    assert status == 201, reassigned
+    push = push_service.wait_for("first", 2)[1]
+    # It replaces the first push wherever that still waits (same topic) and on the lock screen (same tag).
+    assert push.headers["Topic"] == f"varsel-{created['notificationId']}"
+    plaintext = device.decrypt(push)
+    assert b"Kari" not in plaintext and b"Storgata" not in plaintext and b"912" not in plaintext and b"mornings" not in plaintext
+    withdrawal = json.loads(plaintext)
+    notification = withdrawal["notification"]
+    assert notification["tag"] == shown["tag"]
+    assert notification["title"] == "Notification withdrawn" and notification["silent"] is True
+    assert notification["navigate"] == f"{push_server.base_url}/notifications"
+    assert "receipt" not in notification["data"] and "acknowledge" not in notification["data"]
+    _, _, unread = push_server.request("GET", "/api/v1/notifications/unread-count", mentor)
+    assert withdrawal["app_badge"] == unread["count"]
+
+
 def test_three_pushes_not_shown_make_the_device_not_confirmed(push_server, push_service):
     mentor = push_server.token("demo-mentor")
     coordinator = push_server.token("demo-coordinator")
