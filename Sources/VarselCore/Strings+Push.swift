@@ -137,6 +137,11 @@ extension Strings {
         return "\(device.name), \(state)"
     }
 
+    /// For a coordinator, on a mentor's page: the mentor turned notifications on on no device.
+    public var personNoDevices: String {
+        isEnglish ? "Notifications are turned on on none of their devices." : "Varsler er ikke slått på på noen av enhetene deres."
+    }
+
     /// For a coordinator: a mentor none of whose devices can be counted on to show a notification.
     public var noDeviceShowsNotifications: String {
         isEnglish ? "no device shows notifications" : "ingen enhet viser varsler"

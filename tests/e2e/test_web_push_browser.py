@@ -94,6 +94,9 @@ def test_a_push_shows_without_personal_details_and_opens_its_screen_with_focus_o
         assert notification["requireInteraction"] is True
         assert notification["lang"] == "en"
         assert notification["tag"] == f"varsel-notification-{created['notificationId']}"
+        # Shown: the worker's receipt reaches the server, which now counts the device as showing notifications.
+        mentor = push_server.token("demo-mentor")
+        assert wait_until(lambda: push_server.request("GET", "/api/v1/push-subscriptions", mentor)[2][0]["health"] == "shows")
         tap(page, "")
         page.wait_for_url("**/contacts/**from=notification**")
         page.wait_for_function("document.activeElement && document.activeElement.id === 'contact-name-heading'")

@@ -798,7 +798,12 @@ def test_the_profile_says_which_device_shows_notifications_and_which_to_wake_up(
     loaded = reader.goto(f"/people/{ids['demo-mentor']}")
     [summary] = [text for text in loaded if text.startswith("Demo Mentor, active, ")]
     assert "no device shows notifications" not in summary, summary
+    start = loaded.index("Devices that get notifications")
+    assert loaded[start + 1:start + 3] == ["heading level 2", "List with 2 items"], loaded[start:]
+    assert (loaded[start + 3], loaded[start + 5]) == (iphone, android), loaded[start:]
     loaded = reader.goto(f"/people/{ids['demo-mentor-2']}")
     [summary] = [text for text in loaded if text.startswith("Ingrid Berg, active, ")]
     assert re.fullmatch(r"Ingrid Berg, active, Likepersonsertifikat expires in \d+ days, 1 live assignment, no device shows notifications",
                         summary), summary
+    start = loaded.index("Devices that get notifications")
+    assert loaded[start + 1:start + 3] == ["heading level 2", "Notifications are turned on on none of their devices"], loaded[start:]

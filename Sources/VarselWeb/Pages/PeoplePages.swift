@@ -154,12 +154,16 @@ extension PagesController {
             if let actor = entry.actorID, names[actor] == nil { names[actor] = try await services.repository.user(id: actor)?.displayName ?? "#\(actor)" }
         }
         let isSelf = viewer.id == user.id
+        let devices = user.role == .mentor ? try await services.pushSubscriptions.devices(of: [user.id]).map {
+            strings.deviceLine($0.device.status, health: $0.health, now: now, timeZone: osloTimeZone)
+        } : []
         let model = PersonPage(
             chrome: try await chrome(identity, resumePoint: resumePoint, title: user.displayName, tab: .people, flash: flash(request, language: viewer.language)),
             personId: user.id, heading: user.displayName, headingId: "person-heading",
             errors: errors, hasErrors: !errors.isEmpty,
             summary: describer.personRow(try await services.pushSubscriptions.markingDevices([person.summary(now: now)])[0], now: now,
                                          timeZone: osloTimeZone),
+            devices: devices, hasDevices: !devices.isEmpty,
             facts: [
                 "\(strings.username): \(user.username)",
                 "\(strings.roleField): \(Self.capitalized(strings.roleName(PersonRole(user.role))))",
@@ -191,7 +195,8 @@ extension PagesController {
                 deactivate: strings.deactivateButton, deactivateHint: strings.deactivateHint, reactivate: strings.reactivateButton,
                 role: strings.roleField, changeRole: strings.changeRoleButton, addCertificationHeading: strings.addCertificationHeading,
                 certificationName: strings.certificationNameField, expiresOn: strings.expiresOnField, addCertification: strings.addCertificationButton,
-                renew: strings.renewButton, remove: strings.removeButton, dateHint: strings.dateRule, errorSummary: strings.errorSummary))
+                renew: strings.renewButton, remove: strings.removeButton, dateHint: strings.dateRule, errorSummary: strings.errorSummary,
+                devicesHeading: strings.devicesHeading, personNoDevices: strings.personNoDevices))
         return try renderer.page("person", model, status: status)
     }
 

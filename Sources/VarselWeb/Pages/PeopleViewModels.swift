@@ -85,6 +85,9 @@ struct PersonPage {
     var hasErrors: Bool
     /// The same sentence as the person's row in the list.
     var summary: String
+    /// A mentor's devices that get notifications, each in one line with whether it shows them.
+    var devices: [String]
+    var hasDevices: Bool
     var facts: [String]
     var isSelf: Bool
     var ownAccountNote: String?
@@ -142,6 +145,8 @@ struct PersonStrings {
     var remove: String
     var dateHint: String
     var errorSummary: String
+    var devicesHeading: String
+    var personNoDevices: String
 }
 
 /// The page where a new person (or one whose password was reset) chooses a password: the form when the link
