@@ -179,5 +179,11 @@ struct PushStoreContractTests {
         withdrawn = try await due()
         #expect(withdrawn.map(\.notificationID) == [deleted.id] && withdrawn.allSatisfy(\.isWithdrawal))
         #expect(try await due().isEmpty)
+        // Erasing the visited person's details withdraws the notification that named them.
+        let (erasedAssignment, named) = try await assign(to: kari)
+        try await store.recordPushAccepted(subscriptionID: phone.id, notificationID: named.id, at: now)
+        #expect(try await store.eraseContact(contactID: erasedAssignment.contactID, titles: [.english: "Details removed"], at: now) != nil)
+        withdrawn = try await due()
+        #expect(withdrawn.map(\.notificationID) == [named.id] && withdrawn.allSatisfy(\.isWithdrawal))
     }
 }
