@@ -98,7 +98,8 @@ def test_every_tab_has_content_and_contacts_show_only_live_assignments(page, ser
     # Both demo assignments are live (one waiting, one acknowledged); a declined one would not be listed.
     assert sorted(page.locator("main a").all_inner_texts()) == ["Kari Nordmann, Storgata 1, 0155 Oslo", "Ola Hansen, Kirkegata 5, 0153 Oslo"]
     page.goto(server.base_url + "/profile")
-    assert page.locator("h2").all_inner_texts() == ["Certifications", "Pause", "Language", "Change password", "Your data"]
+    assert page.locator("h2").all_inner_texts() == ["Certifications", "Pause", "Devices that get notifications", "Language", "Change password",
+                                                    "Your data"]
     assert page.locator("#certifications ~ ul li").inner_text().startswith("Peer mentor certificate: valid until ")
     assert page.inner_text("#pause-state") == "You are not paused."
     # The demo's scenario prompt opens a real scenario with its text and the reflection form.
@@ -209,7 +210,8 @@ def test_every_tab_has_content_in_norwegian(browser, server):
         page.goto(server.base_url + "/contacts")
         assert page.locator("main a").all_inner_texts() == ["Per Olsen, Fjordveien 3, 0250 Oslo"]
         page.goto(server.base_url + "/profile")
-        assert page.locator("h2").all_inner_texts() == ["Sertifiseringer", "Pause", "Språk", "Bytt passord", "Dine data"]
+        assert page.locator("h2").all_inner_texts() == ["Sertifiseringer", "Pause", "Enheter som får varsler", "Språk", "Bytt passord",
+                                                        "Dine data"]
         assert page.locator("#certifications ~ ul li").inner_text().startswith("Likepersonsertifikat: utløper snart, ")
         assert page.inner_text("#pause-state") == "Du har ikke pause."
     finally:

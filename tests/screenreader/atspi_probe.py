@@ -4,7 +4,7 @@ Run with Debian's own Python (`/usr/bin/python3`, which has `python3-pyatspi`) i
 Each event the test needs becomes one JSON line in the output file, flushed at once:
 
 - `{"event": "focus", "role": "heading", "name": "Kari Nordmann", "id": "contact-name-heading", "states": [...]}`
-  when an object in a web page takes focus;
+  when an object in a web page takes focus (a dialog's record adds `content`: the text of what it holds);
 - `{"event": "state", "state": "checked", "value": false, "id": "setting-sound", ...}` when a control's checked or
   pressed state changes;
 - `{"event": "load", "name": "Notifications – Varsel"}` when a document has finished loading;
@@ -55,15 +55,33 @@ def state_names(accessible):
     return sorted(pyatspi.stateToString(state) if hasattr(pyatspi, "stateToString") else str(state) for state in states)
 
 
+def content(accessible, limit=40):
+    """The text of an object's descendants, in order (a dialog's question and explanation)."""
+    texts = []
+    for index in range(min(accessible.childCount, limit)):
+        child = accessible.getChildAtIndex(index)
+        if child is None:
+            continue
+        text = " ".join(text_of(child).replace("\ufffc", " ").split())
+        if text:
+            texts.append(text)
+        elif child.childCount:
+            texts.extend(content(child, limit))
+    return texts
+
+
 def describe(accessible):
     attrs = attributes(accessible)
-    return {
+    record = {
         "role": accessible.getRoleName(),
         "name": accessible.name or "",
         "id": attrs.get("id") or attrs.get("html-id") or "",
         "states": [str(state) for state in state_names(accessible)],
         "attributes": attrs,
     }
+    if record["role"] == "dialog":
+        record["content"] = content(accessible)
+    return record
 
 
 def on_focus(event):
