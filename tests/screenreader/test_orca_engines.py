@@ -154,7 +154,7 @@ def test_a_new_notification_is_announced_with_its_title_once(engine_reader):
     coordinator = reader.server.token("demo-coordinator")
     mark, events = reader.desktop.mark(), reader.probe.mark()
     reader.server.create(coordinator, "Stairs drill", ["demo-mentor"])
-    live = reader.probe.wait_for(lambda r: r["event"] == "live" and r["text"] == "New notification: Stairs drill", 15,
+    live = reader.probe.wait_for(lambda r: r["event"] == "live" and r["text"] == "New notification: Stairs drill", 30,
                                  "the engine reported no live-region text", since=events)
     assert live["politeness"] == "polite", live
     if not is_webkit(reader):
