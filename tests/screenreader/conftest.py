@@ -202,7 +202,7 @@ def reader(server):
 
 @pytest.fixture(scope="module", params=sorted(ENGINES))
 def engine_reader(request, tmp_path_factory):
-    """Orca with Firefox ESR or WebKitGTK on its own desktop and its own demo server, nobody signed in yet."""
+    """Orca with Firefox ESR or WebKitGTK on its own desktop and its own demo server, the demo mentor signed in."""
     workdir = new_workdir()
     desktop = Desktop(workdir)
     server = demo_server(tmp_path_factory.mktemp("orca-" + request.param))
@@ -213,7 +213,12 @@ def engine_reader(request, tmp_path_factory):
         engine.start(desktop, workdir)
         desktop.focus_window_class(engine.window_class)
         desktop.wait_for_quiet(1.0, 20)
-        yield EngineReader(desktop, None, server, engine=engine, probe=probe)
+        session = EngineReader(desktop, None, server, engine=engine, probe=probe)
+        # Signed in by keyboard as the demo mentor, so each test can run alone (a rerun of the failed ones).
+        session.goto("/signin")
+        sign_in_by_keyboard(session, "demo-mentor")
+        session.activate("Return", "Notifications")
+        yield session
     finally:
         desktop.stop()
         server.stop()
