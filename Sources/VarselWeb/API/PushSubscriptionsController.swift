@@ -76,26 +76,20 @@ struct PushSubscriptionsController {
         }
     }
 
-    /// `subscription` as the wire shows it, with its health now.
-    func resource(_ subscription: PushSubscription, identity: Identity) async throws -> SubscriptionResource {
+    /// The user's subscriptions as the wire shows them, each with its health now, oldest first.
+    func resources(of identity: Identity) async throws -> [SubscriptionResource] {
         let strings = Strings(identity.user.language)
-        let device = try await services.pushSubscriptions.devices(of: [identity.user.id]).first { $0.device.id == subscription.id }
-        let status = device?.device.status ?? PushDeviceStatus(name: "", createdAt: subscription.createdAt)
-        let health = device?.health ?? .waiting
-        return SubscriptionResource(subscription, session: identity.session.tokenHash, device: status, health: health,
-                                    description: strings.deviceLine(status, health: health, now: services.now(), timeZone: osloTimeZone))
+        let now = services.now()
+        let devices = Dictionary(try await services.pushSubscriptions.devices(of: [identity.user.id]).map { ($0.device.id, $0) }) { $1 }
+        return try await services.repository.pushSubscriptions(for: identity.user.id).compactMap { subscription -> SubscriptionResource? in
+            guard let (device, health) = devices[subscription.id] else { return nil }
+            return SubscriptionResource(subscription, session: identity.session.tokenHash, device: device.status, health: health,
+                                        description: strings.deviceLine(device.status, health: health, now: now, timeZone: osloTimeZone))
+        }
     }
 
     func list(_ request: Request, context: VarselContext) async throws -> Response {
-        let identity = try context.requireUser()
-        let strings = Strings(identity.user.language)
-        let devices = Dictionary(try await services.pushSubscriptions.devices(of: [identity.user.id]).map { ($0.device.id, $0) }) { $1 }
-        let subscriptions = try await services.repository.pushSubscriptions(for: identity.user.id)
-        return try JSONCoding.response(subscriptions.compactMap { subscription -> SubscriptionResource? in
-            guard let (device, health) = devices[subscription.id] else { return nil }
-            return SubscriptionResource(subscription, session: identity.session.tokenHash, device: device.status, health: health,
-                                        description: strings.deviceLine(device.status, health: health, now: services.now(), timeZone: osloTimeZone))
-        })
+        try JSONCoding.response(try await resources(of: context.requireUser()))
     }
 
     func create(_ request: Request, context: VarselContext) async throws -> Response {
@@ -105,7 +99,12 @@ struct PushSubscriptionsController {
                                                                   p256dh: body.keys.p256dh, auth: body.keys.auth,
                                                                   userAgent: request.headers[.userAgent] ?? "")
         context.logger.info("push subscription saved", metadata: ["push.subscription.id": "\(saved.id)"])
-        return try JSONCoding.response(try await resource(saved, identity: identity), status: .created)
+        // Listed as every other; a subscription its session's end removed meanwhile is answered as just made.
+        let fresh = PushDeviceStatus(name: "", createdAt: saved.createdAt)
+        let resource = try await resources(of: identity).first { $0.id == saved.id } ?? SubscriptionResource(
+            saved, session: identity.session.tokenHash, device: fresh, health: .waiting,
+            description: Strings(identity.user.language).deviceLine(fresh, health: .waiting, now: services.now(), timeZone: osloTimeZone))
+        return try JSONCoding.response(resource, status: .created)
     }
 
     func delete(_ request: Request, context: VarselContext) async throws -> Response {
