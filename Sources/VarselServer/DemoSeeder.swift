@@ -37,15 +37,15 @@ struct DemoSeeder {
         let coordinator = try await admin.add(username: Self.coordinatorName, password: password, role: "coordinator",
                                               displayName: "Demo Coordinator", locale: "en", at: now)
         try await services.sender.sendDemo(to: mentor, from: coordinator)
-        _ = try await repository.setCertifications(
-            [NewCertification(name: "Peer mentor certificate", expiresAt: now.addingTimeInterval(90 * 86400))], mentorID: mentor.id)
+        _ = try await admin.setCertifications(
+            [NewCertification(name: "Peer mentor certificate", expiresAt: now.addingTimeInterval(90 * 86400))], for: mentor.id, by: nil)
         // A second mentor, in Norwegian, fills the coordinator's dashboard: an assignment nobody answered (so the
         // upkeep reminds her and tells the coordinator) and a certification near expiry.
         let second = try await admin.add(username: Self.secondMentorName, password: password, role: "mentor", displayName: "Ingrid Berg",
                                          locale: "nb", at: now)
         try await services.sender.sendDemoOverdue(to: second, from: coordinator)
-        _ = try await repository.setCertifications(
-            [NewCertification(name: "Likepersonsertifikat", expiresAt: now.addingTimeInterval(20 * 86400))], mentorID: second.id)
+        _ = try await admin.setCertifications(
+            [NewCertification(name: "Likepersonsertifikat", expiresAt: now.addingTimeInterval(20 * 86400))], for: second.id, by: nil)
         logger.info("demo loaded", metadata: ["user.id": "\(mentor.id)"])
         if fromEnvironment == nil {
             say("Demo users \(Self.mentorName), \(Self.secondMentorName) and \(Self.coordinatorName) created with password: \(password)")

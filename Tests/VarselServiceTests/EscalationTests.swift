@@ -96,7 +96,7 @@ struct MentorAvailabilityTests {
         }
         try await world.repository.setPause(from: nil, until: nil, userID: world.mentor.id)
         let expiredOn = world.clock.now.addingTimeInterval(-86400)
-        _ = try await world.repository.setCertifications([NewCertification(name: "Peer mentor certificate", expiresAt: expiredOn)], mentorID: world.mentor.id)
+        _ = try await world.repository.changeAccount(userID: world.mentor.id, .certifications([NewCertification(name: "Peer mentor certificate", expiresAt: expiredOn)]), log: [], at: Date()).certifications
         let expired = try #require(try await world.repository.user(id: world.mentor.id))
         #expect(try await world.sender.unavailability(of: expired) == .certificationExpired(name: "Peer mentor certificate", on: expiredOn))
         await #expect(throws: InvalidInput.self) {

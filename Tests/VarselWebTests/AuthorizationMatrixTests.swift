@@ -237,8 +237,8 @@ struct AuthorizationMatrixTests {
         let acknowledgeToken = PushActionToken.acknowledge(assignmentID: assignment.id, subscription: subscription)
         try await world.repository.recordPushAccepted(subscriptionID: subscription.id, notificationID: item.id, at: world.clock.now)
         let shownToken = PushActionToken.shown(notificationID: item.id, subscription: subscription)
-        let certification = try #require(try await world.repository.setCertifications(
-            [NewCertification(name: "First aid", expiresAt: try Validation.day("2031-06-01", field: "expiresOn"))], mentorID: world.ola.id).first)
+        let certification = try #require(try await world.repository.changeAccount(userID: world.ola.id, .certifications(
+            [NewCertification(name: "First aid", expiresAt: try Validation.day("2031-06-01", field: "expiresOn"))]), log: [], at: world.clock.now).certifications.first)
         let passkey = try await world.repository.addPasskey(NewPasskey(userID: world.ola.id, credentialID: "ola-passkey", publicKey: Data([0xA0]),
                                                                        signCount: 0, name: "Ola's phone"), at: world.clock.now)
         let id: String = switch true {

@@ -129,6 +129,18 @@ def sign_in_by_keyboard(reader: ScreenReader, username: str) -> list[str]:
     return heard
 
 
+METRICS_TOKEN = "screen-reader-suite-metrics"
+
+
+def open_streams(server: VarselServer) -> int:
+    """How many live event streams the server holds open, from its metrics."""
+    import urllib.request
+    request = urllib.request.Request(server.base_url + "/metrics", headers={"Authorization": "Bearer " + METRICS_TOKEN})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        text = response.read().decode()
+    return int(re.search(r"^varsel_event_streams_open (\d+)$", text, re.M).group(1))
+
+
 def demo_server(directory: Path) -> VarselServer:
     """`varsel serve --demo` on a new SQLite file, reached as http://localhost:PORT, its public URL, so passkeys work
     (WebAuthn refuses IP-address origins). It may push to a stand-in push service on loopback, and a device whose
@@ -136,7 +148,7 @@ def demo_server(directory: Path) -> VarselServer:
     port = free_port()
     return VarselServer(database=directory / "varsel.sqlite", port=port, host_name="localhost",
                         extra_args=["--public-url", f"http://localhost:{port}", "--push-allow-http-endpoints",
-                                    "--push-stale-after", "2s"]).start()
+                                    "--push-stale-after", "2s", "--metrics-token", METRICS_TOKEN]).start()
 
 
 @pytest.fixture(scope="module")
@@ -229,3 +241,4 @@ def subprocess_type(desktop: Desktop, text: str) -> None:
     import subprocess
 
     subprocess.run(["xdotool", "type", "--delay", "20", text], env=desktop.env, check=True, timeout=30)
+

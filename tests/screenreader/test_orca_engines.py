@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from conftest import normalize, sign_in_by_keyboard
+from conftest import normalize, open_streams, sign_in_by_keyboard
 from transcript import orca_form, transcript_section
 
 
@@ -163,7 +163,8 @@ def test_a_new_notification_is_announced_with_its_title_once(engine_reader):
     mark, events = reader.desktop.mark(), reader.probe.mark()
     reader.server.create(coordinator, "Stairs drill", ["demo-mentor"])
     live = reader.probe.wait_for(lambda r: r["event"] == "live" and r["text"] == "New notification: Stairs drill", 30,
-                                 "the engine reported no live-region text", since=events)
+                                 f"the engine reported no live-region text ({open_streams(reader.server)} live streams were"
+                                 " open on the server when it was sent)", since=events)
     assert live["politeness"] == "polite", live
     if not is_webkit(reader):
         reader.desktop.wait_for_speech(lambda u: normalize(u.text) == "New notification: Stairs drill", 10,
