@@ -36,10 +36,10 @@ public enum Administration {
         case let invalid as InvalidInput: invalid.summary
         case StoreError.dataKeyRequired, StoreError.dataKeyMissing: "\(error)"
         case let keys as DataKeyring.Failure: keys.description
-        case let store as StoreError: Problem.from(store).detail
+        case let store as StoreError: store.sentence
         case UserAdministration.Refusal.linkNotValid:
             "The account is deactivated: reactivate it first with `varsel user reactivate`."
-        case let refusal as UserAdministration.Refusal: Problem.from(refusal).detail
+        case let refusal as UserAdministration.Refusal: refusal.sentence
         case let url as PostgresURLError: url.description
         case let startup as StartupError: startup.description
         case _ where "\(error)".contains("Address already in use"):
@@ -104,13 +104,22 @@ public enum Administration {
         return try await body(sqlite)
     }
 
+    /// Opens the store at `database` as ``withStore(_:keys:_:)`` does, builds the services over it (the same graph
+    /// as the server's), and gives them to `body`.
+    static func withServices<T>(_ database: String, bcryptCost: UInt8 = 4, _ body: (VarselServices) async throws -> T) async throws -> T {
+        try await withStore(database) { repository in
+            var logger = Logger(label: "varsel")
+            logger.logLevel = .error
+            return try await body(VarselServices(repository: repository, now: { Date() }, passwords: PasswordHasher(cost: bcryptCost), logger: logger))
+        }
+    }
+
     /// Adds a user to the store at `database` (an SQLite file or a PostgreSQL URL); returns the line to print.
     public static func addUser(database: String, username: String, password: String, role: String, displayName: String?,
                                locale: String, bcryptCost: UInt8) async throws -> String {
         try await answering {
-            try await withStore(database) { repository in
-                let user = try await UserAdministration(repository: repository, passwords: PasswordHasher(cost: bcryptCost))
-                    .add(username: username, password: password, role: role, displayName: displayName, locale: locale, at: Date())
+            try await withServices(database, bcryptCost: bcryptCost) { services in
+                let user = try await services.users.add(username: username, password: password, role: role, displayName: displayName, locale: locale, at: Date())
                 return "Added \(user.role.rawValue) \(user.username) (id \(user.id))."
             }
         }
@@ -124,9 +133,9 @@ public enum Administration {
             return "\(scheme)://\(host)\(url.port.map { ":\($0)" } ?? "")"
         } ?? "http://localhost:8080"
         return try await answering {
-            try await withStore(database) { repository in
-                let user = try await person(username, in: repository)
-                let issued = try await UserAdministration(repository: repository, passwords: PasswordHasher(cost: 4)).issueLink(for: user.id, by: nil)
+            try await withServices(database) { services in
+                let user = try await person(username, in: services)
+                let issued = try await services.users.issueLink(for: user.id, by: nil)
                 let until = issued.expiresAt.formatted(.iso8601)
                 return ["One-time set-password link for \(user.username), valid once until \(until): \(site)/password/\(issued.code)",
                         "Or at \(site)/password, the code \(issued.code)."]
@@ -137,9 +146,9 @@ public enum Administration {
     /// Deactivates (or, with `active`, reactivates) `username`; returns the line to print.
     public static func setActive(_ active: Bool, database: String, username: String) async throws -> String {
         try await answering {
-            try await withStore(database) { repository in
-                let user = try await person(username, in: repository)
-                let administration = UserAdministration(repository: repository, passwords: PasswordHasher(cost: 4))
+            try await withServices(database) { services in
+                let user = try await person(username, in: services)
+                let administration = services.users
                 guard user.isActive != active else {
                     return active ? "\(user.username) is active already." : "\(user.username) is deactivated already."
                 }
@@ -154,8 +163,8 @@ public enum Administration {
         }
     }
 
-    private static func person(_ username: String, in repository: any VarselRepository) async throws -> User {
-        guard let user = try await repository.user(username: username) else {
+    private static func person(_ username: String, in services: VarselServices) async throws -> User {
+        guard let user = try await services.directory.person(username: username) else {
             throw Failure("There is no user with that username: see `varsel user list`.")
         }
         return user
@@ -164,8 +173,8 @@ public enum Administration {
     /// The users of the store at `database`, one tab-separated line each: id, username, role, language, name.
     public static func userLines(database: String) async throws -> [String] {
         try await answering {
-            try await withStore(database) { repository in
-                try await repository.users().map {
+            try await withServices(database) { services in
+                try await services.directory.everyone().map {
                     "\($0.id)\t\($0.username)\t\($0.role.rawValue)\t\($0.language.rawValue)\t\($0.displayName)"
                 }
             }

@@ -168,12 +168,11 @@ public func buildApplication(
     pushConfiguration.origin = { configuration.publicOrigin(port: listeningPort.value) }
     let pushWorker = PushDeliveryWorker(store: store, transport: HTTPPushTransport(), vapid: vapid, configuration: pushConfiguration,
                                         metrics: services.metrics.push, now: now, logger: logger)
-    app.addServices(services.pump, MaintenanceService(repository: services.repository, sender: services.sender, now: services.now,
-                                                       interval: configuration.maintenanceInterval,
-                                                       escalation: .init(remindAfter: configuration.remindUnansweredAfter),
-                                                       accessLogRetention: configuration.accessLogRetention,
-                                                       contactRetention: configuration.contactRetention, logger: logger),
-                    pushWorker)
+    let upkeep = services.maintenance(interval: configuration.maintenanceInterval,
+                                      escalation: .init(remindAfter: configuration.remindUnansweredAfter),
+                                      accessLogRetention: configuration.accessLogRetention,
+                                      contactRetention: configuration.contactRetention, logger: logger)
+    app.addServices(services.pump, upkeep, pushWorker)
     if let postgres {
         // Other instances' writes wake this one's pump at once.
         let pump = services.pump

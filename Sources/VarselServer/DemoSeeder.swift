@@ -21,8 +21,7 @@ struct DemoSeeder {
     }
 
     func seed() async throws {
-        let repository = services.repository
-        if try await repository.user(username: Self.mentorName) != nil {
+        if try await services.directory.person(username: Self.mentorName) != nil {
             say("Demo users already exist; their password is unchanged.")
             return
         }

@@ -14,6 +14,11 @@ public struct AccountSettings: Sendable {
         self.broker = broker
     }
 
+    /// `userID`'s notification preferences (the standard set until they change one).
+    public func preferences(of userID: UserID) async throws -> NotificationPreferences {
+        try await repository.preferences(for: userID)
+    }
+
     /// Saves `preferences` for `userID` and tells their open streams.
     public func savePreferences(_ preferences: NotificationPreferences, for userID: UserID) async throws {
         try await repository.setPreferences(preferences, for: userID)

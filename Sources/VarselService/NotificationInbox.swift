@@ -15,6 +15,23 @@ public struct NotificationInbox: Sendable {
         self.now = now
     }
 
+    /// A page of `userID`'s notifications passing `filter`, newest first, after `cursor`.
+    public func page(of userID: UserID, filter: NotificationFilter, after cursor: NotificationID? = nil, limit: Int) async throws -> NotificationPage {
+        try await repository.notifications(for: userID, filter: filter, after: cursor, limit: limit)
+    }
+
+    /// How many of `userID`'s notifications are unread.
+    public func unreadCount(of userID: UserID) async throws -> Int {
+        try await repository.unreadCount(for: userID)
+    }
+
+    /// Notification `id` when it is `userID`'s; nil when it does not exist or is someone else's (the two are not told
+    /// apart).
+    public func item(_ id: NotificationID, of userID: UserID) async throws -> NotificationItem? {
+        guard let item = try await repository.notification(id: id), item.recipientID == userID else { return nil }
+        return item
+    }
+
     /// Marks one of `userID`'s notifications read or unread; nil when it is not theirs.
     public func setRead(_ isRead: Bool, notificationID: NotificationID, userID: UserID) async throws -> NotificationItem? {
         let item = try await repository.setRead(isRead, notificationID: notificationID, userID: userID, at: now())

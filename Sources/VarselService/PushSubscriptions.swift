@@ -49,6 +49,19 @@ public struct PushSubscriptions: Sendable {
         }
     }
 
+    /// `userID`'s subscriptions, oldest first.
+    public func subscriptions(of userID: UserID) async throws -> [PushSubscription] {
+        try await repository.pushSubscriptions(for: userID)
+    }
+
+    /// The subscription `id` when `token` is the acknowledgement its push carried for `assignmentID`; nil otherwise
+    /// (an unknown subscription and a wrong token are not told apart).
+    public func acknowledging(subscriptionID id: Int64, assignmentID: AssignmentID, token: String) async throws -> PushSubscription? {
+        guard let subscription = try await repository.pushSubscription(id: id),
+              PushActionToken.verifyAcknowledge(token, assignmentID: assignmentID, subscription: subscription) else { return nil }
+        return subscription
+    }
+
     /// The devices of `userIDs` with their health now, oldest first.
     public func devices(of userIDs: Set<UserID>) async throws -> [(device: PushDevice, health: PushDeviceStatus.Health)] {
         let at = now()

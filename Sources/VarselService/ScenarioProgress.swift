@@ -18,6 +18,16 @@ public struct ScenarioProgress: Sendable {
         try await repository.allScenarios().filter { user.role == .admin || $0.0.coordinatorID == user.id }
     }
 
+    /// The scenarios published to `mentorID`, newest first, with their progress.
+    public func scenarios(ofMentor mentorID: UserID) async throws -> [MentorScenario] {
+        try await repository.scenarios(forMentor: mentorID)
+    }
+
+    /// `mentorID`'s copy of scenario `scenarioID`; nil when it was not published to them.
+    public func copy(of scenarioID: Int64, forMentor mentorID: UserID) async throws -> MentorScenario? {
+        try await repository.scenarios(forMentor: mentorID).first { $0.scenario.id == scenarioID }
+    }
+
     /// Marks scenario `scenarioID` done for `mentorID` with their reflection (validated here; it may be empty).
     public func complete(_ scenarioID: Int64, by mentorID: UserID, reflection: String) async throws -> MentorScenario {
         let reflection = try Validation.reflection(reflection)

@@ -10,6 +10,7 @@ public final class ServiceMetrics: Sendable {
     private struct State {
         var requests: [String: Int] = [:]
         var openStreams = 0
+        var streamsOpened = 0
         var eventsDelivered = 0
         var streamsClosedSlow = 0
         var latencyCounts = [Int](repeating: 0, count: ServiceMetrics.latencyBuckets.count)
@@ -28,7 +29,12 @@ public final class ServiceMetrics: Sendable {
         state.withLock { $0.requests["\(status / 100)xx", default: 0] += 1 }
     }
 
-    public func streamOpened() { state.withLock { $0.openStreams += 1 } }
+    public func streamOpened() {
+        state.withLock { state in
+            state.openStreams += 1
+            state.streamsOpened += 1
+        }
+    }
     public func streamClosed() { state.withLock { $0.openStreams -= 1 } }
     public func streamDroppedAsSlow() { state.withLock { $0.streamsClosedSlow += 1 } }
 
@@ -65,6 +71,9 @@ public final class ServiceMetrics: Sendable {
             "# HELP varsel_event_streams_open Open live event streams.",
             "# TYPE varsel_event_streams_open gauge",
             "varsel_event_streams_open \(snapshot.openStreams)",
+            "# HELP varsel_event_streams_opened_total Live event streams opened (a rate well above sign-ins means clients keep reconnecting).",
+            "# TYPE varsel_event_streams_opened_total counter",
+            "varsel_event_streams_opened_total \(snapshot.streamsOpened)",
             "# HELP varsel_events_delivered_total Events written to live streams.",
             "# TYPE varsel_events_delivered_total counter",
             "varsel_events_delivered_total \(snapshot.eventsDelivered)",

@@ -41,6 +41,13 @@ public struct Sessions: Sendable {
         self.now = now
     }
 
+    /// The unexpired session `token` (as the client holds it) opens, with its user, while the account is active.
+    public func identify(token: String) async throws -> (session: Session, user: User)? {
+        guard let session = try await repository.session(tokenHash: Tokens.hash(token), at: now()),
+              let user = try await repository.user(id: session.userID), user.isActive else { return nil }
+        return (session, user)
+    }
+
     /// Checks `username` and `password` from `client` (an address, for the throttle) and stores a new session.
     public func signIn(username: String, password: String, client: String) async throws -> Started {
         let trimmed = username.trimmingCharacters(in: .whitespaces)

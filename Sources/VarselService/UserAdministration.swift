@@ -135,6 +135,11 @@ public struct UserAdministration: Sendable {
         return user
     }
 
+    /// `mentorID`'s certifications, soonest expiry first as the store keeps them.
+    public func certifications(of mentorID: UserID) async throws -> [Certification] {
+        try await repository.certifications(mentorID: mentorID)
+    }
+
     /// The people `actor` manages, with their certifications and live assignments, in the order they were added.
     public func people(for actor: User?) async throws -> [Person] {
         let users = try await repository.users().filter { Self.manages(actor, role: $0.role) }
@@ -366,6 +371,16 @@ public struct ContactAccess: Sendable {
             try await repository.recordContactRead(contactID: contactID, userID: user.id, channel: channel, at: now())
         }
         return contact
+    }
+
+    /// Assignment `id` as stored, before anyone's access is checked (``canSee(_:user:)`` decides).
+    public func assignment(_ id: AssignmentID) async throws -> Assignment? {
+        try await repository.assignment(id: id)
+    }
+
+    /// When the contact's personal details were erased; nil while they are kept. Reads no personal detail.
+    public func erasedAt(contactID: ContactID) async throws -> Date? {
+        try await repository.contact(id: contactID)?.erasedAt
     }
 
     /// Who read the contact's details, oldest first, for the coordinator who manages one of its assignments or an

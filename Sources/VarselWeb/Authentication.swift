@@ -91,9 +91,7 @@ public struct AuthenticationMiddleware: RouterMiddleware {
     }
 
     func lookUp(token: String, method: Identity.Method) async throws -> Identity? {
-        let now = services.now()
-        guard let session = try await services.repository.session(tokenHash: Tokens.hash(token), at: now),
-              let user = try await services.repository.user(id: session.userID), user.isActive else { return nil }
+        guard let (session, user) = try await services.sessions.identify(token: token) else { return nil }
         return Identity(user: user, session: session, method: method)
     }
 }

@@ -70,15 +70,12 @@ public struct Problem: HTTPResponseError, Sendable, Equatable {
             return .unprocessable(invalid.summary, errors: invalid.issues.map { FieldError(field: $0.field, message: $0.message) })
         case let store as StoreError:
             switch store {
-            case let .conflict(what): return .conflict("Conflict: \(what).")
-            case let .notFound(what): return .notFound("No such \(what.rawValue).")
+            case .conflict, .alreadyResponded, .notAllowed: return .conflict(store.sentence)
+            case .notFound: return .notFound(store.sentence)
             case .unknownStoredValue, .dataKeyMissing, .dataKeyRequired:
                 // The store holds something this version cannot read: a server fault, named in the log, not to the client.
                 return Problem(.internalServerError, "The server failed to handle the request. It has been logged; please try again.")
-            case .idempotencyKeyReused:
-                return .unprocessable("This Idempotency-Key was already used with a different request body. Use a new key for a new request.")
-            case let .alreadyResponded(status): return .conflict("The assignment was already \(status.rawValue).")
-            case let .notAllowed(why): return .conflict(why)
+            case .idempotencyKeyReused: return .unprocessable(store.sentence)
             }
         case is DataExport.Refused:
             return .notFound("No such contact, or you are not an admin.")
@@ -86,10 +83,8 @@ public struct Problem: HTTPResponseError, Sendable, Equatable {
             return .notFound("No such contact, or not one whose details you may erase.")
         case let refusal as UserAdministration.Refusal:
             switch refusal {
-            case .unknownPerson: return .notFound("No such person, or not one you manage.")
-            case .adminOnly: return .forbidden("Only an administrator may do this: coordinators manage mentors.")
-            case .ownAccount: return .forbidden("Nobody changes their own role or access this way: change your password on your Profile; ask another administrator for the rest.")
-            case .linkNotValid: return .notFound("This set-password link has expired, has been used, or its account is deactivated.")
+            case .unknownPerson, .linkNotValid: return .notFound(refusal.sentence)
+            case .adminOnly, .ownAccount: return .forbidden(refusal.sentence)
             }
         case let http as HTTPError:
             let detail = http.body ?? defaultDetail(for: http.status)

@@ -132,13 +132,13 @@ def sign_in_by_keyboard(reader: ScreenReader, username: str) -> list[str]:
 METRICS_TOKEN = "screen-reader-suite-metrics"
 
 
-def open_streams(server: VarselServer) -> int:
-    """How many live event streams the server holds open, from its metrics."""
+def stream_metric(server: VarselServer, name: str) -> int:
+    """One of the server's live-stream metrics: `open` (streams open now) or `opened_total` (streams ever opened)."""
     import urllib.request
     request = urllib.request.Request(server.base_url + "/metrics", headers={"Authorization": "Bearer " + METRICS_TOKEN})
     with urllib.request.urlopen(request, timeout=10) as response:
         text = response.read().decode()
-    return int(re.search(r"^varsel_event_streams_open (\d+)$", text, re.M).group(1))
+    return int(re.search(rf"^varsel_event_streams_{name} (\d+)$", text, re.M).group(1))
 
 
 def demo_server(directory: Path) -> VarselServer:

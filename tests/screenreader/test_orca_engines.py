@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import re
 
-from conftest import normalize, open_streams, sign_in_by_keyboard
+from conftest import normalize, sign_in_by_keyboard, stream_metric
+from varsel_server import wait_until
 from transcript import orca_form, transcript_section
 
 
@@ -158,13 +159,16 @@ def test_the_dialog_is_spoken_when_it_opens_keeps_focus_inside_and_escape_return
 def test_a_new_notification_is_announced_with_its_title_once(engine_reader):
     # 003: "a polite live region announces 'New notification: [title]'"
     reader = engine_reader
+    opened = stream_metric(reader.server, "opened_total")
     reader.goto("/notifications")
+    # The page's own stream has connected (the server counted one more), so what follows reaches this page.
+    assert wait_until(lambda: stream_metric(reader.server, "opened_total") > opened, 20), "the page opened no live stream"
     coordinator = reader.server.token("demo-coordinator")
     mark, events = reader.desktop.mark(), reader.probe.mark()
     reader.server.create(coordinator, "Stairs drill", ["demo-mentor"])
     live = reader.probe.wait_for(lambda r: r["event"] == "live" and r["text"] == "New notification: Stairs drill", 30,
-                                 f"the engine reported no live-region text ({open_streams(reader.server)} live streams were"
-                                 " open on the server when it was sent)", since=events)
+                                 f"the engine reported no live-region text ({stream_metric(reader.server, 'open')} live streams"
+                                 " were open on the server when it was sent)", since=events)
     assert live["politeness"] == "polite", live
     if not is_webkit(reader):
         reader.desktop.wait_for_speech(lambda u: normalize(u.text) == "New notification: Stairs drill", 10,

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import Synchronization
+import VarselCore
 import VarselStore
 
 /// Reads new events from the store's log, in id order, and hands them to the broker: the outbox pattern.
@@ -40,6 +41,21 @@ public final class EventPump: Service, Sendable {
         (signals, signal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         storePublishesCommits = repository.publishesCommittedEvents
         repository.followCommittedEvents { [weak self] events in self?.publishCommitted(events) }
+    }
+
+    /// `userID`'s events after `id`, oldest first, for a stream that resumes.
+    public func replay(for userID: UserID, after id: Int64, limit: Int) async throws -> [StoredEvent] {
+        try await repository.events(for: userID, after: id, limit: limit)
+    }
+
+    /// The newest event id in the log, 0 when there is none.
+    public func latestEventID() async throws -> Int64 {
+        try await repository.latestEventID()
+    }
+
+    /// The highest event id pruned from the log; a stream resuming from below it must start over.
+    public func prunedThroughEventID() async throws -> Int64 {
+        try await repository.prunedThroughEventID()
     }
 
     /// How many parts the streams' heartbeats are spread over in each interval.

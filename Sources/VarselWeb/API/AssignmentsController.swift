@@ -98,7 +98,7 @@ struct AssignmentsController {
     func visibleAssignment(_ context: VarselContext) async throws -> (Identity, Assignment) {
         let identity = try context.requireUser()
         let id = try NotificationsController.id(context, as: AssignmentID.self)
-        guard let assignment = try await services.repository.assignment(id: id), services.contactAccess.canSee(assignment, user: identity.user) else {
+        guard let assignment = try await services.contactAccess.assignment(id), services.contactAccess.canSee(assignment, user: identity.user) else {
             throw Problem.notFound("You have no assignment with id \(id).")
         }
         return (identity, assignment)

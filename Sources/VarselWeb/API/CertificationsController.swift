@@ -30,7 +30,7 @@ struct CertificationsController {
         if identity.user.role == .mentor, identity.user.id != id {
             throw Problem.notFound("You have no access to mentor \(id).")
         }
-        guard let mentor = try await services.repository.user(id: id), mentor.role == .mentor else {
+        guard let mentor = try await services.directory.person(id), mentor.role == .mentor else {
             throw Problem.notFound("There is no mentor with id \(id).")
         }
         return mentor
@@ -38,7 +38,7 @@ struct CertificationsController {
 
     func list(_ request: Request, context: VarselContext) async throws -> Response {
         let mentor = try await mentor(context)
-        let certifications = try await services.repository.certifications(mentorID: mentor.id)
+        let certifications = try await services.users.certifications(of: mentor.id)
         return try JSONCoding.response(certifications.map { CertificationResource(id: $0.id, name: $0.name, expiresAt: $0.expiresAt) })
     }
 

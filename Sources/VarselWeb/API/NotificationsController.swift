@@ -39,14 +39,14 @@ struct NotificationsController {
         }
         let limit = try Self.limit(query["limit"].map(String.init))
         let cursor = try query["cursor"].map { try Cursor.decode(String($0)) }
-        let page = try await services.repository.notifications(for: identity.user.id, filter: filter, after: cursor, limit: limit)
-        let preferences = try await services.repository.preferences(for: identity.user.id)
+        let page = try await services.inbox.page(of: identity.user.id, filter: filter, after: cursor, limit: limit)
+        let preferences = try await services.settings.preferences(of: identity.user.id)
         let describer = services.describer(identity.user.language)
         let now = services.now()
         return try JSONCoding.response(ListResponse(
             items: page.items.map { NotificationResource($0, describer: describer, preferences: preferences, now: now) },
             nextCursor: page.nextCursor.map(Cursor.encode),
-            unreadCount: try await services.repository.unreadCount(for: identity.user.id),
+            unreadCount: try await services.inbox.unreadCount(of: identity.user.id),
             filter: filter.wireName))
     }
 
@@ -60,21 +60,21 @@ struct NotificationsController {
 
     func unreadCount(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
-        let count = try await services.repository.unreadCount(for: identity.user.id)
+        let count = try await services.inbox.unreadCount(of: identity.user.id)
         return try JSONCoding.response(UnreadCountResource(count: count, describer: services.describer(identity.user.language)))
     }
 
     func show(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
         let id = try Self.id(context, as: NotificationID.self)
-        guard let item = try await services.repository.notification(id: id), item.recipientID == identity.user.id else {
+        guard let item = try await services.inbox.item(id, of: identity.user.id) else {
             throw Problem.notFound("You have no notification with id \(id).")
         }
         return try JSONCoding.response(try await resource(item, for: identity.user))
     }
 
     func resource(_ item: NotificationItem, for user: User) async throws -> NotificationResource {
-        let preferences = try await services.repository.preferences(for: user.id)
+        let preferences = try await services.settings.preferences(of: user.id)
         return NotificationResource(item, describer: services.describer(user.language), preferences: preferences, now: services.now())
     }
 
@@ -185,7 +185,7 @@ struct NotificationsController {
             case let .id(given):
                 id = given
             case let .username(name):
-                guard let user = try await services.repository.user(username: name) else { throw Self.unknownRecipient(index) }
+                guard let user = try await services.directory.person(username: name) else { throw Self.unknownRecipient(index) }
                 id = user.id
             }
             if seen.insert(id).inserted { ids.append(id) }
@@ -207,8 +207,8 @@ struct NotificationsController {
 
     private func user(_ recipient: Recipient) async throws -> User? {
         switch recipient {
-        case let .id(id): try await services.repository.user(id: id)
-        case let .username(name): try await services.repository.user(username: name)
+        case let .id(id): try await services.directory.person(id)
+        case let .username(name): try await services.directory.person(username: name)
         }
     }
 

@@ -29,7 +29,7 @@ struct PauseController {
         let identity = try context.require(.mentor)
         let body = try await JSONCoding.decode(PauseRequest.self, from: request)
         let confirmation = try await services.sender.pause(identity.user, fromDay: body.from, untilDay: body.until)
-        guard let paused = try await services.repository.user(id: identity.user.id), let until = paused.pausedUntil else {
+        guard let paused = try await services.directory.person(identity.user.id), let until = paused.pausedUntil else {
             throw Problem.notFound("No such user.")
         }
         return try JSONCoding.response(PauseResponse(pausedFrom: paused.pausedFrom, pausedUntil: until, notificationId: confirmation.id),

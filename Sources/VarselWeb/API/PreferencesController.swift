@@ -15,7 +15,7 @@ struct PreferencesController {
 
     func show(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
-        return try JSONCoding.response(PreferencesResource(try await services.repository.preferences(for: identity.user.id)))
+        return try JSONCoding.response(PreferencesResource(try await services.settings.preferences(of: identity.user.id)))
     }
 
     func update(_ request: Request, context: VarselContext) async throws -> Response {

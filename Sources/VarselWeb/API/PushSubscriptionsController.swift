@@ -81,7 +81,7 @@ struct PushSubscriptionsController {
         let strings = Strings(identity.user.language)
         let now = services.now()
         let devices = Dictionary(try await services.pushSubscriptions.devices(of: [identity.user.id]).map { ($0.device.id, $0) }) { $1 }
-        return try await services.repository.pushSubscriptions(for: identity.user.id).compactMap { subscription -> SubscriptionResource? in
+        return try await services.pushSubscriptions.subscriptions(of: identity.user.id).compactMap { subscription -> SubscriptionResource? in
             guard let (device, health) = devices[subscription.id] else { return nil }
             return SubscriptionResource(subscription, session: identity.session.tokenHash, device: device.status, health: health,
                                         description: strings.deviceLine(device.status, health: health, now: now, timeZone: osloTimeZone))
@@ -128,8 +128,8 @@ struct PushSubscriptionsController {
         let id = try NotificationsController.id(context)
         let body = try await JSONCoding.decode(AcknowledgeRequest.self, from: request)
         let invalid = Problem.notFound("This acknowledgement is not valid any more. Open Varsel to answer the assignment.")
-        guard let subscription = try await services.repository.pushSubscription(id: id),
-              PushActionToken.verifyAcknowledge(body.token, assignmentID: body.assignmentID, subscription: subscription) else { throw invalid }
+        guard let subscription = try await services.pushSubscriptions.acknowledging(subscriptionID: id, assignmentID: body.assignmentID,
+                                                                                     token: body.token) else { throw invalid }
         let answered: Assignment
         do {
             answered = try await services.answers.answer(body.assignmentID, with: .acknowledged, by: subscription.userID)

@@ -53,7 +53,7 @@ struct ScenariosController {
     func list(_ request: Request, context: VarselContext) async throws -> Response {
         let user = try context.requireUser().user
         if user.role == .mentor {
-            return try JSONCoding.response(try await services.repository.scenarios(forMentor: user.id).map(ScenarioResource.init))
+            return try JSONCoding.response(try await services.scenarios.scenarios(ofMentor: user.id).map(ScenarioResource.init))
         }
         return try JSONCoding.response(try await services.scenarios.published(visibleTo: user).map { ScenarioResource($0.0, copies: $0.1) })
     }
@@ -62,7 +62,7 @@ struct ScenariosController {
         let user = try context.requireUser().user
         let id = try NotificationsController.id(context)
         if user.role == .mentor {
-            guard let copy = try await services.repository.scenarios(forMentor: user.id).first(where: { $0.scenario.id == id }) else {
+            guard let copy = try await services.scenarios.scenarios(ofMentor: user.id).first(where: { $0.scenario.id == id }) else {
                 throw Problem.notFound("You have no scenario with id \(id).")
             }
             return try JSONCoding.response(ScenarioResource(copy))
@@ -91,7 +91,7 @@ struct ScenariosController {
                 throw Problem.unprocessable("mentors must name users with the mentor role.", errors: [.init(field: "mentors", message: "not a mentor")])
             }
         } else {
-            mentors = try await services.repository.users().filter { $0.role == .mentor }
+            mentors = try await services.directory.mentors()
             guard !mentors.isEmpty else {
                 throw Problem.unprocessable("There are no mentors to publish to.", errors: [.init(field: "mentors", message: "empty")])
             }

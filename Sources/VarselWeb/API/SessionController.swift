@@ -108,7 +108,7 @@ struct SessionController {
             throw InvalidInput([.init(field: "language", rule: .other("must be en or nb"))])
         }
         try await services.settings.setLanguage(language, for: identity.user.id)
-        guard let user = try await services.repository.user(id: identity.user.id) else { throw Problem.notFound("No such user.") }
+        guard let user = try await services.directory.person(identity.user.id) else { throw Problem.notFound("No such user.") }
         return try JSONCoding.response(UserResource(user))
     }
 

@@ -18,6 +18,13 @@ import VarselStore
 /// `cue` (earcon, vibration, system notification) for each arrival; neither has an id, so resuming is unchanged.
 struct EventsController {
     let services: VarselServices
+    /// Closes the streams whose clients stopped reading.
+    let watchdog: StreamWatchdog
+
+    init(services: VarselServices) {
+        self.services = services
+        watchdog = StreamWatchdog(timeout: services.configuration.streamWriteTimeout, metrics: services.metrics)
+    }
 
     func addRoutes(to router: some RouterMethods<VarselContext>) {
         router.get("events", use: stream)
@@ -122,8 +129,8 @@ struct EventsController {
         let services = self.services
         // The stream lives on its connection's event loop (any loop, on a server that gives the handler no channel).
         let eventLoop = context.channel?.eventLoop ?? MultiThreadedEventLoopGroup.singleton.next()
-        let stream = LiveStream(services: services, user: identity.user, isPlayer: isPlayer,
-                                preferences: try await services.repository.preferences(for: userID), eventLoop: eventLoop)
+        let stream = LiveStream(services: services, watchdog: watchdog, user: identity.user, isPlayer: isPlayer,
+                                preferences: try await services.settings.preferences(of: userID), eventLoop: eventLoop)
 
         // Attach first, then find where to start: nothing committed in between can be missed. (After a shutdown
         // has begun the broker finishes the stream at once: it opens and ends.)
@@ -132,8 +139,8 @@ struct EventsController {
         }
         let latest: Int64, prunedThrough: Int64
         do {
-            latest = try await services.repository.latestEventID()
-            prunedThrough = try await services.repository.prunedThroughEventID()
+            latest = try await services.pump.latestEventID()
+            prunedThrough = try await services.pump.prunedThroughEventID()
         } catch {
             stream.outputClosed()
             throw error

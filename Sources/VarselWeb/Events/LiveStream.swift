@@ -25,13 +25,14 @@ final class LiveStream: StreamSubscriber, Sendable {
     private let userID: UserID
     private let keeper: NIOLoopBoundBox<Keeper>
 
-    init(services: VarselServices, user: User, isPlayer: Bool, preferences: NotificationPreferences, eventLoop: any EventLoop) {
+    init(services: VarselServices, watchdog: StreamWatchdog, user: User, isPlayer: Bool, preferences: NotificationPreferences,
+         eventLoop: any EventLoop) {
         self.services = services
         self.eventLoop = eventLoop
         pace = StreamPace(limit: services.broker.bufferLimit)
         userID = user.id
         // Made here, then only ever touched on the loop.
-        keeper = .makeBoxSendingValue(Keeper(services: services, user: user, isPlayer: isPlayer, preferences: preferences,
+        keeper = .makeBoxSendingValue(Keeper(services: services, watchdog: watchdog, user: user, isPlayer: isPlayer, preferences: preferences,
                                              pace: pace, eventLoop: eventLoop), eventLoop: eventLoop)
     }
 
@@ -75,7 +76,7 @@ final class LiveStream: StreamSubscriber, Sendable {
         try await writer.write(opening)
         guard var after = replayAfter else { return }
         while true {
-            let batch = try await services.repository.events(for: userID, after: after, limit: 500)
+            let batch = try await services.pump.replay(for: userID, after: after, limit: 500)
             guard let last = batch.last else { break }
             let frames = try await eventLoop.submit { try keeper.value.replay(batch) }.get()
             try await writer.write(frames)
@@ -96,6 +97,8 @@ extension LiveStream {
     /// What one stream keeps, touched only on its event loop.
     final class Keeper {
         let services: VarselServices
+        /// Closes the stream when its client stops reading.
+        let watchdog: StreamWatchdog
         let userID: UserID
         private let describer: Describer
         /// Whether the page's script asked to be told what to announce and cue (`?player=web`).
@@ -128,9 +131,10 @@ extension LiveStream {
             case ended
         }
 
-        init(services: VarselServices, user: User, isPlayer: Bool, preferences: NotificationPreferences, pace: StreamPace,
-             eventLoop: any EventLoop) {
+        init(services: VarselServices, watchdog: StreamWatchdog, user: User, isPlayer: Bool, preferences: NotificationPreferences,
+             pace: StreamPace, eventLoop: any EventLoop) {
             self.services = services
+            self.watchdog = watchdog
             userID = user.id
             describer = services.describer(user.language)
             self.isPlayer = isPlayer
@@ -175,7 +179,7 @@ extension LiveStream {
                 return
             }
             let stream = LiveStream.Closer(eventLoop: eventLoop, keeper: NIOLoopBound(self, eventLoop: eventLoop))
-            let watch = services.streamWatchdog.watch(pace) { stream.close() }
+            let watch = watchdog.watch(pace) { stream.close() }
             phase = .live(connection, watch: watch)
             services.metrics.streamOpened()
             answerWaiting()
@@ -227,10 +231,10 @@ extension LiveStream {
         private func readPreferences() {
             isReadingPreferences = true
             let keeper = NIOLoopBound(self, eventLoop: eventLoop)
-            let (repository, userID, eventLoop) = (services.repository, userID, eventLoop)
+            let (settings, userID, eventLoop) = (services.settings, userID, eventLoop)
             Task {
                 let read: Result<NotificationPreferences, any Error>
-                do { read = .success(try await repository.preferences(for: userID)) } catch { read = .failure(error) }
+                do { read = .success(try await settings.preferences(of: userID)) } catch { read = .failure(error) }
                 eventLoop.execute {
                     let keeper = keeper.value
                     keeper.isReadingPreferences = false
@@ -324,7 +328,7 @@ extension LiveStream {
             case .opening: connection = nil
             case let .live(live, watch):
                 connection = live
-                services.streamWatchdog.stopWatching(watch)
+                watchdog.stopWatching(watch)
                 services.metrics.streamClosed()
             }
             phase = .ended

@@ -14,9 +14,9 @@ extension PagesController {
         let filter = request.uri.queryParameters["filter"].flatMap { NotificationFilter(wireName: String($0)) } ?? .all
         let describer = services.describer(user.language)
         let now = services.now()
-        let page = try await services.repository.notifications(for: user.id, filter: filter, after: nil, limit: Limits.maxPageSize)
+        let page = try await services.inbox.page(of: user.id, filter: filter, after: nil, limit: Limits.maxPageSize)
         // The rows are the API's resources: one place composes each item's accessible name and times.
-        let preferences = try await services.repository.preferences(for: user.id)
+        let preferences = try await services.settings.preferences(of: user.id)
         let rows = page.items.map { item in
             NotificationRow(NotificationResource(item, describer: describer, preferences: preferences, now: now))
         }
@@ -26,7 +26,7 @@ extension PagesController {
                          ariaPressed: WebAccessibility(element)[attribute: "aria-pressed"] ?? "false", isCurrent: element.state.isSelected)
         }
         let strings = describer.strings
-        let unread = try await services.repository.unreadCount(for: user.id)
+        let unread = try await services.inbox.unreadCount(of: user.id)
         let model = NotificationCentrePage(
             chrome: try await chrome(identity, resumePoint: resumePoint, title: strings.screenTitle(.notificationCentre), tab: .notifications,
                                      flash: flash(request, language: user.language), unread: unread),
@@ -44,7 +44,7 @@ extension PagesController {
     func open(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context)
         let id = try NotificationsController.id(context, as: NotificationID.self)
-        guard let item = try await services.repository.notification(id: id), item.recipientID == identity.user.id else {
+        guard let item = try await services.inbox.item(id, of: identity.user.id) else {
             throw Problem.notFound("You have no notification with id \(id).")
         }
         let path = item.deepLink.path
@@ -56,7 +56,7 @@ extension PagesController {
     func markFollowedNotificationRead(_ request: Request, _ identity: Identity) async throws {
         guard request.uri.queryParameters["from"] == "notification",
               let id = request.uri.queryParameters["notification"].flatMap({ NotificationID(String($0)) }), id > 0,
-              let item = try await services.repository.notification(id: id), item.recipientID == identity.user.id, item.isUnread else { return }
+              let item = try await services.inbox.item(id, of: identity.user.id), item.isUnread else { return }
         _ = try await services.inbox.setRead(true, notificationID: id, userID: identity.user.id)
     }
 

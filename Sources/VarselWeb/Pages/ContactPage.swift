@@ -16,7 +16,7 @@ extension PagesController {
         guard let contact = try await services.contactAccess.read(contactID: id, by: identity.user, through: .contactPage) else {
             // A mentor following an old notification of an assignment that has closed learns why, without the
             // contact's details.
-            if let assignmentID, let closed = try await services.repository.assignment(id: assignmentID),
+            if let assignmentID, let closed = try await services.contactAccess.assignment(assignmentID),
                closed.contactID == id, closed.mentorID == identity.user.id, !closed.isLive {
                 try await markFollowedNotificationRead(request, identity)
                 return try await closedAssignmentPage(closed, request, identity, resumePoint: resumePoint)
@@ -30,12 +30,12 @@ extension PagesController {
         var assignmentView: AssignmentView?
         var manageView: ManageView?
         let isRemoved = contact.erasedAt != nil
-        if let assignmentID, let assignment = try await services.repository.assignment(id: assignmentID), assignment.contactID == id {
+        if let assignmentID, let assignment = try await services.contactAccess.assignment(assignmentID), assignment.contactID == id {
             if assignment.mentorID == user.id, assignment.isLive, !isRemoved {
                 // The mentor has now seen their assignment: its notification is read, wherever they came from
                 // (the notification, the Assignments tab, Home), and the coordinator's history says so.
-                if let notificationID = assignment.notificationID, let item = try await services.repository.notification(id: notificationID),
-                   item.recipientID == user.id, item.isUnread {
+                if let notificationID = assignment.notificationID, let item = try await services.inbox.item(notificationID, of: user.id),
+                   item.isUnread {
                     _ = try await services.inbox.setRead(true, notificationID: notificationID, userID: user.id)
                 }
                 assignmentView = AssignmentView(
@@ -85,7 +85,7 @@ extension PagesController {
         guard let reads = try await services.contactAccess.reads(of: contactID, for: user) else { return nil }
         var names: [UserID: String] = [:]
         for read in reads where names[read.userID] == nil {
-            names[read.userID] = try await services.repository.user(id: read.userID)?.displayName ?? "#\(read.userID)"
+            names[read.userID] = try await services.directory.person(read.userID)?.displayName ?? "#\(read.userID)"
         }
         return ContactReadsView(heading: strings.contactReadsHeading, lines: reads.reversed().map {
             strings.contactReadLine(by: names[$0.userID] ?? "", through: $0.channel, at: $0.at, timeZone: osloTimeZone)
@@ -97,7 +97,7 @@ extension PagesController {
         let strings = Strings(identity.user.language)
         var text = assignment.reassignedAt != nil ? strings.noLongerYours
             : assignment.status == .done ? strings.doneStatus : strings.assignmentStatus(assignment.status.rawValue)
-        if let erasedAt = try await services.repository.contact(id: assignment.contactID)?.erasedAt {
+        if let erasedAt = try await services.contactAccess.erasedAt(contactID: assignment.contactID) {
             text += " " + strings.detailsRemovedText(on: erasedAt, timeZone: osloTimeZone)
         }
         let title = strings.screenTitle(.contactDetail)
@@ -117,7 +117,7 @@ extension PagesController {
         var options: [MentorOption] = []
         var notOffered: [String] = []
         if assignment.refusalToReassign == nil {
-            for mentor in try await services.repository.users() where mentor.role == .mentor && mentor.id != assignment.mentorID {
+            for mentor in try await services.directory.mentors() where mentor.id != assignment.mentorID {
                 switch try await services.sender.unavailability(of: mentor) {
                 case nil: options.append(MentorOption(id: mentor.id, name: mentor.displayName, isSelected: false))
                 case let .paused(until):
@@ -175,10 +175,10 @@ extension PagesController {
         let identity = try signedIn(request, context).require(.coordinator, .admin)
         let id = try NotificationsController.id(context, as: AssignmentID.self)
         let form = try await PageForm.decode(PageForm.Reassign.self, from: request)
-        guard let assignment = try await services.repository.assignment(id: id), services.contactAccess.canManage(assignment, user: identity.user) else {
+        guard let assignment = try await services.contactAccess.assignment(id), services.contactAccess.canManage(assignment, user: identity.user) else {
             throw Problem.notFound("You manage no assignment with id \(id).")
         }
-        guard let mentorID = form.mentor.flatMap({ UserID($0) }), let mentor = try await services.repository.user(id: mentorID) else {
+        guard let mentorID = form.mentor.flatMap({ UserID($0) }), let mentor = try await services.directory.person(mentorID) else {
             throw Problem.unprocessable("Choose the mentor to give the assignment to.", errors: [.init(field: "mentor", message: "required")])
         }
         let (new, _) = try await services.sender.reassign(assignment, to: mentor, by: identity.user.id)

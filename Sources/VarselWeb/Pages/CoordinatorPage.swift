@@ -12,7 +12,7 @@ extension PagesController {
         let resumePoint = try await self.resumePoint()
         let strings = Strings(identity.user.language)
         // Paused mentors and mentors with an expired certification are not offered an assignment; the page says why.
-        let allMentors = try await services.repository.users().filter { $0.role == .mentor }
+        let allMentors = try await services.directory.mentors()
         var mentors: [User] = []
         var notOffered: [String] = []
         for mentor in allMentors {
@@ -74,7 +74,7 @@ extension PagesController {
         guard errors.isEmpty, let recipient, let validated else {
             return try await coordinatorPage(request, context, errors: errors, values: values, status: .unprocessableContent)
         }
-        guard try await services.repository.user(id: recipient) != nil else { throw Problem.unprocessable("The recipient does not exist.") }
+        guard try await services.directory.person(recipient) != nil else { throw Problem.unprocessable("The recipient does not exist.") }
         _ = try await services.sender.send(validated, from: identity.user.id, to: [recipient])
         return .redirect(to: Flash.sent.added(to: "/coordinator"), type: .normal)
     }
@@ -99,7 +99,7 @@ extension PagesController {
                 "phone": FormField(label: strings.phone, id: "assignment-phone"),
             ], otherwise: FormField(label: strings.notes, id: "assignment-notes"))
         }
-        guard errors.isEmpty, let contact, let mentorID, let mentor = try await services.repository.user(id: mentorID), mentor.role == .mentor else {
+        guard errors.isEmpty, let contact, let mentorID, let mentor = try await services.directory.person(mentorID), mentor.role == .mentor else {
             return try await coordinatorPage(request, context, errors: errors, values: values, status: .unprocessableContent)
         }
         _ = try await services.sender.assign(mentor: mentor, coordinatorID: identity.user.id, contact: contact, urgency: .normal)

@@ -110,7 +110,7 @@ struct PagesController {
     /// The point the page's live stream resumes from: read before anything the page shows, so an event committed
     /// while the page is being read is either on the page or after this point, and so on the stream.
     func resumePoint() async throws -> Int64 {
-        try await services.repository.latestEventID()
+        try await services.pump.latestEventID()
     }
 
     /// The page frame, with the tab bar of the user's workspace (a mentor's or a coordinator's) and `tab` selected
@@ -119,7 +119,7 @@ struct PagesController {
         let user = identity.user
         let describer = services.describer(user.language)
         let unread: Int
-        if let counted { unread = counted } else { unread = try await services.repository.unreadCount(for: user.id) }
+        if let counted { unread = counted } else { unread = try await services.inbox.unreadCount(of: user.id) }
         let workspace = Workspace(PersonRole(user.role))
         let selected = tab.flatMap { workspace.tabs.contains($0) ? $0 : nil }
         let tabs = zip(workspace.tabs, describer.tabBar(unreadCount: unread, selected: selected, in: workspace)).map { appTab, element -> TabView in

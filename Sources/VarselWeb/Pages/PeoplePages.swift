@@ -151,7 +151,7 @@ extension PagesController {
         let summaries = try await services.reports.assignmentSummaries(person.liveAssignments)
         var names: [UserID: String] = [:]
         for entry in log {
-            if let actor = entry.actorID, names[actor] == nil { names[actor] = try await services.repository.user(id: actor)?.displayName ?? "#\(actor)" }
+            if let actor = entry.actorID, names[actor] == nil { names[actor] = try await services.directory.person(actor)?.displayName ?? "#\(actor)" }
         }
         let isSelf = viewer.id == user.id
         let devices = user.role == .mentor ? try await services.pushSubscriptions.devices(of: [user.id]).map {
@@ -282,7 +282,7 @@ extension PagesController {
         guard let expiry = try? Validation.day(form.expiresOn ?? "", field: "expiresOn") else {
             var values = CertificationValues()
             values.renewErrors[certificationID] = strings.dateRule
-            let name = try await services.repository.certifications(mentorID: id).first { $0.id == certificationID }?.name ?? ""
+            let name = try await services.users.certifications(of: id).first { $0.id == certificationID }?.name ?? ""
             return try await personPage(request, context, errors: [FormError(field: strings.newExpiryField(for: name), fieldId: "renew-\(certificationID)",
                                                                              message: strings.dateRule)], values: values, status: .unprocessableContent)
         }

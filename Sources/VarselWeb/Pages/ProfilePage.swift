@@ -31,7 +31,7 @@ extension PagesController {
         let strings = Strings(user.language)
         let now = services.now()
         let isMentor = user.role == .mentor
-        let certifications = isMentor && screen != .pause ? try await services.repository.certifications(mentorID: user.id).map {
+        let certifications = isMentor && screen != .pause ? try await services.users.certifications(of: user.id).map {
             strings.certificationState(name: $0.name, expiresAt: $0.expiresAt, now: now, timeZone: osloTimeZone)
         } : []
         var pause: PauseView?

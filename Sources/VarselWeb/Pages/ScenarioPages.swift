@@ -25,7 +25,7 @@ extension PagesController {
         var groups: [ListGroup] = []
         var publish: PublishView?
         if user.role == .mentor {
-            let mine = try await services.repository.scenarios(forMentor: user.id)
+            let mine = try await services.scenarios.scenarios(ofMentor: user.id)
             groups = [false, true].map { done in
                 let rows = mine.filter { ($0.doneAt != nil) == done }
                 return ListGroup(heading: strings.scenarioGroupHeading(done: done, count: rows.count), headingId: done ? "scenarios-done" : "scenarios-to-do",
@@ -42,7 +42,7 @@ extension PagesController {
             let chosen = Set(values?.mentors ?? [])
             publish = PublishView(
                 title: values?.title ?? "", body: values?.body ?? "", toAll: values?.audience != "chosen",
-                mentors: try await services.repository.users().filter { $0.role == .mentor }.map {
+                mentors: try await services.directory.mentors().map {
                     MentorOption(id: $0.id, name: $0.displayName, isSelected: chosen.contains($0.id.rawValue))
                 },
                 titleError: errors.first { $0.fieldId == "scenario-title" }?.message,
@@ -71,7 +71,7 @@ extension PagesController {
         var mine: MentorScenario?
         var progress: [String] = []
         if user.role == .mentor {
-            guard let copy = try await services.repository.scenarios(forMentor: user.id).first(where: { $0.scenario.id == id }) else {
+            guard let copy = try await services.scenarios.scenarios(ofMentor: user.id).first(where: { $0.scenario.id == id }) else {
                 throw Problem.notFound("You have no scenario with id \(id).")
             }
             scenario = copy.scenario
@@ -81,7 +81,7 @@ extension PagesController {
                 throw Problem.notFound("You published no scenario with id \(id).")
             }
             scenario = found
-            let names = Dictionary(uniqueKeysWithValues: try await services.repository.users().map { ($0.id, $0.displayName) })
+            let names = try await services.directory.displayNames()
             progress = copies.map { copy in
                 let state = strings.scenarioRow(title: names[copy.mentorID] ?? "", doneAt: copy.doneAt, timeZone: osloTimeZone)
                 return copy.reflection.isEmpty ? state : "\(state): \(copy.reflection)"
@@ -119,7 +119,7 @@ extension PagesController {
                                         message: Self.formMessage(issue, strings: strings)))
             }
         }
-        let mentors = try await services.repository.users().filter { $0.role == .mentor }
+        let mentors = try await services.directory.mentors()
         let chosen = form.audience == "chosen" ? mentors.filter { (form.mentors ?? []).contains($0.id.rawValue) } : mentors
         if chosen.isEmpty { errors.append(FormError(field: strings.publishTo, fieldId: "scenario-audience-all", message: strings.chooseMentors)) }
         guard errors.isEmpty, let valid else {

@@ -12,7 +12,7 @@ extension PagesController {
         let resumePoint = try await self.resumePoint()
         let user = identity.user
         let describer = services.describer(user.language)
-        let preferences = try await services.repository.preferences(for: user.id)
+        let preferences = try await services.settings.preferences(of: user.id)
         func view(_ setting: NotificationPreferences.Setting) -> SwitchView {
             let element = describer.settingSwitch(setting, preferences: preferences)
             let web = WebAccessibility(element)

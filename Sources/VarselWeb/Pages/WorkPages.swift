@@ -43,7 +43,7 @@ extension PagesController {
             if let next = mine.first(where: { $0.progress == .acknowledged }) {
                 items.append(LinkItem(text: strings.nextVisit(name: next.contactName, address: next.address), href: Self.contactLink(next)))
             }
-            let toDo = try await services.repository.scenarios(forMentor: user.id).filter { $0.doneAt == nil }
+            let toDo = try await services.scenarios.scenarios(ofMentor: user.id).filter { $0.doneAt == nil }
             if let first = toDo.first {
                 items.append(LinkItem(text: strings.scenarioRow(title: first.scenario.title, doneAt: nil, timeZone: osloTimeZone),
                                       href: "/scenarios/\(first.scenario.id)"))
@@ -51,9 +51,9 @@ extension PagesController {
         } else {
             items.append(LinkItem(text: strings.dashboardTitle, href: "/coordinator/assignments"))
         }
-        let unread = try await services.repository.unreadCount(for: user.id)
+        let unread = try await services.inbox.unreadCount(of: user.id)
         items.append(LinkItem(text: strings.unreadSummary(unread), href: "/notifications"))
-        for certification in try await services.repository.certifications(mentorID: user.id)
+        for certification in try await services.users.certifications(of: user.id)
         where certification.expiresAt < now.addingTimeInterval(31 * 86400) {
             items.append(LinkItem(text: strings.certificationExpires(name: certification.name, on: certification.expiresAt, timeZone: osloTimeZone),
                                   href: "/profile"))
@@ -147,7 +147,7 @@ extension PagesController {
                                  trail: summary.trail.map(describer.trailLine))
                 })
         }
-        let mentors = try await services.repository.users().filter { $0.role == .mentor }
+        let mentors = try await services.directory.mentors()
         let title = strings.dashboardTitle
         let model = DashboardPage(
             chrome: try await chrome(identity, resumePoint: resumePoint, title: title, tab: .dashboard, flash: flash(request, language: user.language)),

@@ -2,15 +2,16 @@ import Foundation
 import Logging
 import VarselCore
 import VarselPush
-import VarselService
 import VarselStore
 
-/// Everything the routes need, injected once: the store, the clock, the live-event machinery, credentials.
+/// The service graph: every service Varsel runs, built once over one store and one clock, for the server, the
+/// command line and the tests alike.
 ///
-/// A class, shared by reference: every handler, closure and open stream that keeps it keeps one pointer, not a copy
+/// The store itself is not handed out: every read and every change goes through a service. A class, shared by reference: every handler, closure and open stream that keeps it keeps one pointer, not a copy
 /// of twenty fields (as a struct, the copies an idle stream kept cost 1.9 KiB of it).
 public final class VarselServices: Sendable {
-    public let repository: any VarselRepository
+    /// The store, for the services of this module only.
+    let repository: any VarselRepository
     /// The clock. Routes never call `Date()`.
     public let now: @Sendable () -> Date
     public let broker: EventBroker
@@ -28,6 +29,8 @@ public final class VarselServices: Sendable {
     public let reports: AssignmentReports
     public let users: UserAdministration
     public let contactAccess: ContactAccess
+    /// Who is who, for pages and forms that name or offer people.
+    public let directory: Directory
     public let erasure: ContactErasure
     public let export: DataExport
     public let metrics: ServiceMetrics
@@ -36,10 +39,8 @@ public final class VarselServices: Sendable {
     public let configuration: Configuration
     /// Web Push: the VAPID public key the page subscribes with, and which endpoints are accepted.
     public let webPush: WebPushSettings
-    /// Closes live streams whose client stopped reading.
-    let streamWatchdog: StreamWatchdog
 
-    /// Settings of the HTTP layer.
+    /// Settings of the services and of the HTTP layer that serves them.
     public struct Configuration: Sendable {
         /// How long a session lasts.
         public var sessionLifetime: TimeInterval = 14 * 24 * 3600
@@ -96,6 +97,7 @@ public final class VarselServices: Sendable {
         self.settings = AccountSettings(repository: repository, broker: broker)
         self.users = UserAdministration(repository: repository, passwords: passwords, broker: broker, now: now)
         self.contactAccess = ContactAccess(repository: repository, now: now)
+        self.directory = Directory(repository: repository)
         self.erasure = ContactErasure(repository: repository, access: contactAccess, pump: pump, now: now)
         self.export = DataExport(repository: repository, now: now)
         self.reports = AssignmentReports(repository: repository, contactAccess: contactAccess)
@@ -109,12 +111,18 @@ public final class VarselServices: Sendable {
         self.pushSubscriptions = PushSubscriptions(repository: repository, endpointPolicy: webPush.endpointPolicy,
                                                    perUser: webPush.subscriptionsPerUser, staleAfter: webPush.staleAfter, now: now)
         self.scenarios = ScenarioProgress(repository: repository, now: now)
-        self.streamWatchdog = StreamWatchdog(timeout: configuration.streamWriteTimeout, metrics: metrics)
+    }
+
+    /// The upkeep over the same store and clock: reminders and escalations, expiry warnings, pruning and erasure.
+    public func maintenance(interval: Duration, escalation: MaintenanceService.EscalationDeadlines, accessLogRetention: TimeInterval,
+                            contactRetention: TimeInterval, logger: Logger) -> MaintenanceService {
+        MaintenanceService(repository: repository, sender: sender, now: now, interval: interval, escalation: escalation,
+                           accessLogRetention: accessLogRetention, contactRetention: contactRetention, logger: logger)
     }
 
     /// The describer for `language`; one per language, shared, so a request or stream does not build its own
     /// calendar and formatters.
-    func describer(_ language: Language) -> Describer { Self.describers[language] ?? Describer(language: language) }
+    public func describer(_ language: Language) -> Describer { Self.describers[language] ?? Describer(language: language) }
 
     private static let describers = Dictionary(uniqueKeysWithValues: Language.allCases.map { ($0, Describer(language: $0)) })
 }
