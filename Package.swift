@@ -76,11 +76,27 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // HTTP: routes, authentication, the event stream, pages.
+        // The live stream: its frames and hand-written JSON, pace and watchdog, and the HTTP/1 channel that hands an
+        // open stream's connection over to it.
+        .target(
+            name: "VarselLive",
+            dependencies: [
+                "VarselCore", "VarselStore", "VarselService",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // HTTP: routes, authentication, pages; mounts the live stream.
         .target(
             name: "VarselWeb",
             dependencies: [
-                "VarselCore", "VarselStore", "VarselService", "VarselPush", "VarselPasskeys",
+                "VarselCore", "VarselStore", "VarselService", "VarselLive", "VarselPush", "VarselPasskeys",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
@@ -99,7 +115,7 @@ let package = Package(
         .target(
             name: "VarselServer",
             dependencies: [
-                "VarselCore", "VarselStore", "VarselSQLite", "VarselPostgres", "VarselService", "VarselWeb", "VarselPush",
+                "VarselCore", "VarselStore", "VarselSQLite", "VarselPostgres", "VarselService", "VarselWeb", "VarselLive", "VarselPush",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -129,7 +145,7 @@ let package = Package(
         .testTarget(name: "VarselPasskeysTests", dependencies: ["VarselPasskeys", "VarselPasskeysTesting", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(
             name: "VarselPushTests",
-            dependencies: ["VarselPush", "VarselStore", "VarselSQLite", "VarselCore", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["VarselPush", "VarselService", "VarselStore", "VarselSQLite", "VarselCore", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(
             name: "VarselStoreTests",
@@ -145,7 +161,7 @@ let package = Package(
         .testTarget(
             name: "VarselWebTests",
             dependencies: [
-                "VarselWeb", "VarselServer", "VarselService", "VarselStore", "VarselSQLite", "VarselCore", "VarselPush",
+                "VarselWeb", "VarselLive", "VarselServer", "VarselService", "VarselStore", "VarselSQLite", "VarselCore", "VarselPush",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

@@ -54,6 +54,8 @@ public final class PushDeliveryWorker: Service, Sendable {
     }
 
     private let store: any VarselRepository
+    /// Records that a push carried a contact's personal details to a device.
+    private let contactReads: any ContactReadRecorder
     private let transport: any PushTransport
     private let vapid: VAPIDKey
     private let configuration: Configuration
@@ -62,9 +64,10 @@ public final class PushDeliveryWorker: Service, Sendable {
     private let logger: Logger
     private static let batchSize = 64
 
-    public init(store: any VarselRepository, transport: any PushTransport, vapid: VAPIDKey, configuration: Configuration,
-                metrics: PushMetrics, now: @escaping @Sendable () -> Date, logger: Logger) {
+    public init(store: any VarselRepository, contactReads: any ContactReadRecorder, transport: any PushTransport, vapid: VAPIDKey,
+                configuration: Configuration, metrics: PushMetrics, now: @escaping @Sendable () -> Date, logger: Logger) {
         self.store = store
+        self.contactReads = contactReads
         self.transport = transport
         self.vapid = vapid
         self.configuration = configuration
@@ -194,7 +197,7 @@ public final class PushDeliveryWorker: Service, Sendable {
                                                            origin: configuration.origin(), unreadCount: unread,
                                                            asksForReceipt: !delivery.isWithdrawal))
         if let readContact {
-            try await store.recordContactRead(contactID: readContact, userID: user.id, channel: .push, at: start)
+            try await contactReads.recordRead(contactID: readContact, by: user.id, through: .push)
         }
         let body = try WebPushEncryption.encrypt(message, p256dh: subscription.p256dh, auth: subscription.auth)
         let authorization = try vapid.authorization(audience: Self.origin(of: endpoint), subject: configuration.subject,

@@ -7,6 +7,7 @@ import VarselCore
 import VarselPostgres
 import VarselPush
 import VarselSQLite
+import VarselLive
 import VarselService
 import VarselStore
 import VarselWeb
@@ -166,7 +167,7 @@ public func buildApplication(
                                                              endpointPolicy: endpointPolicy)
     pushConfiguration.pollInterval = .milliseconds(500)
     pushConfiguration.origin = { configuration.publicOrigin(port: listeningPort.value) }
-    let pushWorker = PushDeliveryWorker(store: store, transport: HTTPPushTransport(), vapid: vapid, configuration: pushConfiguration,
+    let pushWorker = PushDeliveryWorker(store: store, contactReads: services.contactAccess, transport: HTTPPushTransport(), vapid: vapid, configuration: pushConfiguration,
                                         metrics: services.metrics.push, now: now, logger: logger)
     let upkeep = services.maintenance(interval: configuration.maintenanceInterval,
                                       escalation: .init(remindAfter: configuration.remindUnansweredAfter),

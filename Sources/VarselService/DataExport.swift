@@ -67,8 +67,12 @@ public struct DataExport: Sendable {
     let repository: any VarselRepository
     let now: @Sendable () -> Date
 
-    public init(repository: any VarselRepository, now: @escaping @Sendable () -> Date) {
+    /// Records the download of a contact's details as a read of them.
+    let contactReads: any ContactReadRecorder
+
+    public init(repository: any VarselRepository, contactReads: any ContactReadRecorder, now: @escaping @Sendable () -> Date) {
         self.repository = repository
+        self.contactReads = contactReads
         self.now = now
     }
 
@@ -106,7 +110,7 @@ public struct DataExport: Sendable {
             if let item = try await repository.notification(id: id) { notifications.append(item) }
         }
         if contact.erasedAt == nil {
-            try await repository.recordContactRead(contactID: contactID, userID: user.id, channel: .export, at: now())
+            try await contactReads.recordRead(contactID: contactID, by: user.id, through: .export)
         }
         return ContactData(exportedAt: now(), contact: contact, assignments: assignments, notifications: notifications,
                            reads: try await repository.contactReads(contactID: contactID))

@@ -353,7 +353,7 @@ public enum SetPasswordCode {
 ///
 /// Every read of a contact's personal details goes through ``read(contactID:by:through:)``, which records who read
 /// them, when and where; the contact's coordinator and admins see that record (``reads(of:for:)``).
-public struct ContactAccess: Sendable {
+public struct ContactAccess: ContactReadRecorder {
     let repository: any VarselRepository
     let now: @Sendable () -> Date
 
@@ -368,9 +368,13 @@ public struct ContactAccess: Sendable {
         guard try await canSee(contactID: contactID, user: user), let contact = try await repository.contact(id: contactID) else { return nil }
         // An erased contact has no details left to read.
         if contact.erasedAt == nil {
-            try await repository.recordContactRead(contactID: contactID, userID: user.id, channel: channel, at: now())
+            try await recordRead(contactID: contactID, by: user.id, through: channel)
         }
         return contact
+    }
+
+    public func recordRead(contactID: ContactID, by userID: UserID, through channel: ContactReadChannel) async throws {
+        try await repository.recordContactRead(contactID: contactID, userID: userID, channel: channel, at: now())
     }
 
     /// Assignment `id` as stored, before anyone's access is checked (``canSee(_:user:)`` decides).

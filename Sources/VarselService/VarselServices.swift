@@ -99,7 +99,7 @@ public final class VarselServices: Sendable {
         self.contactAccess = ContactAccess(repository: repository, now: now)
         self.directory = Directory(repository: repository)
         self.erasure = ContactErasure(repository: repository, access: contactAccess, pump: pump, now: now)
-        self.export = DataExport(repository: repository, now: now)
+        self.export = DataExport(repository: repository, contactReads: contactAccess, now: now)
         self.reports = AssignmentReports(repository: repository, contactAccess: contactAccess)
         self.throttle = LoginThrottle(configuration: configuration.throttle, now: now, shared: repository)
         self.passwords = passwords

@@ -17,3 +17,10 @@ public struct ContactRead: Sendable, Codable, Hashable, Identifiable {
         self.at = at
     }
 }
+
+/// The one recorder of reads of a contact's personal details; whatever shows or sends them (a page, a push, an
+/// export) has it record the read, so the rule lives in one place.
+public protocol ContactReadRecorder: Sendable {
+    /// Records that `userID` read contact `contactID`'s personal details through `channel`, now.
+    func recordRead(contactID: ContactID, by userID: UserID, through channel: ContactReadChannel) async throws
+}

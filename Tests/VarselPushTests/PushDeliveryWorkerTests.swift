@@ -4,6 +4,7 @@ import Logging
 import Synchronization
 import Testing
 import VarselCore
+import VarselService
 import VarselSQLite
 import VarselStore
 @testable import VarselPush
@@ -50,7 +51,8 @@ struct PushDeliveryWorkerTests {
         configuration.initialBackoff = 5
         configuration.origin = { URL(string: "https://varsel.example.org/ignored/path")! }
         let clock = clock
-        return PushDeliveryWorker(store: store ?? self.store, transport: transport, vapid: VAPIDKey.generate(), configuration: configuration,
+        let store = store ?? self.store
+        return PushDeliveryWorker(store: store, contactReads: ContactAccess(repository: store, now: { clock.now }), transport: transport, vapid: VAPIDKey.generate(), configuration: configuration,
                                   metrics: metrics, now: { clock.now }, logger: Logger(label: "test"))
     }
 

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 import VarselCore
+import VarselLive
 import VarselService
 import VarselStore
 @testable import VarselWeb

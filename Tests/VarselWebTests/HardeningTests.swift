@@ -7,6 +7,7 @@ import VarselCore
 import VarselPush
 import VarselService
 import VarselStore
+@testable import VarselLive
 @testable import VarselWeb
 
 /// Regression tests for the hardening of the HTTP layer; each names the attack it covers.

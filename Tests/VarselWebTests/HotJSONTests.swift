@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import Testing
 import VarselCore
+@testable import VarselLive
 @testable import VarselWeb
 
 /// ``HotJSON`` replaces `JSONEncoder` on the path of every notification; it must write the very same bytes.
@@ -42,7 +43,7 @@ struct HotJSONTests {
             for preferences in [NotificationPreferences.standard, NotificationPreferences(isSpeakingPersonalDetails: true)] {
                 for item in Self.items() {
                     let resource = NotificationResource(item, describer: describer, preferences: preferences, now: DemoData.now)
-                    let expected = try JSONCoding.encoder.encode(EventsController.CreatedPayload(notification: resource))
+                    let expected = try JSONCoding.encoder.encode(LiveFrames.CreatedPayload(notification: resource))
                     // Appended after what the buffer already holds, as a stream's next write does.
                     var written = ByteBuffer(string: "data: ")
                     HotJSON.notificationEvent(resource, into: &written)
@@ -57,7 +58,7 @@ struct HotJSONTests {
     @Test("the answer to a create is byte for byte what JSONEncoder writes")
     func createResponse() throws {
         let items = Self.items().map {
-            NotificationsController.CreatedItem(id: $0.id, recipientId: $0.recipientID, kind: $0.kind, title: $0.title, urgency: $0.urgency,
+            CreatedNotification(id: $0.id, recipientId: $0.recipientID, kind: $0.kind, title: $0.title, urgency: $0.urgency,
                                                 createdAt: $0.createdAt)
         }
         for count in [0, 1, 3, items.count] {

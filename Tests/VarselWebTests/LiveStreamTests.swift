@@ -6,6 +6,7 @@ import HummingbirdCore
 import HummingbirdTesting
 import Testing
 import VarselCore
+import VarselLive
 import VarselService
 import VarselSQLite
 import VarselStore

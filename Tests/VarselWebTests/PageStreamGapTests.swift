@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Synchronization
 import Testing
 import VarselCore
+import VarselLive
 import VarselService
 import VarselSQLite
 import VarselStore

@@ -5,8 +5,10 @@ import NIOEmbedded
 import NIOHTTPTypes
 import Testing
 import VarselCore
+
 import VarselService
 import VarselStore
+@testable import VarselLive
 @testable import VarselWeb
 
 /// The connection's handler that takes a live stream over once its response is open (an idle stream

@@ -1,6 +1,8 @@
 import Synchronization
 import Testing
+
 import VarselService
+@testable import VarselLive
 @testable import VarselWeb
 
 @Suite("Stream watchdog")

@@ -6,7 +6,9 @@ import Logging
 import NIOCore
 import NIOEmbedded
 import Testing
+
 import VarselService
+@testable import VarselLive
 @testable import VarselWeb
 
 /// Varsel's HTTP/1 channel mirrors Hummingbird's request loop for one release; these tests hold it to that release and

@@ -23,7 +23,7 @@ struct AssignmentsController {
     }
 
     struct CreateRequest: Decodable {
-        var mentor: NotificationsController.Recipient
+        var mentor: Recipient
         var contact: NewContact
         var urgency: String?
     }
@@ -42,7 +42,7 @@ struct AssignmentsController {
         do { contact = try Validation.contact(body.contact) } catch { issues += error.issues }
         do { urgency = try Validation.urgency(body.urgency) } catch { issues += error.issues }
         guard issues.isEmpty else { throw InvalidInput(issues) }
-        guard let mentor = try await NotificationsController(services: services).resolve([body.mentor]).first, mentor.role == .mentor else {
+        guard let mentor = try await RecipientResolver(directory: services.directory).users([body.mentor]).first, mentor.role == .mentor else {
             throw Problem.unprocessable("mentor must name a user with the mentor role.", errors: [.init(field: "mentor", message: "not a mentor")])
         }
         let (assignment, stored, item) = try await services.sender.assign(mentor: mentor, coordinatorID: identity.user.id, contact: contact, urgency: urgency)
@@ -97,7 +97,7 @@ struct AssignmentsController {
     /// The assignment, if the signed-in user may see it: its mentor, the coordinator who manages it, or an admin.
     func visibleAssignment(_ context: VarselContext) async throws -> (Identity, Assignment) {
         let identity = try context.requireUser()
-        let id = try NotificationsController.id(context, as: AssignmentID.self)
+        let id = try PathID.of(context, as: AssignmentID.self)
         guard let assignment = try await services.contactAccess.assignment(id), services.contactAccess.canSee(assignment, user: identity.user) else {
             throw Problem.notFound("You have no assignment with id \(id).")
         }
@@ -129,7 +129,7 @@ struct AssignmentsController {
         return try JSONCoding.response(AssignmentResource(done, contact: nil))
     }
 
-    struct ReassignRequest: Decodable { var mentor: NotificationsController.Recipient }
+    struct ReassignRequest: Decodable { var mentor: Recipient }
 
     /// `POST /api/v1/assignments/{id}/reassign`: the coordinator who manages it (or an admin) gives the contact to
     /// another mentor, who is notified; the first mentor's access to the contact ends.
@@ -139,7 +139,7 @@ struct AssignmentsController {
             throw Problem.forbidden("Only the coordinator who manages the assignment, or an admin, can reassign it.")
         }
         let body = try await JSONCoding.decode(ReassignRequest.self, from: request)
-        guard let mentor = try await NotificationsController(services: services).resolve([body.mentor]).first, mentor.role == .mentor else {
+        guard let mentor = try await RecipientResolver(directory: services.directory).users([body.mentor]).first, mentor.role == .mentor else {
             throw Problem.unprocessable("mentor must name a user with the mentor role.", errors: [.init(field: "mentor", message: "not a mentor")])
         }
         let (new, item) = try await services.sender.reassign(assignment, to: mentor, by: identity.user.id)
@@ -161,7 +161,7 @@ struct AssignmentsController {
 
     func contact(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
-        let id = try NotificationsController.id(context, as: ContactID.self)
+        let id = try PathID.of(context, as: ContactID.self)
         guard let contact = try await services.contactAccess.read(contactID: id, by: identity.user, through: .contactAPI) else {
             throw Problem.notFound("You have no contact with id \(id).")
         }
@@ -171,7 +171,7 @@ struct AssignmentsController {
     /// `POST /api/v1/contacts/{id}/erase`: erases the contact's details everywhere, at once.
     func eraseContact(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
-        let id = try NotificationsController.id(context, as: ContactID.self)
+        let id = try PathID.of(context, as: ContactID.self)
         let contact = try await services.erasure.erase(contactID: id, by: identity.user)
         context.logger.info("contact details erased", metadata: ["contact.id": "\(id)"])
         return try JSONCoding.response(ContactResource(contact))
@@ -180,7 +180,7 @@ struct AssignmentsController {
     /// `GET /api/v1/contacts/{id}/export`: everything stored about a visited person, for an admin.
     func exportContact(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
-        let id = try NotificationsController.id(context, as: ContactID.self)
+        let id = try PathID.of(context, as: ContactID.self)
         let data = try await services.export.contactData(id, for: identity.user)
         return try JSONCoding.response(data, headers: [.cacheControl: "no-store", .contentDisposition: "attachment; filename=\"varsel-contact-\(id).json\""])
     }
@@ -194,7 +194,7 @@ struct AssignmentsController {
     /// `GET /api/v1/contacts/{id}/reads`: who read the contact's details, for its coordinator and admins.
     func contactReads(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
-        let id = try NotificationsController.id(context, as: ContactID.self)
+        let id = try PathID.of(context, as: ContactID.self)
         guard let reads = try await services.contactAccess.reads(of: id, for: identity.user) else {
             throw Problem.notFound("You have no contact with id \(id).")
         }

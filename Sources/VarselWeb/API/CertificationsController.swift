@@ -26,7 +26,7 @@ struct CertificationsController {
 
     func mentor(_ context: VarselContext) async throws -> User {
         let identity = try context.requireUser()
-        let id = try NotificationsController.id(context, as: UserID.self)
+        let id = try PathID.of(context, as: UserID.self)
         if identity.user.role == .mentor, identity.user.id != id {
             throw Problem.notFound("You have no access to mentor \(id).")
         }

@@ -1,16 +1,12 @@
 import Foundation
 import Hummingbird
+import VarselLive
 import VarselService
 
 /// Reads and writes the API's JSON: ISO 8601 dates, bodies capped at ``Limits/maxBodyBytes``, and decoding
 /// errors explained field by field.
 public enum JSONCoding {
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
+    static let encoder = WireJSON.encoder
 
     static let decoder: JSONDecoder = {
         let decoder = JSONDecoder()

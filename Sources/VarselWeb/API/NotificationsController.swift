@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import VarselCore
+import VarselLive
 import VarselService
 import VarselStore
 
@@ -66,7 +67,7 @@ struct NotificationsController {
 
     func show(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
-        let id = try Self.id(context, as: NotificationID.self)
+        let id = try PathID.of(context, as: NotificationID.self)
         guard let item = try await services.inbox.item(id, of: identity.user.id) else {
             throw Problem.notFound("You have no notification with id \(id).")
         }
@@ -76,18 +77,6 @@ struct NotificationsController {
     func resource(_ item: NotificationItem, for user: User) async throws -> NotificationResource {
         let preferences = try await services.settings.preferences(of: user.id)
         return NotificationResource(item, describer: services.describer(user.language), preferences: preferences, now: services.now())
-    }
-
-    static func id(_ context: VarselContext, name: String = "id") throws -> Int64 {
-        guard let raw = context.parameters.get(name), let id = Int64(raw), id > 0 else {
-            throw Problem.badRequest("The \(name) in the path must be a positive integer.")
-        }
-        return id
-    }
-
-    /// The id in the path, typed as what it names.
-    static func id<ID: StoredID>(_ context: VarselContext, name: String = "id", as: ID.Type) throws -> ID {
-        ID(try id(context, name: name))
     }
 
     // MARK: Create
@@ -101,37 +90,12 @@ struct NotificationsController {
         var personalDetails: [String]?
     }
 
-    /// A recipient given by user id or by username.
-    enum Recipient: Decodable, Hashable {
-        case id(UserID)
-        case username(String)
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.singleValueContainer()
-            if let id = try? UserID(container.decode(Int64.self)) {
-                self = .id(id)
-            } else if let name = try? container.decode(String.self) {
-                self = .username(name)
-            } else {
-                throw DecodingError.typeMismatch(String.self, .init(codingPath: decoder.codingPath, debugDescription: "a user id or username"))
-            }
-        }
-    }
-
     /// The answer to a create, as ``HotJSON/createResponse(_:)`` writes it; its encoding is the reference in tests.
     struct CreateResponse: Encodable {
-        var items: [CreatedItem]
+        var items: [CreatedNotification]
     }
 
     /// What the sender sees of a created notification: ids and recipients, not the recipient's accessibility block.
-    struct CreatedItem: Encodable {
-        var id: NotificationID
-        var recipientId: UserID
-        var kind: NotificationKind
-        var title: String
-        var urgency: Urgency
-        var createdAt: Date
-    }
 
     func create(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.require(.coordinator, .admin)
@@ -141,7 +105,7 @@ struct NotificationsController {
         let body = try await JSONCoding.decode(CreateRequest.self, from: Request(head: request.head, body: .init(buffer: raw)))
         let validated = try Validation.notification(kind: body.kind, title: body.title, body: body.body, urgency: body.urgency,
                                                     personalDetails: body.personalDetails ?? [], allowAssignment: false)
-        let recipients = try await recipientIDs(body.recipients)
+        let recipients = try await RecipientResolver(directory: services.directory).ids(body.recipients)
         let idempotency = key.map {
             IdempotencyKey(senderID: identity.user.id, key: $0, fingerprint: SHA256.hash(data: Data(buffer: raw)).map { String(format: "%02x", $0) }.joined())
         }
@@ -150,13 +114,13 @@ struct NotificationsController {
             created = try await services.sender.send(validated, from: identity.user.id, to: recipients, idempotencyKey: idempotency)
         } catch StoreError.notFound(.recipient) {
             // The store checks ids in the create's own transaction; name the first unknown one as the check here would.
-            throw try await unknownRecipient(in: body.recipients)
+            throw try await RecipientResolver(directory: services.directory).unknownRecipient(in: body.recipients)
         }
         context.logger.info("notifications created", metadata: [
             "notification.count": "\(created.items.count)", "notification.replay": "\(created.isReplay)",
         ])
         let items = created.items.map {
-            CreatedItem(id: $0.id, recipientId: $0.recipientID, kind: $0.kind, title: $0.title, urgency: $0.urgency, createdAt: $0.createdAt)
+            CreatedNotification(id: $0.id, recipientId: $0.recipientID, kind: $0.kind, title: $0.title, urgency: $0.urgency, createdAt: $0.createdAt)
         }
         var headers: HTTPFields = [:]
         if created.isReplay { headers[.init("Idempotent-Replayed")!] = "true" }
@@ -171,74 +135,11 @@ struct NotificationsController {
         return key
     }
 
-    /// Resolves usernames to user ids (any role may receive), refusing unknown ones; duplicates count once.
-    ///
-    /// Ids are taken as they are: the store checks them in the create's own transaction, so a create does not read
-    /// each recipient first (``unknownRecipient(in:)`` names the one it refused).
-    func recipientIDs(_ recipients: [Recipient]) async throws -> [UserID] {
-        try Self.checkCount(recipients)
-        var ids: [UserID] = []
-        var seen = Set<UserID>()
-        for (index, recipient) in recipients.enumerated() {
-            let id: UserID
-            switch recipient {
-            case let .id(given):
-                id = given
-            case let .username(name):
-                guard let user = try await services.directory.person(username: name) else { throw Self.unknownRecipient(index) }
-                id = user.id
-            }
-            if seen.insert(id).inserted { ids.append(id) }
-        }
-        return ids
-    }
-
-    /// Resolves ids and usernames to users (any role may receive), refusing unknown ones; duplicates count once.
-    func resolve(_ recipients: [Recipient]) async throws -> [User] {
-        try Self.checkCount(recipients)
-        var users: [User] = []
-        var seen = Set<UserID>()
-        for (index, recipient) in recipients.enumerated() {
-            guard let user = try await user(recipient) else { throw Self.unknownRecipient(index) }
-            if seen.insert(user.id).inserted { users.append(user) }
-        }
-        return users
-    }
-
-    private func user(_ recipient: Recipient) async throws -> User? {
-        switch recipient {
-        case let .id(id): try await services.directory.person(id)
-        case let .username(name): try await services.directory.person(username: name)
-        }
-    }
-
-    private static func checkCount(_ recipients: [Recipient]) throws {
-        guard !recipients.isEmpty else {
-            throw Problem.unprocessable("recipients must name at least one user.", errors: [.init(field: "recipients", message: "empty")])
-        }
-        guard recipients.count <= Limits.maxRecipients else {
-            throw Problem.unprocessable("At most \(Limits.maxRecipients) recipients per request.", errors: [.init(field: "recipients", message: "too many")])
-        }
-    }
-
-    /// The problem for the first of `recipients` that is not a known user, once the store refused one.
-    func unknownRecipient(in recipients: [Recipient]) async throws -> Problem {
-        for (index, recipient) in recipients.enumerated() {
-            if try await user(recipient) == nil { return Self.unknownRecipient(index) }
-        }
-        // A user with that id was created since the store refused it: rare enough that naming no index is fine.
-        return Problem.unprocessable("A recipient is not a known user.", errors: [.init(field: "recipients", message: "unknown user")])
-    }
-
-    static func unknownRecipient(_ index: Int) -> Problem {
-        Problem.unprocessable("recipients[\(index)] is not a known user.", errors: [.init(field: "recipients[\(index)]", message: "unknown user")])
-    }
-
     // MARK: Read state and deletion
 
     func setRead(_ isRead: Bool, _ request: Request, _ context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
-        let id = try Self.id(context, as: NotificationID.self)
+        let id = try PathID.of(context, as: NotificationID.self)
         guard let item = try await services.inbox.setRead(isRead, notificationID: id, userID: identity.user.id) else {
             throw Problem.notFound("You have no notification with id \(id).")
         }
@@ -291,7 +192,7 @@ struct NotificationsController {
 
     func delete(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
-        let id = try Self.id(context, as: NotificationID.self)
+        let id = try PathID.of(context, as: NotificationID.self)
         guard try await services.inbox.delete(ids: [id], userID: identity.user.id) == 1 else {
             throw Problem.notFound("You have no notification with id \(id).")
         }

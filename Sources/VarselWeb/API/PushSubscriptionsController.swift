@@ -109,7 +109,7 @@ struct PushSubscriptionsController {
 
     func delete(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
-        let id = try NotificationsController.id(context)
+        let id = try PathID.of(context)
         guard try await services.pushSubscriptions.unsubscribe(id: id, userID: identity.user.id) else {
             throw Problem.notFound("You have no push subscription with id \(id).")
         }
@@ -125,7 +125,7 @@ struct PushSubscriptionsController {
     /// without a session (a locked phone's service worker has none it may use). The token acknowledges that one
     /// assignment, for the subscription's user, and nothing else.
     func acknowledge(_ request: Request, context: VarselContext) async throws -> Response {
-        let id = try NotificationsController.id(context)
+        let id = try PathID.of(context)
         let body = try await JSONCoding.decode(AcknowledgeRequest.self, from: request)
         let invalid = Problem.notFound("This acknowledgement is not valid any more. Open Varsel to answer the assignment.")
         guard let subscription = try await services.pushSubscriptions.acknowledging(subscriptionID: id, assignmentID: body.assignmentID,
@@ -149,7 +149,7 @@ struct PushSubscriptionsController {
     /// A shown receipt: the service worker reports that it showed a push, with the token that push carried for it
     /// (no session: the phone may be locked; no content). Once per push; a replayed or unknown one changes nothing.
     func receipt(_ request: Request, context: VarselContext) async throws -> Response {
-        let id = try NotificationsController.id(context)
+        let id = try PathID.of(context)
         let body = try await JSONCoding.decode(ReceiptRequest.self, from: request)
         do {
             try await services.pushSubscriptions.receipt(subscriptionID: id, notificationID: body.notificationID, token: body.token)

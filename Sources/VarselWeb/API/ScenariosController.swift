@@ -60,7 +60,7 @@ struct ScenariosController {
 
     func show(_ request: Request, context: VarselContext) async throws -> Response {
         let user = try context.requireUser().user
-        let id = try NotificationsController.id(context)
+        let id = try PathID.of(context)
         if user.role == .mentor {
             guard let copy = try await services.scenarios.scenarios(ofMentor: user.id).first(where: { $0.scenario.id == id }) else {
                 throw Problem.notFound("You have no scenario with id \(id).")
@@ -77,7 +77,7 @@ struct ScenariosController {
         var title: String
         var body: String
         /// The mentors to publish to; absent means every mentor.
-        var mentors: [NotificationsController.Recipient]?
+        var mentors: [Recipient]?
     }
 
     func publish(_ request: Request, context: VarselContext) async throws -> Response {
@@ -86,7 +86,7 @@ struct ScenariosController {
         let valid = try Validation.scenario(title: body.title, body: body.body)
         let mentors: [User]
         if let chosen = body.mentors {
-            mentors = try await NotificationsController(services: services).resolve(chosen)
+            mentors = try await RecipientResolver(directory: services.directory).users(chosen)
             guard mentors.allSatisfy({ $0.role == .mentor }) else {
                 throw Problem.unprocessable("mentors must name users with the mentor role.", errors: [.init(field: "mentors", message: "not a mentor")])
             }
@@ -106,7 +106,7 @@ struct ScenariosController {
 
     func done(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.require(.mentor)
-        let id = try NotificationsController.id(context)
+        let id = try PathID.of(context)
         let body = try await JSONCoding.decode(DoneRequest.self, from: request)
         let copy = try await services.scenarios.complete(id, by: identity.user.id, reflection: body.reflection ?? "")
         return try JSONCoding.response(ScenarioResource(copy))

@@ -99,7 +99,7 @@ struct UsersController {
 
     func show(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.require(.admin, .coordinator)
-        let (person, _) = try await services.users.details(of: try NotificationsController.id(context, as: UserID.self), for: identity.user)
+        let (person, _) = try await services.users.details(of: try PathID.of(context, as: UserID.self), for: identity.user)
         let now = services.now()
         return try JSONCoding.response(PersonResource(
             user: UserResource(person.user),
@@ -111,20 +111,20 @@ struct UsersController {
 
     func changes(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.require(.admin, .coordinator)
-        let log = try await services.users.log(of: try NotificationsController.id(context, as: UserID.self), for: identity.user)
+        let log = try await services.users.log(of: try PathID.of(context, as: UserID.self), for: identity.user)
         return try JSONCoding.response(log.map { ChangeResource(action: $0.action, subject: $0.subject, date: $0.date, at: $0.at, actorId: $0.actorID) })
     }
 
     func issueLink(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.require(.admin, .coordinator)
-        let issued = try await services.users.issueLink(for: try NotificationsController.id(context, as: UserID.self), by: identity.user)
+        let issued = try await services.users.issueLink(for: try PathID.of(context, as: UserID.self), by: identity.user)
         context.logger.info("set-password link made", metadata: ["person.id": "\(issued.user.id)"])
         return try JSONCoding.response(link(issued, request), status: .created, headers: [.cacheControl: "no-store"])
     }
 
     func setActive(_ active: Bool, _ request: Request, _ context: VarselContext) async throws -> Response {
         let identity = try context.require(.admin, .coordinator)
-        let id = try NotificationsController.id(context, as: UserID.self)
+        let id = try PathID.of(context, as: UserID.self)
         let outcome = active ? try await services.users.reactivate(id, by: identity.user) : try await services.users.deactivate(id, by: identity.user)
         context.logger.info(active ? "person reactivated" : "person deactivated",
                             metadata: ["person.id": "\(id)", "sessions.ended": "\(outcome.endedSessions.count)"])
@@ -135,7 +135,7 @@ struct UsersController {
         let identity = try context.require(.admin)
         let body = try await JSONCoding.decode(RoleRequest.self, from: request)
         guard let role = Role(rawValue: body.role) else { throw InvalidInput([.init(field: "role", rule: .other("must be mentor, coordinator or admin"))]) }
-        let outcome = try await services.users.changeRole(of: try NotificationsController.id(context, as: UserID.self), to: role, by: identity.user)
+        let outcome = try await services.users.changeRole(of: try PathID.of(context, as: UserID.self), to: role, by: identity.user)
         return try JSONCoding.response(UserResource(outcome.user))
     }
 

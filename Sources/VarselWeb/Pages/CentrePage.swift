@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import VarselCore
+import VarselLive
 import VarselService
 import VarselStore
 
@@ -43,7 +44,7 @@ extension PagesController {
     /// screen marks the notification read when it is shown to its owner (``markFollowedNotificationRead``).
     func open(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context)
-        let id = try NotificationsController.id(context, as: NotificationID.self)
+        let id = try PathID.of(context, as: NotificationID.self)
         guard let item = try await services.inbox.item(id, of: identity.user.id) else {
             throw Problem.notFound("You have no notification with id \(id).")
         }

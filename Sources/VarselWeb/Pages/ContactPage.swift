@@ -11,7 +11,7 @@ extension PagesController {
     func contact(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context)
         let resumePoint = try await self.resumePoint()
-        let id = try NotificationsController.id(context, as: ContactID.self)
+        let id = try PathID.of(context, as: ContactID.self)
         let assignmentID = request.uri.queryParameters["assignment"].flatMap { AssignmentID(String($0)) }
         guard let contact = try await services.contactAccess.read(contactID: id, by: identity.user, through: .contactPage) else {
             // A mentor following an old notification of an assignment that has closed learns why, without the
@@ -73,7 +73,7 @@ extension PagesController {
     /// Erases the contact's details (the dialog's confirmation), then shows the page saying they were removed.
     func eraseContact(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context)
-        let id = try NotificationsController.id(context, as: ContactID.self)
+        let id = try PathID.of(context, as: ContactID.self)
         let form = try await PageForm.decode(PageForm.Erase.self, from: request)
         try await services.erasure.erase(contactID: id, by: identity.user)
         let assignment = form.assignment.flatMap { AssignmentID($0) }.map { "?assignment=\($0)" } ?? ""
@@ -141,7 +141,7 @@ extension PagesController {
     /// contact; a decline ends the mentor's access to the contact, so it goes to the Assignments list.
     func answer(_ status: AssignmentStatus, _ request: Request, _ context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context)
-        let id = try NotificationsController.id(context, as: AssignmentID.self)
+        let id = try PathID.of(context, as: AssignmentID.self)
         let assignment: Assignment
         do {
             assignment = try await services.answers.assignment(id, givenTo: identity.user.id)
@@ -160,7 +160,7 @@ extension PagesController {
     /// The mentor marks an acknowledged visit done with a short note; the assignment closes.
     func visitDone(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context).require(.mentor)
-        let id = try NotificationsController.id(context, as: AssignmentID.self)
+        let id = try PathID.of(context, as: AssignmentID.self)
         let form = try await PageForm.decode(PageForm.VisitDone.self, from: request)
         do {
             _ = try await services.answers.completeVisit(id, note: form.note ?? "", by: identity.user.id)
@@ -173,7 +173,7 @@ extension PagesController {
     /// The coordinator gives the assignment to another mentor, who is notified; the first mentor's access ends.
     func reassign(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context).require(.coordinator, .admin)
-        let id = try NotificationsController.id(context, as: AssignmentID.self)
+        let id = try PathID.of(context, as: AssignmentID.self)
         let form = try await PageForm.decode(PageForm.Reassign.self, from: request)
         guard let assignment = try await services.contactAccess.assignment(id), services.contactAccess.canManage(assignment, user: identity.user) else {
             throw Problem.notFound("You manage no assignment with id \(id).")

@@ -63,7 +63,7 @@ extension PagesController {
     func scenarioPage(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context)
         let resumePoint = try await self.resumePoint()
-        let id = try NotificationsController.id(context)
+        let id = try PathID.of(context)
         try await markFollowedNotificationRead(request, identity)
         let user = identity.user
         let strings = Strings(user.language)
@@ -100,7 +100,7 @@ extension PagesController {
 
     func completeScenario(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context).require(.mentor)
-        let id = try NotificationsController.id(context)
+        let id = try PathID.of(context)
         let form = try await PageForm.decode(PageForm.Reflection.self, from: request)
         _ = try await services.scenarios.complete(id, by: identity.user.id, reflection: form.reflection ?? "")
         return .redirect(to: Flash.scenarioDone.added(to: "/scenarios/\(id)"), type: .normal)

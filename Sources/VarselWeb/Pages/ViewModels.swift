@@ -1,5 +1,6 @@
 import Foundation
 import VarselCore
+import VarselLive
 import VarselService
 import VarselStore
 

@@ -14,9 +14,9 @@ import Glibc
 /// dates in whole seconds, no escaped slashes, nil left out); a test holds them to it, byte for byte, over many
 /// notifications. Every other payload still goes through the encoder. They write straight into the buffer that is
 /// sent: the stream's next write, the response's body.
-enum HotJSON {
+public enum HotJSON {
     /// Appends `{"notification":{…}}`, the data of a `notification.created` or `notification.updated` event, to `buffer`.
-    static func notificationEvent(_ resource: NotificationResource, into buffer: inout ByteBuffer) {
+    public static func notificationEvent(_ resource: NotificationResource, into buffer: inout ByteBuffer) {
         var json = Writer(appendingTo: &buffer)
         defer { json.give(back: &buffer) }
         json.object { json in
@@ -26,7 +26,7 @@ enum HotJSON {
     }
 
     /// `{"items":[…]}`, the answer to `POST /api/v1/notifications`.
-    static func createResponse(_ items: [NotificationsController.CreatedItem]) -> ByteBuffer {
+    public static func createResponse(_ items: [CreatedNotification]) -> ByteBuffer {
         var buffer = ByteBuffer()
         buffer.reserveCapacity(128 + items.count * 160)
         var json = Writer(appendingTo: &buffer)

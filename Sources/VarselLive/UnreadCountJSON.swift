@@ -20,6 +20,6 @@ final class UnreadCountJSON: Sendable {
     }
 
     private static func encode(_ count: Int, _ describer: Describer) throws -> Data {
-        try JSONCoding.encoder.encode(UnreadCountResource(count: count, describer: describer))
+        try WireJSON.encoder.encode(UnreadCountResource(count: count, describer: describer))
     }
 }

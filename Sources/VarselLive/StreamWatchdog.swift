@@ -6,7 +6,7 @@ import VarselService
 /// A client that stops reading would hold its socket for ever once its buffers fill. One sweep every quarter of the
 /// timeout asks every stream's ``StreamPace`` (where the rule lives), instead of a timer per stream (ten thousand idle
 /// streams were ten thousand tasks waking every few seconds). The sweep runs only while some stream is watched.
-final class StreamWatchdog: Sendable {
+public final class StreamWatchdog: Sendable {
     private struct Watched {
         var pace: StreamPace
         var close: @Sendable () -> Void
@@ -22,7 +22,7 @@ final class StreamWatchdog: Sendable {
     private let timeout: Duration
     private let metrics: ServiceMetrics
 
-    init(timeout: Duration, metrics: ServiceMetrics) {
+    public init(timeout: Duration, metrics: ServiceMetrics) {
         self.timeout = timeout
         self.metrics = metrics
     }

@@ -17,7 +17,7 @@ import VarselStore
 /// Its life: attached to the broker (messages wait on the loop), ``open(resumeFrom:latest:prunedThrough:writer:)``
 /// writes the opening and the replay in the response, ``start(writingTo:)`` makes it live on its connection, and it
 /// ends once: when the broker finishes it, when its connection closes, or when it falls too far behind.
-final class LiveStream: StreamSubscriber, Sendable {
+public final class LiveStream: StreamSubscriber, Sendable {
     let services: VarselServices
     let eventLoop: any EventLoop
     /// Whether the client keeps up; shared with the connection and the watchdog.
@@ -25,7 +25,7 @@ final class LiveStream: StreamSubscriber, Sendable {
     private let userID: UserID
     private let keeper: NIOLoopBoundBox<Keeper>
 
-    init(services: VarselServices, watchdog: StreamWatchdog, user: User, isPlayer: Bool, preferences: NotificationPreferences,
+    public init(services: VarselServices, watchdog: StreamWatchdog, user: User, isPlayer: Bool, preferences: NotificationPreferences,
          eventLoop: any EventLoop) {
         self.services = services
         self.eventLoop = eventLoop
@@ -39,13 +39,13 @@ final class LiveStream: StreamSubscriber, Sendable {
     // MARK: From any thread
 
     /// Remembers the id the broker gave this stream, to detach it when it ends.
-    func attached(as id: UInt64) { onLoop { $0.attached(as: id) } }
+    public func attached(as id: UInt64) { onLoop { $0.attached(as: id) } }
 
-    func receive(_ message: StreamMessage) -> Bool { receive(contentsOf: [message]) }
+    public func receive(_ message: StreamMessage) -> Bool { receive(contentsOf: [message]) }
 
     /// Takes `messages` together, so the loop answers them at once and sends their frames in one write; false when the
     /// client is too far behind to take them (the stream then closes its connection).
-    func receive(contentsOf messages: [StreamMessage]) -> Bool {
+    public func receive(contentsOf messages: [StreamMessage]) -> Bool {
         guard pace.admit(messages.count) else {
             onLoop { $0.end(closingConnection: true) }
             return false
@@ -54,10 +54,10 @@ final class LiveStream: StreamSubscriber, Sendable {
         return true
     }
 
-    func finish() { onLoop { $0.finish() } }
+    public func finish() { onLoop { $0.finish() } }
 
     /// The connection closed (the client left): the stream ends without another word.
-    func outputClosed() { onLoop { $0.end(closingConnection: false) } }
+    public func outputClosed() { onLoop { $0.end(closingConnection: false) } }
 
     /// Runs `body` on the stream's loop, after whatever was handed to it before.
     private func onLoop(_ body: @escaping @Sendable (Keeper) -> Void) {
@@ -68,7 +68,7 @@ final class LiveStream: StreamSubscriber, Sendable {
 
     /// Writes the stream's opening in the response: the retry interval, then a `reset` or the replay after the
     /// resume point. The frames are made on the stream's loop; live messages wait there meanwhile.
-    func open(resumeFrom: Int64?, latest: Int64, prunedThrough: Int64, writer: inout any ResponseBodyWriter) async throws {
+    public func open(resumeFrom: Int64?, latest: Int64, prunedThrough: Int64, writer: inout any ResponseBodyWriter) async throws {
         let keeper = self.keeper
         let (opening, replayAfter) = try await eventLoop.submit {
             try keeper.value.opening(resumeFrom: resumeFrom, latest: latest, prunedThrough: prunedThrough)
@@ -159,7 +159,7 @@ extension LiveStream {
             guard point >= prunedThrough, point <= latest else {
                 // Too old to replay (or not an id this server gave out): the client must reload its list.
                 let reason = point > latest ? "unknown-event-id" : "too-old"
-                pending.writeImmutableBuffer(try EventsController.Frame.reset(reason: reason, lastEventId: latest))
+                pending.writeImmutableBuffer(try LiveFrames.Frame.reset(reason: reason, lastEventId: latest))
                 return (takePending(), nil)
             }
             lastSent = point
@@ -262,7 +262,7 @@ extension LiveStream {
                 try addDueAnnouncements()
             case let .closing(reason):
                 // The last word: why the server ends this stream (sign-out, too many streams).
-                pending.writeImmutableBuffer(try EventsController.Frame.reset(reason: reason.rawValue, lastEventId: lastSent))
+                pending.writeImmutableBuffer(try LiveFrames.Frame.reset(reason: reason.rawValue, lastEventId: lastSent))
             case let .event(event):
                 guard event.id > lastSent else { break }
                 try add(event, live: true)
@@ -271,7 +271,7 @@ extension LiveStream {
 
         /// Adds one logged event to the next write, then plays its arrival.
         private func add(_ event: StoredEvent, live: Bool) throws {
-            try EventsController.writeFrame(for: event, describer: describer, preferences: preferences, live: live, services: services,
+            try LiveFrames.writeFrame(for: event, describer: describer, preferences: preferences, live: live, services: services,
                                             into: &pending)
             lastSent = event.id
             guard case let .notificationCreated(item) = event.payload else { return }
@@ -283,14 +283,14 @@ extension LiveStream {
             guard isPlayer else { return }
             // An arrival: its cues now; its announcement when the announcer says (alone, urgent, or in a burst).
             announcer.notificationArrived(item, at: services.now())
-            pending.writeImmutableBuffer(try EventsController.Frame.cue(for: item, announcer: announcer))
+            pending.writeImmutableBuffer(try LiveFrames.Frame.cue(for: item, announcer: announcer))
             try addDueAnnouncements()
         }
 
         /// Adds the announcements due by now to the next write, and sets the stream's timer for the next one.
         private func addDueAnnouncements() throws {
             for announcement in announcer.announcements(dueBy: services.now()) {
-                pending.writeImmutableBuffer(try EventsController.Frame.announcement(announcement))
+                pending.writeImmutableBuffer(try LiveFrames.Frame.announcement(announcement))
             }
             guard let deadline = announcer.nextDeadline, deadline != armedDeadline, !isEnded else { return }
             armedDeadline = deadline

@@ -10,7 +10,7 @@ import VarselService
 /// The handler sets it before it returns its response; the connection's ``VarselHTTP1Channel`` sees it set when the
 /// response is done and ends its task without closing the connection; the pipeline handler takes the stream when
 /// the response's end passes it.
-final class StreamHandoff: Sendable {
+public final class StreamHandoff: Sendable {
     private struct State {
         var waiting: LiveStream?
         var wasLeft = false
@@ -19,7 +19,7 @@ final class StreamHandoff: Sendable {
     private let state = Mutex(State())
 
     /// Leaves `stream` to be taken over once the current response is written.
-    func leave(_ stream: LiveStream) {
+    public func leave(_ stream: LiveStream) {
         state.withLock { state in
             state.waiting = stream
             state.wasLeft = true
@@ -34,7 +34,7 @@ final class StreamHandoff: Sendable {
     func take() -> LiveStream? { state.withLock { $0.waiting.take() } }
 
     /// The handoff of the connection `channel`, if its pipeline has a ``StreamHandoffHandler``.
-    static func of(_ channel: any Channel) async -> StreamHandoff? {
+    public static func of(_ channel: any Channel) async -> StreamHandoff? {
         try? await channel.eventLoop.submit {
             try channel.pipeline.syncOperations.handler(type: StreamHandoffHandler.self).handoff
         }.get()

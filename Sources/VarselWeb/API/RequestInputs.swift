@@ -1,0 +1,106 @@
+import Foundation
+import Hummingbird
+import VarselCore
+import VarselService
+import VarselStore
+
+/// Typed ids from a route's path: a positive integer, or a 400 problem that names the parameter.
+enum PathID {
+    static func of(_ context: VarselContext, name: String = "id") throws -> Int64 {
+        guard let raw = context.parameters.get(name), let id = Int64(raw), id > 0 else {
+            throw Problem.badRequest("The \(name) in the path must be a positive integer.")
+        }
+        return id
+    }
+
+    /// The id in the path, typed as what it names.
+    static func of<ID: StoredID>(_ context: VarselContext, name: String = "id", as: ID.Type) throws -> ID {
+        ID(try of(context, name: name))
+    }
+}
+
+/// A recipient given by user id or by username, as requests name them.
+enum Recipient: Decodable, Hashable {
+    case id(UserID)
+    case username(String)
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let id = try? UserID(container.decode(Int64.self)) {
+            self = .id(id)
+        } else if let name = try? container.decode(String.self) {
+            self = .username(name)
+        } else {
+            throw DecodingError.typeMismatch(String.self, .init(codingPath: decoder.codingPath, debugDescription: "a user id or username"))
+        }
+    }
+}
+
+/// Turns the recipients a request names into people, refusing unknown ones by their place in the list; the one place
+/// every route that takes recipients (a notification, a scenario, an assignment's mentor) resolves them.
+struct RecipientResolver {
+    let directory: Directory
+
+    /// Resolves usernames to user ids (any role may receive), refusing unknown ones; duplicates count once.
+    ///
+    /// Ids are taken as they are: the store checks them in the create's own transaction, so a create does not read
+    /// each recipient first (``unknownRecipient(in:)`` names the one it refused).
+    func ids(_ recipients: [Recipient]) async throws -> [UserID] {
+        try Self.checkCount(recipients)
+        var ids: [UserID] = []
+        var seen = Set<UserID>()
+        for (index, recipient) in recipients.enumerated() {
+            let id: UserID
+            switch recipient {
+            case let .id(given):
+                id = given
+            case let .username(name):
+                guard let user = try await directory.person(username: name) else { throw Self.unknownRecipient(index) }
+                id = user.id
+            }
+            if seen.insert(id).inserted { ids.append(id) }
+        }
+        return ids
+    }
+
+    /// Resolves ids and usernames to users (any role may receive), refusing unknown ones; duplicates count once.
+    func users(_ recipients: [Recipient]) async throws -> [User] {
+        try Self.checkCount(recipients)
+        var users: [User] = []
+        var seen = Set<UserID>()
+        for (index, recipient) in recipients.enumerated() {
+            guard let user = try await user(recipient) else { throw Self.unknownRecipient(index) }
+            if seen.insert(user.id).inserted { users.append(user) }
+        }
+        return users
+    }
+
+    private func user(_ recipient: Recipient) async throws -> User? {
+        switch recipient {
+        case let .id(id): try await directory.person(id)
+        case let .username(name): try await directory.person(username: name)
+        }
+    }
+
+    private static func checkCount(_ recipients: [Recipient]) throws {
+        guard !recipients.isEmpty else {
+            throw Problem.unprocessable("recipients must name at least one user.", errors: [.init(field: "recipients", message: "empty")])
+        }
+        guard recipients.count <= Limits.maxRecipients else {
+            throw Problem.unprocessable("At most \(Limits.maxRecipients) recipients per request.", errors: [.init(field: "recipients", message: "too many")])
+        }
+    }
+
+    /// The problem for the first of `recipients` that is not a known user, once the store refused one.
+    func unknownRecipient(in recipients: [Recipient]) async throws -> Problem {
+        for (index, recipient) in recipients.enumerated() {
+            if try await user(recipient) == nil { return Self.unknownRecipient(index) }
+        }
+        // A user with that id was created since the store refused it: rare enough that naming no index is fine.
+        return Problem.unprocessable("A recipient is not a known user.", errors: [.init(field: "recipients", message: "unknown user")])
+    }
+
+    static func unknownRecipient(_ index: Int) -> Problem {
+        Problem.unprocessable("recipients[\(index)] is not a known user.", errors: [.init(field: "recipients[\(index)]", message: "unknown user")])
+    }
+}
