@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import Synchronization
 import VarselCore
 import VarselStore
 
@@ -21,6 +22,8 @@ public final class PostgresRepository: VarselRepository, Sendable {
     let sealer: FieldSealer
     /// The notifications this store last wrote or read in its event log, by their JSON.
     let notificationJSON = NotificationJSONCache(capacity: NotificationJSONCache.storeCapacity)
+    /// Told after each transaction of this process that appended events, once it commits (``followCommittedEvents(_:)``).
+    private let commitFollowers = Mutex<[@Sendable ([StoredEvent]) -> Void]>([])
     static let encoder = JSONEncoder()
     static let decoder = JSONDecoder()
     /// The advisory lock that orders event-log writers.
@@ -62,6 +65,12 @@ public final class PostgresRepository: VarselRepository, Sendable {
         guard let check = try sealer.startingCheck(existing: existing) else { return }
         try await client.query("INSERT INTO data_key_check (id, sealed) VALUES (1, \(check)) ON CONFLICT (id) DO NOTHING", logger: logger)
         _ = try sealer.startingCheck(existing: try await first(client.query(select, logger: logger))?.decode(String.self))
+    }
+
+    /// Tells `follower` after each transaction of this process that appended events, with no events: this store's
+    /// followers read the log (``publishesCommittedEvents`` is false).
+    public func followCommittedEvents(_ follower: @escaping @Sendable ([StoredEvent]) -> Void) {
+        commitFollowers.withLock { $0.append(follower) }
     }
 
     /// Closes the pool.
@@ -119,12 +128,17 @@ public final class PostgresRepository: VarselRepository, Sendable {
                             _ body: @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         let logger = logger
         do {
-            return try await client.withTransaction(logger: logger) { connection in
+            let result = try await client.withTransaction(logger: logger) { connection in
                 if appendsEvents && !locksLate {
                     try await lockEventLog(connection)
                 }
                 return try await body(connection)
             }
+            if appendsEvents {
+                // The events are read back from the log (their ids are the database's); the followers are told to read.
+                for follower in commitFollowers.withLock({ $0 }) { follower([]) }
+            }
+            return result
         } catch let error as PostgresTransactionError {
             // The store's own errors (a taken username, an answered assignment) come out as themselves.
             if let storeError = error.closureError as? StoreError { throw storeError }

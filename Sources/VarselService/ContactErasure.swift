@@ -13,13 +13,11 @@ public struct ContactErasure: Sendable {
 
     let repository: any VarselRepository
     let access: ContactAccess
-    let pump: EventPump?
     let now: @Sendable () -> Date
 
-    public init(repository: any VarselRepository, access: ContactAccess, pump: EventPump?, now: @escaping @Sendable () -> Date) {
+    public init(repository: any VarselRepository, access: ContactAccess, now: @escaping @Sendable () -> Date) {
         self.repository = repository
         self.access = access
-        self.pump = pump
         self.now = now
     }
 
@@ -50,7 +48,6 @@ public struct ContactErasure: Sendable {
     private func erase(_ contactID: ContactID) async throws -> Contact {
         guard try await repository.eraseContact(contactID: contactID, titles: Self.titles, at: now()) != nil,
               let contact = try await repository.contact(id: contactID) else { throw Refused() }
-        pump?.wake()
         return contact
     }
 }

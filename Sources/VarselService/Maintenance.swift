@@ -38,7 +38,7 @@ public struct MaintenanceService: Service {
                 contactRetention: TimeInterval = 90 * 86400, logger: Logger) {
         self.accessLogRetention = accessLogRetention
         self.contactRetention = contactRetention
-        self.erasure = ContactErasure(repository: repository, access: ContactAccess(repository: repository, now: now), pump: sender.pump, now: now)
+        self.erasure = ContactErasure(repository: repository, access: ContactAccess(repository: repository, now: now), now: now)
         self.repository = repository
         self.sender = sender
         self.now = now
@@ -65,7 +65,6 @@ public struct MaintenanceService: Service {
         do {
             let finished = try await repository.finishFanOuts(startedBefore: now.addingTimeInterval(-Self.fanOutGrace))
             if finished > 0 {
-                sender.pump.wake()
                 logger.info("notifications of an interrupted fan-out written", metadata: ["notification.count": "\(finished)"])
             }
             let warnings = try await sender.sendDueCertificationWarnings(now: now)

@@ -2,16 +2,14 @@ import Foundation
 import VarselCore
 import VarselStore
 
-/// What a recipient does with their own notifications: read, unread, read all, delete. Each change that the store
-/// records wakes the event pump, so the user's other pages and devices hear of it.
+/// What a recipient does with their own notifications: read, unread, read all, delete. The store tells the event
+/// pump of each change it records, so the user's other pages and devices hear of it.
 public struct NotificationInbox: Sendable {
     let repository: any VarselRepository
-    let pump: EventPump
     let now: @Sendable () -> Date
 
-    public init(repository: any VarselRepository, pump: EventPump, now: @escaping @Sendable () -> Date) {
+    public init(repository: any VarselRepository, now: @escaping @Sendable () -> Date) {
         self.repository = repository
-        self.pump = pump
         self.now = now
     }
 
@@ -35,33 +33,26 @@ public struct NotificationInbox: Sendable {
     /// Marks one of `userID`'s notifications read or unread; nil when it is not theirs.
     public func setRead(_ isRead: Bool, notificationID: NotificationID, userID: UserID) async throws -> NotificationItem? {
         let item = try await repository.setRead(isRead, notificationID: notificationID, userID: userID, at: now())
-        if item != nil { pump.wake() }
         return item
     }
 
     /// Marks every unread notification of `userID` read; returns how many changed.
     public func markAllRead(userID: UserID) async throws -> Int {
-        woken(try await repository.markAllRead(userID: userID, at: now()))
+        try await repository.markAllRead(userID: userID, at: now())
     }
 
     /// Marks the listed notifications of `userID` read; returns how many changed.
     public func markRead(ids: [NotificationID], userID: UserID) async throws -> Int {
-        woken(try await repository.markRead(ids: ids, userID: userID, at: now()))
+        try await repository.markRead(ids: ids, userID: userID, at: now())
     }
 
     /// Deletes the listed notifications of `userID`; returns how many were deleted.
     public func delete(ids: [NotificationID], userID: UserID) async throws -> Int {
-        woken(try await repository.delete(ids: ids, userID: userID, at: now()))
+        try await repository.delete(ids: ids, userID: userID, at: now())
     }
 
     /// Notes that the assignment told by `notificationID` reached its mentor's open app; later deliveries change nothing.
     public func recordLiveDelivery(of notificationID: NotificationID) async throws {
         try await repository.recordLiveDelivery(notificationID: notificationID, at: now())
-    }
-
-    /// Wakes the pump when `count` things changed; returns `count`.
-    private func woken(_ count: Int) -> Int {
-        if count > 0 { pump.wake() }
-        return count
     }
 }

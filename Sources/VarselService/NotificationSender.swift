@@ -3,17 +3,15 @@ import VarselCore
 import VarselStore
 
 /// The one place a notification is built and stored: every way one comes to be (a coordinator's message, an
-/// assignment, a pause confirmation, a certification warning, the demo) goes through here, and each wakes the
-/// event pump, so its live streams hear of it at once.
+/// assignment, a pause confirmation, a certification warning, the demo) goes through here. The store tells the event
+/// pump of each commit, so the live streams hear of it at once.
 public struct NotificationSender: Sendable {
     let repository: any VarselRepository
-    let pump: EventPump
     let now: @Sendable () -> Date
     let timeZone: TimeZone
 
-    public init(repository: any VarselRepository, pump: EventPump, now: @escaping @Sendable () -> Date, timeZone: TimeZone = osloTimeZone) {
+    public init(repository: any VarselRepository, now: @escaping @Sendable () -> Date, timeZone: TimeZone = osloTimeZone) {
         self.repository = repository
-        self.pump = pump
         self.now = now
         self.timeZone = timeZone
     }
@@ -26,7 +24,6 @@ public struct NotificationSender: Sendable {
                             urgency: message.urgency, deepLink: Validation.deepLink(for: message.kind), personalDetails: message.personalDetails)
         }
         let created = try await repository.createNotifications(news, idempotencyKey: idempotencyKey, at: now())
-        pump.wake()
         return created
     }
 
@@ -37,7 +34,6 @@ public struct NotificationSender: Sendable {
         let created = try await repository.createAssignment(mentorID: mentor.id, coordinatorID: coordinatorID, contact: contact, at: now()) { contactID, assignmentID in
             Self.assignmentNotification(to: mentor, from: coordinatorID, contact: contact, contactID: contactID, assignmentID: assignmentID, urgency: urgency)
         }
-        pump.wake()
         return created
     }
 
@@ -56,7 +52,6 @@ public struct NotificationSender: Sendable {
         let created = try await repository.reassign(assignmentID: assignment.id, to: mentor.id, at: now()) { contactID, assignmentID in
             Self.assignmentNotification(to: mentor, from: coordinatorID, contact: details, contactID: contactID, assignmentID: assignmentID, urgency: .normal)
         }
-        pump.wake()
         return created
     }
 
@@ -89,7 +84,6 @@ public struct NotificationSender: Sendable {
             return NewNotification(recipientID: mentorID, senderID: coordinatorID, kind: .scenarioPrompt, title: strings.scenarioNotificationTitle(title),
                                    body: strings.scenarioNotificationBody, deepLink: .scenario(scenarioID: scenarioID))
         }
-        pump.wake()
         return published
     }
 
@@ -153,7 +147,6 @@ public struct NotificationSender: Sendable {
         let created = try await repository.createNotifications([
             NewNotification(recipientID: mentor.id, senderID: nil, kind: .pauseConfirmation, title: title, body: body, deepLink: .pause),
         ], idempotencyKey: nil, at: now())
-        pump.wake()
         return created.items[0]
     }
 
@@ -186,7 +179,6 @@ public struct NotificationSender: Sendable {
                 created.append(item)
             }
         }
-        if !created.isEmpty { pump.wake() }
         return created
     }
 
@@ -220,7 +212,6 @@ public struct NotificationSender: Sendable {
                 created.append(item)
             }
         }
-        if !created.isEmpty { pump.wake() }
         return created
     }
 
@@ -265,7 +256,6 @@ public struct NotificationSender: Sendable {
                 _ = try await repository.setRead(true, notificationID: item.id, userID: mentor.id, at: created.addingTimeInterval(600))
             }
         }
-        pump.wake()
     }
 
     /// Stores the demo's overdue assignment for `mentor` from `coordinator`: created ``DemoData/overdueAge`` ago
@@ -278,7 +268,6 @@ public struct NotificationSender: Sendable {
             Self.assignmentNotification(to: mentor, from: coordinator.id, contact: contact, contactID: contactID, assignmentID: assignmentID,
                                         urgency: .normal)
         }
-        pump.wake()
     }
 }
 

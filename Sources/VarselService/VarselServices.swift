@@ -91,14 +91,14 @@ public final class VarselServices: Sendable {
         self.broker = broker
         let pump = EventPump(repository: repository, broker: broker, logger: logger)
         self.pump = pump
-        self.sender = NotificationSender(repository: repository, pump: pump, now: now)
-        self.inbox = NotificationInbox(repository: repository, pump: pump, now: now)
+        self.sender = NotificationSender(repository: repository, now: now)
+        self.inbox = NotificationInbox(repository: repository, now: now)
         self.answers = AssignmentAnswers(repository: repository, now: now)
         self.settings = AccountSettings(repository: repository, broker: broker)
         self.users = UserAdministration(repository: repository, passwords: passwords, broker: broker, now: now)
         self.contactAccess = ContactAccess(repository: repository, now: now)
         self.directory = Directory(repository: repository)
-        self.erasure = ContactErasure(repository: repository, access: contactAccess, pump: pump, now: now)
+        self.erasure = ContactErasure(repository: repository, access: contactAccess, now: now)
         self.export = DataExport(repository: repository, contactReads: contactAccess, now: now)
         self.reports = AssignmentReports(repository: repository, contactAccess: contactAccess)
         self.throttle = LoginThrottle(configuration: configuration.throttle, now: now, shared: repository)

@@ -14,10 +14,11 @@ public protocol EventLogStore: Sendable {
     /// Deletes events created before `date`; returns how many.
     func pruneEvents(before date: Date) async throws -> Int
     /// Whether every event this process appends reaches ``followCommittedEvents(_:)``'s followers as it commits, so
-    /// that nobody need be woken to read it back. A store that says no is read by the pump after each wake-up.
+    /// that nobody need read it back. A store that says no tells its followers that it committed, and they read the log.
     var publishesCommittedEvents: Bool { get }
-    /// Calls `follower` with the events of each transaction of this process, right after it commits, in commit
-    /// order; only when ``publishesCommittedEvents``.
+    /// Calls `follower` right after each transaction of this process that appended events commits, in commit order:
+    /// with its events when ``publishesCommittedEvents``, else with none (read the log). So the store itself, not its
+    /// callers, tells the live stream that something happened.
     func followCommittedEvents(_ follower: @escaping @Sendable ([StoredEvent]) -> Void)
 }
 

@@ -20,7 +20,7 @@ struct AssignmentAnswersTests {
             let repository = repository
             let now = DemoData.now
             let pump = EventPump(repository: repository, broker: EventBroker(bufferLimit: 64, metrics: ServiceMetrics()), logger: Logger(label: "test"))
-            let sender = NotificationSender(repository: repository, pump: pump, now: { now })
+            let sender = NotificationSender(repository: repository, now: { now })
             answers = AssignmentAnswers(repository: repository, now: { now })
             mentor = try await repository.createUser(NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x",
                                                              language: .english), at: now)

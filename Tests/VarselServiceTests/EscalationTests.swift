@@ -27,7 +27,7 @@ struct EscalationTests {
         init() async throws {
             let pump = EventPump(repository: repository, broker: EventBroker(bufferLimit: 64, metrics: ServiceMetrics()), logger: Logger(label: "test"))
             let clock = clock
-            sender = NotificationSender(repository: repository, pump: pump, now: { clock.now })
+            sender = NotificationSender(repository: repository, now: { clock.now })
             mentor = try await repository.createUser(NewUser(username: "kari", displayName: "Kari Mentor", role: .mentor, passwordHash: "x",
                                                              language: .norwegianBokmal), at: clock.now)
             coordinator = try await repository.createUser(NewUser(username: "coord", displayName: "Coordinator", role: .coordinator,

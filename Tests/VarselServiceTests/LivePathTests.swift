@@ -20,7 +20,7 @@ struct LiveWorld {
         broker = EventBroker(bufferLimit: bufferLimit, metrics: metrics)
         pump = EventPump(repository: repository, broker: broker, logger: Logger(label: "test"),
                          pollInterval: pollInterval, heartbeatInterval: heartbeatInterval)
-        sender = NotificationSender(repository: repository, pump: pump, now: { DemoData.now })
+        sender = NotificationSender(repository: repository, now: { DemoData.now })
         kari = try await repository.createUser(NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x", language: .english), at: DemoData.now)
         ola = try await repository.createUser(NewUser(username: "ola", displayName: "Ola", role: .mentor, passwordHash: "x", language: .norwegianBokmal), at: DemoData.now)
     }

@@ -103,7 +103,7 @@ struct EncryptionAtRestTests {
     static func fill(_ store: any VarselRepository) async throws -> Stored {
         let clock = ErasureAtRestTests.Clock()
         let pump = EventPump(repository: store, broker: EventBroker(bufferLimit: 64, metrics: ServiceMetrics()), logger: Logger(label: "test"))
-        let sender = NotificationSender(repository: store, pump: pump, now: { clock.now })
+        let sender = NotificationSender(repository: store, now: { clock.now })
         let mentor = try await store.createUser(NewUser(username: "ola", displayName: "Ola", role: .mentor, passwordHash: "h", language: .norwegianBokmal),
                                                 at: clock.now)
         let coordinator = try await store.createUser(NewUser(username: "coord", displayName: "Coord", role: .coordinator, passwordHash: "h",

@@ -25,7 +25,7 @@ struct ErasureAtRestTests {
     /// returns the upkeep that runs with `clock`.
     static func closedVisit(in store: any VarselRepository, clock: Clock) async throws -> (MaintenanceService, ContactID) {
         let pump = EventPump(repository: store, broker: EventBroker(bufferLimit: 64, metrics: ServiceMetrics()), logger: Logger(label: "test"))
-        let sender = NotificationSender(repository: store, pump: pump, now: { clock.now })
+        let sender = NotificationSender(repository: store, now: { clock.now })
         let mentor = try await store.createUser(NewUser(username: "ola", displayName: "Ola", role: .mentor, passwordHash: "h", language: .norwegianBokmal),
                                                 at: clock.now)
         let coordinator = try await store.createUser(NewUser(username: "coord", displayName: "Coord", role: .coordinator, passwordHash: "h",

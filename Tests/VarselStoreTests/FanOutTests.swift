@@ -142,7 +142,7 @@ struct FanOutTests {
         try await beginOnly(store, sent, key: nil)
         let clock = Mutex(now)
         let pump = EventPump(repository: store, broker: EventBroker(bufferLimit: 64, metrics: ServiceMetrics()), logger: Logger(label: "test"))
-        let sender = NotificationSender(repository: store, pump: pump, now: { clock.withLock { $0 } })
+        let sender = NotificationSender(repository: store, now: { clock.withLock { $0 } })
         let upkeep = MaintenanceService(repository: store, sender: sender, now: { clock.withLock { $0 } }, logger: Logger(label: "test"))
         clock.withLock { $0 = now.addingTimeInterval(MaintenanceService.fanOutGrace / 2) }
         await upkeep.runOnce()

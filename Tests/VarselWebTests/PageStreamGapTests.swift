@@ -19,6 +19,9 @@ final class WindowInjectingStore: VarselRepository {
 
     init(base: SQLiteRepository) { self.base = base }
 
+    var publishesCommittedEvents: Bool { base.publishesCommittedEvents }
+    func followCommittedEvents(_ follower: @escaping @Sendable ([StoredEvent]) -> Void) { base.followCommittedEvents(follower) }
+
     /// Arms the store: `notification` is committed right after the next list or resume-point read returns.
     func inject(_ notification: NewNotification, at date: Date) {
         armed.withLock { $0 = (notification, date) }

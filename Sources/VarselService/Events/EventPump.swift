@@ -61,7 +61,8 @@ public final class EventPump: Service, Sendable {
     /// How many parts the streams' heartbeats are spread over in each interval.
     static let heartbeatSlices = 20
 
-    /// Asks the pump to look for new events now; nothing to do when the store hands over its commits.
+    /// Asks the pump to look for new events now: another instance on the same database committed some (its NOTIFY).
+    /// This process's own commits are told by the store itself (``EventLogStore/followCommittedEvents(_:)``).
     public func wake() {
         guard !storePublishesCommits else { return }
         signal.yield()
@@ -70,6 +71,11 @@ public final class EventPump: Service, Sendable {
     /// Publishes the events of one committed transaction when they follow on from the last event published;
     /// otherwise wakes the pump to read the log.
     func publishCommitted(_ events: [StoredEvent]) {
+        // A store that does not hand over its events says only that it committed: read the log.
+        guard !events.isEmpty else {
+            signal.yield()
+            return
+        }
         let followsOn = published.withLock { published -> Bool in
             guard var cursor = published else { return false }
             for event in events {

@@ -16,6 +16,11 @@ public enum JSONCoding {
 
     /// Decodes the request body as `T`, or throws a 4xx ``Problem`` that says what was wrong.
     public static func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
+        try decode(type, from: try await body(of: request))
+    }
+
+    /// The request's JSON body, read once: a 415, 413 or 400 ``Problem`` when it is not JSON, too large or empty.
+    static func body(of request: Request) async throws -> ByteBuffer {
         guard mediaType(of: request) == "application/json" else {
             throw Problem(.unsupportedMediaType, "Send the body as JSON with 'Content-Type: application/json'.")
         }
@@ -27,6 +32,11 @@ public enum JSONCoding {
             throw Problem(.contentTooLarge, "The request body is larger than \(Limits.maxBodyBytes) bytes.")
         }
         guard buffer.readableBytes > 0 else { throw Problem.badRequest("The request needs a JSON body.") }
+        return buffer
+    }
+
+    /// Decodes a body read by ``body(of:)`` as `T`, or throws a 400 ``Problem`` that names the field.
+    static func decode<T: Decodable>(_ type: T.Type, from buffer: ByteBuffer) throws -> T {
         do {
             return try decoder.decode(T.self, from: Data(buffer: buffer))
         } catch let error as DecodingError {

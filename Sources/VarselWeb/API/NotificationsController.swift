@@ -100,9 +100,8 @@ struct NotificationsController {
     func create(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.require(.coordinator, .admin)
         let key = try Self.idempotencyKey(request)
-        var request = request
-        let raw = try await request.collectBody(upTo: Limits.maxBodyBytes)
-        let body = try await JSONCoding.decode(CreateRequest.self, from: Request(head: request.head, body: .init(buffer: raw)))
+        let raw = try await JSONCoding.body(of: request)
+        let body = try JSONCoding.decode(CreateRequest.self, from: raw)
         let validated = try Validation.notification(kind: body.kind, title: body.title, body: body.body, urgency: body.urgency,
                                                     personalDetails: body.personalDetails ?? [], allowAssignment: false)
         let recipients = try await RecipientResolver(directory: services.directory).ids(body.recipients)
