@@ -21,7 +21,7 @@ public final class PushMetrics: Sendable {
     public init() {}
 
     /// A push the push service accepted, `latency` after its notification was created.
-    func sent(latency: TimeInterval) {
+    public func sent(latency: TimeInterval) {
         state.withLock { state in
             state.sent += 1
             state.latencySum += latency
@@ -30,10 +30,11 @@ public final class PushMetrics: Sendable {
         }
     }
 
-    func failed() { state.withLock { $0.failed += 1 } }
-    func retried() { state.withLock { $0.retried += 1 } }
-    func removed() { state.withLock { $0.removed += 1 } }
-    func skipped() { state.withLock { $0.skipped += 1 } }
+    /// A push that failed for good, a retry scheduled, a subscription removed, a delivery with nothing left to send.
+    public func failed() { state.withLock { $0.failed += 1 } }
+    public func retried() { state.withLock { $0.retried += 1 } }
+    public func removed() { state.withLock { $0.removed += 1 } }
+    public func skipped() { state.withLock { $0.skipped += 1 } }
 
     /// The counts so far, for tests and the log.
     public var counts: (sent: Int, failed: Int, retried: Int, removed: Int, skipped: Int) {

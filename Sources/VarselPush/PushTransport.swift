@@ -8,6 +8,12 @@ public struct PushRequest: Sendable {
     public var endpoint: URL
     public var headers: [(String, String)]
     public var body: Data
+
+    public init(endpoint: URL, headers: [(String, String)], body: Data) {
+        self.endpoint = endpoint
+        self.headers = headers
+        self.body = body
+    }
 }
 
 /// The push service's answer: its status and, for 429 and 503, when to try again.

@@ -167,8 +167,7 @@ public func buildApplication(
                                                              endpointPolicy: endpointPolicy)
     pushConfiguration.pollInterval = .milliseconds(500)
     pushConfiguration.origin = { configuration.publicOrigin(port: listeningPort.value) }
-    let pushWorker = PushDeliveryWorker(store: store, contactReads: services.contactAccess, transport: HTTPPushTransport(), vapid: vapid, configuration: pushConfiguration,
-                                        metrics: services.metrics.push, now: now, logger: logger)
+    let pushWorker = services.pushDelivery(transport: HTTPPushTransport(), vapid: vapid, configuration: pushConfiguration, logger: logger)
     let upkeep = services.maintenance(interval: configuration.maintenanceInterval,
                                       escalation: .init(remindAfter: configuration.remindUnansweredAfter),
                                       accessLogRetention: configuration.accessLogRetention,

@@ -120,6 +120,14 @@ public final class VarselServices: Sendable {
                            accessLogRetention: accessLogRetention, contactRetention: contactRetention, logger: logger)
     }
 
+    /// The Web Push delivery over the same store and clock: it keeps the push outbox, sends through `transport`
+    /// signed with `vapid`, and records the contact reads a push carries through ``contactAccess``.
+    public func pushDelivery(transport: any PushTransport, vapid: VAPIDKey, configuration: PushDeliveryWorker.Configuration,
+                             logger: Logger) -> PushDeliveryWorker {
+        PushDeliveryWorker(store: repository, contactReads: contactAccess, transport: transport, vapid: vapid, configuration: configuration,
+                           metrics: metrics.push, now: now, logger: logger)
+    }
+
     /// The describer for `language`; one per language, shared, so a request or stream does not build its own
     /// calendar and formatters.
     public func describer(_ language: Language) -> Describer { Self.describers[language] ?? Describer(language: language) }

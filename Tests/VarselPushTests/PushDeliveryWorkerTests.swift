@@ -4,7 +4,7 @@ import Logging
 import Synchronization
 import Testing
 import VarselCore
-import VarselService
+@testable import VarselService
 import VarselSQLite
 import VarselStore
 @testable import VarselPush

@@ -7,7 +7,10 @@ Each event the test needs becomes one JSON line in the output file, flushed at o
   when an object in a web page takes focus (a dialog's record adds `content`: the text of what it holds);
 - `{"event": "state", "state": "checked", "value": false, "id": "setting-sound", ...}` when a control's checked or
   pressed state changes;
-- `{"event": "load", "name": "Notifications – Varsel"}` when a document has finished loading;
+- `{"event": "load", "name": "Notifications – Varsel"}` when a document has finished loading, then
+  `{"event": "tree", "name": …, "live": ["assertive", "polite"], "nodes": 212}` once the probe has read the page's
+  tree as a screen reader does on load (WebKit makes a part of the tree only when something asks for it, and says
+  nothing about changes in a part nobody asked for);
 - `{"event": "live", "text": "New notification: Stairs drill", "politeness": "polite"}` when text is added inside
   a live region (the `container-live` object attribute that both WebKitGTK and Firefox set on a live region's
   content), whether the engine reports it as inserted text or as a new child.
@@ -122,9 +125,29 @@ def on_state(event):
     write(record)
 
 
+def walk(document, limit=3000):
+    """Reads every object of `document` once, breadth first; returns the live regions' politeness and the count."""
+    live, queue, seen = set(), [document], 0
+    while queue and seen < limit:
+        accessible = queue.pop(0)
+        seen += 1
+        try:
+            attrs = attributes(accessible)
+            if attrs.get("live") and attrs.get("live") != "off":
+                live.add(attrs["live"])
+            queue.extend(accessible.getChildAtIndex(index) for index in range(accessible.childCount))
+        except Exception:
+            continue
+    return sorted(live), seen
+
+
 def on_load(event):
     try:
-        write({"event": "load", "name": event.source.name or ""})
+        name = event.source.name or ""
+        write({"event": "load", "name": name})
+        if name.endswith("Varsel"):
+            live, nodes = walk(event.source)
+            write({"event": "tree", "name": name, "live": live, "nodes": nodes})
     except Exception:
         return
 

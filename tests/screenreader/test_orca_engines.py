@@ -159,10 +159,13 @@ def test_the_dialog_is_spoken_when_it_opens_keeps_focus_inside_and_escape_return
 def test_a_new_notification_is_announced_with_its_title_once(engine_reader):
     # 003: "a polite live region announces 'New notification: [title]'"
     reader = engine_reader
-    opened = stream_metric(reader.server, "opened_total")
+    opened, loads = stream_metric(reader.server, "opened_total"), reader.probe.mark()
     reader.goto("/notifications")
-    # The page's own stream has connected (the server counted one more), so what follows reaches this page.
+    # The page's own stream has connected (the server counted one more), so what follows reaches this page; and the
+    # page's tree has been read as a screen reader reads it on load, live regions included.
     assert wait_until(lambda: stream_metric(reader.server, "opened_total") > opened, 20), "the page opened no live stream"
+    reader.probe.wait_for(lambda r: r["event"] == "tree" and r["name"].startswith("Notifications") and "polite" in r["live"], 30,
+                          "the engine showed no polite live region on the centre", since=loads)
     coordinator = reader.server.token("demo-coordinator")
     mark, events = reader.desktop.mark(), reader.probe.mark()
     reader.server.create(coordinator, "Stairs drill", ["demo-mentor"])

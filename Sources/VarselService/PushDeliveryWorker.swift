@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import VarselCore
+import VarselPush
 import VarselStore
 
 /// Sends each new notification to each of its recipient's devices by Web Push, durably.
