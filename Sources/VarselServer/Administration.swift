@@ -36,7 +36,7 @@ public enum Administration {
         case let invalid as InvalidInput: invalid.summary
         case StoreError.dataKeyRequired, StoreError.dataKeyMissing: "\(error)"
         case let keys as DataKeyring.Failure: keys.description
-        case let store as StoreError: store.sentence
+        case let store as StoreError: store.description
         case UserAdministration.Refusal.linkNotValid:
             "The account is deactivated: reactivate it first with `varsel user reactivate`."
         case let refusal as UserAdministration.Refusal: refusal.sentence

@@ -7,8 +7,9 @@ import VarselStore
 /// The service graph: every service Varsel runs, built once over one store and one clock, for the server, the
 /// command line and the tests alike.
 ///
-/// The store itself is not handed out: every read and every change goes through a service. A class, shared by reference: every handler, closure and open stream that keeps it keeps one pointer, not a copy
-/// of twenty fields (as a struct, the copies an idle stream kept cost 1.9 KiB of it).
+/// The store itself is not handed out: every read and every change goes through a service. A class, shared by
+/// reference: every handler, closure and open stream that keeps it keeps one pointer, not a copy of twenty fields (as
+/// a struct, the copies an idle stream kept cost 1.9 KiB of it).
 public final class VarselServices: Sendable {
     /// The store, for the services of this module only.
     let repository: any VarselRepository

@@ -70,12 +70,13 @@ public struct Problem: HTTPResponseError, Sendable, Equatable {
             return .unprocessable(invalid.summary, errors: invalid.issues.map { FieldError(field: $0.field, message: $0.message) })
         case let store as StoreError:
             switch store {
-            case .conflict, .alreadyResponded, .notAllowed: return .conflict(store.sentence)
-            case .notFound: return .notFound(store.sentence)
+            case .conflict, .alreadyResponded, .notAllowed: return .conflict(store.description)
+            case .notFound: return .notFound(store.description)
             case .unknownStoredValue, .dataKeyMissing, .dataKeyRequired:
                 // The store holds something this version cannot read: a server fault, named in the log, not to the client.
                 return Problem(.internalServerError, "The server failed to handle the request. It has been logged; please try again.")
-            case .idempotencyKeyReused: return .unprocessable(store.sentence)
+            case .idempotencyKeyReused:
+                return .unprocessable("This Idempotency-Key was already used with a different request body. Use a new key for a new request.")
             }
         case is DataExport.Refused:
             return .notFound("No such contact, or you are not an admin.")
