@@ -49,8 +49,13 @@ extension PostgresRepository {
             return .written(CreatedNotifications(items: items, isReplay: true))
         }
         let recipients = Array(Set(notifications.map(\.recipientID)))
-        let found = try await Self.one(c.query("SELECT COUNT(*) FROM users WHERE id = ANY(\(recipients))", logger: self.logger)).decode(Int64.self)
-        guard found == recipients.count else { throw StoreError.notFound(.recipient) }
+        var existing = Set<UserID>()
+        for try await id in try await c.query("SELECT id FROM users WHERE id = ANY(\(recipients))", logger: self.logger).decode(UserID.self) {
+            existing.insert(id)
+        }
+        if let unknown = notifications.first(where: { !existing.contains($0.recipientID) }) {
+            throw StoreError.unknownRecipient(unknown.recipientID)
+        }
         let rows = try await writeRows(notifications, at: date, c)
         if let key = idempotencyKey {
             // A concurrent request with the same key waits here until this one ends, then fails as a duplicate and is
@@ -100,7 +105,8 @@ extension PostgresRepository {
             for try await id in try await c.query("SELECT id FROM users WHERE id = ANY(\(recipients))", logger: self.logger).decode(UserID.self) {
                 existing.insert(id)
             }
-            let known = jobs.map { $0.notifications.allSatisfy { existing.contains($0.recipientID) } }
+            let unknown = jobs.map { $0.notifications.first { !existing.contains($0.recipientID) }?.recipientID }
+            let known = unknown.map { $0 == nil }
             let accepted = zip(jobs, known).filter(\.1).map(\.0)
             let created = try await self.insertRows(accepted.map { ($0.notifications, $0.date) }, c)
             if !accepted.isEmpty {
@@ -108,8 +114,9 @@ extension PostgresRepository {
                 try await self.appendCreatedEvents(zip(created, accepted).map { ($0, $1.date) }, c)
             }
             var results = created.makeIterator()
-            return known.map { known in
-                guard known, let items = results.next() else { return .failure(StoreError.notFound(.recipient)) }
+            return unknown.map { unknown in
+                if let unknown { return .failure(StoreError.unknownRecipient(unknown)) }
+                guard let items = results.next() else { return .failure(StoreError.unknownStoredValue(column: "notification.id")) }
                 return .success(CreatedNotifications(items: items, isReplay: false))
             }
         }

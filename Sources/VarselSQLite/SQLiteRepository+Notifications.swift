@@ -24,9 +24,10 @@ extension SQLiteRepository {
             let ids = try Self.decoder.decode([NotificationID].self, from: Data((row["notification_ids"] as String).utf8))
             return .written(CreatedNotifications(items: try ids.compactMap { try self.fetchNotification(db, id: $0) }, isReplay: true))
         }
-        for recipient in Set(notifications.map(\.recipientID)) {
+        var checked = Set<UserID>()
+        for recipient in notifications.map(\.recipientID) where checked.insert(recipient).inserted {
             guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM user WHERE id = ?"), arguments: [recipient]) == true else {
-                throw StoreError.notFound(.recipient)
+                throw StoreError.unknownRecipient(recipient)
             }
         }
         let (fanout, created) = try self.startFanOut(notifications, at: date, db: db)

@@ -1,9 +1,14 @@
+import VarselCore
+
 /// Why a store refused a change. Messages never carry personal details.
 public enum StoreError: Error, Sendable, Equatable {
     /// A unique value is taken, such as a username.
     case conflict(String)
     /// The thing named does not exist (or is not the caller's).
     case notFound(Entity)
+    /// A notification names a recipient that does not exist: the first such id, so the caller can say which one it
+    /// was without asking again.
+    case unknownRecipient(UserID)
     /// A stored value this version does not know (a kind, role or event type written by another version, or a
     /// damaged row); named by its column, never by its value.
     case unknownStoredValue(column: String)
@@ -11,7 +16,6 @@ public enum StoreError: Error, Sendable, Equatable {
     /// What was not found.
     public enum Entity: String, Sendable {
         case user
-        case recipient
         case mentor
         case assignment
         case scenario
@@ -35,6 +39,7 @@ extension StoreError: CustomStringConvertible {
         switch self {
         case let .conflict(what): "Conflict: \(what)."
         case let .notFound(what): "No such \(what.rawValue)."
+        case .unknownRecipient: "No such recipient."
         case let .unknownStoredValue(column): "The database holds a value in \(column) this version cannot read."
         case .idempotencyKeyReused: "The idempotency key was used with a different request."
         case let .alreadyResponded(status): "The assignment was already \(status.rawValue)."

@@ -25,7 +25,7 @@ struct ConcurrentWriteTests {
                             NewNotification(recipientID: recipient, senderID: nil, kind: .scenarioPrompt, title: "n\(index)", body: "b", deepLink: .scenario(scenarioID: nil)),
                         ], idempotencyKey: nil, at: now)
                         return (index, true)
-                    } catch StoreError.notFound(.recipient) {
+                    } catch StoreError.unknownRecipient(recipient) {
                         return (index, false)
                     }
                 }

@@ -51,7 +51,7 @@ struct NotificationStoreContractTests: StoreContract {
     func unknownRecipient(kind: StoreKind) async throws {
         let store = try await kind.make()
         let user = try await mentor(store)
-        await #expect(throws: StoreError.notFound(.recipient)) {
+        await #expect(throws: StoreError.unknownRecipient(12345), "the store names the first unknown recipient") {
             try await store.createNotifications([self.note(user.id), self.note(12345)], idempotencyKey: nil, at: self.now)
         }
         #expect(try await store.notifications(for: user.id, filter: .all, after: nil, limit: 10).items.isEmpty)

@@ -111,9 +111,10 @@ struct NotificationsController {
         let created: CreatedNotifications
         do {
             created = try await services.sender.send(validated, from: identity.user.id, to: recipients, idempotencyKey: idempotency)
-        } catch StoreError.notFound(.recipient) {
-            // The store checks ids in the create's own transaction; name the first unknown one as the check here would.
-            throw try await RecipientResolver(directory: services.directory).unknownRecipient(in: body.recipients)
+        } catch let StoreError.unknownRecipient(id) {
+            // The store checks ids in the create's own transaction and names the first unknown one; usernames were
+            // resolved to existing people, so it is one given by id.
+            throw RecipientResolver.unknownRecipient(given: id, in: body.recipients)
         }
         context.logger.info("notifications created", metadata: [
             "notification.count": "\(created.items.count)", "notification.replay": "\(created.isReplay)",

@@ -44,7 +44,7 @@ struct RecipientResolver {
     /// Resolves usernames to user ids (any role may receive), refusing unknown ones; duplicates count once.
     ///
     /// Ids are taken as they are: the store checks them in the create's own transaction, so a create does not read
-    /// each recipient first (``unknownRecipient(in:)`` names the one it refused).
+    /// each recipient first (``unknownRecipient(given:in:)`` names the one it refused, from the id the store gives).
     func ids(_ recipients: [Recipient]) async throws -> [UserID] {
         try Self.checkCount(recipients)
         var ids: [UserID] = []
@@ -91,13 +91,12 @@ struct RecipientResolver {
         }
     }
 
-    /// The problem for the first of `recipients` that is not a known user, once the store refused one.
-    func unknownRecipient(in recipients: [Recipient]) async throws -> Problem {
-        for (index, recipient) in recipients.enumerated() {
-            if try await user(recipient) == nil { return Self.unknownRecipient(index) }
+    /// The problem for the recipient given as `id` that the store refused, named by its place in `recipients`.
+    static func unknownRecipient(given id: UserID, in recipients: [Recipient]) -> Problem {
+        guard let index = recipients.firstIndex(of: .id(id)) else {
+            return Problem.unprocessable("A recipient is not a known user.", errors: [.init(field: "recipients", message: "unknown user")])
         }
-        // A user with that id was created since the store refused it: rare enough that naming no index is fine.
-        return Problem.unprocessable("A recipient is not a known user.", errors: [.init(field: "recipients", message: "unknown user")])
+        return unknownRecipient(index)
     }
 
     static func unknownRecipient(_ index: Int) -> Problem {
