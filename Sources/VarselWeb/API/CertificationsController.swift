@@ -30,7 +30,7 @@ struct CertificationsController {
         if identity.user.role == .mentor, identity.user.id != id {
             throw Problem.notFound("You have no access to mentor \(id).")
         }
-        guard let mentor = try await services.directory.person(id), mentor.role == .mentor else {
+        guard let mentor = try await services.directory.mentor(id) else {
             throw Problem.notFound("There is no mentor with id \(id).")
         }
         return mentor

@@ -99,7 +99,7 @@ extension PagesController {
                 "phone": FormField(label: strings.phone, id: "assignment-phone"),
             ], otherwise: FormField(label: strings.notes, id: "assignment-notes"))
         }
-        guard errors.isEmpty, let contact, let mentorID, let mentor = try await services.directory.person(mentorID), mentor.role == .mentor else {
+        guard errors.isEmpty, let contact, let mentorID, let mentor = try await services.directory.mentor(mentorID) else {
             return try await coordinatorPage(request, context, errors: errors, values: values, status: .unprocessableContent)
         }
         _ = try await services.sender.assign(mentor: mentor, coordinatorID: identity.user.id, contact: contact, urgency: .normal)
