@@ -16,6 +16,11 @@ start_test_postgres() {
     as=(runuser -u postgres --)
   fi
   "${as[@]}" "$bin/initdb" -D "$VARSEL_PG_DIR/data" -U varsel --auth=trust --no-sync >/dev/null
+  # Two roles for the tests of what a refused connection says: one that must give its password, one never let in.
+  local hba="$VARSEL_PG_DIR/data/pg_hba.conf"
+  { printf 'host all varsel_password 127.0.0.1/32 scram-sha-256\nhost all varsel_refused 127.0.0.1/32 reject\n'; cat "$hba"; } > "$hba.new"
+  mv "$hba.new" "$hba"
+  if [[ "$(id -u)" == 0 ]]; then chown postgres "$hba"; fi
   # fsync off: the server is thrown away; what is tested is Varsel's transactions and ordering, not the disk.
   "${as[@]}" "$bin/pg_ctl" -D "$VARSEL_PG_DIR/data" -l "$VARSEL_PG_DIR/log" -w \
     -o "-c listen_addresses=127.0.0.1 -p $port -k $VARSEL_PG_DIR -c fsync=off -c max_connections=300" start >/dev/null

@@ -293,20 +293,31 @@ enum PostgresMigrations {
         ]),
     ]
 
+    /// Whether the database has Varsel's tables (any migration applied).
+    static func hasSchema(_ client: PostgresClient, logger: Logger) async throws -> Bool {
+        let rows = try await client.query("SELECT to_regclass('schema_migration') IS NOT NULL", logger: logger).collect()
+        return try rows.first?.decode(Bool.self) ?? false
+    }
+
     /// Applies the migrations not yet applied, one transaction each, under a lock so instances starting together
-    /// do not race.
-    static func migrate(_ client: PostgresClient, logger: Logger) async throws {
+    /// do not race; returns whether it applied the first one (the database had no Varsel tables).
+    @discardableResult
+    static func migrate(_ client: PostgresClient, logger: Logger) async throws -> Bool {
+        var madeSchema = false
         for migration in all {
-            try await client.withTransaction(logger: logger) { connection in
+            let applied = try await client.withTransaction(logger: logger) { connection -> Bool in
                 try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresRepository.migrationLock))", logger: logger)
                 try await connection.query("CREATE TABLE IF NOT EXISTS schema_migration (name TEXT PRIMARY KEY)", logger: logger)
-                let applied = try await connection.query("SELECT 1 FROM schema_migration WHERE name = \(migration.name)", logger: logger).collect()
-                guard applied.isEmpty else { return }
+                let found = try await connection.query("SELECT 1 FROM schema_migration WHERE name = \(migration.name)", logger: logger).collect()
+                guard found.isEmpty else { return false }
                 for statement in migration.sql {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
                 try await connection.query("INSERT INTO schema_migration (name) VALUES (\(migration.name))", logger: logger)
+                return true
             }
+            if applied, migration.name == all.first?.name { madeSchema = true }
         }
+        return madeSchema
     }
 }

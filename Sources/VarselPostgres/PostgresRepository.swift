@@ -35,11 +35,17 @@ public final class PostgresRepository: VarselRepository, Sendable {
 
     /// Connects to the database at `url` (`postgres://user:password@host:port/database`) and brings its schema up to date.
     ///
+    /// With `createsSchema: false` a database without Varsel's tables is refused (``NoVarselTables``) rather than
+    /// set up: a command that was not asked to make a database does not make one.
+    ///
     /// With `keys`, personal details are stored encrypted; a database that holds encrypted details is refused
     /// without them (``StoreError/dataKeyRequired``) or with a key file that lacks its key. `checksDataKey: false`
     /// opens it anyway, for work that never reads or writes personal details (the `varsel user` commands).
-    public init(url: String, logger: Logger, keys: DataKeyring? = nil, checksDataKey: Bool = true) async throws {
+    public init(url: String, logger: Logger, keys: DataKeyring? = nil, checksDataKey: Bool = true, createsSchema: Bool = true) async throws {
+        guard !Self.needsPercentEncoding(url) else { throw PostgresOpenFailure.needsPercentEncoding }
         let configuration = try Self.configuration(from: url)
+        // One connection first: a refused password or an unknown database is said at once, not retried by the pool.
+        try await Self.probe(url: url, logger: logger)
         client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.logger = logger
         self.url = url
@@ -47,15 +53,23 @@ public final class PostgresRepository: VarselRepository, Sendable {
         let client = client
         runner = Task { await client.run() }
         do {
-            try await PostgresMigrations.migrate(client, logger: logger)
+            if !createsSchema, try await !PostgresMigrations.hasSchema(client, logger: logger) { throw NoVarselTables() }
+            madeSchema = try await PostgresMigrations.migrate(client, logger: logger)
             if checksDataKey || keys != nil { try await Self.checkDataKey(client, sealer: sealer, logger: logger) }
         } catch {
             runner.cancel()
+            if Self.sqlState(of: error) == "42501" { throw PostgresOpenFailure.permissionDenied(user: configuration.username) }
             throw error
         }
     }
 
     deinit { runner.cancel() }
+
+    /// Whether opening this store set up Varsel's tables in a database that had none.
+    public let madeSchema: Bool
+
+    /// The database has no Varsel tables, and the store was opened with `createsSchema: false`.
+    public struct NoVarselTables: Error {}
 
     /// Refuses a database whose details these keys cannot open, and marks a database encrypted from its first start
     /// with keys. Instances starting together agree: the first check stored is the one every instance verifies.

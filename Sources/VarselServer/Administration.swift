@@ -41,6 +41,7 @@ public enum Administration {
             "The account is deactivated: reactivate it first with `varsel user reactivate`."
         case let refusal as UserAdministration.Refusal: refusal.sentence
         case let url as PostgresURLError: url.description
+        case let postgres as PostgresOpenFailure: postgres.description
         case let startup as StartupError: startup.description
         case _ where "\(error)".contains("Address already in use"):
             "The address and port are in use by another program: choose another with --port, or stop the other program."
@@ -54,15 +55,44 @@ public enum Administration {
         option ?? ProcessInfo.processInfo.environment["VARSEL_DATABASE"].flatMap { $0.isEmpty ? nil : $0 } ?? "./varsel.sqlite"
     }
 
-    /// How long a command waits to reach a PostgreSQL server before it says it cannot.
-    static let connectDeadline = Duration.seconds(10)
+    /// Whether `host` is something to listen on: an IPv4 or IPv6 address, or a name this machine resolves.
+    public static func isListenableHost(_ host: String) -> Bool {
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        if inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1 { return true }
+        // A dotted string of digits that is not an address (0.0.0.0.0) is a mistake, not a name to look up.
+        guard !host.isEmpty, host.contains(where: \.isLetter) else { return false }
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var found: UnsafeMutablePointer<addrinfo>?
+        defer { if let found { freeaddrinfo(found) } }
+        return getaddrinfo(host, nil, &hints, &found) == 0
+    }
 
-    /// Opens the store at `database` (an SQLite file, or a PostgreSQL URL `postgres://…`), gives it to `body`, and
-    /// closes it.
+    /// How a command names its database when it says what it did: an SQLite file by its full path, a PostgreSQL
+    /// database by its URL without the password.
+    public static func shownName(of database: String) -> String {
+        guard PostgresRepository.isURL(database) else { return URL(fileURLWithPath: database).standardizedFileURL.path }
+        guard var components = URLComponents(string: database), components.host != nil else { return "the PostgreSQL database given" }
+        components.password = nil
+        components.query = nil
+        components.fragment = nil
+        return components.string ?? "the PostgreSQL database given"
+    }
+
+    /// How long a command waits to reach a PostgreSQL server before it says it cannot.
+    /// (Longer than one connection attempt's own limit, which says more: ``PostgresOpenFailure/noAnswer(host:port:seconds:)``.)
+    static let connectDeadline = Duration.seconds(15)
+
+    /// Opens the store at `database` (an SQLite file, or a PostgreSQL URL `postgres://…`), gives it to `body` with
+    /// whether it was made just now, and closes it.
     ///
-    /// Without `keys` the store is opened for work on accounts only, which never touches the personal details that
-    /// may be encrypted.
-    static func withStore<T>(_ database: String, keys: DataKeyring? = nil, _ body: (any VarselRepository) async throws -> T) async throws -> T {
+    /// Only with `creating` does a missing SQLite file, or a PostgreSQL database without Varsel's tables, become a
+    /// new database; otherwise it is refused in a sentence that names it. Without `keys` the store is opened for work
+    /// on accounts only, which never touches the personal details that may be encrypted.
+    static func withStore<T>(_ database: String, keys: DataKeyring? = nil, creating: Bool = false,
+                             _ body: (any VarselRepository, _ isNew: Bool) async throws -> T) async throws -> T {
+        let shown = shownName(of: database)
         if PostgresRepository.isURL(database) {
             let logger = {
                 var logger = Logger(label: "varsel")
@@ -76,7 +106,9 @@ public enum Administration {
             let opened: PostgresRepository?
             do {
                 opened = try await withThrowingTaskGroup(of: PostgresRepository?.self) { group in
-                    group.addTask { try await PostgresRepository(url: database, logger: logger, keys: keys, checksDataKey: keys != nil) }
+                    group.addTask {
+                        try await PostgresRepository(url: database, logger: logger, keys: keys, checksDataKey: keys != nil, createsSchema: creating)
+                    }
                     group.addTask {
                         try await Task.sleep(for: connectDeadline)
                         return nil
@@ -86,12 +118,22 @@ public enum Administration {
                 }
             } catch let error as StoreError {
                 throw error
+            } catch let error as PostgresURLError {
+                throw error
+            } catch let error as PostgresOpenFailure {
+                throw error
+            } catch is PostgresRepository.NoVarselTables {
+                throw Failure("\(shown) has no Varsel tables: check --database or VARSEL_DATABASE; only `varsel serve` and `varsel user add` set up a new database.")
             } catch {
                 throw unreachable
             }
             guard let postgres = opened else { throw unreachable }
             defer { postgres.shutdown() }
-            return try await body(postgres)
+            return try await body(postgres, postgres.madeSchema)
+        }
+        let isNew = !FileManager.default.fileExists(atPath: database)
+        if isNew && !creating {
+            throw Failure("There is no database at \(shown): check --database or VARSEL_DATABASE; only `varsel serve` and `varsel user add` make a new one.")
         }
         let sqlite: SQLiteRepository
         do {
@@ -99,46 +141,96 @@ public enum Administration {
         } catch let error as StoreError {
             throw error
         } catch {
-            throw Failure("Could not open the SQLite database at the path given: check that its folder exists and can be written.")
+            throw Failure("Could not open the SQLite database at \(shown): check that its folder exists and can be written.")
         }
-        return try await body(sqlite)
+        return try await body(sqlite, isNew)
     }
 
-    /// Opens the store at `database` as ``withStore(_:keys:_:)`` does, builds the services over it (the same graph
-    /// as the server's), and gives them to `body`.
-    static func withServices<T>(_ database: String, bcryptCost: UInt8 = 4, _ body: (VarselServices) async throws -> T) async throws -> T {
-        try await withStore(database) { repository in
+    /// Opens the store at `database` as ``withStore(_:keys:creating:_:)`` does, builds the services over it (the same
+    /// graph as the server's), and gives them to `body` with whether the database was made just now.
+    static func withServices<T>(_ database: String, bcryptCost: UInt8 = 4, creating: Bool = false,
+                                _ body: (VarselServices, _ isNew: Bool) async throws -> T) async throws -> T {
+        try await withStore(database, creating: creating) { repository, isNew in
             var logger = Logger(label: "varsel")
             logger.logLevel = .error
-            return try await body(VarselServices(repository: repository, now: { Date() }, passwords: PasswordHasher(cost: bcryptCost), logger: logger))
+            let services = VarselServices(repository: repository, now: { Date() }, passwords: PasswordHasher(cost: bcryptCost), logger: logger)
+            return try await body(services, isNew)
         }
     }
 
-    /// Adds a user to the store at `database` (an SQLite file or a PostgreSQL URL); returns the line to print.
+    /// How an account change names the database it was made in: `to /srv/varsel.sqlite`, or, when the command made
+    /// it, says so.
+    private static func place(_ database: String, isNew: Bool, preposition: String) -> String {
+        let shown = shownName(of: database)
+        guard isNew else { return "\(preposition) \(shown)" }
+        return PostgresRepository.isURL(database) ? "\(preposition) \(shown), whose Varsel tables were set up now"
+            : "\(preposition) the new database \(shown)"
+    }
+
+    /// Adds a user with a password to the store at `database` (an SQLite file or a PostgreSQL URL), making the database
+    /// when there is none; returns the line to print.
     public static func addUser(database: String, username: String, password: String, role: String, displayName: String?,
                                locale: String, bcryptCost: UInt8) async throws -> String {
         try await answering {
-            try await withServices(database, bcryptCost: bcryptCost) { services in
+            try await withServices(database, bcryptCost: bcryptCost, creating: true) { services, isNew in
                 let user = try await services.users.add(username: username, password: password, role: role, displayName: displayName, locale: locale, at: Date())
-                return "Added \(user.role.rawValue) \(user.username) (id \(user.id))."
+                return "Added \(user.role.rawValue) \(user.username) (id \(user.id)) \(place(database, isNew: isNew, preposition: "to"))."
             }
         }
+    }
+
+    /// Adds a user without a password to the store at `database`, making the database when there is none: they
+    /// choose one through the one-time link; returns the lines to print.
+    public static func inviteUser(database: String, username: String, role: String, displayName: String?, locale: String,
+                                  publicURL: String?) async throws -> [String] {
+        try await answering {
+            let site = try site(publicURL)
+            return try await withServices(database, creating: true) { services, isNew in
+                let issued = try await services.users.invite(username: username, displayName: displayName, role: role, locale: locale, by: nil)
+                let user = issued.user
+                return ["Added \(user.role.rawValue) \(user.username) (id \(user.id)) \(place(database, isNew: isNew, preposition: "to")), "
+                        + "with no password until they choose one."] + linkLines(issued, site: site)
+            }
+        }
+    }
+
+    /// Where people reach the service, for a link: `--public-url`, else `VARSEL_PUBLIC_URL` (passed in as
+    /// `publicURL`), else `http://localhost:8080`.
+    private static func site(_ publicURL: String?) throws -> String {
+        guard let publicURL else { return "http://localhost:8080" }
+        guard let url = URL(string: publicURL), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), let host = url.host,
+              !host.isEmpty else {
+            throw Failure("--public-url (or VARSEL_PUBLIC_URL) must be an http or https URL, such as https://varsel.example.")
+        }
+        return "\(scheme)://\(host)\(url.port.map { ":\($0)" } ?? "")"
+    }
+
+    /// `VARSEL_PUBLIC_URL`, when set and not empty.
+    public static var environmentPublicURL: String? {
+        ProcessInfo.processInfo.environment["VARSEL_PUBLIC_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// What to tell the operator when a link is made with no public URL set: nil when one is.
+    public static func publicURLNote(_ publicURL: String?) -> String? {
+        publicURL == nil ? "No public URL is set (--public-url or VARSEL_PUBLIC_URL), so the link starts with http://localhost:8080." : nil
+    }
+
+    private static func linkLines(_ issued: UserAdministration.IssuedLink, site: String) -> [String] {
+        let until = issued.expiresAt.formatted(.iso8601)
+        return ["One-time set-password link for \(issued.user.username), valid once until \(until): \(site)/password/\(issued.code)",
+                "Or at \(site)/password, the code \(issued.code)."]
     }
 
     /// Gives `username` a new one-time set-password link (a new person, a forgotten password), ending their
     /// sessions; returns the lines to print: the link on `publicURL` and its code to read aloud.
     public static func resetLink(database: String, username: String, publicURL: String?) async throws -> [String] {
-        let site = publicURL.flatMap(URL.init(string:)).flatMap { url -> String? in
-            guard let scheme = url.scheme, let host = url.host else { return nil }
-            return "\(scheme)://\(host)\(url.port.map { ":\($0)" } ?? "")"
-        } ?? "http://localhost:8080"
-        return try await answering {
-            try await withServices(database) { services in
+        try await answering {
+            let site = try site(publicURL)
+            return try await withServices(database) { services, _ in
                 let user = try await person(username, in: services)
                 let issued = try await services.users.issueLink(for: user.id, by: nil)
-                let until = issued.expiresAt.formatted(.iso8601)
-                return ["One-time set-password link for \(user.username), valid once until \(until): \(site)/password/\(issued.code)",
-                        "Or at \(site)/password, the code \(issued.code)."]
+                return ["Made a new set-password link for \(user.username) in \(shownName(of: database)); their sessions have ended."]
+                    + linkLines(issued, site: site)
             }
         }
     }
@@ -146,19 +238,20 @@ public enum Administration {
     /// Deactivates (or, with `active`, reactivates) `username`; returns the line to print.
     public static func setActive(_ active: Bool, database: String, username: String) async throws -> String {
         try await answering {
-            try await withServices(database) { services in
+            try await withServices(database) { services, _ in
                 let user = try await person(username, in: services)
                 let administration = services.users
+                let shown = shownName(of: database)
                 guard user.isActive != active else {
-                    return active ? "\(user.username) is active already." : "\(user.username) is deactivated already."
+                    return "\(user.username) in \(shown) is \(active ? "active" : "deactivated") already; nothing changed."
                 }
                 if active {
                     try await administration.reactivate(user.id, by: nil)
-                    return "Reactivated \(user.username): they can sign in again."
+                    return "Reactivated \(user.username) in \(shown): they can sign in again."
                 }
                 let outcome = try await administration.deactivate(user.id, by: nil)
                 let sessions = outcome.endedSessions.count == 1 ? "1 session" : "\(outcome.endedSessions.count) sessions"
-                return "Deactivated \(user.username): \(sessions) ended, sign-in refused; their data is kept."
+                return "Deactivated \(user.username) in \(shown): \(sessions) ended, sign-in refused; their data is kept."
             }
         }
     }
@@ -170,13 +263,17 @@ public enum Administration {
         return user
     }
 
-    /// The users of the store at `database`, one tab-separated line each: id, username, role, language, name.
-    public static func userLines(database: String) async throws -> [String] {
+    /// The people of the store at `database`: a header and one tab-separated line each (id, username, role, state,
+    /// language, name), and a sentence that counts them and names the database.
+    public static func userList(database: String) async throws -> (lines: [String], summary: String) {
         try await answering {
-            try await withServices(database) { services in
-                try await services.directory.everyone().map {
-                    "\($0.id)\t\($0.username)\t\($0.role.rawValue)\t\($0.language.rawValue)\t\($0.displayName)"
+            try await withServices(database) { services, _ in
+                let people = try await services.directory.everyone()
+                let lines = ["id\tusername\trole\tstate\tlanguage\tname"] + people.map {
+                    "\($0.id)\t\($0.username)\t\($0.role.rawValue)\t\($0.isActive ? "active" : "deactivated")\t\($0.language.rawValue)\t\($0.displayName)"
                 }
+                let count = people.count == 1 ? "1 person" : "\(people.count) people"
+                return (lines, "\(count) in \(shownName(of: database)).")
             }
         }
     }

@@ -122,6 +122,7 @@ public func buildApplication(
     logger.logLevel = configuration.logLevel
     let postgres: PostgresRepository? = repository == nil && PostgresRepository.isURL(configuration.databasePath)
         ? try await PostgresRepository(url: configuration.databasePath, logger: logger, keys: configuration.dataKeys) : nil
+    let isNewFile = repository == nil && postgres == nil && !FileManager.default.fileExists(atPath: configuration.databasePath)
     let store: any VarselRepository
     do {
         store = try repository ?? postgres
@@ -131,6 +132,10 @@ public func buildApplication(
         throw error
     } catch {
         throw Administration.Failure("Could not open the SQLite database at --database: check that its folder exists and can be written.")
+    }
+    if isNewFile || postgres?.madeSchema == true {
+        let shown = Administration.shownName(of: configuration.databasePath)
+        logger.notice(isNewFile ? "Made the new database \(shown)" : "Set up Varsel's tables in \(shown)")
     }
     if repository == nil, configuration.dataKeys == nil {
         logger.notice("Personal details are stored unencrypted: give --data-key-file for a real deployment (see docs/deploy.md)")

@@ -39,10 +39,10 @@ extension Administration {
     public static func rotateKey(file: String, database: String) async throws -> String {
         try await answering {
             // The database must open with the keys as they are before the file changes.
-            _ = try await withStore(database, keys: try DataKeyring.load(path: file)) { _ in () }
+            _ = try await withStore(database, keys: try DataKeyring.load(path: file)) { _, _ in () }
             let keys = try DataKeyring.rotate(path: file)
-            let count = try await withStore(database, keys: keys) { try await $0.resealAllStale() }
-            return "Key \(keys.currentID) now encrypts the personal details; \(count) values were re-encrypted under it. "
+            let count = try await withStore(database, keys: keys) { repository, _ in try await repository.resealAllStale() }
+            return "Key \(keys.currentID) now encrypts the personal details; \(count) values in \(shownName(of: database)) were re-encrypted under it. "
                 + "The previous keys stay in \(file) until `varsel keys retire` finds nothing encrypted under them."
         }
     }
@@ -55,7 +55,7 @@ extension Administration {
             if let age = DataKeyring.age(path: file), age < DataKeyring.settleTime {
                 try await Task.sleep(for: .seconds(DataKeyring.settleTime - age))
             }
-            let counts = try await withStore(database, keys: keys) { repository in
+            let counts = try await withStore(database, keys: keys) { repository, _ in
                 // What a server wrote under an old key just before it read the rotated file is moved first.
                 _ = try await repository.resealAllStale()
                 return try await repository.sealedValueCounts()
@@ -63,9 +63,10 @@ extension Administration {
             let removed = try DataKeyring.retire(path: file, keeping: Set(counts.keys))
             let kept = keys.ids.filter { !removed.contains($0) }
             if removed.isEmpty {
-                return "No key to retire: \(file) holds \(kept.count == 1 ? "only the key in use" : "keys still in use (\(kept.joined(separator: ", ")))")."
+                return "No key to retire for \(shownName(of: database)): \(file) holds \(kept.count == 1 ? "only the key in use" : "keys still in use (\(kept.joined(separator: ", ")))")."
             }
-            return "Retired \(removed.joined(separator: ", ")) from \(file); \(kept.joined(separator: ", ")) remains."
+            return "Retired \(removed.joined(separator: ", ")) from \(file), as nothing in \(shownName(of: database)) is encrypted under \(removed.count == 1 ? "it" : "them"); "
+                + "\(kept.joined(separator: ", ")) remains."
         }
     }
 

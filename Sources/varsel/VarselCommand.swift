@@ -8,6 +8,7 @@ struct Varsel: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "varsel",
         abstract: "An accessible notification centre for peer mentors who use a screen reader.",
+        version: "varsel \(VarselRelease.version)",
         subcommands: [ServeCommand.self, UserCommand.self, KeysCommand.self, TranscriptCommand.self]
     )
 
@@ -24,8 +25,8 @@ struct Varsel: AsyncParsableCommand {
         } catch {
             if exitCode(for: error) == .success || error is Administration.Failure { exit(withError: error) }
             let message = message(for: error).split(separator: "\n").first.map(String.init) ?? "The arguments are not right"
-            let sentence = message.hasSuffix(".") ? String(message.dropLast()) : message
-            FileHandle.standardError.write(Data("Error: \(sentence). See `varsel --help`.\n".utf8))
+            let sentence = message.hasSuffix(".") || message.hasSuffix("?") ? message : message + "."
+            FileHandle.standardError.write(Data("Error: \(sentence) See `varsel --help`.\n".utf8))
             Foundation.exit(1)
         }
     }
@@ -98,6 +99,9 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.idleTimeout = .milliseconds(Int64(idleTimeout * 1000))
         configuration.http.streamWriteTimeout = .milliseconds(Int64(streamWriteTimeout * 1000))
         configuration.http.streamsPerUser = streamsPerUser
+        guard Administration.isListenableHost(host) else {
+            throw Administration.Failure("--host must be an address of this machine or a name it resolves, such as 127.0.0.1, 0.0.0.0, :: or localhost.")
+        }
         configuration.host = host
         configuration.port = port
         configuration.databasePath = Administration.database(database)
@@ -150,19 +154,32 @@ struct UserCommand: AsyncParsableCommand {
                                                     subcommands: [Add.self, List.self, ResetLink.self, Deactivate.self, Reactivate.self])
 
     struct Add: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add a user; the password is read from standard input.")
+        static let configuration = CommandConfiguration(
+            abstract: "Add a user (making the database when there is none): with --link they choose their password through a one-time link; otherwise it is read from standard input.")
 
         @Argument(help: "The username.") var name: String
         @Option(help: "mentor, coordinator or admin.") var role: String
         @Option(help: "The name shown to others.") var displayName: String?
         @Option(help: "en or nb.") var locale = "en"
+        @Flag(help: "Print a one-time set-password link for them instead of reading a password.") var link = false
+        @Option(help: "With --link: the URL users reach the service at (default: VARSEL_PUBLIC_URL).") var publicURL: String?
         @Option(help: "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel); default: VARSEL_DATABASE, else ./varsel.sqlite.")
         var database: String?
         @Option(help: "The bcrypt cost.") var bcryptCost: UInt8 = 12
 
         func run() async throws {
+            let database = Administration.database(database)
+            if link {
+                let url = publicURL ?? Administration.environmentPublicURL
+                for line in try await Administration.inviteUser(database: database, username: name, role: role, displayName: displayName,
+                                                                locale: locale, publicURL: url) { print(line) }
+                Administration.publicURLNote(url).map(printNote)
+                return
+            }
+            guard publicURL == nil else { throw Administration.Failure("--public-url goes with --link, which prints a link; without it no link is made.") }
+            if isatty(STDIN_FILENO) != 0 { printNote("Type the password for \(name), then press Enter (or use --link to send them a one-time link).") }
             let password = (readLine(strippingNewline: true) ?? "")
-            print(try await Administration.addUser(database: Administration.database(database), username: name, password: password, role: role,
+            print(try await Administration.addUser(database: database, username: name, password: password, role: role,
                                                    displayName: displayName, locale: locale, bcryptCost: bcryptCost))
         }
     }
@@ -174,7 +191,10 @@ struct UserCommand: AsyncParsableCommand {
         var database: String?
 
         func run() async throws {
-            for line in try await Administration.userLines(database: Administration.database(database)) { print(line) }
+            let listing = try await Administration.userList(database: Administration.database(database))
+            for line in listing.lines { print(line) }
+            // On standard error, so a pipe gets the table alone.
+            printNote(listing.summary)
         }
     }
 
@@ -184,14 +204,15 @@ struct UserCommand: AsyncParsableCommand {
             abstract: "Print a one-time set-password link for a user (a new person, a forgotten password); their sessions end.")
 
         @Argument(help: "The username.") var name: String
-        @Option(help: "The URL users reach the service at, for the link (default: VARSEL_PUBLIC_URL, else http://localhost:8080).")
+        @Option(help: "The URL users reach the service at, for the link (default: VARSEL_PUBLIC_URL, else http://localhost:8080, which is said).")
         var publicURL: String?
         @Option(help: "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel); default: VARSEL_DATABASE, else ./varsel.sqlite.")
         var database: String?
 
         func run() async throws {
-            let url = publicURL ?? ProcessInfo.processInfo.environment["VARSEL_PUBLIC_URL"]
+            let url = publicURL ?? Administration.environmentPublicURL
             for line in try await Administration.resetLink(database: Administration.database(database), username: name, publicURL: url) { print(line) }
+            Administration.publicURLNote(url).map(printNote)
         }
     }
 
@@ -221,7 +242,11 @@ struct UserCommand: AsyncParsableCommand {
     }
 }
 
-/// Prints what a screen reader says on the demo notification centre.
+/// Writes a line for the operator to standard error: a note beside what a command printed.
+func printNote(_ line: String) {
+    FileHandle.standardError.write(Data("\(line)\n".utf8))
+}
+
 /// The keys that encrypt personal details at rest.
 struct KeysCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "keys", abstract: "Make, rotate and retire the keys that encrypt personal details.",
@@ -263,6 +288,7 @@ struct KeysCommand: AsyncParsableCommand {
     }
 }
 
+/// Prints what a screen reader says on the demo notification centre.
 struct TranscriptCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "transcript",

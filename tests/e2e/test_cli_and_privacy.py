@@ -25,7 +25,7 @@ def test_user_add_works_while_the_server_runs_on_the_same_database(server):
     assert server.token("nora", "a long password")
     listing = subprocess.run([str(varsel_binary()), "user", "list", "--database", str(server.database)],
                              capture_output=True, text=True, timeout=60)
-    assert "nora\tmentor\tnb" in listing.stdout
+    assert "nora\tmentor\tactive\tnb" in listing.stdout
     duplicate = add_user(server, "nora", "mentor", "nb")
     assert duplicate.returncode != 0 and "username is taken" in duplicate.stderr
     bad = add_user(server, "x", "boss", "de", password="short")
@@ -118,7 +118,7 @@ def test_the_first_admin_of_a_fresh_postgresql_database_is_added_from_the_comman
     assert "Added admin first-admin" in added.stdout
     # The URL from the environment keeps its password out of the process list.
     listing = run_varsel("user", "list", env={"VARSEL_DATABASE": fresh})
-    assert listing.returncode == 0 and "first-admin\tadmin\ten" in listing.stdout, listing.stderr
+    assert listing.returncode == 0 and "first-admin\tadmin\tactive\ten" in listing.stdout, listing.stderr
     # The server on that database lets the new admin sign in.
     server = VarselServer(database=fresh, demo=False).start()
     try:
@@ -136,7 +136,7 @@ def test_the_first_admin_of_a_fresh_postgresql_database_is_added_from_the_comman
         assert status == 204
         assert server.token("coord", "coordinator pw")
         deactivated = run_varsel("user", "deactivate", "coord", env={"VARSEL_DATABASE": fresh})
-        assert deactivated.returncode == 0 and deactivated.stdout.startswith("Deactivated coord: 1 session ended"), deactivated.stderr
+        assert deactivated.returncode == 0 and deactivated.stdout.startswith("Deactivated coord in postgres://varsel@") and ": 1 session ended" in deactivated.stdout, deactivated.stderr
         status, _, refused = server.request("POST", "/api/v1/session", None, {"username": "coord", "password": "coordinator pw"})
         assert status == 403, refused
     finally:

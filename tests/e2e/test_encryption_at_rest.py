@@ -77,7 +77,7 @@ def test_a_key_rotation_while_the_server_runs_loses_nothing(server):
     old_key = open(key_file).read().split()[-2]
     rotated = run_varsel("keys", "rotate", "--data-key-file", key_file, "--database", str(server.database))
     assert rotated.returncode == 0, rotated.stderr
-    assert "values were re-encrypted" in rotated.stdout
+    assert f"values in {os.path.abspath(server.database)} were re-encrypted" in rotated.stdout
     # The running server meets values under the new key and reads the file again.
     assert contact_as_mentor(server, before["contactId"])["name"] == DETAILS[0]
     after = assign(server)

@@ -6,6 +6,7 @@ and looked up afterwards in the database file itself, since she can no longer as
 """
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
 
@@ -200,7 +201,7 @@ def test_deactivating_at_the_command_line_ends_the_stream_on_the_running_server(
     done = subprocess.run([str(varsel_binary()), "user", "deactivate", "demo-mentor", "--database", str(server.database)],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "Deactivated demo-mentor: 1 session ended, sign-in refused; their data is kept."
+    assert done.stdout.strip() == f"Deactivated demo-mentor in {os.path.abspath(server.database)}: 1 session ended, sign-in refused; their data is kept."
     assert wait_until(lambda: any(event.name == "reset" and event.json["reason"] == "account-deactivated" for event in stream.events))
     # A session read from the file is trusted for at most two seconds when another process changed it.
     assert wait_until(lambda: server.request("GET", "/api/v1/me", mentor)[0] == 401, timeout=10)

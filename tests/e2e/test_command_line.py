@@ -1,0 +1,231 @@
+"""The operator's command line: every command names its database, none makes one it was not asked to, and each
+failure is its own sentence with exit code 1."""
+import glob
+import os
+import re
+import subprocess
+import time
+import urllib.request
+
+import pytest
+
+from test_cli_and_privacy import POSTGRES, assert_one_sentence, run_varsel
+
+ELSEWHERE = "Error: There is no database at {}: check --database or VARSEL_DATABASE; only `varsel serve` and `varsel user add` make a new one."
+
+
+def shown(path):
+    return os.path.abspath(str(path))
+
+
+def test_version_is_printed():
+    result = run_varsel("--version")
+    assert result.returncode == 0, result.stderr
+    assert re.fullmatch(r"varsel \d+\.\d+\.\d+\n", result.stdout), result.stdout
+
+
+def test_commands_that_read_or_change_people_refuse_a_database_that_does_not_exist(tmp_path):
+    typo = tmp_path / "typo.sqlite"
+    for arguments in (["user", "list"], ["user", "deactivate", "kari"], ["user", "reactivate", "kari"], ["user", "reset-link", "kari"]):
+        result = run_varsel(*arguments, "--database", str(typo))
+        assert_one_sentence(result)
+        assert result.stderr.strip() == ELSEWHERE.format(shown(typo)), (arguments, result.stderr)
+        assert not typo.exists(), f"{arguments} made {typo}"
+    # The default, ./varsel.sqlite, is refused the same way and not made in the working directory.
+    listing = subprocess.run([*run_varsel_command(), "user", "list"], cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                             env={key: value for key, value in os.environ.items() if key != "VARSEL_DATABASE"})
+    assert_one_sentence(listing)
+    assert listing.stderr.strip() == ELSEWHERE.format(shown(tmp_path / "varsel.sqlite"))
+    assert list(tmp_path.iterdir()) == []
+
+
+def run_varsel_command():
+    from varsel_server import varsel_binary
+    return [str(varsel_binary())]
+
+
+def test_user_add_says_when_it_made_the_database_and_every_command_names_it(tmp_path):
+    database = tmp_path / "people.sqlite"
+    first = run_varsel("user", "add", "anne", "--role", "admin", "--display-name", "Anne Admin", "--database", str(database),
+                       "--bcrypt-cost", "4", stdin="a long password\n")
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == f"Added admin anne (id 1) to the new database {shown(database)}.\n"
+    second = run_varsel("user", "add", "bo", "--role", "mentor", "--database", str(database), "--bcrypt-cost", "4", stdin="a long password\n")
+    assert second.stdout == f"Added mentor bo (id 2) to {shown(database)}.\n", second.stderr
+
+    deactivated = run_varsel("user", "deactivate", "bo", "--database", str(database))
+    assert deactivated.returncode == 0, deactivated.stderr
+    assert deactivated.stdout == f"Deactivated bo in {shown(database)}: 0 sessions ended, sign-in refused; their data is kept.\n"
+    again = run_varsel("user", "deactivate", "bo", "--database", str(database))
+    assert again.returncode == 0 and again.stdout == f"bo in {shown(database)} is deactivated already; nothing changed.\n"
+
+    # The table on standard output, with a header and each person's state; the count and the database beside it.
+    listing = run_varsel("user", "list", "--database", str(database))
+    assert listing.returncode == 0, listing.stderr
+    assert listing.stdout.splitlines() == ["id\tusername\trole\tstate\tlanguage\tname",
+                                           "1\tanne\tadmin\tactive\ten\tAnne Admin",
+                                           "2\tbo\tmentor\tdeactivated\ten\tbo"]
+    assert listing.stderr == f"2 people in {shown(database)}.\n"
+
+    reactivated = run_varsel("user", "reactivate", "bo", "--database", str(database))
+    assert reactivated.stdout == f"Reactivated bo in {shown(database)}: they can sign in again.\n", reactivated.stderr
+
+
+def test_user_add_with_a_link_reads_no_password_and_says_which_address_the_link_uses(tmp_path):
+    database = tmp_path / "people.sqlite"
+    environment = {"VARSEL_PUBLIC_URL": ""}
+    # No standard input at all: with --link nothing is read from it.
+    added = subprocess.run([*run_varsel_command(), "user", "add", "kari", "--role", "mentor", "--link", "--database", str(database)],
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60, env={**os.environ, **environment})
+    assert added.returncode == 0, added.stderr
+    lines = added.stdout.splitlines()
+    assert lines[0] == f"Added mentor kari (id 1) to the new database {shown(database)}, with no password until they choose one."
+    code = re.fullmatch(r"One-time set-password link for kari, valid once until \S+Z: http://localhost:8080/password/(\S+)", lines[1]).group(1)
+    assert lines[2] == f"Or at http://localhost:8080/password, the code {code}."
+    assert added.stderr == "No public URL is set (--public-url or VARSEL_PUBLIC_URL), so the link starts with http://localhost:8080.\n"
+
+    # With the public URL from the environment, the link uses it and there is nothing to point out.
+    reset = run_varsel("user", "reset-link", "kari", "--database", str(database), env={"VARSEL_PUBLIC_URL": "https://varsel.example"})
+    assert reset.returncode == 0, reset.stderr
+    assert reset.stdout.splitlines()[0] == f"Made a new set-password link for kari in {shown(database)}; their sessions have ended."
+    assert "https://varsel.example/password/" in reset.stdout.splitlines()[1] and reset.stderr == ""
+
+    bad = run_varsel("user", "reset-link", "kari", "--public-url", "varsel.example", "--database", str(database))
+    assert_one_sentence(bad)
+    assert bad.stderr.strip() == "Error: --public-url (or VARSEL_PUBLIC_URL) must be an http or https URL, such as https://varsel.example."
+    stray = run_varsel("user", "add", "ola", "--role", "mentor", "--public-url", "https://varsel.example", "--database", str(database),
+                       stdin="a long password\n")
+    assert_one_sentence(stray)
+    assert stray.stderr.strip() == "Error: --public-url goes with --link, which prints a link; without it no link is made."
+    assert "ola" not in run_varsel("user", "list", "--database", str(database)).stdout
+
+
+def test_serve_refuses_a_malformed_host_and_a_misspelt_option_without_making_a_database(tmp_path):
+    database = tmp_path / "served.sqlite"
+    host = run_varsel("serve", "--host", "0.0.0.0.0", "--port", "0", "--database", str(database))
+    assert_one_sentence(host)
+    assert host.stderr.strip().splitlines()[-1] == (
+        "Error: --host must be an address of this machine or a name it resolves, such as 127.0.0.1, 0.0.0.0, :: or localhost.")
+    option = run_varsel("serve", "--prot", "8080", "--database", str(database))
+    assert_one_sentence(option)
+    assert option.stderr.strip() == "Error: Unknown option '--prot'. Did you mean '--port'? See `varsel --help`."
+    assert not database.exists()
+
+
+def test_serve_says_when_it_made_a_new_database(tmp_path):
+    from varsel_server import VarselServer
+    server = VarselServer(database=tmp_path / "fresh.sqlite", demo=False).start()
+    try:
+        assert f"Made the new database {shown(tmp_path / 'fresh.sqlite')}" in "".join(server.output)
+    finally:
+        server.stop()
+    again = VarselServer(database=tmp_path / "fresh.sqlite", demo=False).start()
+    try:
+        assert "Made the new database" not in "".join(again.output)
+    finally:
+        again.stop()
+
+
+def psql(*statements):
+    client = sorted(glob.glob("/usr/lib/postgresql/*/bin/psql"))[-1]
+    for statement in statements:
+        subprocess.run([client, POSTGRES, "-v", "ON_ERROR_STOP=1", "-q", "-c", statement], check=True, capture_output=True)
+
+
+def create_role(name, options=""):
+    psql(f"DO $$ BEGIN CREATE ROLE {name} LOGIN {options}; EXCEPTION WHEN duplicate_object THEN NULL; END $$")
+
+
+@pytest.fixture(scope="module")
+def postgres_roles():
+    if not POSTGRES:
+        pytest.skip("needs VARSEL_TEST_POSTGRES_URL (scripts/test.sh starts PostgreSQL)")
+    # scripts/postgres-for-tests.sh asks varsel_password for its password and never lets varsel_refused in.
+    create_role("varsel_password", "PASSWORD 'the right one'")
+    create_role("varsel_refused")
+    create_role("varsel_plain")
+    suffix = os.getpid()
+    databases = {"plain": f"varsel_plain_{suffix}", "empty": f"varsel_empty_{suffix}", "own": f"varsel_own_{suffix}"}
+    for key, name in databases.items():
+        psql(f"CREATE DATABASE {name}" + (" OWNER varsel_password" if key == "own" else ""))
+    server = POSTGRES.split("@", 1)[1].rsplit("/", 1)[0]
+    return server, databases
+
+
+def quickly(*arguments, stdin=""):
+    """Runs a command and returns it with how long it took: a refusal is said at once, not after retries."""
+    start = time.monotonic()
+    result = run_varsel(*arguments, stdin=stdin)
+    return result, time.monotonic() - start
+
+
+def test_each_postgresql_failure_is_its_own_sentence_at_once(postgres_roles):
+    server, databases = postgres_roles
+    host, port = server.rsplit(":", 1)
+    cases = [
+        (f"postgres://varsel_password:wrong@{server}/postgres",
+         "PostgreSQL refused the password for user varsel_password: check the password in the database URL."),
+        (f"postgres://varsel_password@{server}/postgres",
+         "PostgreSQL wants a password for user varsel_password, and the database URL has none: write it as "
+         "postgres://varsel_password:password@host/database."),
+        (f"postgres://nobody_here@{server}/postgres",
+         "PostgreSQL has no user nobody_here: create it (createuser nobody_here) or correct the user in the database URL."),
+        (f"postgres://varsel_refused@{server}/postgres",
+         "PostgreSQL does not let user varsel_refused connect from this machine: allow it in the server's pg_hba.conf, or check the URL."),
+        (f"postgres://varsel@{server}/no_such_database",
+         "PostgreSQL has no database no_such_database: create it (createdb -O <user> no_such_database) or correct the database in the URL."),
+        (f"postgres://varsel@{server}/{databases['empty']}",
+         f"postgres://varsel@{server}/{databases['empty']} has no Varsel tables: check --database or VARSEL_DATABASE; only `varsel serve` "
+         "and `varsel user add` set up a new database."),
+        (f"postgres://varsel@{host}:1/postgres",
+         f"Nothing accepts connections at {host}:1: check the host and port in the database URL, and that PostgreSQL is running there."),
+        ("postgres://varsel@no-such-host.invalid/postgres",
+         "The database host no-such-host.invalid cannot be found: check the host in the database URL."),
+        (f"postgres://varsel:p@ss#w/rd@{server}/postgres",
+         "The user name or password in the database URL holds @, #, /, ? or :, which must be percent-encoded "
+         "(@ as %40, # as %23, / as %2F, ? as %3F, : as %3A)."),
+    ]
+    for url, sentence in cases:
+        result, took = quickly("user", "list", "--database", url)
+        assert_one_sentence(result)
+        assert result.stderr.strip() == f"Error: {sentence}", (url, result.stderr)
+        assert "wrong" not in result.stderr and "ss#w" not in result.stderr
+        # The ten-second wait belongs to a server that does not answer; none of these waits for it.
+        assert took < 9, (url, took)
+    # The empty database was refused, not set up.
+    listed, _ = quickly("user", "list", "--database", f"postgres://varsel@{server}/{databases['empty']}")
+    assert "has no Varsel tables" in listed.stderr
+
+    # A user who may connect but not create tables is told so, where PostgreSQL's own words were only in its log.
+    denied, took = quickly("user", "add", "anne", "--role", "admin", "--database", f"postgres://varsel_plain@{server}/{databases['plain']}",
+                           "--bcrypt-cost", "4", stdin="a long password\n")
+    assert_one_sentence(denied)
+    assert denied.stderr.strip() == ("Error: PostgreSQL denied user varsel_plain the right to create or use Varsel's tables: make it the "
+                                     "database's owner, or grant it CREATE and USAGE on schema public.")
+
+    # user add sets up an empty database and says so; the next command just names it.
+    added, _ = quickly("user", "add", "anne", "--role", "admin", "--database", f"postgres://varsel@{server}/{databases['plain']}",
+                       "--bcrypt-cost", "4", stdin="a long password\n")
+    assert added.stdout == f"Added admin anne (id 1) to postgres://varsel@{server}/{databases['plain']}, whose Varsel tables were set up now.\n"
+    listing, _ = quickly("user", "list", "--database", f"postgres://varsel@{server}/{databases['plain']}")
+    assert listing.stderr == f"1 person in postgres://varsel@{server}/{databases['plain']}.\n"
+
+
+def test_serve_stops_at_once_with_the_same_sentence_on_a_refused_password(postgres_roles, tmp_path):
+    server, databases = postgres_roles
+    result, took = quickly("serve", "--port", "0", "--database", f"postgres://varsel_password:wrong@{server}/postgres")
+    assert_one_sentence(result)
+    assert result.stderr.strip().splitlines()[-1] == (
+        "Error: PostgreSQL refused the password for user varsel_password: check the password in the database URL.")
+    assert took < 9, took
+    # The right password, percent-encoded, opens its own database, which serve sets up and says so.
+    from varsel_server import VarselServer
+    url = f"postgres://varsel_password:the%20right%20one@{server}/{databases['own']}"
+    served = VarselServer(database=url, demo=False).start()
+    try:
+        with urllib.request.urlopen(f"{served.base_url}/healthz", timeout=30) as response:
+            assert response.status == 200
+        assert f"Set up Varsel's tables in postgres://varsel_password@{server}/{databases['own']}" in "".join(served.output)
+        assert "the right one" not in "".join(served.output) and "the%20right%20one" not in "".join(served.output)
+    finally:
+        served.stop()
