@@ -73,33 +73,53 @@ public enum DemoData {
         }
     }
 
-    /// The demo notifications, newest first: four kinds, three unread.
-    public static func entries(_ language: Language) -> [Entry] {
+    /// The demo notifications, newest first: four kinds, three unread. The dates in their texts are counted from
+    /// `now`, as a real warning's would be: the certification expires seven days after its warning was sent, the
+    /// pause lasts until seventeen days after it started.
+    public static func entries(_ language: Language, now: Date = DemoData.now) -> [Entry] {
         let en = language == .english
+        let certificationAge: TimeInterval = 2 * 3600
+        let pauseAge: TimeInterval = 3 * 86400
+        let expires = dayAndMonth(now.addingTimeInterval(-certificationAge + 7 * 86400), language)
+        let pausedUntil = dayAndMonth(now.addingTimeInterval(-pauseAge + 17 * 86400), language)
         return [
             Entry(kind: .assignment, title: en ? "New assignment" : "Nytt oppdrag",
                   body: en ? "Visit Kari Nordmann at Storgata 1 on Tuesday" : "Besøk Kari Nordmann i Storgata 1 på tirsdag",
                   age: 5 * 60, isRead: false, urgency: .normal, personalDetails: ["Kari Nordmann", "Storgata 1"], contactIndex: 0),
             Entry(kind: .certificationExpiry, title: en ? "Certification expires in 7 days" : "Sertifiseringen utløper om 7 dager",
-                  body: en ? "Your peer mentor certification expires on 24 November. Book a renewal course."
-                      : "Likepersonsertifiseringen din utløper 24. november. Meld deg på et fornyelseskurs.",
-                  age: 2 * 3600, isRead: false, urgency: .normal, personalDetails: [], contactIndex: nil),
+                  body: en ? "Your peer mentor certification expires on \(expires). Book a renewal course."
+                      : "Likepersonsertifiseringen din utløper \(expires). Meld deg på et fornyelseskurs.",
+                  age: certificationAge, isRead: false, urgency: .normal, personalDetails: [], contactIndex: nil),
             Entry(kind: .scenarioPrompt, title: en ? "New training scenario" : "Nytt treningsscenario",
                   body: en ? "Practise a first visit with someone who recently lost their sight."
                       : "Øv på et første besøk hos en som nylig har mistet synet.",
                   age: 26 * 3600, isRead: false, urgency: .normal, personalDetails: [], contactIndex: nil),
             Entry(kind: .pauseConfirmation, title: en ? "Your pause has started" : "Pausen din har startet",
-                  body: en ? "You will not get new assignments until 1 December." : "Du får ikke nye oppdrag før 1. desember.",
-                  age: 3 * 86400, isRead: true, urgency: .normal, personalDetails: [], contactIndex: nil),
+                  body: en ? "You will not get new assignments until \(pausedUntil)." : "Du får ikke nye oppdrag før \(pausedUntil).",
+                  age: pauseAge, isRead: true, urgency: .normal, personalDetails: [], contactIndex: nil),
             Entry(kind: .assignment, title: en ? "New assignment" : "Nytt oppdrag",
                   body: en ? "Visit Ola Hansen at Kirkegata 5 on Friday" : "Besøk Ola Hansen i Kirkegata 5 på fredag",
                   age: 9 * 86400, isRead: true, urgency: .normal, personalDetails: ["Ola Hansen", "Kirkegata 5"], contactIndex: 1),
         ]
     }
 
+    /// A day and month as the demo's texts write them, in Oslo: `24 November`, `24. november`.
+    static func dayAndMonth(_ date: Date, _ language: Language) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "Europe/Oslo") ?? .gmt
+        let day = calendar.component(.day, from: date)
+        let month = calendar.component(.month, from: date)
+        let english = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
+        let norwegian = ["januar", "februar", "mars", "april", "mai", "juni", "juli", "august", "september", "oktober", "november", "desember"]
+        switch language {
+        case .english: return "\(day) \(english[month - 1])"
+        case .norwegianBokmal: return "\(day). \(norwegian[month - 1])"
+        }
+    }
+
     /// The demo notifications as items for `recipientID`, numbered from 1, contacts numbered from 1 in order.
     public static func notifications(_ language: Language, recipientID: UserID = 1, now: Date = DemoData.now) -> [NotificationItem] {
-        entries(language).enumerated().map { index, entry in
+        entries(language, now: now).enumerated().map { index, entry in
             let created = now.addingTimeInterval(-entry.age)
             return NotificationItem(
                 id: NotificationID(Int64(index + 1)),

@@ -31,6 +31,12 @@ extension Strings {
         }
     }
 
+    /// The visible mark beside a deactivated person's row (`Deactivated`); nil for anyone else. The row's own words
+    /// say it too, so the mark is for the eye only.
+    public func personStateMark(_ person: PersonSummary, now: Date) -> String? {
+        person.state(now: now) == .deactivated ? (isEnglish ? "Deactivated" : "Deaktivert") : nil
+    }
+
     /// The state part of a person's row: `active`, `paused until 1 December 2026`, `deactivated`.
     public func personState(_ person: PersonSummary, now: Date, timeZone: TimeZone) -> String {
         switch person.state(now: now) {
@@ -112,6 +118,8 @@ extension Strings {
     // MARK: The set-password page
 
     public var choosePasswordTitle: String { isEnglish ? "Choose your password" : "Velg passordet ditt" }
+    /// The sign-in page's way to the page where a new person types the code their coordinator read to them.
+    public var haveCodeLink: String { isEnglish ? "I have a code from my coordinator" : "Jeg har en kode fra koordinatoren min" }
     /// `For Kari Nordmann, who signs in as kari.`
     public func choosePasswordFor(name: String, username: String) -> String {
         isEnglish ? "For \(name), who signs in as \(username)." : "For \(name), som logger inn som \(username)."
@@ -180,6 +188,11 @@ extension Strings {
     // MARK: Confirmations
 
     public func personAdded(_ name: String) -> String { isEnglish ? "\(name) added" : "\(name) er lagt til" }
+    /// Said on the person's page when the one-time link's page is opened again: it is shown once only.
+    public var linkShownOnce: String {
+        isEnglish ? "The set-password link was shown once and is not shown again. If it was lost, make a new one."
+            : "Lenken for å velge passord ble vist én gang og vises ikke igjen. Lag en ny hvis den ble borte."
+    }
     public var linkMade: String { isEnglish ? "New set-password link made; the person is signed out everywhere" : "Ny lenke laget; personen er logget ut overalt" }
     public var personDeactivated: String { isEnglish ? "Deactivated and signed out everywhere" : "Deaktivert og logget ut overalt" }
     public var personReactivated: String { isEnglish ? "Reactivated" : "Aktivert igjen" }

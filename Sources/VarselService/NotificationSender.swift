@@ -220,7 +220,7 @@ public struct NotificationSender: Sendable {
     public func sendDemo(to mentor: User, from coordinator: User) async throws {
         let contacts = DemoData.contacts(mentor.language)
         let current = now()
-        for entry in DemoData.entries(mentor.language).reversed() {
+        for entry in DemoData.entries(mentor.language, now: current).reversed() {
             let created = current.addingTimeInterval(-entry.age)
             let item: NotificationItem
             if let index = entry.contactIndex {

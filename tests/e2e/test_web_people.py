@@ -56,6 +56,8 @@ def test_a_coordinator_adds_a_mentor_who_sets_a_password_is_renewed_and_later_de
     coordinator.fill("#person-username", "kari")
     coordinator.select_option("#person-language", "nb")
     coordinator.click("#add-person-submit")
+    # The form is answered by a redirect, so a reload does not post it again.
+    coordinator.wait_for_url(re.compile(r".*/people/\d+/link\?done=added$"))
 
     assert coordinator.inner_text("#flash") == "Kari Nordmann added"
     assert coordinator.inner_text("#link-heading") == "Set-password link for Kari Nordmann"
@@ -63,8 +65,28 @@ def test_a_coordinator_adds_a_mentor_who_sets_a_password_is_renewed_and_later_de
     code = coordinator.inner_text("#set-password-code")
     assert re.fullmatch(r"[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}", code)
     assert link == f"{server.base_url}/password/{code}"
-    # Passed on, the link is never in a URL of ours: the page answered the form post.
+    # Passed on, the link is never in a URL of ours: the code reached its page sealed in a cookie for that page.
     assert code not in coordinator.url
+    # The code is read aloud from the screen: in the body's size or larger, and on a narrow screen with large text
+    # the link and the code wrap between the groups of the code, never inside one.
+    coordinator.set_viewport_size({"width": 320, "height": 800})
+    coordinator.evaluate("document.documentElement.style.fontSize = '200%'")
+    layout = coordinator.evaluate("""() => ({
+        body: parseFloat(getComputedStyle(document.body).fontSize),
+        code: parseFloat(getComputedStyle(document.getElementById('set-password-code')).fontSize),
+        linkLines: new Set(Array.from(document.getElementById('set-password-link').getClientRects()).map(r => Math.round(r.top))).size,
+        groups: Array.from(document.querySelectorAll('.code-group')).map(g => g.getClientRects().length),
+    })""")
+    assert layout["code"] >= layout["body"], layout
+    assert layout["linkLines"] > 1 and layout["groups"] == [1] * 6, layout
+    coordinator.evaluate("document.documentElement.style.fontSize = ''")
+    coordinator.set_viewport_size({"width": 1280, "height": 720})
+    # Shown once: a reload finds no code and says so, on the person's page.
+    coordinator.reload()
+    coordinator.wait_for_url(re.compile(r".*/people/\d+\?done=link-shown$"))
+    assert coordinator.inner_text("#flash") == ("The set-password link was shown once and is not shown again. "
+                                                "If it was lost, make a new one.")
+    assert coordinator.locator("#set-password-code").count() == 0
 
     # The mentor, on her own device, chooses a password through the link and is signed in.
     mentor_context = browser.new_context(bypass_csp=True)
@@ -141,6 +163,12 @@ def test_a_coordinator_adds_a_mentor_who_sets_a_password_is_renewed_and_later_de
     coordinator.goto(server.base_url + "/people?show=deactivated")
     assert coordinator.locator("#people-count").inner_text() == "1 person"
     assert "Kari Nordmann, deactivated" in coordinator.inner_text("main ul")
+    # The eye finds her row by a mark beside it; a screen reader hears the row's own words, not the mark again.
+    mark = coordinator.locator("li.person-deactivated .state-mark")
+    assert mark.count() == 1 and mark.is_visible() and mark.inner_text() == "Deactivated"
+    assert mark.get_attribute("aria-hidden") == "true"
+    coordinator.goto(server.base_url + "/people?show=active")
+    assert coordinator.locator(".state-mark").count() == 0
     mentor_context.close()
     coordinator.context.close()
 

@@ -16,6 +16,7 @@ MEASURE = """() => {
         id: tab.id, box: box(tab),
         icon: box(tab.querySelector('.tab-icon')),
         label: box(tab.querySelector('.tab-label')),
+        labelSize: parseFloat(getComputedStyle(tab.querySelector('.tab-label')).fontSize),
         clipped: tab.scrollWidth > tab.clientWidth + 1 || tab.querySelector('.tab-label').scrollWidth > tab.clientWidth + 1,
     }));
     const badge = document.getElementById('tab-notifications-badge');
@@ -60,6 +61,8 @@ def test_the_tab_bar_is_one_row_of_five_tabs_with_icons_and_the_badge(browser, s
         assert tab["box"]["right"] - tab["box"]["left"] >= 44 and tab["box"]["bottom"] - tab["box"]["top"] >= 44, (case, tab)
         assert tab["icon"]["bottom"] <= tab["label"]["top"] + 0.5, (case, tab)
         assert not tab["clipped"], (case, tab)
+        # The name is at least 14 px (0.875 rem) and grows with the text size.
+        assert tab["labelSize"] >= 14 * text_percent / 100, (case, tab)
     # The count sits on the Notifications tab's icon.
     bell = tabs[-1]
     assert m["badgeText"] == "3"

@@ -466,6 +466,37 @@ def test_a_people_row_is_named_in_full_state_certification_and_live_assignments(
                         row), row
 
 
+def test_a_deactivated_persons_row_says_so_in_its_words_once_and_its_mark_is_for_the_eye_only(reader):
+    signed_in_as_coordinator(reader)
+    token = reader.server.token("demo-coordinator")
+    status, _, invited = reader.server.request("POST", "/api/v1/users", token, {
+        "username": "berit.moe", "displayName": "Berit Moe", "role": "mentor", "locale": "en"})
+    assert status == 201, invited
+    status, _, _ = reader.server.request("POST", f"/api/v1/users/{invited['user']['id']}/deactivate", token)
+    assert status == 200
+    assert reader.page.evaluate("document.querySelectorAll('.state-mark').length") == 0
+    reader.goto("/people")
+    assert reader.page.inner_text("li.person-deactivated .state-mark") == "Deactivated"
+    row = "Berit Moe, deactivated, no live assignments"
+    spoken, _ = reader.tab_until(lambda text: text.startswith("Berit Moe, "))
+    assert [text for text in spoken if text.startswith("Berit Moe, ")] == [row + " link"], spoken
+    # Her line read in browse mode, as arrowing down the list does: the row in its words, and not the visible mark
+    # ("Deactivated") before it.
+    reader.press("Up")
+    line = reader.press("Down")
+    assert any(text.startswith(row) for text in line), line
+    assert not any(text.startswith("Deactivated") for text in line), line
+
+
+def test_the_sign_in_page_says_where_a_new_person_types_their_coordinators_code(reader):
+    # After the sign-in button, one more Tab: the way to the page for the code a coordinator read aloud.
+    loaded = reader.goto("/signin")
+    assert any(text.startswith("I have a code from my coordinator") for text in loaded), loaded
+    spoken, _ = reader.tab_until(lambda text: text.startswith("I have a code from my coordinator"))
+    assert spoken[0] == "I have a code from my coordinator link", spoken
+    assert reader.focused_id() == "have-code"
+
+
 def test_adding_a_mentor_speaks_the_confirmation_the_link_heading_instructions_link_and_code(reader):
     signed_in_as_coordinator(reader)
     reader.goto("/people/new")

@@ -181,6 +181,7 @@ enum Flash: Equatable {
     case passkeyAdded
     case passkeyRenamed
     case passkeyRemoved
+    case linkShownOnce
 
     /// The flash a `?done=` value names; nil for one this server does not write. Names are matched whole
     /// (`pause-ended` is not `pause`); a count follows its name after a hyphen (`readall-3`).
@@ -208,6 +209,7 @@ enum Flash: Equatable {
         case "passkey-added": self = .passkeyAdded
         case "passkey-renamed": self = .passkeyRenamed
         case "passkey-removed": self = .passkeyRemoved
+        case "link-shown": self = .linkShownOnce
         default:
             let parts = query.split(separator: "-", maxSplits: 1)
             guard parts.count == 2, let count = Int(parts[1]) else { return nil }
@@ -256,6 +258,7 @@ enum Flash: Equatable {
         case .passkeyAdded: "passkey-added"
         case .passkeyRenamed: "passkey-renamed"
         case .passkeyRemoved: "passkey-removed"
+        case .linkShownOnce: "link-shown"
         }
     }
 
@@ -291,6 +294,7 @@ enum Flash: Equatable {
         case .passkeyAdded: describer.strings.passkeyAdded
         case .passkeyRenamed: describer.strings.passkeyRenamed
         case .passkeyRemoved: describer.strings.passkeyRemoved
+        case .linkShownOnce: describer.strings.linkShownOnce
         }
     }
 }

@@ -60,7 +60,7 @@ struct PagesController {
     func signInModel(_ request: Request, error: String?, username: String, next: String) -> SignInPage {
         let strings = Strings(Language.preferred(fromAcceptLanguage: request.headers[.acceptLanguage]))
         return SignInPage(lang: strings.language.tag, title: strings.signIn, usernameLabel: strings.username, passwordLabel: strings.password,
-                          submit: strings.signIn, error: error, username: username, next: next,
+                          submit: strings.signIn, error: error, username: username, next: next, haveCode: strings.haveCodeLink,
                           passkey: services.passkeys.isAvailable
                             ? PasskeySignInView(button: strings.signInWithPasskey, orPassword: strings.orSignInWithPassword,
                                                 notAccepted: strings.passkeyNotAccepted) : nil)

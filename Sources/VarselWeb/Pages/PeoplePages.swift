@@ -15,6 +15,7 @@ extension PagesController {
         router.post("people", use: addPerson)
         router.get("people/:id", use: { try await personPage($0, $1, errors: [], status: .ok) })
         router.post("people/:id/link", use: issueLink)
+        router.get("people/:id/link", use: shownLink)
         router.post("people/:id/deactivate", use: { try await setActive(false, $0, $1) })
         router.post("people/:id/reactivate", use: { try await setActive(true, $0, $1) })
         router.post("people/:id/role", use: changeRole)
@@ -44,7 +45,8 @@ extension PagesController {
             filterLabel: strings.filterShow, filterHeading: strings.filterHeading, apply: strings.filterApply,
             filters: PersonFilter.allCases.map { KindOption(value: $0.rawValue, label: strings.personFilterName($0), isSelected: $0 == filter) },
             count: strings.peopleCount(people.count), addLabel: strings.addPersonHeading,
-            rows: people.map { PersonRowView(id: "person-\($0.id)", href: "/people/\($0.id)", name: describer.personRow($0, now: now, timeZone: osloTimeZone)) },
+            rows: people.map { PersonRowView(id: "person-\($0.id)", href: "/people/\($0.id)", name: describer.personRow($0, now: now, timeZone: osloTimeZone),
+                                             stateMark: strings.personStateMark($0, now: now)) },
             emptyText: people.isEmpty ? strings.noPeopleMatch : nil)
         return try renderer.page("people", model)
     }
@@ -79,7 +81,7 @@ extension PagesController {
         do {
             let issued = try await services.users.invite(username: values.username, displayName: values.displayName, role: values.role,
                                                          locale: values.language.isEmpty ? nil : values.language, by: identity.user)
-            return try await linkPage(request, identity, issued, flash: strings.personAdded(issued.user.displayName), status: .created)
+            return try handOver(issued, identity, done: "added")
         } catch StoreError.conflict {
             values.usernameError = strings.usernameTaken
             return try await addPersonPage(request, context, errors: [FormError(field: strings.username, fieldId: "person-username", message: strings.usernameTaken)],
@@ -105,20 +107,52 @@ extension PagesController {
         }
     }
 
-    /// The one-time link, shown once: on the page that answers the form, never in a URL of ours.
-    func linkPage(_ request: Request, _ identity: Identity, _ issued: UserAdministration.IssuedLink, flash: String,
-                  status: HTTPResponse.Status) async throws -> Response {
+    /// Answers a form that made a one-time link with a redirect to the page that shows it (a reload posts nothing
+    /// again), the code sealed for that page alone (``LinkHandover``).
+    func handOver(_ issued: UserAdministration.IssuedLink, _ identity: Identity, done: String) throws -> Response {
+        let path = LinkHandover.path(for: issued.user.id)
+        var response = Response.redirect(to: path + "?done=" + done, type: .normal)
+        response.setCookie(Cookie(name: LinkHandover.cookieName,
+                                  value: try LinkHandover.seal(code: issued.code, expiresAt: issued.expiresAt, personID: issued.user.id, session: identity.session),
+                                  maxAge: LinkHandover.lifetime, path: path, secure: services.configuration.usesSecureCookies, httpOnly: true, sameSite: .strict))
+        return response
+    }
+
+    /// The page with a person's new one-time link, shown once: the handed-over code is cleared as it is shown, and
+    /// without one the person's page says the link was shown already.
+    func shownLink(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try signedIn(request, context).require(.coordinator, .admin)
+        let id = try personID(context)
+        let person = try await services.users.person(id, for: identity.user)
+        let cleared = Cookie(name: LinkHandover.cookieName, value: "", maxAge: 0, path: LinkHandover.path(for: id),
+                             secure: services.configuration.usesSecureCookies, httpOnly: true, sameSite: .strict)
+        guard let sealed = request.cookies[LinkHandover.cookieName]?.value,
+              let handed = LinkHandover.open(sealed, personID: id, session: identity.session) else {
+            var response = Response.redirect(to: Flash.linkShownOnce.added(to: "/people/\(id)"), type: .normal)
+            response.setCookie(cleared)
+            return response
+        }
+        let strings = Strings(identity.user.language)
+        let flash = request.uri.queryParameters["done"] == "added" ? strings.personAdded(person.displayName) : strings.linkMade
+        var response = try await linkPage(request, identity, person: person, code: handed.code, expiresAt: handed.expiresAt, flash: flash)
+        response.setCookie(cleared)
+        return response
+    }
+
+    /// The one-time link and its code, never in a URL of ours.
+    func linkPage(_ request: Request, _ identity: Identity, person: User, code: String, expiresAt: Date, flash: String) async throws -> Response {
         let resumePoint = try await self.resumePoint()
         let strings = Strings(identity.user.language)
         let site = Self.site(services.configuration.publicURL, request: request)
         let model = LinkPage(
-            chrome: try await chrome(identity, resumePoint: resumePoint, title: strings.linkHeading(for: issued.user.displayName), tab: .people, flash: flash),
-            heading: strings.linkHeading(for: issued.user.displayName), headingId: "link-heading",
-            instructions: strings.linkInstructions(for: issued.user.displayName, until: issued.expiresAt, timeZone: osloTimeZone),
-            linkLabel: strings.linkLabel, url: "\(site.origin)/password/\(issued.code)",
-            codeInstructions: strings.linkCodeInstructions(site: site.name), codeLabel: strings.codeLabel, code: issued.code,
-            back: LinkItem(text: issued.user.displayName, href: "/people/\(issued.user.id)"))
-        var response = try renderer.page("link", model, status: status)
+            chrome: try await chrome(identity, resumePoint: resumePoint, title: strings.linkHeading(for: person.displayName), tab: .people, flash: flash),
+            heading: strings.linkHeading(for: person.displayName), headingId: "link-heading",
+            instructions: strings.linkInstructions(for: person.displayName, until: expiresAt, timeZone: osloTimeZone),
+            linkLabel: strings.linkLabel, url: "\(site.origin)/password/\(code)", urlStart: "\(site.origin)/password/",
+            codeInstructions: strings.linkCodeInstructions(site: site.name), codeLabel: strings.codeLabel, code: code,
+            codeGroups: CodeGroup.groups(of: code),
+            back: LinkItem(text: person.displayName, href: "/people/\(person.id)"))
+        var response = try renderer.page("link", model)
         response.headers[.cacheControl] = "no-store"
         return response
     }
@@ -226,7 +260,7 @@ extension PagesController {
     func issueLink(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context).require(.coordinator, .admin)
         let issued = try await services.users.issueLink(for: try personID(context), by: identity.user)
-        return try await linkPage(request, identity, issued, flash: Strings(identity.user.language).linkMade, status: .ok)
+        return try handOver(issued, identity, done: "link")
     }
 
     func setActive(_ active: Bool, _ request: Request, _ context: VarselContext) async throws -> Response {
@@ -307,7 +341,8 @@ extension PagesController {
 
     /// Where a code read aloud over the phone is typed in.
     func codeEntryPage(_ request: Request, context: VarselContext) async throws -> Response {
-        if let typed = request.uri.queryParameters["code"].map(String.init) {
+        // The form's query writes a space as `+` (a code is typed in its groups, as it was read aloud).
+        if let typed = request.uri.queryParameters["code"].map({ String($0).replacingOccurrences(of: "+", with: " ") }) {
             if let code = SetPasswordCode.normalized(typed) { return .redirect(to: "/password/\(code)", type: .normal) }
             return try renderer.page("password", SetPasswordPage(request, strings: anonymousStrings(request), code: nil, holder: nil,
                                                                  error: anonymousStrings(request).codeNotValid), status: .unprocessableContent)

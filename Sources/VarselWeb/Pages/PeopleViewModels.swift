@@ -24,6 +24,8 @@ struct PersonRowView {
     var id: String
     var href: String
     var name: String
+    /// A deactivated person's visible mark (`Deactivated`), hidden from screen readers: ``name`` says it already.
+    var stateMark: String?
 }
 
 /// The form to add a person.
@@ -69,10 +71,26 @@ struct LinkPage {
     var instructions: String
     var linkLabel: String
     var url: String
+    /// The link up to its code (`https://varsel.example/password/`), shown before the code's groups.
+    var urlStart: String
     var codeInstructions: String
     var codeLabel: String
     var code: String
+    /// The code in its groups, each kept on one line.
+    var codeGroups: [CodeGroup]
     var back: LinkItem
+}
+
+/// One group of a set-password code (`417B`), and whether a dash follows it.
+struct CodeGroup {
+    var text: String
+    var isLast: Bool
+
+    /// `417B-R1XK-ZEC3` as its three groups.
+    static func groups(of code: String) -> [CodeGroup] {
+        let parts = code.split(separator: "-").map(String.init)
+        return parts.enumerated().map { CodeGroup(text: $0.element, isLast: $0.offset == parts.count - 1) }
+    }
 }
 
 /// A person's page.

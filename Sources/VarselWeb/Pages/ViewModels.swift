@@ -289,6 +289,8 @@ struct SignInPage {
     var error: String?
     var username: String
     var next: String
+    /// The link to the page where a new person types the code their coordinator read to them.
+    var haveCode: String
     /// Signing in with a passkey, when the server has a relying party (`--public-url`).
     var passkey: PasskeySignInView?
 }
