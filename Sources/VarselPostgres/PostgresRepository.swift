@@ -90,6 +90,18 @@ public final class PostgresRepository: VarselRepository, Sendable {
     /// Closes the pool.
     public func shutdown() { runner.cancel() }
 
+    /// The server's version as a number (`150004` for 15.4) and as it names it.
+    public func serverVersion() async throws -> (number: Int, name: String) {
+        try await read { connection in
+            let row = try await Self.one(connection.query("SELECT current_setting('server_version_num')::int, current_setting('server_version')", logger: logger))
+            let (number, name) = try row.decode((Int, String).self)
+            return (number, name)
+        }
+    }
+
+    /// The oldest PostgreSQL Varsel runs on.
+    public static let oldestServerVersion = (number: 130000, name: "13")
+
     // MARK: For tests of several instances
 
     /// The database URL this repository was opened with.

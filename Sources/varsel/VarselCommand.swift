@@ -9,7 +9,7 @@ struct Varsel: AsyncParsableCommand {
         commandName: "varsel",
         abstract: "An accessible notification centre for peer mentors who use a screen reader.",
         version: "varsel \(VarselRelease.version)",
-        subcommands: [ServeCommand.self, UserCommand.self, KeysCommand.self, TranscriptCommand.self]
+        subcommands: [ServeCommand.self, CheckCommand.self, UserCommand.self, KeysCommand.self, TranscriptCommand.self]
     )
 
     /// Runs the command; a mistake in the arguments is answered in one sentence with exit code 1, like any other
@@ -145,6 +145,31 @@ struct ServeCommand: AsyncParsableCommand {
             FileHandle.standardOutput.write(Data("Varsel is listening on http://\(host):\(port)\n".utf8))
         })
         try await app.runService()
+    }
+}
+
+/// Checks the settings `serve` would start with, changing nothing.
+struct CheckCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Check the database, the data key, the VAPID key and subject and the public URL that `varsel serve` would use; nothing is changed.")
+
+    @Option(help: "The SQLite database file, or a PostgreSQL URL (default: VARSEL_DATABASE, else ./varsel.sqlite).") var database: String?
+    @Option(help: "The data key file (default: VARSEL_DATA_KEY_FILE).") var dataKeyFile: String?
+    @Option(help: "The URL users reach the service at (default: VARSEL_PUBLIC_URL).") var publicURL: String?
+    @Option(help: "A PEM file with the VAPID private key, as given to serve.") var vapidKeyFile: String?
+    @Option(help: "The VAPID subject, as given to serve.") var vapidSubject: String?
+
+    func run() async throws {
+        let findings = await Administration.check(Administration.CheckedSettings(
+            database: Administration.database(database), dataKeyFile: Administration.dataKeyFile(dataKeyFile),
+            publicURL: publicURL ?? Administration.environmentPublicURL, vapidKeyFile: vapidKeyFile, vapidSubject: vapidSubject))
+        for finding in findings { print(finding.line) }
+        let problems = findings.filter(\.isProblem).count
+        guard problems == 0 else {
+            throw Administration.Failure(problems == 1 ? "1 problem found: see the line that starts with Problem."
+                                         : "\(problems) problems found: see the lines that start with Problem.")
+        }
     }
 }
 

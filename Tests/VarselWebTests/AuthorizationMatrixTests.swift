@@ -148,9 +148,12 @@ struct AuthorizationMatrixTests {
         "GET /people": Row(303, 403, 403, 200, 200),
         "GET /people/new": Row(303, 403, 403, 200, 200),
         // The coordinator adds the newcomer; the admin then finds the username taken.
-        "POST /people": Row(303, 403, 403, 201, 409, body: form + "&username=newcomer&displayName=New+Comer&role=mentor&language=en"),
+        // Added: a redirect to the page that shows the new link (the admin then finds the username taken).
+        "POST /people": Row(303, 403, 403, 303, 409, body: form + "&username=newcomer&displayName=New+Comer&role=mentor&language=en"),
         "GET /people/{id}": Row(303, 403, 403, 200, 200),
-        "POST /people/{id}/link": Row(303, 403, 403, 200, 200, body: form),
+        "POST /people/{id}/link": Row(303, 403, 403, 303, 303, body: form),
+        // Without the link handed over from the form, the person's page says it was shown once.
+        "GET /people/{id}/link": Row(303, 403, 403, 303, 303),
         "POST /people/{id}/deactivate": Row(303, 403, 403, 303, 303, body: form),
         "POST /people/{id}/reactivate": Row(303, 403, 403, 303, 303, body: form),
         "POST /people/{id}/role": Row(303, 403, 403, 403, 303, body: form + "&role=mentor"),

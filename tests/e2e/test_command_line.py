@@ -145,7 +145,8 @@ def postgres_roles():
     create_role("varsel_refused")
     create_role("varsel_plain")
     suffix = os.getpid()
-    databases = {"plain": f"varsel_plain_{suffix}", "empty": f"varsel_empty_{suffix}", "own": f"varsel_own_{suffix}"}
+    databases = {"plain": f"varsel_plain_{suffix}", "empty": f"varsel_empty_{suffix}", "own": f"varsel_own_{suffix}",
+                 "checked": f"varsel_checked_{suffix}"}
     for key, name in databases.items():
         psql(f"CREATE DATABASE {name}" + (" OWNER varsel_password" if key == "own" else ""))
     server = POSTGRES.split("@", 1)[1].rsplit("/", 1)[0]
@@ -229,3 +230,58 @@ def test_serve_stops_at_once_with_the_same_sentence_on_a_refused_password(postgr
         assert "the right one" not in "".join(served.output) and "the%20right%20one" not in "".join(served.output)
     finally:
         served.stop()
+
+
+def test_check_says_what_serve_would_find_wrong_and_changes_nothing(tmp_path):
+    database = tmp_path / "varsel.sqlite"
+    unset = {"VARSEL_PUBLIC_URL": "", "VARSEL_DATA_KEY_FILE": "", "VARSEL_DATABASE": ""}
+    missing = run_varsel("check", "--database", str(database), env=unset)
+    assert_one_sentence(missing)
+    assert missing.stdout.splitlines() == [
+        f"Problem: There is no database at {shown(database)}: check --database or VARSEL_DATABASE; only `varsel serve` and "
+        "`varsel user add` make a new one.",
+        "Problem: No data key file is given (--data-key-file or VARSEL_DATA_KEY_FILE): personal details would be stored unencrypted; "
+        "make one with `varsel keys create`.",
+        "Problem: No public URL is set (--public-url or VARSEL_PUBLIC_URL): links in messages would start with the address the server "
+        "listens on, and passkeys are off.",
+        "OK: No VAPID key file is given: the server makes a VAPID key on its first start and keeps it in the database.",
+        "Problem: No VAPID subject is set (--vapid-subject), and no https public URL stands in for it: push services may refuse pushes.",
+    ]
+    assert missing.stderr.strip() == "Error: 4 problems found: see the lines that start with Problem."
+    assert not database.exists()
+
+    # The demo encrypts the visited people's details under a key file beside its database.
+    from varsel_server import VarselServer
+    VarselServer(database=database).start().stop()
+    key_file = str(database) + ".key"
+    fine = run_varsel("check", "--database", str(database), "--data-key-file", key_file, "--public-url", "https://varsel.example", env=unset)
+    assert fine.returncode == 0, fine.stdout + fine.stderr
+    assert all(line.startswith("OK: ") for line in fine.stdout.splitlines()), fine.stdout
+    assert f"OK: The data key file {key_file} opens everything encrypted in {shown(database)}" in fine.stdout
+
+    without = run_varsel("check", "--database", str(database), "--public-url", "https://varsel.example", env=unset)
+    assert_one_sentence(without)
+    assert (f"Problem: {shown(database)} holds encrypted personal details, and no data key file is given: name it with "
+            "--data-key-file or VARSEL_DATA_KEY_FILE.") in without.stdout.splitlines()
+    assert without.stderr.strip() == "Error: 1 problem found: see the line that starts with Problem."
+
+    other = str(tmp_path / "other.key")
+    assert run_varsel("keys", "create", "--data-key-file", other).returncode == 0
+    wrong = run_varsel("check", "--database", str(database), "--data-key-file", other, "--public-url", "https://varsel.example", env=unset)
+    assert_one_sentence(wrong)
+    [line] = [line for line in wrong.stdout.splitlines() if "data key file" in line]
+    assert re.fullmatch(rf"Problem: The data key file {re.escape(other)} lacks [0-9a-f]+, under which details in {re.escape(shown(database))} "
+                        r"are encrypted: use the file the server used\.", line), line
+    # Nothing was written: the same check passes with the right file, and the other file was not recorded anywhere.
+    assert run_varsel("check", "--database", str(database), "--data-key-file", key_file, "--public-url", "https://varsel.example",
+                      env=unset).returncode == 0
+
+
+def test_check_names_the_postgresql_version(postgres_roles):
+    server, databases = postgres_roles
+    url = f"postgres://varsel@{server}/{databases['checked']}"
+    assert run_varsel("user", "add", "ola", "--role", "admin", "--database", url, "--bcrypt-cost", "4", stdin="a long password\n").returncode == 0
+    result = run_varsel("check", "--database", url, "--public-url", "https://varsel.example", env={"VARSEL_DATA_KEY_FILE": ""})
+    first = result.stdout.splitlines()[0]
+    assert re.fullmatch(rf"OK: The database {re.escape(url)} opens and has Varsel's tables, "
+                        r"on PostgreSQL \d+(\.\d+)?( \(.*\))?\.", first), first
