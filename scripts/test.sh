@@ -7,8 +7,9 @@ cd "$(dirname "$0")/.."
 # Chromium for the browser tests; Orca, Xvfb, the AT-SPI bus, D-Bus, openbox and xdotool for the screen-reader suite,
 # which also reads Firefox ESR and WebKitGTK (its MiniBrowser), and what they report through AT-SPI (python3-pyatspi).
 # PostgreSQL and nginx for the several-instances store and its high-availability test.
+# debootstrap makes the Debian without Swift that the release package is installed into.
 apt_packages=(libsqlite3-dev chromium fonts-dejavu-core orca at-spi2-core dbus-x11 xvfb openbox xdotool postgresql nginx
-              firefox-esr libwebkit2gtk-4.1-0 python3-pyatspi)
+              firefox-esr libwebkit2gtk-4.1-0 python3-pyatspi debootstrap)
 missing=()
 for package in "${apt_packages[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
@@ -30,6 +31,12 @@ start_test_postgres
 swift build --build-tests
 swift test --skip-build
 
+# The release package (a release build with the Swift standard library inside the binary) is built meanwhile, at a
+# lower priority, and installed into a Debian without Swift at the end.
+package_log="$(mktemp)"
+nice -n 10 ./scripts/package.sh >"$package_log" 2>&1 &
+package_pid=$!
+
 # End-to-end: a real server on a temporary SQLite file, driven over sockets and by Debian's Chromium.
 python3 -m pytest -q tests/e2e
 
@@ -38,6 +45,14 @@ python3 -m pytest -q tests/e2e
 # Orca reacts to keys asynchronously and can lag on a loaded machine; a test that failed is run once more, on its
 # own, and must pass then (a real regression fails both times).
 python3 -m pytest -q tests/screenreader || python3 -m pytest -q --last-failed tests/screenreader
+
+# The release: installed with apt into a minimal Debian made by debootstrap, where `varsel serve --demo` must run.
+if ! wait "$package_pid"; then
+  cat "$package_log"
+  exit 1
+fi
+tail -1 "$package_log"
+python3 -m pytest -q tests/package
 
 # Fuzzing: schemathesis against the served OpenAPI document, as a mentor and as a coordinator, on a small
 # budget (scripts/fuzz.sh runs longer): no 5xx, responses match the schema, errors are problem+json.

@@ -44,7 +44,7 @@ struct ServeCommand: AsyncParsableCommand {
     var database: String?
     @Flag(help: "Create the demo users and notifications (once).") var demo = false
     @Flag(help: "Mark the session cookie Secure even when --public-url is not https.") var secureCookies = false
-    @Option(help: "The URL users reach the service at (https://varsel.example); an https URL makes cookies Secure.")
+    @Option(help: "The URL users reach the service at (https://varsel.example; default: VARSEL_PUBLIC_URL); an https URL makes cookies Secure.")
     var publicURL: String?
     @Option(help: "A proxy (CIDR) whose X-Forwarded-For is believed; repeat for several.") var trustedProxy: [String] = []
     @Option(help: "The bearer token /metrics requires (or VARSEL_METRICS_TOKEN); without one /metrics is off.")
@@ -108,9 +108,9 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.loadsDemo = demo
         configuration.bcryptCost = bcryptCost
         configuration.http.isCookieSecure = secureCookies
-        if let publicURL {
+        if let publicURL = publicURL ?? Administration.environmentPublicURL {
             guard let url = URL(string: publicURL), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
-                throw Administration.Failure("--public-url must be an http or https URL, such as https://varsel.example.")
+                throw Administration.Failure("--public-url (or VARSEL_PUBLIC_URL) must be an http or https URL, such as https://varsel.example.")
             }
             configuration.http.publicURL = url
         }

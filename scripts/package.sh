@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Builds a release of Varsel that installs without Swift: the binary with the Swift standard library linked
+# statically, beside the resources it serves, as
+#   dist/varsel-<version>-linux-<arch>.tar.gz   (bin/varsel, lib/varsel/, the systemd unit, an example env file, docs)
+#   dist/varsel_<version>_<debian arch>.deb      (installs to /usr; makes the varsel user, /etc/varsel and /var/lib/varsel)
+# Run from anywhere; PACKAGE_SKIP_BUILD=1 packages the release binary already built.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [[ "${PACKAGE_SKIP_BUILD:-0}" != 1 ]]; then
+  swift build -c release --product varsel --static-swift-stdlib
+fi
+bin_dir="$(swift build -c release --show-bin-path)"
+binary="$bin_dir/varsel"
+resources="$bin_dir/varsel_VarselWeb.resources"
+[[ -x "$binary" && -d "$resources" ]] || { echo "No release build at $bin_dir: run without PACKAGE_SKIP_BUILD." >&2; exit 1; }
+
+version="$("$binary" --version | awk '{print $2}')"
+arch="$(uname -m)"
+case "$arch" in
+  x86_64) deb_arch=amd64 ;;
+  aarch64) deb_arch=arm64 ;;
+  *) echo "No Debian architecture known for $arch." >&2; exit 1 ;;
+esac
+
+# The libraries the binary still loads from the system (the Swift ones are inside it), as Debian packages.
+if ldd "$binary" | grep -q 'libswift'; then
+  echo "The binary loads a Swift library from the system: it would not run without Swift." >&2
+  exit 1
+fi
+depends="libc6, libsqlite3-0"
+for library in libstdc++ libgcc_s libz; do
+  if ldd "$binary" | grep -q "$library"; then
+    case "$library" in
+      libstdc++) depends+=", libstdc++6" ;;
+      libgcc_s) depends+=", libgcc-s1" ;;
+      libz) depends+=", zlib1g" ;;
+    esac
+  fi
+done
+
+dist="dist"
+stage="$(mktemp -d)"
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$dist"
+
+# The program and its resources stay together: it finds them beside its own file, also through a symbolic link.
+install_tree() {
+  local root="$1"
+  install -d "$root/lib/varsel"
+  install -m 755 "$binary" "$root/lib/varsel/varsel"
+  strip "$root/lib/varsel/varsel" 2>/dev/null || true
+  cp -R "$resources" "$root/lib/varsel/"
+  install -d "$root/bin"
+  ln -s ../lib/varsel/varsel "$root/bin/varsel"
+}
+
+# The tarball: extract anywhere (for example /opt) and link bin/varsel into the PATH.
+name="varsel-$version-linux-$arch"
+tree="$stage/$name"
+install_tree "$tree"
+install -d "$tree/share/doc/varsel"
+cp README.md docs/*.md "$tree/share/doc/varsel/"
+install -m 644 packaging/varsel@.service "$tree/varsel@.service"
+install -m 644 packaging/env.example "$tree/env.example"
+tar -C "$stage" -czf "$dist/$name.tar.gz" "$name"
+
+# The Debian package.
+deb="$stage/deb"
+install_tree "$deb/usr"
+install -d "$deb/usr/share/doc/varsel" "$deb/lib/systemd/system" "$deb/etc/varsel" "$deb/DEBIAN"
+cp README.md docs/*.md "$deb/usr/share/doc/varsel/"
+install -m 644 packaging/varsel@.service "$deb/lib/systemd/system/varsel@.service"
+install -m 640 packaging/env.example "$deb/etc/varsel/env"
+install -m 755 packaging/deb/postinst packaging/deb/postrm "$deb/DEBIAN/"
+echo "/etc/varsel/env" > "$deb/DEBIAN/conffiles"
+size="$(du -sk "$deb/usr" "$deb/lib" "$deb/etc" | awk '{sum += $1} END {print sum}')"
+cat > "$deb/DEBIAN/control" <<CONTROL
+Package: varsel
+Version: $version
+Architecture: $deb_arch
+Maintainer: Varsel <drift@varsel.example>
+Installed-Size: $size
+Depends: $depends, passwd
+Section: net
+Priority: optional
+Homepage: https://varsel.example
+Description: accessible notification centre for peer mentors who use a screen reader
+ Varsel sends peer mentors their assignments, certification warnings and training
+ scenarios, read aloud by VoiceOver, TalkBack, NVDA and Orca, in the browser and by
+ Web Push. Run it with systemd (varsel@PORT); settings are in /etc/varsel/env.
+CONTROL
+deb_file="$dist/varsel_${version}_${deb_arch}.deb"
+dpkg-deb --root-owner-group --build "$deb" "$deb_file" >/dev/null
+
+echo "Built $dist/$name.tar.gz and $deb_file (varsel $version, depends on: $depends)."

@@ -1,0 +1,119 @@
+"""The release installs and runs where there is no Swift: a minimal Debian made with debootstrap, the .deb installed
+with apt as an operator would, `varsel serve --demo` started as the varsel user, and its pages read over HTTP.
+
+Needs root (debootstrap, chroot, mounts) and the packages from scripts/package.sh in dist/."""
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import socket
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DIST = ROOT / "dist"
+
+
+def only(pattern: str) -> Path:
+    found = sorted(DIST.glob(pattern))
+    assert len(found) == 1, f"expected one {pattern} in {DIST} (run scripts/package.sh): {found}"
+    return found[0]
+
+
+def run(*arguments, **options) -> subprocess.CompletedProcess:
+    return subprocess.run(arguments, capture_output=True, text=True, timeout=600, **options)
+
+
+@pytest.fixture(scope="module")
+def debian(tmp_path_factory):
+    """A minimal Debian 12 root, without Swift, with /proc and /dev for the programs run in it."""
+    if os.geteuid() != 0:
+        pytest.skip("debootstrap and chroot need root")
+    if not shutil.which("debootstrap"):
+        pytest.skip("debootstrap is not installed (scripts/test.sh installs it)")
+    root = tmp_path_factory.mktemp("debian") / "root"
+    made = run("debootstrap", "--variant=minbase", "bookworm", str(root), "http://deb.debian.org/debian")
+    assert made.returncode == 0, made.stdout[-2000:] + made.stderr[-2000:]
+    shutil.copy("/etc/resolv.conf", root / "etc/resolv.conf")
+    mounts = []
+    for source, target, extra in (("proc", "proc", ["-t", "proc"]), ("/dev", "dev", ["--bind"])):
+        assert run("mount", *extra, source, str(root / target)).returncode == 0
+        mounts.append(root / target)
+    yield root
+    for mount in reversed(mounts):
+        run("umount", "-l", str(mount))
+
+
+def chroot(root: Path, *command: str, **options) -> subprocess.CompletedProcess:
+    return run("chroot", str(root), *command, **options)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_the_deb_installs_on_a_debian_without_swift_and_serves_the_demo(debian):
+    deb = only("varsel_*.deb")
+    assert not (debian / "usr/bin/swift").exists() and chroot(debian, "sh", "-c", "command -v swift").returncode != 0
+    shutil.copy(deb, debian / "tmp" / deb.name)
+    installed = chroot(debian, "apt-get", "install", "-y", "-q", f"/tmp/{deb.name}",
+                       env={**os.environ, "DEBIAN_FRONTEND": "noninteractive", "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"})
+    assert installed.returncode == 0, installed.stdout[-3000:] + installed.stderr[-3000:]
+
+    version = chroot(debian, "varsel", "--version")
+    assert version.returncode == 0, version.stderr
+    assert version.stdout.strip() == f"varsel {deb.name.split('_')[1]}"
+    # The system user, its data directory, the settings readable by its group only, the systemd unit.
+    assert chroot(debian, "id", "-u", "varsel").returncode == 0
+    assert chroot(debian, "stat", "-c", "%U:%G %a", "/var/lib/varsel").stdout.strip() == "varsel:varsel 750"
+    assert chroot(debian, "stat", "-c", "%U:%G %a", "/etc/varsel/env").stdout.strip() == "root:varsel 640"
+    assert (debian / "lib/systemd/system/varsel@.service").exists()
+
+    # The demo, run as the varsel user in its data directory, answers on a port of this machine.
+    port = free_port()
+    server = subprocess.Popen(
+        ["chroot", str(debian), "setpriv", "--reuid=varsel", "--regid=varsel", "--init-groups", "sh", "-c",
+         f"cd /var/lib/varsel && VARSEL_DEMO_PASSWORD='a demo password' exec varsel serve --demo --port {port} --bcrypt-cost 4"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        output = []
+        while time.monotonic() < deadline:
+            line = server.stdout.readline()
+            if not line:
+                break
+            output.append(line)
+            if f"Varsel is listening on http://127.0.0.1:{port}" in line:
+                break
+        assert any("Varsel is listening" in line for line in output), "".join(output)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=10) as response:
+            assert response.status == 200
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/signin", timeout=10) as response:
+            page = response.read().decode()
+            assert response.status == 200 and "<title>Sign in – Varsel</title>" in page and 'id="have-code"' in page
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/static/varsel.css", timeout=10) as response:
+            assert response.status == 200
+        # The database it made is the varsel user's, in its data directory.
+        assert chroot(debian, "stat", "-c", "%U", "/var/lib/varsel/varsel.sqlite").stdout.strip() == "varsel"
+    finally:
+        server.terminate()
+        server.wait(20)
+
+
+def test_the_tarball_runs_from_where_it_is_unpacked(debian):
+    tarball = only("varsel-*-linux-*.tar.gz")
+    unpacked = run("tar", "-xzf", str(tarball), "-C", str(debian / "opt"))
+    assert unpacked.returncode == 0, unpacked.stderr
+    name = tarball.name.removesuffix(".tar.gz")
+    for part in ("bin/varsel", "lib/varsel/varsel", "varsel@.service", "env.example", "share/doc/varsel/deploy.md"):
+        assert (debian / "opt" / name / part).exists(), part
+    listed = chroot(debian, f"/opt/{name}/bin/varsel", "transcript")
+    assert listed.returncode == 0, listed.stderr
+    assert "Assignment: New assignment, Visit Kari Nordmann at Storgata 1 on Tuesday" in listed.stdout
