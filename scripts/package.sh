@@ -3,12 +3,13 @@
 # statically, beside the resources it serves, as
 #   dist/varsel-<version>-linux-<arch>.tar.gz   (bin/varsel, lib/varsel/, the systemd unit, an example env file, docs)
 #   dist/varsel_<version>_<debian arch>.deb      (installs to /usr; makes the varsel user, /etc/varsel and /var/lib/varsel)
-# Run from anywhere; PACKAGE_SKIP_BUILD=1 packages the release binary already built.
+# Run from anywhere; PACKAGE_SKIP_BUILD=1 packages the release binary already built; PACKAGE_JOBS=N builds with at most
+# N compile jobs at once (scripts/test.sh builds it beside the screen-reader suite with one).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [[ "${PACKAGE_SKIP_BUILD:-0}" != 1 ]]; then
-  swift build -c release --product varsel --static-swift-stdlib
+  swift build -c release --product varsel --static-swift-stdlib ${PACKAGE_JOBS:+-j "$PACKAGE_JOBS"}
 fi
 bin_dir="$(swift build -c release --show-bin-path)"
 binary="$bin_dir/varsel"

@@ -31,14 +31,15 @@ start_test_postgres
 swift build --build-tests
 swift test --skip-build
 
-# The release package (a release build with the Swift standard library inside the binary) is built meanwhile, at a
-# lower priority, and installed into a Debian without Swift at the end.
-package_log="$(mktemp)"
-nice -n 10 ./scripts/package.sh >"$package_log" 2>&1 &
-package_pid=$!
-
 # End-to-end: a real server on a temporary SQLite file, driven over sockets and by Debian's Chromium.
 python3 -m pytest -q tests/e2e
+
+# The release package (a release build with the Swift standard library inside the binary) is built while the
+# screen-reader suite runs, which mostly waits for speech: one compile job at the lowest priority, so the suite keeps a
+# core of its own. It is installed into a Debian without Swift at the end.
+package_log="$(mktemp)"
+PACKAGE_JOBS=1 nice -n 19 ./scripts/package.sh >"$package_log" 2>&1 &
+package_pid=$!
 
 # What a real screen reader says: Orca reading Chromium, Firefox and WebKit on a headless desktop, speech from Orca's
 # own log.
