@@ -143,7 +143,15 @@ public enum Administration {
         } catch {
             throw Failure("Could not open the SQLite database at \(shown): check that its folder exists and can be written.")
         }
-        return try await body(sqlite, isNew)
+        do {
+            return try await body(sqlite, isNew)
+        } catch {
+            // A database made for work that was then refused (a taken role name, a short password) is not left behind.
+            if isNew {
+                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) }
+            }
+            throw error
+        }
     }
 
     /// Opens the store at `database` as ``withStore(_:keys:creating:_:)`` does, builds the services over it (the same

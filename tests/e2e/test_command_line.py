@@ -71,6 +71,14 @@ def test_user_add_says_when_it_made_the_database_and_every_command_names_it(tmp_
     assert reactivated.stdout == f"Reactivated bo in {shown(database)}: they can sign in again.\n", reactivated.stderr
 
 
+def test_a_refused_user_add_leaves_no_new_database_behind(tmp_path):
+    database = tmp_path / "people.sqlite"
+    refused = run_varsel("user", "add", "kim", "--role", "boss", "--database", str(database), "--bcrypt-cost", "4", stdin="a long password\n")
+    assert_one_sentence(refused)
+    assert "role must be mentor, coordinator or admin" in refused.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_user_add_with_a_link_reads_no_password_and_says_which_address_the_link_uses(tmp_path):
     database = tmp_path / "people.sqlite"
     environment = {"VARSEL_PUBLIC_URL": ""}
