@@ -25,13 +25,14 @@ case "$arch" in
 esac
 
 # The libraries the binary still loads from the system (the Swift ones are inside it), as Debian packages.
-if ldd "$binary" | grep -q 'libswift'; then
+libraries="$(ldd "$binary")"
+if grep -q 'libswift' <<<"$libraries"; then
   echo "The binary loads a Swift library from the system: it would not run without Swift." >&2
   exit 1
 fi
 depends="libc6, libsqlite3-0"
 for library in libstdc++ libgcc_s libz; do
-  if ldd "$binary" | grep -q "$library"; then
+  if grep -q "$library" <<<"$libraries"; then
     case "$library" in
       libstdc++) depends+=", libstdc++6" ;;
       libgcc_s) depends+=", libgcc-s1" ;;

@@ -53,6 +53,11 @@ def chroot(root: Path, *command: str, **options) -> subprocess.CompletedProcess:
     return run("chroot", str(root), *command, **options)
 
 
+def as_varsel(root: Path, script: str) -> subprocess.CompletedProcess:
+    """Runs a shell line in the root as the varsel user, in its data directory."""
+    return chroot(root, "setpriv", "--reuid=varsel", "--regid=varsel", "--init-groups", "sh", "-c", f"cd /var/lib/varsel && {script}")
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -67,6 +72,14 @@ def test_the_deb_installs_on_a_debian_without_swift_and_serves_the_demo(debian):
                        env={**os.environ, "DEBIAN_FRONTEND": "noninteractive", "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"})
     assert installed.returncode == 0, installed.stdout[-3000:] + installed.stderr[-3000:]
 
+    # Every library the binary loads is there, brought by the package's dependencies; none of them is Swift's.
+    libraries = chroot(debian, "ldd", "/usr/lib/varsel/varsel").stdout
+    assert "not found" not in libraries and "libswift" not in libraries, libraries
+    depends = run("dpkg-deb", "-f", str(deb), "Depends").stdout
+    for library, package in (("libstdc++", "libstdc++6"), ("libgcc_s", "libgcc-s1"), ("libz.so", "zlib1g"), ("libsqlite3", "libsqlite3-0")):
+        if library in libraries:
+            assert package in depends, (package, depends)
+
     version = chroot(debian, "varsel", "--version")
     assert version.returncode == 0, version.stderr
     assert version.stdout.strip() == f"varsel {deb.name.split('_')[1]}"
@@ -75,12 +88,26 @@ def test_the_deb_installs_on_a_debian_without_swift_and_serves_the_demo(debian):
     assert chroot(debian, "stat", "-c", "%U:%G %a", "/var/lib/varsel").stdout.strip() == "varsel:varsel 750"
     assert chroot(debian, "stat", "-c", "%U:%G %a", "/etc/varsel/env").stdout.strip() == "root:varsel 640"
     assert (debian / "lib/systemd/system/varsel@.service").exists()
+    assert chroot(debian, "stat", "-c", "%U:%G %a", "/etc/varsel/keys").stdout.strip() == "varsel:varsel 700"
+
+    # The guide's first commands, as it writes them: the data key made by the varsel user, then `varsel check` with the
+    # settings file read the way the guide reads it.
+    made = as_varsel(debian, "varsel keys create --data-key-file /etc/varsel/keys/data.key")
+    assert made.returncode == 0 and made.stdout.startswith("Made the data key file /etc/varsel/keys/data.key"), made.stdout + made.stderr
+    (debian / "etc/varsel/env").write_text((debian / "etc/varsel/env").read_text()
+                                           .replace("#VARSEL_DATA_KEY_FILE=", "VARSEL_DATA_KEY_FILE=")
+                                           .replace("#VARSEL_PUBLIC_URL=", "VARSEL_PUBLIC_URL="))
+    assert as_varsel(debian, "varsel user add anne --role admin --link").returncode == 0
+    checked = as_varsel(debian, "set -a; . /etc/varsel/env; exec varsel check --vapid-subject mailto:drift@varsel.example")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "OK: The data key file /etc/varsel/keys/data.key opens everything encrypted in /var/lib/varsel/varsel.sqlite" in checked.stdout
 
     # The demo, run as the varsel user in its data directory, answers on a port of this machine.
     port = free_port()
     server = subprocess.Popen(
         ["chroot", str(debian), "setpriv", "--reuid=varsel", "--regid=varsel", "--init-groups", "sh", "-c",
-         f"cd /var/lib/varsel && VARSEL_DEMO_PASSWORD='a demo password' exec varsel serve --demo --port {port} --bcrypt-cost 4"],
+         f"cd /var/lib/varsel && VARSEL_DEMO_PASSWORD='a demo password' exec varsel serve --demo --port {port} --bcrypt-cost 4 "
+         "--database /var/lib/varsel/demo.sqlite"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         deadline = time.monotonic() + 60
@@ -101,7 +128,7 @@ def test_the_deb_installs_on_a_debian_without_swift_and_serves_the_demo(debian):
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/static/varsel.css", timeout=10) as response:
             assert response.status == 200
         # The database it made is the varsel user's, in its data directory.
-        assert chroot(debian, "stat", "-c", "%U", "/var/lib/varsel/varsel.sqlite").stdout.strip() == "varsel"
+        assert chroot(debian, "stat", "-c", "%U", "/var/lib/varsel/demo.sqlite").stdout.strip() == "varsel"
     finally:
         server.terminate()
         server.wait(20)
