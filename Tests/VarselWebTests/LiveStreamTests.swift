@@ -88,6 +88,18 @@ extension LiveStreamTests {
     }
 
     /// The body of `path` for Kari while one notification is sent live, ended by signing the stream's session out.
+    /// Waits until `condition` holds, for at most 30 seconds; then fails naming what it waited for, rather than hang.
+    static func waitFor(_ what: String, _ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(30))
+        while !condition() {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("Waited 30 seconds for \(what)")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
     static func streamBody(_ path: String, sending message: Validation.ValidNotification) async throws -> (TestWorld, String) {
         let world = try await TestWorld()
         let kari = try #require(world.kari)
@@ -98,10 +110,11 @@ extension LiveStreamTests {
             let token = try await client.token("kari")
             let services = world.services
             let driver = Task {
-                while services.broker.streamCount(userID: kari.id) == 0 { try await Task.sleep(for: .milliseconds(5)) }
+                try await Self.waitFor("kari's stream to open") { services.broker.streamCount(userID: kari.id) > 0 }
                 _ = try await services.sender.send(message, from: world.coordinator.id, to: [kari.id])
-                while services.metrics.eventsDelivered < 2 { try await Task.sleep(for: .milliseconds(5)) }
-                services.broker.endStreams(ofSession: Tokens.hash(token))
+                // The stream's start and the notification; whatever happens, the stream is ended so the call returns.
+                defer { services.broker.endStreams(ofSession: Tokens.hash(token)) }
+                try await Self.waitFor("the notification to be delivered") { services.metrics.eventsDelivered >= 2 }
             }
             let response = try await client.call(.get, path, token: token)
             try await driver.value
