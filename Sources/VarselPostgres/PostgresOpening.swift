@@ -79,13 +79,12 @@ extension PostgresRepository {
     /// Connects once, before the pool is made, to learn at once why the database cannot be opened: the pool retries
     /// every failure, so a wrong password would otherwise look like a server that never answers.
     static func probe(url: String, logger: Logger) async throws {
-        guard let components = URLComponents(string: url), let host = components.host, let user = components.user else { throw PostgresURLError() }
-        let port = components.port ?? 5432
-        let path = components.path.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
-        let database = path.isEmpty ? user : path
-        let requiresTLS = components.queryItems?.first { $0.name == "sslmode" }?.value == "require"
-        var connection = PostgresConnection.Configuration(host: host, port: port, username: user, password: components.password,
-                                                          database: database, tls: requiresTLS ? .require(try NIOSSLContext(configuration: .makeClientConfiguration())) : .disable)
+        let parts = try URLParts(url)
+        let (host, port, user) = (parts.host, parts.port, parts.user)
+        let database = parts.database ?? user
+        var connection = PostgresConnection.Configuration(host: host, port: port, username: user, password: parts.password,
+                                                          database: database,
+                                                          tls: parts.requiresTLS ? .require(try NIOSSLContext(configuration: .makeClientConfiguration())) : .disable)
         connection.options.connectTimeout = TimeAmount.seconds(Int64(connectTimeout))
         do {
             let opened = try await PostgresConnection.connect(on: MultiThreadedEventLoopGroup.singleton.any(), configuration: connection,

@@ -123,15 +123,10 @@ public final class PostgresRepository: VarselRepository, Sendable {
 
     /// Reads `postgres://user:password@host:port/database`; TLS is used when `sslmode=require` is given.
     public static func configuration(from url: String) throws -> PostgresClient.Configuration {
-        guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme?.lowercased() ?? ""),
-              let host = components.host, let user = components.user, !user.isEmpty else {
-            throw PostgresURLError()
-        }
-        let database = components.path.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
-        let requiresTLS = components.queryItems?.first { $0.name == "sslmode" }?.value == "require"
+        let parts = try URLParts(url)
         var configuration = PostgresClient.Configuration(
-            host: host, port: components.port ?? 5432, username: user, password: components.password,
-            database: database.isEmpty ? nil : database, tls: requiresTLS ? .require(.makeClientConfiguration()) : .disable)
+            host: parts.host, port: parts.port, username: parts.user, password: parts.password,
+            database: parts.database, tls: parts.requiresTLS ? .require(.makeClientConfiguration()) : .disable)
         configuration.options.maximumConnections = 16
         return configuration
     }
@@ -192,6 +187,32 @@ public final class PostgresRepository: VarselRepository, Sendable {
 
     static func json<T: Encodable>(_ value: T) throws -> String {
         String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+}
+
+/// What a PostgreSQL URL names, read in one place for the pool and for the first connection.
+struct URLParts {
+    var host: String
+    var port: Int
+    var user: String
+    var password: String?
+    /// Nil when the URL names none: PostgreSQL then takes the user's name.
+    var database: String?
+    /// `sslmode=require`.
+    var requiresTLS: Bool
+
+    init(_ url: String) throws {
+        guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme?.lowercased() ?? ""),
+              let host = components.host, let user = components.user, !user.isEmpty else {
+            throw PostgresURLError()
+        }
+        let database = components.path.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        self.host = host
+        port = components.port ?? 5432
+        self.user = user
+        password = components.password
+        self.database = database.isEmpty ? nil : database
+        requiresTLS = components.queryItems?.first { $0.name == "sslmode" }?.value == "require"
     }
 }
 

@@ -202,14 +202,30 @@ public enum Administration {
         }
     }
 
+    /// `text` as a public URL: an http or https URL with a host; nil for anything else. The one rule for `serve`,
+    /// `check` and the links the command line prints.
+    public static func publicURL(_ text: String) -> URL? {
+        guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host?.isEmpty == false else { return nil }
+        return url
+    }
+
+    /// The sentence for a public URL ``publicURL(_:)`` refuses.
+    public static let publicURLRule = "--public-url (or VARSEL_PUBLIC_URL) must be an http or https URL, such as https://varsel.example."
+
+    /// Whether `text` may be the VAPID subject: a `mailto:` or `https://` URL.
+    public static func isVAPIDSubject(_ text: String) -> Bool {
+        let lowered = text.lowercased()
+        return lowered.hasPrefix("mailto:") || lowered.hasPrefix("https://")
+    }
+
+    /// The sentence for a VAPID subject ``isVAPIDSubject(_:)`` refuses.
+    public static let vapidSubjectRule = "--vapid-subject must be a mailto: or https:// URL, such as mailto:drift@varsel.example."
+
     /// Where people reach the service, for a link: `--public-url`, else `VARSEL_PUBLIC_URL` (passed in as
     /// `publicURL`), else `http://localhost:8080`.
-    private static func site(_ publicURL: String?) throws -> String {
-        guard let publicURL else { return "http://localhost:8080" }
-        guard let url = URL(string: publicURL), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), let host = url.host,
-              !host.isEmpty else {
-            throw Failure("--public-url (or VARSEL_PUBLIC_URL) must be an http or https URL, such as https://varsel.example.")
-        }
+    private static func site(_ text: String?) throws -> String {
+        guard let text else { return "http://localhost:8080" }
+        guard let url = publicURL(text), let scheme = url.scheme?.lowercased(), let host = url.host else { throw Failure(publicURLRule) }
         return "\(scheme)://\(host)\(url.port.map { ":\($0)" } ?? "")"
     }
 

@@ -88,8 +88,8 @@ extension Administration {
         var findings: [Finding] = []
         var isHTTPS = false
         if let text = settings.publicURL {
-            if let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host?.isEmpty == false {
-                isHTTPS = scheme == "https"
+            if let url = publicURL(text) {
+                isHTTPS = url.scheme?.lowercased() == "https"
                 findings.append(isHTTPS ? .fine("The public URL is \(text).")
                     : .problem("The public URL \(text) is not https: browsers allow passkeys and installing the app only on https, and cookies are not marked Secure."))
             } else {
@@ -108,8 +108,7 @@ extension Administration {
             findings.append(.fine("No VAPID key file is given: the server makes a VAPID key on its first start and keeps it in the database."))
         }
         if let subject = settings.vapidSubject {
-            let lowered = subject.lowercased()
-            findings.append(lowered.hasPrefix("mailto:") || lowered.hasPrefix("https://") ? .fine("The VAPID subject is \(subject).")
+            findings.append(isVAPIDSubject(subject) ? .fine("The VAPID subject is \(subject).")
                 : .problem("The VAPID subject must be a mailto: or https:// URL, such as mailto:drift@varsel.example."))
         } else if !isHTTPS {
             findings.append(.problem("No VAPID subject is set (--vapid-subject), and no https public URL stands in for it: push services may refuse pushes."))

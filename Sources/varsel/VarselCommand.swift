@@ -109,20 +109,15 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.bcryptCost = bcryptCost
         configuration.http.isCookieSecure = secureCookies
         if let publicURL = publicURL ?? Administration.environmentPublicURL {
-            guard let url = URL(string: publicURL), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
-                throw Administration.Failure("--public-url (or VARSEL_PUBLIC_URL) must be an http or https URL, such as https://varsel.example.")
-            }
+            guard let url = Administration.publicURL(publicURL) else { throw Administration.Failure(Administration.publicURLRule) }
             configuration.http.publicURL = url
         }
         for text in trustedProxy where !configuration.trustProxy(text) {
             throw Administration.Failure("--trusted-proxy must be an address or CIDR, such as 10.0.0.0/8.")
         }
         configuration.http.metricsToken = metricsToken ?? ProcessInfo.processInfo.environment["VARSEL_METRICS_TOKEN"]
-        if let vapidSubject {
-            let lowered = vapidSubject.lowercased()
-            guard lowered.hasPrefix("mailto:") || lowered.hasPrefix("https://") else {
-                throw Administration.Failure("--vapid-subject must be a mailto: or https:// URL, such as mailto:drift@varsel.example.")
-            }
+        if let vapidSubject, !Administration.isVAPIDSubject(vapidSubject) {
+            throw Administration.Failure(Administration.vapidSubjectRule)
         }
         guard escalateAfter > 0 else { throw Administration.Failure("--escalate-after must be a positive number of hours.") }
         configuration.remindUnansweredAfter = escalateAfter * 3600
