@@ -291,6 +291,18 @@ enum PostgresMigrations {
             )
             """,
         ]),
+        // Systems that act through an integration token, each with an account of its own.
+        ("v13: integration tokens", [
+            "ALTER TABLE users ADD COLUMN is_integration BOOLEAN NOT NULL DEFAULT false",
+            """
+            CREATE TABLE integration (
+                user_id BIGINT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+                token_hash TEXT NOT NULL UNIQUE,
+                created_by BIGINT,
+                last_used_at DOUBLE PRECISION
+            )
+            """,
+        ]),
     ]
 
     /// Whether the database has Varsel's tables (any migration applied).

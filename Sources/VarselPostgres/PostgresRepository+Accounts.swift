@@ -57,15 +57,15 @@ extension PostgresRepository {
         }
     }
 
-    static let userColumns = "id, username, display_name, role, password_hash, language, created_at, paused_until, paused_from, deactivated_at"
+    static let userColumns = "id, username, display_name, role, password_hash, language, created_at, paused_until, paused_from, deactivated_at, is_integration"
 
     static func user(_ row: PostgresRow) throws -> User {
-        let (id, username, displayName, role, hash, language, created, paused, pausedFrom, deactivated) =
-            try row.decode((UserID, String, String, String, String, String, Double, Double?, Double?, Double?).self)
+        let (id, username, displayName, role, hash, language, created, paused, pausedFrom, deactivated, isIntegration) =
+            try row.decode((UserID, String, String, String, String, String, Double, Double?, Double?, Double?, Bool).self)
         return User(id: id, username: username, displayName: displayName, role: try Role(stored: role, column: "users.role"),
                     passwordHash: hash, language: try Language(stored: language, column: "users.language"),
                     createdAt: Self.date(created), pausedUntil: paused.map(Self.date), pausedFrom: pausedFrom.map(Self.date),
-                    deactivatedAt: deactivated.map(Self.date))
+                    deactivatedAt: deactivated.map(Self.date), isIntegration: isIntegration)
     }
 
     // MARK: Sessions

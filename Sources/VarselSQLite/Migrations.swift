@@ -293,6 +293,18 @@ enum Migrations {
                 );
                 """)
         }
+        // Systems that act through an integration token, each with an account of its own.
+        migrator.registerMigration("v13: integration tokens") { db in
+            try db.execute(sql: """
+                ALTER TABLE user ADD COLUMN is_integration INTEGER NOT NULL DEFAULT 0;
+                CREATE TABLE integration (
+                    user_id INTEGER PRIMARY KEY REFERENCES user(id) ON DELETE CASCADE,
+                    token_hash TEXT NOT NULL UNIQUE,
+                    created_by INTEGER,
+                    last_used_at DOUBLE
+                );
+                """)
+        }
         return migrator
     }
 }

@@ -18,6 +18,7 @@ struct UserRecord: Codable, FetchableRecord, MutablePersistableRecord {
     var pausedUntil: Double?
     var pausedFrom: Double?
     var deactivatedAt: Double?
+    var isIntegration: Bool = false
 
     enum CodingKeys: String, CodingKey {
         case id
@@ -30,6 +31,7 @@ struct UserRecord: Codable, FetchableRecord, MutablePersistableRecord {
         case pausedUntil = "paused_until"
         case pausedFrom = "paused_from"
         case deactivatedAt = "deactivated_at"
+        case isIntegration = "is_integration"
     }
 
     /// The columns requests filter and order on.
@@ -51,6 +53,7 @@ struct UserRecord: Codable, FetchableRecord, MutablePersistableRecord {
         pausedUntil = row["paused_until"]
         pausedFrom = row["paused_from"]
         deactivatedAt = row["deactivated_at"]
+        isIntegration = row["is_integration"]
     }
 
     /// The row for a new user, created at `date`.
@@ -74,7 +77,7 @@ struct UserRecord: Codable, FetchableRecord, MutablePersistableRecord {
              language: try Language(stored: language, column: "user.language"),
              createdAt: Date(timeIntervalSince1970: createdAt), pausedUntil: pausedUntil.map(Date.init(timeIntervalSince1970:)),
              pausedFrom: pausedFrom.map(Date.init(timeIntervalSince1970:)),
-             deactivatedAt: deactivatedAt.map(Date.init(timeIntervalSince1970:)))
+             deactivatedAt: deactivatedAt.map(Date.init(timeIntervalSince1970:)), isIntegration: isIntegration)
     }
 }
 

@@ -40,6 +40,7 @@ public enum Administration {
         case UserAdministration.Refusal.linkNotValid:
             "The account is deactivated: reactivate it first with `varsel user reactivate`."
         case let refusal as UserAdministration.Refusal: refusal.sentence
+        case let refusal as Integrations.Refusal: refusal.sentence
         case let url as PostgresURLError: url.description
         case let postgres as PostgresOpenFailure: postgres.description
         case let startup as StartupError: startup.description

@@ -11,9 +11,9 @@ public struct Directory: Sendable {
         self.repository = repository
     }
 
-    /// Everyone, in the order they were added.
+    /// Every person, in the order they were added; not the accounts of integration tokens.
     public func everyone() async throws -> [User] {
-        try await repository.users()
+        try await repository.users().filter { !$0.isIntegration }
     }
 
     /// Every mentor, in the order they were added (a send form's or a reassignment's choices).

@@ -128,9 +128,9 @@ public struct UserAdministration: Sendable {
     }
 
     /// The person `id` if `actor` manages them; ``Refusal/unknownPerson`` otherwise (a coordinator asking about an
-    /// administrator learns nothing).
+    /// administrator learns nothing). An integration token's account is no one's person: ``Integrations`` manages it.
     public func person(_ id: UserID, for actor: User?) async throws -> User {
-        guard let user = try await repository.user(id: id), Self.manages(actor, role: user.role) || actor?.id == id,
+        guard let user = try await repository.user(id: id), !user.isIntegration, Self.manages(actor, role: user.role) || actor?.id == id,
               actor.map({ $0.role != .mentor }) ?? true else { throw Refusal.unknownPerson }
         return user
     }
@@ -142,7 +142,7 @@ public struct UserAdministration: Sendable {
 
     /// The people `actor` manages, with their certifications and live assignments, in the order they were added.
     public func people(for actor: User?) async throws -> [Person] {
-        let users = try await repository.users().filter { Self.manages(actor, role: $0.role) }
+        let users = try await repository.users().filter { !$0.isIntegration && Self.manages(actor, role: $0.role) }
         let assignments = Dictionary(grouping: try await repository.assignments(AssignmentListing(scope: .live)), by: \.mentorID)
         var people: [Person] = []
         for user in users {

@@ -29,6 +29,8 @@ public final class VarselServices: Sendable {
     public let scenarios: ScenarioProgress
     public let reports: AssignmentReports
     public let users: UserAdministration
+    /// Integration tokens that member and case systems act through.
+    public let integrations: Integrations
     public let contactAccess: ContactAccess
     /// Who is who, for pages and forms that name or offer people.
     public let directory: Directory
@@ -97,6 +99,7 @@ public final class VarselServices: Sendable {
         self.answers = AssignmentAnswers(repository: repository, now: now)
         self.settings = AccountSettings(repository: repository, broker: broker)
         self.users = UserAdministration(repository: repository, passwords: passwords, broker: broker, now: now)
+        self.integrations = Integrations(repository: repository, broker: broker, now: now)
         self.contactAccess = ContactAccess(repository: repository, now: now)
         self.directory = Directory(repository: repository)
         self.erasure = ContactErasure(repository: repository, access: contactAccess, now: now)

@@ -8,7 +8,7 @@ public enum Role: String, Sendable, Codable, Hashable, CaseIterable {
     case admin
 }
 
-/// A person who signs in to Varsel.
+/// A person who signs in to Varsel, or a system that acts through an integration token.
 public struct User: Sendable, Codable, Hashable, Identifiable {
     public var id: UserID
     public var username: String
@@ -24,9 +24,13 @@ public struct User: Sendable, Codable, Hashable, Identifiable {
     public var pausedFrom: Date?
     /// When the account was deactivated (sign-in refused, data kept); nil while active.
     public var deactivatedAt: Date?
+    /// Whether this account is a system's (a member or case system) that acts through an integration token; such an
+    /// account has no password, is nobody's person to manage, and its display name is the system's name.
+    public var isIntegration: Bool
 
     public init(id: UserID, username: String, displayName: String, role: Role, passwordHash: String,
-                language: Language, createdAt: Date, pausedUntil: Date? = nil, pausedFrom: Date? = nil, deactivatedAt: Date? = nil) {
+                language: Language, createdAt: Date, pausedUntil: Date? = nil, pausedFrom: Date? = nil, deactivatedAt: Date? = nil,
+                isIntegration: Bool = false) {
         self.id = id
         self.username = username
         self.displayName = displayName
@@ -37,6 +41,7 @@ public struct User: Sendable, Codable, Hashable, Identifiable {
         self.pausedUntil = pausedUntil
         self.pausedFrom = pausedFrom
         self.deactivatedAt = deactivatedAt
+        self.isIntegration = isIntegration
     }
 
     /// Whether the account may sign in.

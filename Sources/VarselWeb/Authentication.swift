@@ -76,7 +76,7 @@ public struct AuthenticationMiddleware: RouterMiddleware {
                 throw Problem.unauthorized("The Authorization header must be 'Bearer <token>'.")
             }
             guard let identity = try await lookUp(token: String(parts[1]), method: .bearer) else {
-                throw Problem.unauthorized("The bearer token is unknown or expired. Sign in again with POST /api/v1/session.")
+                throw Problem.unauthorized("The bearer token is unknown, expired or revoked. Sign in again with POST /api/v1/session, or ask an administrator for a new integration token.")
             }
             return identity
         }
@@ -91,6 +91,10 @@ public struct AuthenticationMiddleware: RouterMiddleware {
     }
 
     func lookUp(token: String, method: Identity.Method) async throws -> Identity? {
+        if method == .bearer, token.hasPrefix(Integrations.tokenPrefix) {
+            guard let (session, user) = try await services.integrations.identify(token: token) else { return nil }
+            return Identity(user: user, session: session, method: .integration)
+        }
         guard let (session, user) = try await services.sessions.identify(token: token) else { return nil }
         return Identity(user: user, session: session, method: method)
     }
@@ -108,6 +112,16 @@ extension VarselContext {
     /// The signed-in user if their role is one of `roles`, else a 401 or 403 problem.
     public func require(_ roles: Role...) throws -> Identity {
         try requireUser().require(roles)
+    }
+
+    /// The signed-in person: a 403 problem for a system's integration token, which has no session, password,
+    /// passkeys or devices of its own.
+    public func requirePerson() throws -> Identity {
+        let identity = try requireUser()
+        guard identity.method != .integration else {
+            throw Problem.forbidden("An integration token acts for a system, not a person: this needs a person signed in.")
+        }
+        return identity
     }
 }
 

@@ -87,6 +87,11 @@ public struct Problem: HTTPResponseError, Sendable, Equatable {
             case .unknownPerson, .linkNotValid: return .notFound(refusal.sentence)
             case .adminOnly, .ownAccount: return .forbidden(refusal.sentence)
             }
+        case let refusal as Integrations.Refusal:
+            switch refusal {
+            case .unknownIntegration: return .notFound(refusal.sentence)
+            case .adminOnly: return .forbidden(refusal.sentence)
+            }
         case let http as HTTPError:
             let detail = http.body ?? defaultDetail(for: http.status)
             return Problem(http.status, detail, headers: http.headers)

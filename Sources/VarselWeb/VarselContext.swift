@@ -36,5 +36,8 @@ public struct Identity: Sendable {
         case bearer
         /// The session cookie: the web client. Unsafe requests must echo the session's CSRF token.
         case cookie
+        /// `Authorization: Bearer varsel_it_…`: a member or case system's integration token. Its session stands for
+        /// the token and is never stored.
+        case integration
     }
 }

@@ -9,7 +9,7 @@ struct Varsel: AsyncParsableCommand {
         commandName: "varsel",
         abstract: "An accessible notification centre for peer mentors who use a screen reader.",
         version: "varsel \(VarselRelease.version)",
-        subcommands: [ServeCommand.self, CheckCommand.self, UserCommand.self, KeysCommand.self, TranscriptCommand.self]
+        subcommands: [ServeCommand.self, CheckCommand.self, UserCommand.self, TokenCommand.self, KeysCommand.self, TranscriptCommand.self]
     )
 
     /// Runs the command; a mistake in the arguments is answered in one sentence with exit code 1, like any other
@@ -258,6 +258,54 @@ struct UserCommand: AsyncParsableCommand {
 
         func run() async throws {
             print(try await Administration.setActive(true, database: Administration.database(database), username: name))
+        }
+    }
+}
+
+/// Integration tokens for member and case systems, on an SQLite file or a PostgreSQL database; safe while servers run.
+struct TokenCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "token", abstract: "Make, list and revoke integration tokens for other systems.",
+                                                    subcommands: [Create.self, List.self, Revoke.self])
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make an integration token for a system (a member or case system), printed once on standard output; only its hash is kept.")
+
+        @Argument(help: "The system's name, as logs and histories show it (\"Member system\").") var name: String
+        @Option(help: "coordinator or admin: what the system may do.") var role: String
+        @Option(help: "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel); default: VARSEL_DATABASE, else ./varsel.sqlite.")
+        var database: String?
+
+        func run() async throws {
+            let made = try await Administration.createToken(database: Administration.database(database), name: name, role: role)
+            print(made.token)
+            // On standard error, so `TOKEN=$(varsel token create …)` gets the token alone.
+            printNote(made.summary)
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List integration tokens, with their last use; never the tokens themselves.")
+
+        @Option(help: "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel); default: VARSEL_DATABASE, else ./varsel.sqlite.")
+        var database: String?
+
+        func run() async throws {
+            let listing = try await Administration.tokenList(database: Administration.database(database))
+            for line in listing.lines { print(line) }
+            printNote(listing.summary)
+        }
+    }
+
+    struct Revoke: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Revoke an integration token for good: the system's next request is refused.")
+
+        @Argument(help: "The token's id, from `varsel token list`.") var id: Int64
+        @Option(help: "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel); default: VARSEL_DATABASE, else ./varsel.sqlite.")
+        var database: String?
+
+        func run() async throws {
+            print(try await Administration.revokeToken(database: Administration.database(database), id: id))
         }
     }
 }

@@ -161,6 +161,11 @@ struct AuthorizationMatrixTests {
         "POST /people/{id}/certifications/{certification}/renew": Row(303, 403, 403, 303, 303, body: form + "&expiresOn=2031-06-01"),
         // The coordinator removes it; the admin then finds it gone.
         "POST /people/{id}/certifications/{certification}/remove": Row(303, 403, 403, 303, 404, body: form),
+        // Integration tokens: administrators only. Without the handed-over token, its page sends the admin back to the list.
+        "GET /integrations": Row(303, 403, 403, 403, 200),
+        "POST /integrations": Row(303, 403, 403, 403, 303, body: form + "&name=Member+system&role=coordinator"),
+        "GET /integrations/{id}/token": Row(303, 403, 403, 403, 303),
+        "POST /integrations/{id}/revoke": Row(303, 403, 403, 403, 303, body: form),
         "GET /password": .signedIn(200, 200),
         // An unknown code, whoever asks (the page is anonymous: a session cookie is not used).
         "GET /password/{code}": .signedIn(404, 404),
@@ -244,8 +249,12 @@ struct AuthorizationMatrixTests {
             [NewCertification(name: "First aid", expiresAt: try Validation.day("2031-06-01", field: "expiresOn"))]), log: [], at: world.clock.now).certifications.first)
         let passkey = try await world.repository.addPasskey(NewPasskey(userID: world.ola.id, credentialID: "ola-passkey", publicKey: Data([0xA0]),
                                                                        signCount: 0, name: "Ola's phone"), at: world.clock.now)
+        let integration = try await world.repository.createIntegration(
+            NewUser(username: "integration-matrix", displayName: "Member system", role: .coordinator, passwordHash: "", language: .english),
+            tokenHash: "matrix-token", by: world.admin.id, at: world.clock.now)
         let id: String = switch true {
         case pattern.contains("/passkeys/{id}"): "\(passkey.id)"
+        case pattern.contains("/integrations/{id}"): "\(integration.id)"
         case pattern.hasSuffix("/deactivate"): "\(world.kari.id)"
         case pattern.contains("/people/{id}"), pattern.contains("/users/{id}"): "\(world.ola.id)"
         case pattern.contains("/push-subscriptions/{id}"): "\(subscription.id)"

@@ -229,3 +229,12 @@ extension WindowInjectingStore {
     func revokePushSubscription(id: Int64, at date: Date) async throws { try await base.revokePushSubscription(id: id, at: date) }
     func pushDevices(forAnyOf userIDs: Set<UserID>) async throws -> [PushDevice] { try await base.pushDevices(forAnyOf: userIDs) }
 }
+
+extension WindowInjectingStore {
+    func createIntegration(_ account: NewUser, tokenHash: String, by actorID: UserID?, at date: Date) async throws -> Integration {
+        try await base.createIntegration(account, tokenHash: tokenHash, by: actorID, at: date)
+    }
+    func integrations() async throws -> [Integration] { try await base.integrations() }
+    func integration(tokenHash: String) async throws -> Integration? { try await base.integration(tokenHash: tokenHash) }
+    func recordIntegrationUse(userID: UserID, at date: Date) async throws { try await base.recordIntegrationUse(userID: userID, at: date) }
+}

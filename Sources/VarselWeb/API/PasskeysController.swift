@@ -75,13 +75,13 @@ struct PasskeysController {
     struct Rename: Decodable { var name: String }
 
     func registrationOptions(_ request: Request, context: VarselContext) async throws -> Response {
-        let identity = try context.requireUser()
+        let identity = try context.requirePerson()
         let options = try await answering { try await services.passkeys.registrationOptions(for: identity.user, session: identity.session) }
         return try JSONCoding.response(options, headers: [.cacheControl: "no-store"])
     }
 
     func register(_ request: Request, context: VarselContext) async throws -> Response {
-        let identity = try context.requireUser()
+        let identity = try context.requirePerson()
         let body = try await JSONCoding.decode(RegistrationRequest.self, from: request)
         let clientData = try Self.bytes(body.credential.response.clientDataJSON, field: "credential.response.clientDataJSON")
         let attestation = try Self.bytes(body.credential.response.attestationObject, field: "credential.response.attestationObject")

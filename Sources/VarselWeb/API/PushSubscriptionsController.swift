@@ -93,7 +93,7 @@ struct PushSubscriptionsController {
     }
 
     func create(_ request: Request, context: VarselContext) async throws -> Response {
-        let identity = try context.requireUser()
+        let identity = try context.requirePerson()
         let body = try await JSONCoding.decode(CreateRequest.self, from: request)
         let saved = try await services.pushSubscriptions.subscribe(userID: identity.user.id, session: identity.session, endpoint: body.endpoint,
                                                                   p256dh: body.keys.p256dh, auth: body.keys.auth,

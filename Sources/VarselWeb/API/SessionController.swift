@@ -70,7 +70,7 @@ struct SessionController {
     }
 
     func signOut(_ request: Request, context: VarselContext) async throws -> Response {
-        let identity = try context.requireUser()
+        let identity = try context.requirePerson()
         try await services.sessions.signOut(identity.session)
         return Response(status: .noContent)
     }
@@ -83,7 +83,7 @@ struct SessionController {
     /// Changes the signed-in user's password: every other session of theirs is signed out and its live streams
     /// end; this session stays. A wrong current password counts against the sign-in throttle.
     func changePassword(_ request: Request, context: VarselContext) async throws -> Response {
-        let identity = try context.requireUser()
+        let identity = try context.requirePerson()
         let body = try await JSONCoding.decode(PasswordChangeRequest.self, from: request)
         let client = ClientAddress.resolve(peer: context.peerAddress, forwardedFor: request.headers[.forwardedFor],
                                            trustedProxies: services.configuration.trustedProxies)

@@ -132,6 +132,11 @@ enum PageForm {
         var role: String?
     }
 
+    struct NewToken: Decodable {
+        var name: String?
+        var role: String?
+    }
+
     struct RoleChoice: Decodable {
         var role: String?
     }
@@ -182,6 +187,8 @@ enum Flash: Equatable {
     case passkeyRenamed
     case passkeyRemoved
     case linkShownOnce
+    case tokenShownOnce
+    case tokenRevoked
 
     /// The flash a `?done=` value names; nil for one this server does not write. Names are matched whole
     /// (`pause-ended` is not `pause`); a count follows its name after a hyphen (`readall-3`).
@@ -210,6 +217,8 @@ enum Flash: Equatable {
         case "passkey-renamed": self = .passkeyRenamed
         case "passkey-removed": self = .passkeyRemoved
         case "link-shown": self = .linkShownOnce
+        case "token-shown": self = .tokenShownOnce
+        case "token-revoked": self = .tokenRevoked
         default:
             let parts = query.split(separator: "-", maxSplits: 1)
             guard parts.count == 2, let count = Int(parts[1]) else { return nil }
@@ -259,6 +268,8 @@ enum Flash: Equatable {
         case .passkeyRenamed: "passkey-renamed"
         case .passkeyRemoved: "passkey-removed"
         case .linkShownOnce: "link-shown"
+        case .tokenShownOnce: "token-shown"
+        case .tokenRevoked: "token-revoked"
         }
     }
 
@@ -295,6 +306,8 @@ enum Flash: Equatable {
         case .passkeyRenamed: describer.strings.passkeyRenamed
         case .passkeyRemoved: describer.strings.passkeyRemoved
         case .linkShownOnce: describer.strings.linkShownOnce
+        case .tokenShownOnce: describer.strings.tokenShownOnce
+        case .tokenRevoked: describer.strings.tokenRevoked
         }
     }
 }

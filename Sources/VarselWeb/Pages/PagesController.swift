@@ -29,6 +29,7 @@ struct PagesController {
         addProfileRoutes(to: router)
         addScenarioRoutes(to: router)
         addPeopleRoutes(to: router)
+        addIntegrationRoutes(to: router)
         router.get("notifications", use: centre)
         router.get("notifications/:id/open", use: open)
         router.post("notifications/read-all", use: readAll)

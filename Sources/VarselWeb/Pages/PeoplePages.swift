@@ -45,6 +45,7 @@ extension PagesController {
             filterLabel: strings.filterShow, filterHeading: strings.filterHeading, apply: strings.filterApply,
             filters: PersonFilter.allCases.map { KindOption(value: $0.rawValue, label: strings.personFilterName($0), isSelected: $0 == filter) },
             count: strings.peopleCount(people.count), addLabel: strings.addPersonHeading,
+            integrationsLabel: identity.holds(.admin) ? strings.integrationsTitle : nil,
             rows: people.map { PersonRowView(id: "person-\($0.id)", href: "/people/\($0.id)", name: describer.personRow($0, now: now, timeZone: osloTimeZone),
                                              stateMark: strings.personStateMark($0, now: now)) },
             emptyText: people.isEmpty ? strings.noPeopleMatch : nil)
@@ -112,9 +113,9 @@ extension PagesController {
     func handOver(_ issued: UserAdministration.IssuedLink, _ identity: Identity, done: String) throws -> Response {
         let path = LinkHandover.path(for: issued.user.id)
         var response = Response.redirect(to: path + "?done=" + done, type: .normal)
-        response.setCookie(Cookie(name: LinkHandover.cookieName,
-                                  value: try LinkHandover.seal(code: issued.code, expiresAt: issued.expiresAt, personID: issued.user.id, session: identity.session),
-                                  maxAge: LinkHandover.lifetime, path: path, secure: services.configuration.usesSecureCookies, httpOnly: true, sameSite: .strict))
+        response.setCookie(LinkHandover.handover.cookie(
+            try LinkHandover.seal(code: issued.code, expiresAt: issued.expiresAt, personID: issued.user.id, session: identity.session),
+            path: path, secure: services.configuration.usesSecureCookies))
         return response
     }
 
@@ -124,8 +125,7 @@ extension PagesController {
         let identity = try signedIn(request, context).require(.coordinator, .admin)
         let id = try personID(context)
         let person = try await services.users.person(id, for: identity.user)
-        let cleared = Cookie(name: LinkHandover.cookieName, value: "", maxAge: 0, path: LinkHandover.path(for: id),
-                             secure: services.configuration.usesSecureCookies, httpOnly: true, sameSite: .strict)
+        let cleared = LinkHandover.handover.cleared(path: LinkHandover.path(for: id), secure: services.configuration.usesSecureCookies)
         guard let sealed = request.cookies[LinkHandover.cookieName]?.value,
               let handed = LinkHandover.open(sealed, personID: id, session: identity.session) else {
             var response = Response.redirect(to: Flash.linkShownOnce.added(to: "/people/\(id)"), type: .normal)

@@ -15,6 +15,8 @@ struct PeoplePage {
     /// How many people the filter shows: `12 people`.
     var count: String
     var addLabel: String
+    /// The way to the integration tokens, for administrators; nil for coordinators.
+    var integrationsLabel: String?
     var rows: [PersonRowView]
     var emptyText: String?
 }
