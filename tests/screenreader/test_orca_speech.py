@@ -838,3 +838,65 @@ def test_the_profile_says_which_device_shows_notifications_and_which_to_wake_up(
                         summary), summary
     start = loaded.index("Devices that get notifications")
     assert loaded[start + 1:start + 3] == ["heading level 2", "Notifications are turned on on none of their devices"], loaded[start:]
+
+
+def signed_in_as_admin(reader) -> None:
+    """Signs the session in as an administrator, added once to the demo's database by the command line (the demo has
+    none), and waits until Orca has finished reading the notification centre."""
+    status, _, _ = reader.server.request("POST", "/api/v1/session", body={"username": "orca-admin", "password": DEMO_PASSWORD})
+    if status != 201:
+        from test_cli_and_privacy import run_varsel
+        added = run_varsel("user", "add", "orca-admin", "--role", "admin", "--display-name", "Orca Admin", "--database",
+                           str(reader.server.database), "--bcrypt-cost", "4", stdin=DEMO_PASSWORD + "\n")
+        assert added.returncode == 0, added.stderr
+    signed_in_as(reader, "orca-admin", "Orca Admin")
+
+
+def test_making_an_integration_token_speaks_the_field_and_hint_the_confirmation_once_and_the_token_to_copy(reader):
+    signed_in_as_admin(reader)
+    reader.goto("/integrations")
+    spoken, _ = reader.tab_until(lambda text: text.startswith("System's name"))
+    field = spoken.index("System's name entry required")
+    assert spoken[field - 1:field + 2] == ["form Make a token", "System's name entry required",
+                                           "As logs and histories will show it, for example Member system"], spoken
+    subprocess_type(reader.desktop, "Member system")
+    role = reader.press("Tab")
+    assert role[0] == "What it may do combo box", role
+    reader.tab_until(lambda text: text == "Make token push button")
+    spoken = submitted(reader, "Token for Member system")
+    token = reader.page.input_value("#integration-token")
+    assert re.fullmatch(r"varsel_it_[A-Za-z0-9_-]{43}", token), token
+    # The confirmation once, the heading, the instructions; then, by Tab, the token in a field to select and copy.
+    assert spoken.count("Made a token for Member system") == 1, spoken
+    start = spoken.index("Made a token for Member system")
+    assert spoken[start + 1:start + 3] == ["Token for Member system", "heading level 1"], spoken
+    assert spoken[start + 3:start + 10] == ["Copy this token into Member system now",
+                                            "It is shown this once: Varsel keeps only a fingerprint of it",
+                                            "Whoever holds it can act as Member system, so keep it secret",
+                                            "Token", "read only", "entry", token], spoken
+    # By Tab: the field that holds it, to select and copy.
+    spoken, _ = reader.tab_until(lambda text: token in text)
+    assert reader.focused_id() == "integration-token"
+    # A reload does not bring it back, and says why, once.
+    loaded = reader.goto(urlparse(reader.page.url).path)
+    assert loaded.count("That token was shown once and cannot be shown again") == 1, loaded
+    shown_once = loaded.index("That token was shown once and cannot be shown again")
+    assert loaded[shown_once + 1] == "If it was lost, revoke it and make a new one", loaded
+    assert not any(token in text for text in loaded)
+
+
+def test_an_integration_token_row_is_named_in_full_and_revoking_it_speaks_the_confirmation_once(reader):
+    signed_in_as_admin(reader)
+    reader.goto("/integrations")
+    spoken, _ = reader.tab_until(lambda text: text.startswith("Revoke Member system"))
+    assert spoken[-3:] == ["List with 1 item", "form", "Revoke Member system push button"], spoken
+    assert reader.focused_id().endswith("-revoke")
+    # The row in its words, in browse mode as arrowing through the list reads it.
+    line = reader.press("Up")
+    assert any(re.fullmatch(r"Member system, coordinator, made [A-Z][a-z]+ \d{1,2}, \d{4} by Orca Admin, never used", text)
+               for text in line), line
+    reader.tab_until(lambda text: text.startswith("Revoke Member system"))
+    spoken = submitted(reader, "Integration tokens")
+    assert spoken.count("Token revoked: the system's next request is refused") == 1, spoken
+    assert reader.page.inner_text("li.person-deactivated .state-mark") == "Revoked"
+    assert not any(text.startswith("Revoked") for text in spoken), "the mark is for the eye only"
