@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import re
 
-from conftest import normalize, sign_in_by_keyboard, stream_metric
-from varsel_server import wait_until
+from conftest import normalize, sign_in_by_keyboard, stream_metric, subprocess_type
+from varsel_server import DEMO_PASSWORD, wait_until
 from transcript import orca_form, transcript_section
 
 
@@ -210,3 +210,47 @@ def test_the_send_forms_title_field_says_that_a_title_is_read_aloud_and_nothing_
     assert spoken[spoken.index("Title entry"):][:2] == [
         "Title entry", "Read aloud when the notification arrives and shown on lock screens, so it must not name anyone"], spoken
     assert not any("invalid" in text for step in [loaded] + steps for text in step)
+
+
+def test_an_integration_token_is_made_shown_once_to_copy_and_revoked_by_keys_alone(engine_reader):
+    reader = engine_reader
+    status, _, _ = reader.server.request("POST", "/api/v1/session", body={"username": "engine-admin", "password": DEMO_PASSWORD})
+    if status != 201:
+        from test_cli_and_privacy import run_varsel
+        added = run_varsel("user", "add", "engine-admin", "--role", "admin", "--display-name", "Engine Admin", "--database",
+                           str(reader.server.database), "--bcrypt-cost", "4", stdin=DEMO_PASSWORD + "\n")
+        assert added.returncode == 0, added.stderr
+    sign_out_and_in_as(reader, "engine-admin")
+    name = f"Case system {reader.engine.name}"
+    reader.goto("/integrations")
+    spoken, _ = reader.tab_until(lambda text: text.startswith("System's name"))
+    field = spoken.index("System's name entry required")
+    assert spoken[field + 1] == "As logs and histories will show it, for example Member system", spoken
+    subprocess_type(reader.desktop, name)
+    reader.tab_until(lambda text: text.startswith("Make token"))
+    made = reader.activate("Return", f"Token for {name}")
+    instructions = (f"Copy this token into {name} now. It is shown this once: Varsel keeps only a fingerprint of it. "
+                    f"Whoever holds it can act as {name}, so keep it secret")
+    if is_webkit(reader):
+        # Orca 43's WebKit script says the new page's title only; what it says on Tab (below) is the proof.
+        assert f"Token for {name} – Varsel" in made, made
+    else:
+        assert made.count(f"Made a token for {name}") == 1, made
+        start = made.index(f"Made a token for {name}")
+        assert made[start + 1:start + 3] == [f"Token for {name}", "heading level 1"], made
+    # By Tab, the token in its read-only field, selected to copy, with the instructions as its description.
+    spoken, _ = reader.tab_until(lambda text: "varsel_it_" in text)
+    [said] = [text for text in spoken if text.startswith("Token read only entry varsel_it_")]
+    token = re.fullmatch(r"Token read only entry (varsel_it_[A-Za-z0-9_-]{43}) selected", said).group(1)
+    assert spoken[spoken.index(said) + 1] == instructions, spoken
+    assert reader.focused_id() == "integration-token"
+    assert reader.server.request("GET", "/api/v1/me", token)[0] == 200
+    reader.goto("/integrations")
+    spoken, _ = reader.tab_until(lambda text: text.startswith(f"Revoke {name}"))
+    assert spoken[-1] == f"Revoke {name} push button", spoken
+    revoked = reader.activate("Return", "Integration tokens")
+    if not is_webkit(reader):
+        assert revoked.count("Token revoked: the system's next request is refused") == 1, revoked
+        assert any(re.fullmatch(rf"{name}, coordinator, made [A-Z][a-z]+ \d{{1,2}}, \d{{4}} by Engine Admin, last used just now, "
+                                r"revoked [A-Z][a-z]+ \d{1,2}, \d{4}", text) for text in revoked), revoked
+    assert reader.server.request("GET", "/api/v1/me", token)[0] == 401
