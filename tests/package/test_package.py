@@ -101,6 +101,14 @@ def test_the_deb_installs_on_a_debian_without_swift_and_serves_the_demo(debian):
     checked = as_varsel(debian, "set -a; . /etc/varsel/env; exec varsel check --vapid-subject mailto:drift@varsel.example")
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert "OK: The data key file /etc/varsel/keys/data.key opens everything encrypted in /var/lib/varsel/varsel.sqlite" in checked.stdout
+    # The guide's integration token for a member system: the token alone on standard output, listed, revoked.
+    made = as_varsel(debian, 'TOKEN=$(varsel token create "Member system" --role coordinator) && echo "${TOKEN%%_*}_${#TOKEN}"')
+    assert made.returncode == 0 and made.stdout.strip() == "varsel_53", made.stdout + made.stderr
+    assert 'Made integration token 2 for "Member system" (coordinator) in /var/lib/varsel/varsel.sqlite' in made.stderr, made.stderr
+    listed = as_varsel(debian, "varsel token list")
+    assert listed.stdout.splitlines()[1].startswith("2\tcoordinator\tactive\t"), listed.stdout + listed.stderr
+    revoked = as_varsel(debian, "varsel token revoke 2")
+    assert revoked.returncode == 0 and revoked.stdout.startswith('Revoked integration token 2 ("Member system")'), revoked.stdout + revoked.stderr
 
     # The demo, run as the varsel user in its data directory, answers on a port of this machine.
     port = free_port()
