@@ -203,7 +203,7 @@ public struct NotificationSender: Sendable {
                 created.append(item)
             }
             guard done[.coordinatorTold] == nil, waited >= escalateAfter, let coordinatorID = assignment.coordinatorID,
-                  let coordinator = try await repository.user(id: coordinatorID) else { continue }
+                  let coordinator = try await personAnswering(for: coordinatorID) else { continue }
             let coordinatorWords = Strings(coordinator.language)
             let notice = NewNotification(recipientID: coordinator.id, senderID: nil, kind: .assignment,
                                          title: coordinatorWords.escalationTitle(mentor: mentor.displayName, waited: waited),
@@ -213,6 +213,17 @@ public struct NotificationSender: Sendable {
             }
         }
         return created
+    }
+
+    /// The person told when an assignment made by `coordinatorID` goes unanswered: that coordinator; for an
+    /// assignment a member system made through its integration token, the admin who made the token, while active (a
+    /// system's account has no one reading its notifications).
+    func personAnswering(for coordinatorID: UserID) async throws -> User? {
+        guard let coordinator = try await repository.user(id: coordinatorID) else { return nil }
+        guard coordinator.isIntegration else { return coordinator }
+        guard let madeBy = try await repository.integrations().first(where: { $0.id == coordinatorID })?.createdBy,
+              let admin = try await repository.user(id: madeBy), admin.isActive else { return nil }
+        return admin
     }
 
     /// Stores the demo notifications of ``DemoData`` for `mentor` (some from `coordinator`, as assignments), dated

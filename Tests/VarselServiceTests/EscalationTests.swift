@@ -77,6 +77,28 @@ struct EscalationTests {
         world.clock.advance(hours: 72)
         #expect(try await world.escalate().isEmpty)
     }
+
+    @Test("an unanswered assignment a member system made tells the admin who made its token, and nobody once that admin is gone")
+    func systemsAssignmentTellsItsAdmin() async throws {
+        let world = try await World()
+        let admin = try await world.repository.createUser(NewUser(username: "anne", displayName: "Anne Admin", role: .admin, passwordHash: "x",
+                                                                  language: .english), at: world.clock.now)
+        let integrations = Integrations(repository: world.repository, now: { world.clock.now })
+        let system = try await integrations.create(name: "Member system", role: "coordinator", by: admin).integration
+        let contact = NewContact(name: "Per Olsen", phone: "", address: "Torggata 3", notes: "")
+        _ = try await world.sender.assign(mentor: world.mentor, coordinatorID: system.id, contact: contact, urgency: .normal)
+        world.clock.advance(hours: 49)
+        let told = try await world.escalate()
+        #expect(told.map(\.recipientID) == [world.mentor.id, admin.id])
+        #expect(told.last?.title == "Unanswered assignment: Kari Mentor has not answered in 2 days")
+
+        // Made by the command line, or by an admin since deactivated: the mentor is still reminded; no one else is told.
+        _ = try await world.repository.changeAccount(userID: admin.id, .deactivate, log: [], at: world.clock.now)
+        let second = try await world.sender.assign(mentor: world.mentor, coordinatorID: system.id, contact: contact, urgency: .normal).0
+        world.clock.advance(hours: 49)
+        #expect(try await world.escalate().map(\.recipientID) == [world.mentor.id])
+        #expect(try await world.repository.escalations(assignmentID: second.id).keys.sorted { $0.rawValue < $1.rawValue } == [.mentorReminded])
+    }
 }
 
 /// Paused mentors and mentors with an expired certification are not given assignments.
@@ -104,4 +126,5 @@ struct MentorAvailabilityTests {
         }
         #expect(try await world.repository.assignments(.everything).isEmpty)
     }
+
 }
