@@ -88,7 +88,7 @@ def test_the_command_line_answers_in_one_sentence_with_exit_code_1(tmp_path):
     short = run_varsel("serve", "--demo", "--port", "0", "--database", str(tmp_path / "demo.sqlite"),
                        env={"VARSEL_DEMO_PASSWORD": "short"})
     assert_one_sentence(short)
-    assert "VARSEL_DEMO_PASSWORD must be 8 to 72 bytes" in short.stderr and "short" not in short.stderr
+    assert "VARSEL_DEMO_PASSWORD must be 8 to 72 characters" in short.stderr and "short" not in short.stderr
     bad_role = run_varsel("user", "add", "kim", "--role", "boss", "--database", str(tmp_path / "users.sqlite"), "--bcrypt-cost", "4",
                           stdin="a long password\n")
     assert_one_sentence(bad_role)
