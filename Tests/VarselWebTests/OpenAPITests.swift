@@ -203,3 +203,20 @@ struct OpenAPIRulesTests {
         }
     }
 }
+
+extension OpenAPIRulesTests {
+    @Test("every operation documents the statuses every route can answer: 400 and 401, 403 when unsafe, 413 and 415 with a body")
+    func everyOperationDocumentsTheCommonStatuses() throws {
+        let yaml = try VarselRouter.openAPIDocument()
+        for operation in OpenAPITests.documentedOperations(yaml).sorted() {
+            let parts = operation.split(separator: " ", maxSplits: 1).map(String.init)
+            let base = ["paths", parts[1], parts[0].lowercased()]
+            var expected = ["400", "401"]
+            if parts[0] != "GET" { expected.append("403") }
+            if Self.value(at: base + ["requestBody"], in: yaml) != nil { expected += ["413", "415"] }
+            for status in expected {
+                #expect(Self.value(at: base + ["responses", status], in: yaml) != nil, "\(operation) does not document \(status)")
+            }
+        }
+    }
+}
