@@ -98,7 +98,7 @@ public struct UserAdministration: Sendable {
 
     private static func validate(username: String, displayName: String?, role: String, locale: String?, issues: inout [Validation.Issue]) throws -> Fields {
         let name = username
-        if !Validation.isUsername(name) {
+        if !Validation.isUsername(username) {
             issues.append(.init(field: "username", rule: .other("2 to \(Limits.maxUsernameLength) letters, digits, '.', '_' or '-'")))
         }
         let parsedRole = Role(rawValue: role)

@@ -188,9 +188,10 @@ public enum Validation {
     /// Whether `scalar` is a control character, or an invisible format character of the Basic Multilingual Plane (bidi
     /// overrides, zero-width spaces) other than the zero-width joiner, which emoji sequences need.
     ///
-    /// The format characters beyond it (emoji tag sequences such as a subdivision's flag, hieroglyph and shorthand
-    /// format controls) are allowed: they are letters' parts, and the OpenAPI document's patterns, which state this
-    /// rule, name only characters of the Basic Multilingual Plane, which every pattern reader reads alike.
+    /// The format characters beyond it (the tags of a subdivision's flag emoji, hieroglyph and shorthand format
+    /// controls) are allowed: they belong to what they format, and the OpenAPI document's patterns, which state this
+    /// rule, can name only characters of the Basic Multilingual Plane (schemathesis 4 reads a pattern naming one beyond
+    /// it as one nothing matches).
     static func isControlOrFormat(_ scalar: Unicode.Scalar) -> Bool {
         let category = scalar.properties.generalCategory
         return category == .control || (category == .format && scalar != "\u{200D}" && scalar.value <= 0xFFFF)

@@ -1,8 +1,10 @@
 import Foundation
 import Hummingbird
 import Testing
-@testable import VarselWeb
+import VarselCore
 import VarselService
+import VarselStore
+@testable import VarselWeb
 
 @Suite("OpenAPI document")
 struct OpenAPITests {
@@ -62,7 +64,14 @@ struct OpenAPIRulesTests {
             }
             guard let found else { return nil }
             if depth == path.count - 1 {
-                return String(lines[found].drop { $0 == " " }.dropFirst(key.count + 1)).trimmingCharacters(in: .whitespaces)
+                var value = String(lines[found].drop { $0 == " " }.dropFirst(key.count + 1)).trimmingCharacters(in: .whitespaces)
+                // A flow sequence may go on over the next lines.
+                var next = found + 1
+                while value.hasPrefix("["), !value.hasSuffix("]"), next < lines.count {
+                    value += " " + lines[next].trimmingCharacters(in: .whitespaces)
+                    next += 1
+                }
+                return value
             }
             start = found + 1
         }
@@ -162,6 +171,18 @@ struct OpenAPIRulesTests {
             Rule(passwordChoice, ["password", "maxLength"], Limits.maxPasswordLength),
             Rule(schemas, ["Base64URLBytes", "pattern"], "'\(PasskeysController.base64URLPattern)'"),
         ]
+        func cases<T: RawRepresentable & CaseIterable>(_ type: T.Type) -> String where T.RawValue == String {
+            "[" + T.allCases.map(\.rawValue).joined(separator: ", ") + "]"
+        }
+        rules += [
+            Rule(schemas, ["NotificationKind", "enum"], cases(NotificationKind.self)),
+            Rule(schemas, ["Urgency", "enum"], cases(Urgency.self)),
+            Rule(schemas, ["Role", "enum"], cases(Role.self)),
+            Rule(schemas, ["AssignmentStatus", "enum"], cases(AssignmentStatus.self)),
+            Rule(schemas, ["AccountChange", "properties", "action", "enum"], cases(AccountAction.self)),
+            Rule(["paths", "/api/v1/contacts/{id}/reads", "get", "responses", "200", "content", "application/json", "schema", "items",
+                  "properties", "channel"], ["enum"], cases(ContactReadChannel.self)),
+        ]
         for base in passkeyNames {
             rules.append(Rule(base, ["name", "maxLength"], Limits.maxPasskeyNameLength))
             rules.append(Rule(base, ["name", "pattern"], requiredLine))
@@ -169,7 +190,7 @@ struct OpenAPIRulesTests {
         return rules
     }
 
-    @Test("the document's lengths, counts and patterns are the ones the server enforces")
+    @Test("the document's lengths, counts, patterns and enums are the ones the server enforces and answers")
     func limitsMatch() throws {
         let yaml = try VarselRouter.openAPIDocument()
         for rule in Self.rules {
