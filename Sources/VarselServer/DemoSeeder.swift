@@ -27,7 +27,7 @@ struct DemoSeeder {
         }
         let fromEnvironment = ProcessInfo.processInfo.environment["VARSEL_DEMO_PASSWORD"].flatMap { $0.isEmpty ? nil : $0 }
         if let fromEnvironment, !Validation.password(fromEnvironment, field: "VARSEL_DEMO_PASSWORD").isEmpty {
-            throw Administration.Failure("VARSEL_DEMO_PASSWORD must be 8 to 72 bytes long: choose another, or leave it unset for a random one.")
+            throw Administration.Failure("VARSEL_DEMO_PASSWORD must be 8 to 72 characters long: choose another, or leave it unset for a random one.")
         }
         let password = fromEnvironment ?? Tokens.random().prefix(16).description
         let admin = services.users

@@ -19,11 +19,20 @@ public struct PasswordHasher: Sendable {
 
     public func hash(_ password: String) async throws -> String {
         let cost = cost
-        return try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(password, cost: cost) }
+        let input = Self.bcryptInput(password)
+        return try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(input, cost: cost) }
     }
 
     public func verify(_ password: String, hash: String) async throws -> Bool {
-        try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash) }
+        let input = Self.bcryptInput(password)
+        return try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(input, hash: hash) }
+    }
+
+    /// What bcrypt reads for `password`: the password itself up to bcrypt's 72 bytes, and past them its SHA-256 in
+    /// base64, so that no byte of a long password is ignored. (Passwords were at most 72 bytes before, so every stored
+    /// hash was made from the password itself.)
+    static func bcryptInput(_ password: String) -> String {
+        password.utf8.count <= 72 ? password : Data(SHA256.hash(data: Data(password.utf8))).base64EncodedString()
     }
 
     /// Checks `password` against `hash`, or, when there is no account or it has no password yet (an empty hash,

@@ -20,6 +20,11 @@ public enum Limits {
     public static let maxPersonalDetails = 20
     public static let maxCertifications = 50
     public static let maxCertificationNameLength = 200
+    public static let maxUsernameLength = 64
+    public static let minPasswordLength = 8
+    /// Passwords longer than bcrypt's 72 bytes are hashed with SHA-256 first (``PasswordHasher``).
+    public static let maxPasswordLength = 72
+    public static let maxPasskeyNameLength = 60
 }
 
 /// The Oslo time zone, in which calendar days (pauses, expiry dates) are counted.

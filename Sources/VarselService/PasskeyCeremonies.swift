@@ -59,7 +59,7 @@ public struct PasskeyCeremonies: Sendable {
     }
 
     /// A passkey's name: at most this many characters.
-    public static let maximumNameLength = 60
+    public static let maximumNameLength = Limits.maxPasskeyNameLength
     static let challengeLifetime: TimeInterval = 300
 
     let repository: any VarselRepository
@@ -267,11 +267,8 @@ public struct PasskeyCeremonies: Sendable {
     }
 
     private static func validName(_ name: String) throws -> String {
-        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty, trimmed.count <= maximumNameLength, Validation.hasControlCharacters(trimmed, allowsNewlines: false) == false else {
-            throw Refusal.invalidName
-        }
-        return trimmed
+        guard Validation.text(name, field: "name", max: maximumNameLength).isEmpty else { throw Refusal.invalidName }
+        return name.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     private static func reason(_ error: any Error) -> String {

@@ -97,16 +97,19 @@ public struct UserAdministration: Sendable {
     }
 
     private static func validate(username: String, displayName: String?, role: String, locale: String?, issues: inout [Validation.Issue]) throws -> Fields {
-        let name = username.trimmingCharacters(in: .whitespaces)
-        if name.range(of: "^[A-Za-z0-9._-]{2,64}$", options: .regularExpression) == nil {
-            issues.append(.init(field: "username", rule: .other("2 to 64 letters, digits, '.', '_' or '-'")))
+        let name = username
+        if !Validation.isUsername(username) {
+            issues.append(.init(field: "username", rule: .other("2 to \(Limits.maxUsernameLength) letters, digits, '.', '_' or '-'")))
         }
         let parsedRole = Role(rawValue: role)
         if parsedRole == nil { issues.append(.init(field: "role", rule: .other("must be mentor, coordinator or admin"))) }
-        let language = locale.map { Language(tag: $0) } ?? .english
+        let language = locale.map { Validation.isLanguageTag($0) ? Language(tag: $0) : nil } ?? .english
         if language == nil { issues.append(.init(field: "locale", rule: .other("must be en or nb"))) }
-        let display = (displayName.flatMap { $0.isEmpty ? nil : $0 } ?? name).trimmingCharacters(in: .whitespaces)
-        issues += Validation.text(display, field: "displayName", max: Limits.maxDisplayNameLength)
+        // No display name, or only white space, means the username.
+        let given = displayName ?? ""
+        issues += Validation.text(given, field: "displayName", max: Limits.maxDisplayNameLength, allowEmpty: true)
+        let trimmed = given.trimmingCharacters(in: .whitespacesAndNewlines)
+        let display = trimmed.isEmpty ? name : trimmed
         guard issues.isEmpty, let parsedRole, let language else { throw InvalidInput(issues) }
         return Fields(username: name, displayName: display, role: parsedRole, language: language)
     }
@@ -219,8 +222,8 @@ public struct UserAdministration: Sendable {
 
     /// Adds a certification, or renews it (a new expiry date) when the mentor has one of that name.
     public func addCertification(name: String, expiresAt: Date, for mentorID: UserID, by actor: User?) async throws -> [Certification] {
-        let trimmed = name.trimmingCharacters(in: .whitespaces)
-        let issues = Validation.text(trimmed, field: "name", max: Limits.maxCertificationNameLength)
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        let issues = Validation.text(name, field: "name", max: Limits.maxCertificationNameLength)
         guard issues.isEmpty else { throw InvalidInput(issues) }
         var list = try await repository.certifications(mentorID: mentorID).map { NewCertification(name: $0.name, expiresAt: $0.expiresAt) }
         if let index = list.firstIndex(where: { $0.name == trimmed }) { list[index].expiresAt = expiresAt } else { list.append(NewCertification(name: trimmed, expiresAt: expiresAt)) }

@@ -88,12 +88,12 @@ public enum Validation {
         let cleanTitle = title.trimmingCharacters(in: .whitespacesAndNewlines)
         let cleanBody = body.trimmingCharacters(in: .whitespacesAndNewlines)
         let details = personalDetails.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
-        let titleIssues = text(cleanTitle, field: "title", max: Limits.maxTitleLength)
+        let titleIssues = text(title, field: "title", max: Limits.maxTitleLength)
         issues += titleIssues
         if titleIssues.isEmpty, NotificationItem.text(cleanTitle, containsAnyOf: details) {
             issues.append(.init(field: "title", rule: .namesPersonalDetail))
         }
-        issues += text(cleanBody, field: "body", max: Limits.maxBodyLength, allowEmpty: true, allowsNewlines: true)
+        issues += text(body, field: "body", max: Limits.maxBodyLength, allowEmpty: true, allowsNewlines: true)
         let parsedUrgency = urgency.map { Urgency(rawValue: $0) } ?? .normal
         if parsedUrgency == nil { issues.append(.init(field: "urgency", rule: .other("must be 'normal' or 'urgent'"))) }
         if personalDetails.count > Limits.maxPersonalDetails
@@ -108,7 +108,7 @@ public enum Validation {
     /// Validates and trims a mentor's note from a visit (it may be empty).
     public static func visitNote(_ note: String, field: String = "note") throws(InvalidInput) -> String {
         let clean = note.trimmingCharacters(in: .whitespacesAndNewlines)
-        let issues = text(clean, field: field, max: Limits.maxVisitNoteLength, allowEmpty: true, allowsNewlines: true)
+        let issues = text(note, field: field, max: Limits.maxVisitNoteLength, allowEmpty: true, allowsNewlines: true)
         guard issues.isEmpty else { throw InvalidInput(issues) }
         return clean
     }
@@ -116,7 +116,7 @@ public enum Validation {
     /// Validates and trims a mentor's reflection on a scenario (it may be empty).
     public static func reflection(_ text: String, field: String = "reflection") throws(InvalidInput) -> String {
         let clean = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        let issues = Self.text(clean, field: field, max: Limits.maxReflectionLength, allowEmpty: true, allowsNewlines: true)
+        let issues = Self.text(text, field: field, max: Limits.maxReflectionLength, allowEmpty: true, allowsNewlines: true)
         guard issues.isEmpty else { throw InvalidInput(issues) }
         return clean
     }
@@ -125,8 +125,8 @@ public enum Validation {
     public static func scenario(title: String, body: String) throws(InvalidInput) -> (title: String, body: String) {
         let cleanTitle = title.trimmingCharacters(in: .whitespacesAndNewlines)
         let cleanBody = body.trimmingCharacters(in: .whitespacesAndNewlines)
-        let issues = text(cleanTitle, field: "title", max: Limits.maxTitleLength)
-            + text(cleanBody, field: "body", max: Limits.maxBodyLength, allowsNewlines: true)
+        let issues = text(title, field: "title", max: Limits.maxTitleLength)
+            + text(body, field: "body", max: Limits.maxBodyLength, allowsNewlines: true)
         guard issues.isEmpty else { throw InvalidInput(issues) }
         return (cleanTitle, cleanBody)
     }
@@ -138,10 +138,10 @@ public enum Validation {
             phone: contact.phone.trimmingCharacters(in: .whitespacesAndNewlines),
             address: contact.address.trimmingCharacters(in: .whitespacesAndNewlines),
             notes: contact.notes.trimmingCharacters(in: .whitespacesAndNewlines))
-        var issues = text(clean.name, field: prefix + "name", max: Limits.maxContactNameLength)
-        issues += text(clean.address, field: prefix + "address", max: Limits.maxContactAddressLength)
-        issues += text(clean.phone, field: prefix + "phone", max: Limits.maxContactPhoneLength, allowEmpty: true)
-        issues += text(clean.notes, field: prefix + "notes", max: Limits.maxContactFieldLength, allowEmpty: true, allowsNewlines: true)
+        var issues = text(contact.name, field: prefix + "name", max: Limits.maxContactNameLength)
+        issues += text(contact.address, field: prefix + "address", max: Limits.maxContactAddressLength)
+        issues += text(contact.phone, field: prefix + "phone", max: Limits.maxContactPhoneLength, allowEmpty: true)
+        issues += text(contact.notes, field: prefix + "notes", max: Limits.maxContactFieldLength, allowEmpty: true, allowsNewlines: true)
         guard issues.isEmpty else { throw InvalidInput(issues) }
         return clean
     }
@@ -161,14 +161,16 @@ public enum Validation {
         }
     }
 
-    /// Problems with a new password: 8 characters at least, at most 72 bytes (all bcrypt reads).
+    /// Problems with a new password: 8 to 72 Unicode scalars, as the OpenAPI document's `minLength` and `maxLength` count.
     public static func password(_ password: String, field: String) -> [Issue] {
-        password.count < 8 || password.utf8.count > 72 ? [.init(field: field, rule: .other("8 to 72 bytes"))] : []
+        (Limits.minPasswordLength...Limits.maxPasswordLength).contains(password.unicodeScalars.count)
+            ? [] : [.init(field: field, rule: .other("\(Limits.minPasswordLength) to \(Limits.maxPasswordLength) characters (Unicode scalars)"))]
     }
 
-    /// Problems with a text field: required, length in Unicode scalars, control characters.
+    /// Problems with a text field as sent: its length in Unicode scalars, control characters, and, unless
+    /// `allowEmpty`, something other than white space (the value is stored trimmed).
     public static func text(_ value: String, field: String, max: Int, allowEmpty: Bool = false, allowsNewlines: Bool = false) -> [Issue] {
-        if value.isEmpty { return allowEmpty ? [] : [.init(field: field, rule: .required)] }
+        if !allowEmpty, value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { return [.init(field: field, rule: .required)] }
         if value.unicodeScalars.count > max { return [.init(field: field, rule: .tooLong(max))] }
         if hasControlCharacters(value, allowsNewlines: allowsNewlines) { return [.init(field: field, rule: .controlCharacters)] }
         return []
@@ -179,8 +181,35 @@ public enum Validation {
     public static func hasControlCharacters(_ value: String, allowsNewlines: Bool) -> Bool {
         value.unicodeScalars.contains { scalar in
             if allowsNewlines, scalar == "\n" || scalar == "\r" { return false }
-            let category = scalar.properties.generalCategory
-            return category == .control || (category == .format && scalar != "\u{200D}")
+            return isControlOrFormat(scalar)
+        }
+    }
+
+    /// Whether `scalar` is a control character, or an invisible format character of the Basic Multilingual Plane (bidi
+    /// overrides, zero-width spaces) other than the zero-width joiner, which emoji sequences need.
+    ///
+    /// The format characters beyond it (the tags of a subdivision's flag emoji, hieroglyph and shorthand format
+    /// controls) are allowed: they belong to what they format, and the OpenAPI document's patterns, which state this
+    /// rule, can name only characters of the Basic Multilingual Plane (schemathesis 4 reads a pattern naming one beyond
+    /// it as one nothing matches).
+    static func isControlOrFormat(_ scalar: Unicode.Scalar) -> Bool {
+        let category = scalar.properties.generalCategory
+        return category == .control || (category == .format && scalar != "\u{200D}" && scalar.value <= 0xFFFF)
+    }
+
+    /// Whether `name` is a username: ``TextPatterns/username``, checked without a regular expression engine's reading of `$`.
+    public static func isUsername(_ name: String) -> Bool {
+        (2...Limits.maxUsernameLength).contains(name.unicodeScalars.count)
+            && name.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0)) }
+    }
+
+    /// Whether `tag` is a language tag as ``TextPatterns/languageTag`` states: `en`, `nb`, `no` or `nn` (any case),
+    /// then subtags of 1 to 8 ASCII letters or digits, each after `-` or `_`.
+    public static func isLanguageTag(_ tag: String) -> Bool {
+        let parts = tag.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "-" || $0 == "_" })
+        guard let first = parts.first, ["en", "nb", "no", "nn"].contains(first.lowercased()) else { return false }
+        return parts.dropFirst().allSatisfy { part in
+            (1...8).contains(part.unicodeScalars.count) && part.unicodeScalars.allSatisfy { $0.isASCII && CharacterSet.alphanumerics.contains($0) }
         }
     }
 

@@ -35,6 +35,13 @@ public struct Problem: HTTPResponseError, Sendable, Equatable {
     }
 
     public static func badRequest(_ detail: String, errors: [FieldError] = []) -> Problem { Problem(.badRequest, detail, errors: errors) }
+
+    /// The same problem with these field errors.
+    func with(errors: [FieldError]) -> Problem {
+        var problem = self
+        problem.errors = errors
+        return problem
+    }
     public static func unprocessable(_ detail: String, errors: [FieldError] = []) -> Problem {
         Problem(.unprocessableContent, detail, errors: errors)
     }

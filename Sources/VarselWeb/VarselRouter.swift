@@ -74,17 +74,31 @@ final class RouteTable: Sendable {
     func set(_ routes: [Route]) { self.routes.withLock { $0 = routes } }
 
     /// The methods served at `path`, sorted; empty when no route matches it.
+    ///
+    /// Only the most specific matching pattern counts, as the router picks it: a literal segment wins over a
+    /// parameter (`/api/v1/me/passkeys/options` is not `/api/v1/me/passkeys/:id`).
     func methods(for path: String) -> [String] {
         let segments = path.split(separator: "/")
-        let matching = routes.withLock { $0 }.filter { route in
-            let pattern = route.pattern.split(separator: "/")
-            return pattern.count == segments.count && zip(pattern, segments).allSatisfy { $0.hasPrefix("{") || $0.hasPrefix(":") || $0 == $1 }
+        let matching = routes.withLock { $0 }.map { ($0, $0.pattern.split(separator: "/")) }.filter { _, pattern in
+            pattern.count == segments.count && zip(pattern, segments).allSatisfy { Self.isParameter($0) || $0 == $1 }
         }
-        return Set(matching.map(\.method.rawValue)).sorted()
+        guard let chosen = matching.map(\.1).max(by: Self.isLessSpecific) else { return [] }
+        return Set(matching.filter { $0.1 == chosen }.map(\.0.method.rawValue)).sorted()
+    }
+
+    private static func isParameter(_ segment: Substring) -> Bool { segment.hasPrefix("{") || segment.hasPrefix(":") }
+
+    /// Whether `first` yields to `second`: at the first segment where one is literal and the other a parameter.
+    private static func isLessSpecific(_ first: [Substring], _ second: [Substring]) -> Bool {
+        for (left, right) in zip(first, second) where isParameter(left) != isParameter(right) {
+            return isParameter(left)
+        }
+        return false
     }
 }
 
-/// Turns the router's 404 for a known path with another method into 405 with an `Allow` header.
+/// Turns the router's 404 for a known path with another method into 405 with an `Allow` header that lists exactly
+/// the methods the path answers (as the OpenAPI document declares them).
 struct MethodNotAllowedMiddleware: RouterMiddleware {
     let routes: RouteTable
 
@@ -92,9 +106,8 @@ struct MethodNotAllowedMiddleware: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch let error as HTTPError where error.status == .notFound {
-            var allowed = routes.methods(for: request.uri.path)
+            let allowed = routes.methods(for: request.uri.path)
             guard !allowed.isEmpty, !allowed.contains(request.method.rawValue) else { throw error }
-            if allowed.contains("GET"), !allowed.contains("HEAD") { allowed = (allowed + ["HEAD"]).sorted() }
             throw Problem(.methodNotAllowed, "This resource does not answer \(request.method.rawValue); it answers \(allowed.joined(separator: ", ")).",
                           headers: [.allow: allowed.joined(separator: ", ")])
         }

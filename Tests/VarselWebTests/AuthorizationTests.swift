@@ -122,9 +122,9 @@ struct BadInputTests {
                 (#"{"recipients":["kari"],"kind":"scenarioPrompt","title":"\#(String(repeating: "x", count: 201))","body":"b"}"#, .unprocessableContent, "title at most 200"),
                 (#"{"recipients":["kari"],"kind":"scenarioPrompt","title":"t","body":"\#(String(repeating: "x", count: 4001))"}"#, .unprocessableContent, "body at most 4000"),
                 (#"{"recipients":["kari"],"kind":"scenarioPrompt","title":"  ","body":"b"}"#, .unprocessableContent, "title required"),
-                (#"{"recipients":["nobody"],"kind":"scenarioPrompt","title":"t","body":"b"}"#, .unprocessableContent, "not a known user"),
+                (#"{"recipients":["nobody"],"kind":"scenarioPrompt","title":"t","body":"b"}"#, .notFound, "not a known user"),
                 // An unknown id is refused by the store's own transaction, which then writes nothing for "kari" either.
-                (#"{"recipients":["kari",999999],"kind":"scenarioPrompt","title":"t","body":"b"}"#, .unprocessableContent, "recipients[1] is not a known user"),
+                (#"{"recipients":["kari",999999],"kind":"scenarioPrompt","title":"t","body":"b"}"#, .notFound, "recipients[1] is not a known user"),
                 (#"{"recipients":[],"kind":"scenarioPrompt","title":"t","body":"b"}"#, .unprocessableContent, "at least one"),
                 (#"{"recipients":[true],"kind":"scenarioPrompt","title":"t","body":"b"}"#, .badRequest, "recipients[0]"),
                 (#"{"recipients":["kari"],"kind":"scenarioPrompt","title":"t","body":"b","urgency":"now"}"#, .unprocessableContent, "urgency"),

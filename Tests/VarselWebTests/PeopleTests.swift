@@ -65,7 +65,7 @@ struct PeopleTests {
     func passwordRulesOnTheLink() async throws {
         let world = try await TestWorld()
         let issued = try await world.services.users.invite(username: "ingrid", displayName: "Ingrid", role: "mentor", locale: "en", by: world.coordinator)
-        await #expect(throws: InvalidInput([.init(field: "password", rule: .other("8 to 72 bytes"))])) {
+        await #expect(throws: InvalidInput([.init(field: "password", rule: .other("8 to 72 characters (Unicode scalars)"))])) {
             try await world.services.users.choosePassword(code: issued.code, password: "short", repeated: "short")
         }
         await #expect(throws: InvalidInput([.init(field: "repeat", rule: .other("must be the same password"))])) {

@@ -130,7 +130,7 @@ def test_a_paused_mentor_is_not_offered_and_the_page_says_why(browser, server):
         # And the API refuses the assignment too, saying why without echoing anything sent.
         status, _, body = server.request("POST", "/api/v1/assignments", server.token("demo-coordinator"), {
             "mentor": "demo-mentor", "contact": {"name": "Per Olsen", "phone": "", "address": "Torggata 3", "notes": ""}})
-        assert status == 422 and "paused" in body["detail"] and "Per Olsen" not in str(body)
+        assert status == 409 and "paused" in body["detail"] and "Per Olsen" not in str(body)
     finally:
         context.close()
 

@@ -43,9 +43,11 @@ struct AssignmentsController {
         do { urgency = try Validation.urgency(body.urgency) } catch { issues += error.issues }
         guard issues.isEmpty else { throw InvalidInput(issues) }
         guard let mentor = try await RecipientResolver(directory: services.directory).users([body.mentor]).first, mentor.role == .mentor else {
-            throw Problem.unprocessable("mentor must name a user with the mentor role.", errors: [.init(field: "mentor", message: "not a mentor")])
+            throw RecipientResolver.notAMentor(field: "mentor")
         }
-        let (assignment, stored, item) = try await services.sender.assign(mentor: mentor, coordinatorID: identity.user.id, contact: contact, urgency: urgency)
+        let (assignment, stored, item) = try await Self.conflicting {
+            try await services.sender.assign(mentor: mentor, coordinatorID: identity.user.id, contact: contact, urgency: urgency)
+        }
         context.logger.info("assignment created", metadata: ["assignment.id": "\(assignment.id)", "notification.id": "\(item.id)"])
         return try JSONCoding.response(CreateResponse(assignment: AssignmentResource(assignment, contact: stored), notificationId: item.id),
                                        status: .created)
@@ -83,7 +85,7 @@ struct AssignmentsController {
         let describer = services.describer(user.language)
         let now = services.now()
         let deadline = services.configuration.answerDeadline
-        let filter = AssignmentFilter(request.uri.queryParameters)
+        let filter = try Self.filter(request.uri.queryParameters)
         return try JSONCoding.response(summaries.filter { filter.includes($0, now: now, deadline: deadline) }.map { summary in
             SummaryResource(id: summary.id, contactId: summary.contactID, mentorName: summary.mentorName, state: summary.progress,
                             createdAt: summary.createdAt, respondedAt: summary.respondedAt, mentorId: summary.mentorID,
@@ -92,6 +94,27 @@ struct AssignmentsController {
                                 : describer.coordinatorAssignmentRow(summary, now: now, overdueAfter: deadline),
                             trail: summary.trail)
         })
+    }
+
+    /// Runs an assignment to a mentor whose state may refuse it (paused, an expired certification, the assignment's
+    /// own mentor): the request was well formed, so the refusal is 409, naming the field.
+    static func conflicting<T>(_ work: () async throws -> T) async throws -> T {
+        do {
+            return try await work()
+        } catch let invalid as InvalidInput {
+            throw Problem.conflict(invalid.summary).with(errors: invalid.issues.map { .init(field: $0.field, message: $0.message) })
+        }
+    }
+
+    /// The list's filter, refusing a `show` or `mentor` the document does not allow (the pages ignore them instead).
+    static func filter(_ query: Parameters) throws -> AssignmentFilter {
+        if let show = query["show"], AssignmentFilter.Show(rawValue: String(show)) == nil {
+            throw Problem.badRequest("show must be all, waiting or overdue.", errors: [.init(field: "show", message: "unknown")])
+        }
+        if let mentor = query["mentor"], (Int64(String(mentor)) ?? 0) < 1 {
+            throw Problem.badRequest("mentor must be a positive integer, a mentor's user id.", errors: [.init(field: "mentor", message: "not a user id")])
+        }
+        return AssignmentFilter(query)
     }
 
     /// The assignment, if the signed-in user may see it: its mentor, the coordinator who manages it, or an admin.
@@ -140,9 +163,9 @@ struct AssignmentsController {
         }
         let body = try await JSONCoding.decode(ReassignRequest.self, from: request)
         guard let mentor = try await RecipientResolver(directory: services.directory).users([body.mentor]).first, mentor.role == .mentor else {
-            throw Problem.unprocessable("mentor must name a user with the mentor role.", errors: [.init(field: "mentor", message: "not a mentor")])
+            throw RecipientResolver.notAMentor(field: "mentor")
         }
-        let (new, item) = try await services.sender.reassign(assignment, to: mentor, by: identity.user.id)
+        let (new, item) = try await Self.conflicting { try await services.sender.reassign(assignment, to: mentor, by: identity.user.id) }
         context.logger.info("assignment reassigned", metadata: ["assignment.id": "\(assignment.id)", "assignment.new_id": "\(new.id)"])
         return try JSONCoding.response(CreateResponse(assignment: AssignmentResource(new, contact: nil), notificationId: item.id), status: .created)
     }

@@ -49,7 +49,7 @@ struct CertificationsController {
         var news: [NewCertification] = []
         for (index, entry) in body.enumerated() {
             let name = entry.name.trimmingCharacters(in: .whitespacesAndNewlines)
-            let issues = Validation.text(name, field: "[\(index)].name", max: Limits.maxCertificationNameLength)
+            let issues = Validation.text(entry.name, field: "[\(index)].name", max: Limits.maxCertificationNameLength)
             guard issues.isEmpty else { throw InvalidInput(issues) }
             news.append(NewCertification(name: name, expiresAt: try Validation.day(entry.expiresOn, field: "[\(index)].expiresOn")))
         }

@@ -129,7 +129,7 @@ struct NotificationsController {
 
     static func idempotencyKey(_ request: Request) throws -> String? {
         guard let key = request.headers[.idempotencyKey] else { return nil }
-        guard !key.isEmpty, key.count <= Limits.maxIdempotencyKeyLength else {
+        guard !key.isEmpty, key.unicodeScalars.count <= Limits.maxIdempotencyKeyLength else {
             throw Problem.badRequest("Idempotency-Key must be 1 to \(Limits.maxIdempotencyKeyLength) characters.")
         }
         return key
@@ -200,16 +200,18 @@ struct NotificationsController {
     }
 }
 
-/// Opaque pagination cursors: the last id seen, so clients cannot depend on what is inside.
+/// Pagination cursors: opaque to clients, who pass `nextCursor` back as it is, and exactly as ``pattern`` (the OpenAPI
+/// document's) describes, so that every cursor the document allows is one the server reads.
 enum Cursor {
-    static func encode(_ id: NotificationID) -> String {
-        Data("n:\(id)".utf8).base64EncodedString().replacingOccurrences(of: "=", with: "")
-    }
+    /// `n` and the last id seen, in decimal without leading zeros (at most 18 digits, so it fits an Int64).
+    static let pattern = "^n[1-9][0-9]{0,17}$"
+
+    static func encode(_ id: NotificationID) -> String { "n\(id)" }
 
     static func decode(_ raw: String) throws -> NotificationID {
-        let padded = raw + String(repeating: "=", count: (4 - raw.count % 4) % 4)
-        guard let data = Data(base64Encoded: padded), let text = String(data: data, encoding: .utf8), text.hasPrefix("n:"),
-              let id = NotificationID(String(text.dropFirst(2))), id > 0 else {
+        let digits = raw.utf8.dropFirst()
+        guard raw.utf8.first == UInt8(ascii: "n"), (1...18).contains(digits.count), digits.first != UInt8(ascii: "0"),
+              digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let id = NotificationID(String(raw.dropFirst())) else {
             throw Problem.badRequest("The cursor is not one this API gave out. Use nextCursor from the previous page.",
                                      errors: [.init(field: "cursor", message: "invalid")])
         }

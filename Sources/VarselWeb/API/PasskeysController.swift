@@ -52,6 +52,13 @@ struct PasskeysController {
         var id: String
         var type: String
         var response: Response
+
+        /// Refuses a credential of another type than `public-key`, the only one WebAuthn has.
+        func checkType() throws {
+            guard type == "public-key" else {
+                throw Problem.unprocessable("credential.type must be public-key.", errors: [.init(field: "credential.type", message: "must be public-key")])
+            }
+        }
     }
 
     struct RegistrationRequest: Decodable {
@@ -72,10 +79,13 @@ struct PasskeysController {
     }
 
     struct List: Encodable { var items: [PasskeyResource] }
+    /// The options' request body: a JSON object whose members are not read.
+    struct OptionsRequest: Decodable {}
     struct Rename: Decodable { var name: String }
 
     func registrationOptions(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requirePerson()
+        _ = try await JSONCoding.decode(OptionsRequest.self, from: request)
         let options = try await answering { try await services.passkeys.registrationOptions(for: identity.user, session: identity.session) }
         return try JSONCoding.response(options, headers: [.cacheControl: "no-store"])
     }
@@ -83,6 +93,7 @@ struct PasskeysController {
     func register(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requirePerson()
         let body = try await JSONCoding.decode(RegistrationRequest.self, from: request)
+        try body.credential.checkType()
         let clientData = try Self.bytes(body.credential.response.clientDataJSON, field: "credential.response.clientDataJSON")
         let attestation = try Self.bytes(body.credential.response.attestationObject, field: "credential.response.attestationObject")
         let passkey = try await answering(context, registering: true) {
@@ -123,6 +134,7 @@ struct PasskeysController {
     /// Finishes it: the link is used up and the person is signed in, as after choosing a password.
     func registerWithLink(_ request: Request, context: VarselContext) async throws -> Response {
         let body = try await JSONCoding.decode(LinkRegistrationRequest.self, from: request)
+        try body.credential.checkType()
         let clientData = try Self.bytes(body.credential.response.clientDataJSON, field: "credential.response.clientDataJSON")
         let attestation = try Self.bytes(body.credential.response.attestationObject, field: "credential.response.attestationObject")
         let started = try await answering(context, registering: true) {
@@ -133,6 +145,7 @@ struct PasskeysController {
     }
 
     func signInOptions(_ request: Request, context: VarselContext) async throws -> Response {
+        _ = try await JSONCoding.decode(OptionsRequest.self, from: request)
         let attempt = Tokens.random()
         let options = try await answering { try await services.passkeys.signInOptions(attempt: attempt) }
         var response = try JSONCoding.response(options, headers: [.cacheControl: "no-store"])
@@ -144,6 +157,7 @@ struct PasskeysController {
     /// Signs in with a passkey: answers like `POST /api/v1/session`, and sets the session cookie for the web client.
     func signIn(_ request: Request, context: VarselContext) async throws -> Response {
         let body = try await JSONCoding.decode(SignInRequest.self, from: request)
+        try body.credential.checkType()
         let response = body.credential.response
         let clientData = try Self.bytes(response.clientDataJSON, field: "credential.response.clientDataJSON")
         let authenticatorData = try Self.bytes(response.authenticatorData, field: "credential.response.authenticatorData")
@@ -204,8 +218,17 @@ struct PasskeysController {
         }
     }
 
+    /// Bytes as WebAuthn's JSON writes them, base64url without padding; the document's `pattern` for them.
+    static let base64URLPattern = "^(?:[A-Za-z0-9_-]{4})*(?:[A-Za-z0-9_-]{2,3})?$"
+
+    /// The bytes of a base64url field as ``base64URLPattern`` describes it (at least one byte), or a 422 naming it.
     static func bytes(_ text: String?, field: String) throws -> [UInt8] {
-        guard let text, let bytes = Base64URL.decode(text), !bytes.isEmpty else {
+        let isBase64URL = { (byte: UInt8) in
+            (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+        }
+        guard let text, text.utf8.count >= 2, text.utf8.count % 4 != 1, text.utf8.allSatisfy(isBase64URL),
+              let bytes = Base64URL.decode(text), !bytes.isEmpty else {
             throw Problem.unprocessable("\(field) must be base64url.", errors: [.init(field: field, message: "must be base64url")])
         }
         return bytes

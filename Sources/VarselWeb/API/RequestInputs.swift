@@ -94,12 +94,19 @@ struct RecipientResolver {
     /// The problem for the recipient given as `id` that the store refused, named by its place in `recipients`.
     static func unknownRecipient(given id: UserID, in recipients: [Recipient]) -> Problem {
         guard let index = recipients.firstIndex(of: .id(id)) else {
-            return Problem.unprocessable("A recipient is not a known user.", errors: [.init(field: "recipients", message: "unknown user")])
+            return Problem(.notFound, "A recipient is not a known user.", errors: [.init(field: "recipients", message: "unknown user")])
         }
         return unknownRecipient(index)
     }
 
+    /// A recipient well formed but naming nobody: 404, as an id in a path that names nothing.
     static func unknownRecipient(_ index: Int) -> Problem {
-        Problem.unprocessable("recipients[\(index)] is not a known user.", errors: [.init(field: "recipients[\(index)]", message: "unknown user")])
+        Problem(.notFound, "recipients[\(index)] is not a known user.", errors: [.init(field: "recipients[\(index)]", message: "unknown user")])
+    }
+
+    /// A person named where a mentor is needed who does not have the mentor role now: 409, a conflict with their
+    /// account's state rather than a malformed request.
+    static func notAMentor(field: String) -> Problem {
+        Problem.conflict("\(field) must name users with the mentor role.").with(errors: [.init(field: field, message: "not a mentor")])
     }
 }

@@ -88,12 +88,12 @@ struct ScenariosController {
         if let chosen = body.mentors {
             mentors = try await RecipientResolver(directory: services.directory).users(chosen)
             guard mentors.allSatisfy({ $0.role == .mentor }) else {
-                throw Problem.unprocessable("mentors must name users with the mentor role.", errors: [.init(field: "mentors", message: "not a mentor")])
+                throw RecipientResolver.notAMentor(field: "mentors")
             }
         } else {
             mentors = try await services.directory.mentors()
             guard !mentors.isEmpty else {
-                throw Problem.unprocessable("There are no mentors to publish to.", errors: [.init(field: "mentors", message: "empty")])
+                throw Problem.conflict("There are no mentors to publish to.").with(errors: [.init(field: "mentors", message: "empty")])
             }
         }
         let (scenario, items) = try await services.sender.publishScenario(title: valid.title, body: valid.body, from: identity.user.id, to: mentors)

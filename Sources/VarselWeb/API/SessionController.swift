@@ -93,6 +93,9 @@ struct SessionController {
                                                                new: body.newPassword, client: client)
         } catch let refusal as Sessions.Refusal {
             throw Self.problem(refusal, isPasswordChange: true)
+        } catch let invalid as InvalidInput where invalid.issues.map(\.field) == ["currentPassword"] {
+            // A well-formed request refused for what it proves, not for its form.
+            throw Problem(.forbidden, invalid.summary, errors: invalid.issues.map { .init(field: $0.field, message: $0.message) })
         }
         context.logger.info("password changed", metadata: ["sessions.ended": "\(ended)"])
         return Response(status: .noContent)

@@ -30,20 +30,21 @@ struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
 }
 
 /// `/metrics` is for the operator's scraper: it needs its own bearer token (`--metrics-token` or
-/// `VARSEL_METRICS_TOKEN`), and without one configured it is not served at all.
+/// `VARSEL_METRICS_TOKEN`), and without one configured it is not served at all. A request without a bearer token is
+/// 401 either way, as for every route that needs one.
 struct MetricsAccess {
     let token: String?
 
     func check(_ request: Request) throws {
-        guard let token, !token.isEmpty else {
-            throw Problem.notFound("Metrics are off. Start the server with --metrics-token (or VARSEL_METRICS_TOKEN) to serve them.")
-        }
+        let unauthorized = Problem.unauthorized("Metrics need 'Authorization: Bearer <metrics token>'.")
         let presented = request.headers[.authorization].flatMap { header -> String? in
             let parts = header.split(separator: " ", maxSplits: 1)
             return parts.count == 2 && parts[0].lowercased() == "bearer" ? String(parts[1]) : nil
         }
-        guard let presented, Tokens.constantTimeEquals(presented, token) else {
-            throw Problem.unauthorized("Metrics need 'Authorization: Bearer <metrics token>'.")
+        guard let presented else { throw unauthorized }
+        guard let token, !token.isEmpty else {
+            throw Problem.notFound("Metrics are off. Start the server with --metrics-token (or VARSEL_METRICS_TOKEN) to serve them.")
         }
+        guard Tokens.constantTimeEquals(presented, token) else { throw unauthorized }
     }
 }
