@@ -35,6 +35,9 @@ struct VarselCaseClient {
         case .badRequest(let problem): throw MemberSystemFailure.refused("creating the assignment", status: 400, problem: problem)
         case .unauthorized(let problem): throw MemberSystemFailure.refused("creating the assignment", status: 401, problem: problem)
         case .forbidden(let problem): throw MemberSystemFailure.refused("creating the assignment", status: 403, problem: problem)
+        case .notFound(let problem): throw MemberSystemFailure.refused("creating the assignment", status: 404, problem: problem)
+        case .conflict(let problem): throw MemberSystemFailure.refused("creating the assignment", status: 409, problem: problem)
+        case .unsupportedMediaType(let problem): throw MemberSystemFailure.refused("creating the assignment", status: 415, problem: problem)
         case .contentTooLarge(let problem): throw MemberSystemFailure.refused("creating the assignment", status: 413, problem: problem)
         case .unprocessableContent(let problem):
             throw MemberSystemFailure.refused("creating the assignment", status: 422, problem: problem)
