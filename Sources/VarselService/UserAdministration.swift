@@ -110,6 +110,10 @@ public struct UserAdministration: Sendable {
         issues += Validation.text(given, field: "displayName", max: Limits.maxDisplayNameLength, allowEmpty: true)
         let trimmed = given.trimmingCharacters(in: .whitespacesAndNewlines)
         let display = trimmed.isEmpty ? name : trimmed
+        // With neither a display name nor a username, the form's name field is as empty as the username's.
+        if display.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, !issues.contains(where: { $0.field == "displayName" }) {
+            issues.append(.init(field: "displayName", rule: .required))
+        }
         guard issues.isEmpty, let parsedRole, let language else { throw InvalidInput(issues) }
         return Fields(username: name, displayName: display, role: parsedRole, language: language)
     }
