@@ -107,3 +107,45 @@ def test_the_guides_postgresql_commands_run_as_written_and_print_what_it_shows(t
     finally:
         subprocess.run([f"{postgres_bin}/psql", POSTGRES, "-c", f"DROP DATABASE IF EXISTS {name}", "-c", f"DROP ROLE IF EXISTS {name}"],
                        capture_output=True)
+
+
+def test_the_guides_nginx_configuration_is_one_nginx_accepts():
+    """The guide's nginx `server` and `upstream`, inside the `http` block of a file of its own, pass `nginx -t` with a
+    certificate made for the test in place of the guide's Let's Encrypt paths (the test of two instances behind nginx
+    runs the same proxying)."""
+    import shutil
+    import socket
+    import tempfile
+
+    def free_port() -> int:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            return probe.getsockname()[1]
+
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    if not Path(nginx).exists():
+        pytest.skip("needs nginx (scripts/test.sh installs it)")
+    [block] = re.findall(r"^```nginx\n(.*?)^```", GUIDE.read_text(), flags=re.S | re.M)
+    with tempfile.TemporaryDirectory() as directory:
+        here = Path(directory)
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=varsel.example",
+                        "-keyout", str(here / "privkey.pem"), "-out", str(here / "fullchain.pem")], check=True, capture_output=True)
+        config = (block.replace("/etc/letsencrypt/live/varsel.example/", f"{here}/")
+                  .replace("listen 443 ssl", f"listen 127.0.0.1:{free_port()} ssl"))
+        (here / "nginx.conf").write_text(f"""
+error_log {here}/error.log;
+pid {here}/nginx.pid;
+events {{}}
+http {{
+  access_log off;
+  client_body_temp_path {here}/body;
+  proxy_temp_path {here}/proxy;
+  fastcgi_temp_path {here}/fastcgi;
+  uwsgi_temp_path {here}/uwsgi;
+  scgi_temp_path {here}/scgi;
+{config}
+}}
+""")
+        checked = subprocess.run([nginx, "-t", "-p", str(here), "-c", str(here / "nginx.conf")], capture_output=True, text=True)
+        assert checked.returncode == 0, checked.stderr
+        assert "syntax is ok" in checked.stderr and "test is successful" in checked.stderr, checked.stderr
