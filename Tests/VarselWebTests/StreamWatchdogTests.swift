@@ -19,10 +19,12 @@ struct StreamWatchdogTests {
         stuck.blocked()
         ended.blocked()
         watchdog.stopWatching(endedID)
-        // Real time on a busy machine: wait (up to 10 s) for the stuck stream to be closed.
+        // Real time on a busy machine: wait (up to 60 s) for the stuck stream to be closed, and fail if it never is:
+        // the order checked below holds only when the first close came before the late stream was watched.
         func waitUntilClosed(_ count: Int) async throws {
-            let deadline = ContinuousClock.now + .seconds(10)
+            let deadline = ContinuousClock.now + .seconds(60)
             while closed.withLock({ $0.count < count }) && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            try #require(closed.withLock { $0.count >= count }, "no sweep closed \(count) stream(s) within 60 seconds")
         }
         try await waitUntilClosed(1)
         // A stream that starts a write only now is closed by a later sweep than the stuck one's: by then the sweeps
