@@ -39,7 +39,10 @@ extension Administration {
         try await answering {
             try await withServices(database) { services, _ in
                 let shown = shownName(of: database)
-                guard let integration = try await services.integrations.list(for: nil).first(where: { $0.id == UserID(id) }) else {
+                let integration: Integration
+                do {
+                    integration = try await services.integrations.integration(UserID(id), for: nil)
+                } catch Integrations.Refusal.unknownIntegration {
                     throw Failure("There is no integration token \(id) in \(shown): see `varsel token list`.")
                 }
                 guard !integration.isRevoked else { return "Integration token \(id) in \(shown) is revoked already; nothing changed." }

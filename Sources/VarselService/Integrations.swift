@@ -68,12 +68,17 @@ public struct Integrations: Sendable {
         return try await repository.integrations()
     }
 
+    /// Integration `id`, revoked or not; ``Refusal/unknownIntegration`` for any other id.
+    public func integration(_ id: UserID, for actor: User?) async throws -> Integration {
+        guard let integration = try await list(for: actor).first(where: { $0.id == id }) else { throw Refusal.unknownIntegration }
+        return integration
+    }
+
     /// Revokes integration `id` for good: its account is deactivated (recorded in its change log as done by
     /// `actor`) and its live streams end. Revoking twice changes nothing more.
     @discardableResult
     public func revoke(_ id: UserID, by actor: User?) async throws -> Integration {
-        try Self.requireAdmin(actor)
-        guard let integration = try await repository.integrations().first(where: { $0.id == id }) else { throw Refusal.unknownIntegration }
+        let integration = try await integration(id, for: actor)
         guard !integration.isRevoked else { return integration }
         let outcome = try await repository.changeAccount(userID: id, .deactivate, log: [NewAccountLogEntry(actorID: actor?.id, action: .deactivated)],
                                                          at: now())

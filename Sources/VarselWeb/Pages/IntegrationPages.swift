@@ -79,10 +79,8 @@ extension PagesController {
     /// list says it was shown already.
     func shownToken(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context).require(.admin)
-        guard let id = context.parameters.get("id").flatMap({ UserID($0) }),
-              let integration = try await services.integrations.list(for: identity.user).first(where: { $0.id == id }) else {
-            throw Integrations.Refusal.unknownIntegration
-        }
+        guard let id = context.parameters.get("id").flatMap({ UserID($0) }) else { throw Integrations.Refusal.unknownIntegration }
+        let integration = try await services.integrations.integration(id, for: identity.user)
         let path = TokenHandover.path(for: id)
         let cleared = TokenHandover.handover.cleared(path: path, secure: services.configuration.usesSecureCookies)
         guard let sealed = request.cookies[TokenHandover.handover.cookieName]?.value,
