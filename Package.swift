@@ -65,12 +65,24 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // Text messages and email: an SMTP client (STARTTLS or TLS, AUTH) and an HTTP text-message gateway.
+        .target(
+            name: "VarselMessaging",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The use cases, with no HTTP in them: sending notifications, the inbox, users, credentials, validation,
         // upkeep, and the live events' broker and pump.
         .target(
             name: "VarselService",
             dependencies: [
-                "VarselCore", "VarselStore", "VarselPush", "VarselPasskeys",
+                "VarselCore", "VarselStore", "VarselPush", "VarselPasskeys", "VarselMessaging",
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
@@ -119,6 +131,7 @@ let package = Package(
             name: "VarselServer",
             dependencies: [
                 "VarselCore", "VarselStore", "VarselSQLite", "VarselPostgres", "VarselService", "VarselWeb", "VarselLive", "VarselPush",
+                "VarselMessaging",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

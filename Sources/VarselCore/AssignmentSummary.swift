@@ -28,6 +28,9 @@ public struct AssignmentSummary: Sendable, Codable, Hashable, Identifiable {
     /// Whether the mentor was sent a reminder for not answering, and whether the coordinator was told.
     public var wasRemindedAt: Date?
     public var wasEscalatedAt: Date?
+    /// When a text message and an email told the mentor of it, when they had not seen it in time.
+    public var textMessageSentAt: Date?
+    public var emailSentAt: Date?
     /// When its notification first reached the mentor on a live stream (an open page or app).
     public var deliveredAt: Date?
     /// When the visit was marked done, and the mentor's note.
@@ -41,7 +44,7 @@ public struct AssignmentSummary: Sendable, Codable, Hashable, Identifiable {
 
     public init(id: AssignmentID, contactID: ContactID, contactName: String, address: String, mentorID: UserID = 0, mentorName: String, progress: AssignmentProgress,
                 createdAt: Date, respondedAt: Date? = nil, readAt: Date? = nil, wasRemindedAt: Date? = nil, wasEscalatedAt: Date? = nil,
-                deliveredAt: Date? = nil, doneAt: Date? = nil, visitNote: String? = nil, earlierTrail: [AssignmentEvent] = [],
+                textMessageSentAt: Date? = nil, emailSentAt: Date? = nil, deliveredAt: Date? = nil, doneAt: Date? = nil, visitNote: String? = nil, earlierTrail: [AssignmentEvent] = [],
                 detailsRemovedAt: Date? = nil) {
         self.detailsRemovedAt = detailsRemovedAt
         self.id = id
@@ -56,6 +59,8 @@ public struct AssignmentSummary: Sendable, Codable, Hashable, Identifiable {
         self.readAt = readAt
         self.wasRemindedAt = wasRemindedAt
         self.wasEscalatedAt = wasEscalatedAt
+        self.textMessageSentAt = textMessageSentAt
+        self.emailSentAt = emailSentAt
         self.deliveredAt = deliveredAt
         self.doneAt = doneAt
         self.visitNote = visitNote
@@ -67,6 +72,7 @@ public struct AssignmentSummary: Sendable, Codable, Hashable, Identifiable {
 public struct AssignmentEvent: Sendable, Codable, Hashable {
     public enum Step: String, Sendable, Codable, Hashable {
         case created, notified, delivered, read, reminded, escalated, acknowledged, declined, reassigned, done
+        case textMessageSent, emailSent
     }
 
     public var step: Step
@@ -89,6 +95,8 @@ extension AssignmentSummary {
         var events = [start, AssignmentEvent(.notified, at: createdAt)]
         if let deliveredAt { events.append(AssignmentEvent(.delivered, at: deliveredAt)) }
         if let readAt { events.append(AssignmentEvent(.read, at: readAt)) }
+        if let textMessageSentAt { events.append(AssignmentEvent(.textMessageSent, at: textMessageSentAt)) }
+        if let emailSentAt { events.append(AssignmentEvent(.emailSent, at: emailSentAt)) }
         if let wasRemindedAt { events.append(AssignmentEvent(.reminded, at: wasRemindedAt)) }
         if let wasEscalatedAt { events.append(AssignmentEvent(.escalated, at: wasEscalatedAt)) }
         if let respondedAt {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a mentor wants to be told, and how.
 public struct NotificationPreferences: Sendable, Codable, Hashable {
     /// The kinds the mentor receives cues for; a kind left out is still listed, but not announced or sounded.
@@ -14,6 +16,15 @@ public struct NotificationPreferences: Sendable, Codable, Hashable {
     /// Show a notification's full text on the lock screen, personal details included. Off by default: a lock
     /// screen is seen by anyone near the phone.
     public var isShowingDetailsOnLockScreen: Bool
+    /// The kinds that may follow up by text message, to a verified number, when a notification is not seen in time.
+    public var textMessageKinds: Set<NotificationKind>
+    /// The kinds that may follow up by email, to a verified address, when a notification is not seen in time.
+    public var emailKinds: Set<NotificationKind>
+    /// When only urgent notifications reach the person outside the open page; nil for none.
+    public var quietHours: QuietHours?
+
+    /// The kinds that follow up by text message and by email unless the person chooses otherwise.
+    public static let standardFollowUpKinds: Set<NotificationKind> = [.assignment]
 
     public init(
         enabledKinds: Set<NotificationKind> = Set(NotificationKind.allCases),
@@ -21,8 +32,14 @@ public struct NotificationPreferences: Sendable, Codable, Hashable {
         isVibrationEnabled: Bool = true,
         isSystemNotificationEnabled: Bool = true,
         isSpeakingPersonalDetails: Bool = false,
-        isShowingDetailsOnLockScreen: Bool = false
+        isShowingDetailsOnLockScreen: Bool = false,
+        textMessageKinds: Set<NotificationKind> = NotificationPreferences.standardFollowUpKinds,
+        emailKinds: Set<NotificationKind> = NotificationPreferences.standardFollowUpKinds,
+        quietHours: QuietHours? = nil
     ) {
+        self.textMessageKinds = textMessageKinds
+        self.emailKinds = emailKinds
+        self.quietHours = quietHours
         self.enabledKinds = enabledKinds
         self.isSoundEnabled = isSoundEnabled
         self.isVibrationEnabled = isVibrationEnabled
@@ -33,7 +50,20 @@ public struct NotificationPreferences: Sendable, Codable, Hashable {
 
     private enum CodingKeys: String, CodingKey {
         case enabledKinds, isSoundEnabled, isVibrationEnabled, isSystemNotificationEnabled, isSpeakingPersonalDetails
-        case isShowingDetailsOnLockScreen
+        case isShowingDetailsOnLockScreen, textMessageKinds, emailKinds, quietHours
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(enabledKinds, forKey: .enabledKinds)
+        try container.encode(isSoundEnabled, forKey: .isSoundEnabled)
+        try container.encode(isVibrationEnabled, forKey: .isVibrationEnabled)
+        try container.encode(isSystemNotificationEnabled, forKey: .isSystemNotificationEnabled)
+        try container.encode(isSpeakingPersonalDetails, forKey: .isSpeakingPersonalDetails)
+        try container.encode(isShowingDetailsOnLockScreen, forKey: .isShowingDetailsOnLockScreen)
+        try container.encode(textMessageKinds, forKey: .textMessageKinds)
+        try container.encode(emailKinds, forKey: .emailKinds)
+        try container.encodeIfPresent(quietHours, forKey: .quietHours)
     }
 
     /// Reads stored preferences; a setting added after they were stored takes its default.
@@ -45,6 +75,9 @@ public struct NotificationPreferences: Sendable, Codable, Hashable {
         isSystemNotificationEnabled = try container.decode(Bool.self, forKey: .isSystemNotificationEnabled)
         isSpeakingPersonalDetails = try container.decode(Bool.self, forKey: .isSpeakingPersonalDetails)
         isShowingDetailsOnLockScreen = try container.decodeIfPresent(Bool.self, forKey: .isShowingDetailsOnLockScreen) ?? false
+        textMessageKinds = try container.decodeIfPresent(Set<NotificationKind>.self, forKey: .textMessageKinds) ?? Self.standardFollowUpKinds
+        emailKinds = try container.decodeIfPresent(Set<NotificationKind>.self, forKey: .emailKinds) ?? Self.standardFollowUpKinds
+        quietHours = try container.decodeIfPresent(QuietHours.self, forKey: .quietHours)
     }
 
     /// The defaults every new mentor starts with.
@@ -52,6 +85,21 @@ public struct NotificationPreferences: Sendable, Codable, Hashable {
 
     /// Whether notifications of `kind` get cues.
     public func isEnabled(_ kind: NotificationKind) -> Bool { enabledKinds.contains(kind) }
+
+    /// Whether a notification of `kind` may follow up through `channel` (once the channel is verified).
+    public func allows(_ channel: OutsideChannel, for kind: NotificationKind) -> Bool {
+        switch channel {
+        case .textMessage: textMessageKinds.contains(kind)
+        case .email: emailKinds.contains(kind)
+        }
+    }
+
+    /// Whether a notification of `urgency` must wait at `date` before it leaves the open page: a non-urgent one in
+    /// the quiet hours. Returns when it may go, or nil when it may go now.
+    public func heldUntil(urgency: Urgency, at date: Date) -> Date? {
+        guard urgency != .urgent, let quietHours, quietHours.contains(date) else { return nil }
+        return quietHours.end(after: date)
+    }
 
     /// Reads one setting.
     public subscript(setting: Setting) -> Bool {
@@ -63,6 +111,8 @@ public struct NotificationPreferences: Sendable, Codable, Hashable {
             case .systemNotifications: isSystemNotificationEnabled
             case .speakPersonalDetails: isSpeakingPersonalDetails
             case .lockScreenDetails: isShowingDetailsOnLockScreen
+            case let .textMessage(kind): textMessageKinds.contains(kind)
+            case let .email(kind): emailKinds.contains(kind)
             }
         }
         set {
@@ -74,6 +124,10 @@ public struct NotificationPreferences: Sendable, Codable, Hashable {
             case .systemNotifications: isSystemNotificationEnabled = newValue
             case .speakPersonalDetails: isSpeakingPersonalDetails = newValue
             case .lockScreenDetails: isShowingDetailsOnLockScreen = newValue
+            case let .textMessage(kind):
+                if newValue { textMessageKinds.insert(kind) } else { textMessageKinds.remove(kind) }
+            case let .email(kind):
+                if newValue { emailKinds.insert(kind) } else { emailKinds.remove(kind) }
             }
         }
     }
@@ -86,10 +140,15 @@ public struct NotificationPreferences: Sendable, Codable, Hashable {
         case systemNotifications
         case speakPersonalDetails
         case lockScreenDetails
+        /// Follow up on this kind by text message.
+        case textMessage(NotificationKind)
+        /// Follow up on this kind by email.
+        case email(NotificationKind)
 
         /// Every setting, in the order the settings screen lists them.
         public static var allCases: [Setting] {
             NotificationKind.allCases.map(Setting.kind) + [.sound, .vibration, .systemNotifications, .speakPersonalDetails, .lockScreenDetails]
+                + NotificationKind.allCases.map(Setting.textMessage) + NotificationKind.allCases.map(Setting.email)
         }
 
         /// A stable identifier, usable as a form field name or element id.
@@ -101,6 +160,8 @@ public struct NotificationPreferences: Sendable, Codable, Hashable {
             case .systemNotifications: "system-notifications"
             case .speakPersonalDetails: "speak-personal-details"
             case .lockScreenDetails: "lock-screen-details"
+            case let .textMessage(kind): "sms-\(kind.rawValue)"
+            case let .email(kind): "email-\(kind.rawValue)"
             }
         }
 

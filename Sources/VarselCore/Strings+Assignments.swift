@@ -75,6 +75,8 @@ extension Strings {
         case (.reassigned, false): "Gitt videre"
         case (.done, true): "Visit done"
         case (.done, false): "Besøk gjennomført"
+        case (.textMessageSent, _): followUpSent(.textMessage)
+        case (.emailSent, _): followUpSent(.email)
         }
     }
 

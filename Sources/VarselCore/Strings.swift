@@ -126,6 +126,8 @@ public struct Strings: Sendable, Hashable {
         case .systemNotifications: isEnglish ? "System notifications" : "Systemvarsler"
         case .speakPersonalDetails: isEnglish ? "Speak personal details in announcements" : "Les opp personopplysninger i kunngjøringer"
         case .lockScreenDetails: isEnglish ? "Show details on the lock screen" : "Vis detaljer på låseskjermen"
+        case let .textMessage(kind): isEnglish ? "\(filterName(.kind(kind))) by text message" : "\(filterName(.kind(kind))) på SMS"
+        case let .email(kind): isEnglish ? "\(filterName(.kind(kind))) by email" : "\(filterName(.kind(kind))) på e-post"
         }
     }
 
@@ -160,6 +162,14 @@ public struct Strings: Sendable, Hashable {
             isEnglish
                 ? "Names and addresses of the people you visit are shown in notifications on this phone's lock screen"
                 : "Navn og adresser til dem du besøker, vises i varsler på låseskjermen"
+        case .textMessage:
+            isEnglish
+                ? "Sends a text message to your verified mobile number when you have not seen one in time"
+                : "Sender en SMS til det bekreftede mobilnummeret ditt når du ikke har sett et varsel i tide"
+        case .email:
+            isEnglish
+                ? "Sends an email to your verified address when you have not seen one in time"
+                : "Sender en e-post til den bekreftede adressen din når du ikke har sett et varsel i tide"
         }
     }
 

@@ -303,6 +303,36 @@ enum PostgresMigrations {
             )
             """,
         ]),
+        ("v14: text messages and email", [
+            """
+            CREATE TABLE contact_channel (
+                user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                channel TEXT NOT NULL,
+                address TEXT NOT NULL,
+                verified_at DOUBLE PRECISION,
+                code_hash TEXT,
+                code_sent_at DOUBLE PRECISION,
+                code_expires_at DOUBLE PRECISION,
+                wrong_codes INTEGER NOT NULL DEFAULT 0,
+                PRIMARY KEY (user_id, channel)
+            )
+            """,
+            """
+            CREATE TABLE message_delivery (
+                id BIGSERIAL PRIMARY KEY,
+                notification_id BIGINT NOT NULL,
+                user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                channel TEXT NOT NULL,
+                attempts INTEGER NOT NULL DEFAULT 0,
+                enqueued_at DOUBLE PRECISION NOT NULL,
+                next_attempt_at DOUBLE PRECISION NOT NULL,
+                ended_at DOUBLE PRECISION,
+                outcome TEXT,
+                UNIQUE (notification_id, channel)
+            )
+            """,
+            "CREATE INDEX message_delivery_by_due ON message_delivery(next_attempt_at) WHERE ended_at IS NULL",
+        ]),
     ]
 
     /// Whether the database has Varsel's tables (any migration applied).

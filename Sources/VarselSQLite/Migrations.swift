@@ -305,6 +305,35 @@ enum Migrations {
                 );
                 """)
         }
+        // Mobile numbers and email addresses, and the outbox of the text messages and emails that follow up.
+        migrator.registerMigration("v14: text messages and email") { db in
+            try db.execute(sql: """
+                CREATE TABLE contact_channel (
+                    user_id INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                    channel TEXT NOT NULL,
+                    address TEXT NOT NULL,
+                    verified_at DOUBLE,
+                    code_hash TEXT,
+                    code_sent_at DOUBLE,
+                    code_expires_at DOUBLE,
+                    wrong_codes INTEGER NOT NULL DEFAULT 0,
+                    PRIMARY KEY (user_id, channel)
+                );
+                CREATE TABLE message_delivery (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    notification_id INTEGER NOT NULL,
+                    user_id INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                    channel TEXT NOT NULL,
+                    attempts INTEGER NOT NULL DEFAULT 0,
+                    enqueued_at DOUBLE NOT NULL,
+                    next_attempt_at DOUBLE NOT NULL,
+                    ended_at DOUBLE,
+                    outcome TEXT,
+                    UNIQUE (notification_id, channel)
+                );
+                CREATE INDEX message_delivery_by_due ON message_delivery(next_attempt_at) WHERE ended_at IS NULL;
+                """)
+        }
         return migrator
     }
 }

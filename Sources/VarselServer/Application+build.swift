@@ -8,6 +8,7 @@ import VarselPostgres
 import VarselPush
 import VarselSQLite
 import VarselLive
+import VarselMessaging
 import VarselService
 import VarselStore
 import VarselWeb
@@ -47,6 +48,8 @@ public struct ServerConfiguration: Sendable {
     public var push = PushConfiguration()
     /// The keys that encrypt personal details in the database (`--data-key-file`); nil stores them unencrypted.
     public var dataKeys: DataKeyring?
+    /// Text messages and email.
+    public var messaging = MessagingConfiguration()
 
     public init() {}
 
@@ -68,6 +71,21 @@ final class ListeningPort: Sendable {
     var value: Int { port.withLock { $0 } }
 
     func listening(on actual: Int) { port.withLock { $0 = actual } }
+}
+
+/// How the server sends text messages and email, and when.
+public struct MessagingConfiguration: Sendable {
+    /// The SMTP server emails go through; nil sends no email.
+    public var smtp: SMTPConfiguration?
+    /// The name and address emails come from (`--mail-from`).
+    public var mailFromName = "Varsel"
+    public var mailFromAddress = "varsel@localhost"
+    /// The text-message gateway; nil sends no text messages.
+    public var textMessages: HTTPTextMessageGateway.Configuration?
+    /// How long a notification may go unseen before a text message and an email follow it (`--message-after`).
+    public var followUpDelay: TimeInterval = 15 * 60
+
+    public init() {}
 }
 
 /// How the server sends Web Push.
@@ -147,15 +165,20 @@ public func buildApplication(
     }
     var http = configuration.http
     http.answerDeadline = configuration.remindUnansweredAfter
+    let listeningPort = ListeningPort(configuration.port)
+    let textMessages = configuration.messaging.textMessages.map { HTTPTextMessageGateway(configuration: $0) }
+    let messaging = OutsideMessaging(
+        textMessages: textMessages, mail: configuration.messaging.smtp.map { SMTPMailTransport(configuration: $0) },
+        mailFromName: configuration.messaging.mailFromName, mailFromAddress: configuration.messaging.mailFromAddress,
+        origin: { configuration.publicOrigin(port: listeningPort.value) })
     let services = VarselServices(repository: store, now: now, passwords: PasswordHasher(cost: configuration.bcryptCost),
                                   configuration: http,
                                   webPush: configuration.push.settings(publicKey: vapid.publicKeyBase64URL, endpointPolicy: endpointPolicy),
-                                  logger: logger)
+                                  messaging: messaging, logger: logger)
     if configuration.loadsDemo {
         try await DemoSeeder(services: services, logger: logger).seed()
     }
     let router = try await VarselRouter.build(services: services)
-    let listeningPort = ListeningPort(configuration.port)
     let http1 = HTTP1Channel.Configuration(idleTimeout: .nanoseconds(configuration.idleTimeout.components.seconds * 1_000_000_000
         + configuration.idleTimeout.components.attoseconds / 1_000_000_000))
     var app = Application(
@@ -177,7 +200,10 @@ public func buildApplication(
                                       escalation: .init(remindAfter: configuration.remindUnansweredAfter),
                                       accessLogRetention: configuration.accessLogRetention,
                                       contactRetention: configuration.contactRetention, logger: logger)
-    app.addServices(services.pump, upkeep, pushWorker)
+    let followUps = services.followUps(configuration: .init(delay: configuration.messaging.followUpDelay,
+                                                            escalation: .init(remindAfter: configuration.remindUnansweredAfter)),
+                                       logger: logger)
+    app.addServices(services.pump, upkeep, pushWorker, followUps)
     if let postgres {
         // Other instances' writes wake this one's pump at once.
         let pump = services.pump

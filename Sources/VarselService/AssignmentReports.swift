@@ -84,7 +84,8 @@ public struct AssignmentReports: Sendable {
                 id: assignment.id, contactID: assignment.contactID, contactName: row.contactName, address: row.contactAddress,
                 mentorID: assignment.mentorID, mentorName: row.mentorName, progress: progress, createdAt: assignment.createdAt,
                 respondedAt: assignment.respondedAt, readAt: row.readAt, wasRemindedAt: row.escalations[.mentorReminded],
-                wasEscalatedAt: row.escalations[.coordinatorTold], deliveredAt: assignment.deliveredAt, doneAt: assignment.doneAt,
+                wasEscalatedAt: row.escalations[.coordinatorTold],
+                textMessageSentAt: row.escalations[.textMessageSent], emailSentAt: row.escalations[.emailSent], deliveredAt: assignment.deliveredAt, doneAt: assignment.doneAt,
                 visitNote: assignment.visitNote, earlierTrail: earlierTrail, detailsRemovedAt: row.contactErasedAt)
         }
         return rows.map { summary($0, depth: 0) }

@@ -52,6 +52,8 @@ public final class PushDeliveryWorker: Service, Sendable {
         case failed
         /// Nothing to send: the notification was deleted, or the mentor does not want it as a system notification.
         case skipped
+        /// A non-urgent push in its person's quiet hours: it waits until they end, with no attempt counted.
+        case held(until: Date)
     }
 
     private let store: any VarselRepository
@@ -174,6 +176,7 @@ public final class PushDeliveryWorker: Service, Sendable {
             guard let item = try await store.notification(id: delivery.notificationID) else { return .skipped }
             let preferences = try await store.preferences(for: user.id)
             guard let shown = describer.lockScreenNotification(for: item, preferences: preferences) else { return .skipped }
+            if let until = preferences.heldUntil(urgency: item.urgency, at: start) { return .held(until: until) }
             lockScreen = shown
             since = item.createdAt
             urgency = item.urgency
@@ -259,6 +262,8 @@ public final class PushDeliveryWorker: Service, Sendable {
         case .skipped:
             try await store.finishPushDelivery(id: delivery.id)
             metrics.skipped()
+        case let .held(until):
+            try await store.reschedulePushDelivery(id: delivery.id, attempts: delivery.attempts, at: until)
         }
     }
 

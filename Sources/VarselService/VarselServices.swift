@@ -31,6 +31,10 @@ public final class VarselServices: Sendable {
     public let users: UserAdministration
     /// Integration tokens that member and case systems act through.
     public let integrations: Integrations
+    /// Mobile numbers and email addresses, and their verification.
+    public let channels: ContactChannels
+    /// The text messages and emails this Varsel can send.
+    public let messaging: OutsideMessaging
     public let contactAccess: ContactAccess
     /// Who is who, for pages and forms that name or offer people.
     public let directory: Directory
@@ -85,7 +89,8 @@ public final class VarselServices: Sendable {
     }
 
     public init(repository: any VarselRepository, now: @escaping @Sendable () -> Date, passwords: PasswordHasher,
-                configuration: Configuration = .init(), webPush: WebPushSettings = .init(), logger: Logger) {
+                configuration: Configuration = .init(), webPush: WebPushSettings = .init(), messaging: OutsideMessaging = .init(),
+                makeCode: (@Sendable () -> String)? = nil, logger: Logger) {
         self.repository = repository
         self.now = now
         let metrics = ServiceMetrics()
@@ -100,6 +105,9 @@ public final class VarselServices: Sendable {
         self.settings = AccountSettings(repository: repository, broker: broker)
         self.users = UserAdministration(repository: repository, passwords: passwords, broker: broker, now: now)
         self.integrations = Integrations(repository: repository, broker: broker, now: now)
+        self.messaging = messaging
+        self.channels = makeCode.map { ContactChannels(repository: repository, messaging: messaging, now: now, makeCode: $0) }
+            ?? ContactChannels(repository: repository, messaging: messaging, now: now)
         self.contactAccess = ContactAccess(repository: repository, now: now)
         self.directory = Directory(repository: repository)
         self.erasure = ContactErasure(repository: repository, access: contactAccess, now: now)
@@ -130,6 +138,12 @@ public final class VarselServices: Sendable {
                              logger: Logger) -> PushDeliveryWorker {
         PushDeliveryWorker(store: repository, contactReads: contactAccess, transport: transport, vapid: vapid, configuration: configuration,
                            metrics: metrics.push, now: now, logger: logger)
+    }
+
+    /// The follow-ups over the same store and clock: text messages and emails when a notification is not seen in
+    /// time, and the assignment reminders and notices at their deadlines.
+    public func followUps(configuration: FollowUpWorker.Configuration, logger: Logger) -> FollowUpWorker {
+        FollowUpWorker(store: repository, sender: sender, messaging: messaging, configuration: configuration, now: now, logger: logger)
     }
 
     /// The describer for `language`; one per language, shared, so a request or stream does not build its own

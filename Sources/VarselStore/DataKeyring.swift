@@ -247,6 +247,8 @@ public enum SealedField: String, Sendable, CaseIterable {
     /// The event log's copy of a notification that has personal details.
     case eventNotification = "event.notification"
     case visitNote = "assignment.visit_note"
+    /// A person's own mobile number or email address, for text messages and emails.
+    case channelAddress = "contact_channel.address"
     case reflection = "scenario_recipient.reflection"
     /// A known value that tells, at start, whether the key file holds the database's key.
     case keyCheck = "data_key_check.sealed"
@@ -324,6 +326,7 @@ public struct SealedColumn: Sendable {
         SealedColumn(table: "assignment", column: "visit_note", keys: ["id"], field: .visitNote, plainCondition: "1 = 1"),
         SealedColumn(table: "scenario_recipient", column: "reflection", keys: ["scenario_id", "mentor_id"], field: .reflection,
                      plainCondition: "1 = 1"),
+        SealedColumn(table: "contact_channel", column: "address", keys: ["user_id", "channel"], field: .channelAddress, plainCondition: "1 = 1"),
         SealedColumn(table: "data_key_check", column: "sealed", keys: ["id"], field: .keyCheck, plainCondition: "1 = 0"),
     ]
 

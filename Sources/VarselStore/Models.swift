@@ -191,6 +191,10 @@ public enum AssignmentStatus: String, Sendable, Codable, Hashable, CaseIterable 
 public enum EscalationStep: String, Sendable, Codable, Hashable, CaseIterable {
     case mentorReminded = "mentor-reminded"
     case coordinatorTold = "coordinator-told"
+    /// A text message told the mentor, who had not seen the notification in time.
+    case textMessageSent = "text-message-sent"
+    /// An email told the mentor, who had not seen the notification in time.
+    case emailSent = "email-sent"
 }
 
 /// A mentor's case: visit this contact.

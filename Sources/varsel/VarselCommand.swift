@@ -62,8 +62,32 @@ struct ServeCommand: AsyncParsableCommand {
     var vapidSubject: String?
     @Option(help: "A PEM file with the VAPID private key (P-256); without it one is made on first start and kept in the database.")
     var vapidKeyFile: String?
-    @Option(help: "Hours an assignment may wait for an answer before the mentor gets an urgent reminder; twice that and its coordinator is told.")
-    var escalateAfter = 24.0
+    @Option(help: "How long an assignment may wait for an answer before the mentor gets an urgent reminder: 30s, 10m, 2h or 3d, or a number of hours (default 24h); twice that and its coordinator is told.")
+    var escalateAfter = "24h"
+    @Option(help: "How long a notification may go unseen (unread, no push shown, an assignment unanswered) before a text message and an email follow it, to the channels its person verified and chose: 30s, 10m, 2h (default 15m).")
+    var messageAfter = "15m"
+    @Option(help: "The SMTP server emails go through (a host name); without it Varsel sends no email.")
+    var smtpHost: String?
+    @Option(help: "The SMTP server's port (default 587 with starttls, 465 with tls, 25 with none).")
+    var smtpPort: Int?
+    @Option(help: "How the SMTP connection is encrypted: starttls (default), tls (implicit, port 465) or none (only to this machine).")
+    var smtpSecurity = "starttls"
+    @Option(help: "The SMTP user name; the password is read from --smtp-password-file or VARSEL_SMTP_PASSWORD, never given as an argument.")
+    var smtpUsername: String?
+    @Option(help: "A file holding the SMTP password (its first line).")
+    var smtpPasswordFile: String?
+    @Option(help: "A PEM file of certificate authorities to trust for the SMTP server, besides the system's.")
+    var smtpCaFile: String?
+    @Option(help: "Who emails come from: an address, or a name and an address, such as \"Varsel <varsel@example.org>\".")
+    var mailFrom: String?
+    @Option(help: "The text-message gateway's URL (https); without it Varsel sends no text messages.")
+    var smsGatewayUrl: String?
+    @Option(help: "How requests to the gateway are written: json (a JSON object, bearer token) or form (a form, basic authentication with user:password).")
+    var smsGatewayFormat = "json"
+    @Option(help: "A file holding the gateway's token (json) or user:password (form); or VARSEL_SMS_GATEWAY_TOKEN.")
+    var smsGatewayTokenFile: String?
+    @Option(help: "The sender name text messages show: up to 11 letters and digits (default Varsel).")
+    var smsSender = "Varsel"
     @Option(help: "Days the record of who read a contact's details is kept (default 365: a year of answers to \"who has seen my address?\").")
     var retainAccessLogDays = 365
     @Option(help: "Days a visited person's details are kept after their last assignment closed (default 90: time for follow-up questions and the quarter's report, no longer).")
@@ -119,8 +143,18 @@ struct ServeCommand: AsyncParsableCommand {
         if let vapidSubject, !Administration.isVAPIDSubject(vapidSubject) {
             throw Administration.Failure(Administration.vapidSubjectRule)
         }
-        guard escalateAfter > 0 else { throw Administration.Failure("--escalate-after must be a positive number of hours.") }
-        configuration.remindUnansweredAfter = escalateAfter * 3600
+        guard let escalation = Double(escalateAfter).map({ $0 * 3600 }) ?? Self.duration(escalateAfter), escalation > 0 else {
+            throw Administration.Failure("--escalate-after must be a duration such as 30s, 10m, 2h or 3d, or a positive number of hours.")
+        }
+        configuration.remindUnansweredAfter = escalation
+        guard let followUpDelay = Self.duration(messageAfter), followUpDelay > 0 else {
+            throw Administration.Failure("--message-after must be a duration such as 30s, 10m or 2h.")
+        }
+        configuration.messaging = try Administration.messaging(
+            smtpHost: smtpHost, smtpPort: smtpPort, smtpSecurity: smtpSecurity, smtpUsername: smtpUsername, smtpPasswordFile: smtpPasswordFile,
+            smtpCAFile: smtpCaFile, mailFrom: mailFrom, smsGatewayURL: smsGatewayUrl, smsGatewayFormat: smsGatewayFormat,
+            smsGatewayTokenFile: smsGatewayTokenFile, smsSender: smsSender)
+        configuration.messaging.followUpDelay = followUpDelay
         guard retainAccessLogDays > 0 else { throw Administration.Failure("--retain-access-log-days must be a positive number of days.") }
         configuration.accessLogRetention = TimeInterval(retainAccessLogDays) * 86400
         guard retainContactsDays > 0 else { throw Administration.Failure("--retain-contacts-days must be a positive number of days.") }

@@ -237,4 +237,28 @@ extension WindowInjectingStore {
     func integrations() async throws -> [Integration] { try await base.integrations() }
     func integration(tokenHash: String) async throws -> Integration? { try await base.integration(tokenHash: tokenHash) }
     func recordIntegrationUse(userID: UserID, at date: Date) async throws { try await base.recordIntegrationUse(userID: userID, at: date) }
+    func contactChannels(of userID: UserID) async throws -> [StoredContactChannel] { try await base.contactChannels(of: userID) }
+    func verifiedContactChannels(forAnyOf userIDs: Set<UserID>) async throws -> [StoredContactChannel] {
+        try await base.verifiedContactChannels(forAnyOf: userIDs)
+    }
+    func saveContactChannel(userID: UserID, channel: OutsideChannel, address: String, codeHash: String, expiresAt: Date, at date: Date) async throws {
+        try await base.saveContactChannel(userID: userID, channel: channel, address: address, codeHash: codeHash, expiresAt: expiresAt, at: date)
+    }
+    func recordWrongCode(userID: UserID, channel: OutsideChannel) async throws -> Int { try await base.recordWrongCode(userID: userID, channel: channel) }
+    func markContactChannelVerified(userID: UserID, channel: OutsideChannel, codeHash: String, at date: Date) async throws -> Bool {
+        try await base.markContactChannelVerified(userID: userID, channel: channel, codeHash: codeHash, at: date)
+    }
+    func deleteContactChannel(userID: UserID, channel: OutsideChannel) async throws -> Bool { try await base.deleteContactChannel(userID: userID, channel: channel) }
+    func messageOutboxCursor() async throws -> Int64? { try await base.messageOutboxCursor() }
+    func enqueueMessages(_ messages: [NewMessageDelivery], after expectedCursor: Int64?, through eventID: Int64, at date: Date) async throws -> Bool {
+        try await base.enqueueMessages(messages, after: expectedCursor, through: eventID, at: date)
+    }
+    func isUnseen(notificationID: NotificationID) async throws -> Bool { try await base.isUnseen(notificationID: notificationID) }
+    func claimDueMessages(at date: Date, limit: Int, leaseUntil: Date) async throws -> [MessageDelivery] {
+        try await base.claimDueMessages(at: date, limit: limit, leaseUntil: leaseUntil)
+    }
+    func rescheduleMessage(id: Int64, attempts: Int, at date: Date) async throws { try await base.rescheduleMessage(id: id, attempts: attempts, at: date) }
+    func finishMessage(id: Int64, outcome: MessageOutcome, at date: Date) async throws { try await base.finishMessage(id: id, outcome: outcome, at: date) }
+    func queuedMessages(notificationID: NotificationID) async throws -> [MessageDelivery] { try await base.queuedMessages(notificationID: notificationID) }
+    func pruneMessages(before date: Date) async throws -> Int { try await base.pruneMessages(before: date) }
 }
