@@ -37,7 +37,15 @@ public struct QuietHours: Sendable, Codable, Hashable {
     /// The IANA time zone the two times are in (`Europe/Oslo`).
     public var timeZoneIdentifier: String
 
-    public init(start: Int, end: Int, timeZoneIdentifier: String = "Europe/Oslo") {
+    /// The time zone quiet hours are in unless the person chooses another.
+    public static let defaultTimeZone = "Europe/Oslo"
+    /// The time zones a person may choose: the Nordic countries', and those mentors travel to most.
+    public static let timeZones = [
+        "Europe/Oslo", "Europe/Stockholm", "Europe/Copenhagen", "Europe/Helsinki", "Atlantic/Reykjavik", "Europe/London", "Europe/Berlin",
+        "Europe/Paris", "Europe/Madrid", "Europe/Rome", "Europe/Athens", "Europe/Lisbon", "Atlantic/Canary", "UTC",
+    ]
+
+    public init(start: Int, end: Int, timeZoneIdentifier: String = QuietHours.defaultTimeZone) {
         self.start = start
         self.end = end
         self.timeZoneIdentifier = timeZoneIdentifier

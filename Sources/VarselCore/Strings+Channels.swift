@@ -65,6 +65,8 @@ extension Strings {
     }
     /// The code field's label: `Code sent to +47 912 34 567`.
     public func codeLabel(sentTo address: String) -> String { isEnglish ? "Code sent to \(address)" : "Kode sendt til \(address)" }
+    /// The code field as an error summary names it.
+    public var codeFieldName: String { isEnglish ? "Code" : "Kode" }
     public var codeHint: String { isEnglish ? "Six digits. The code works for 10 minutes." : "Seks sifre. Koden virker i 10 minutter." }
     public func verify(_ channel: OutsideChannel) -> String {
         switch (channel, isEnglish) {
@@ -107,7 +109,15 @@ extension Strings {
 
     // MARK: Verification outcomes
 
-    public func codeSent(to address: String) -> String { isEnglish ? "A code was sent to \(address)." : "En kode er sendt til \(address)." }
+    /// After a code went out: `A code was sent to the mobile number. Type it in the code field.`
+    public func codeSent(_ channel: OutsideChannel) -> String {
+        switch (channel, isEnglish) {
+        case (.textMessage, true): "A code was sent to the mobile number. Type it in the code field."
+        case (.textMessage, false): "En kode er sendt til mobilnummeret. Skriv den i kodefeltet."
+        case (.email, true): "A code was sent to the email address. Type it in the code field."
+        case (.email, false): "En kode er sendt til e-postadressen. Skriv den i kodefeltet."
+        }
+    }
     public func channelVerified(_ channel: OutsideChannel) -> String {
         switch (channel, isEnglish) {
         case (.textMessage, true): "Your mobile number is verified."

@@ -154,6 +154,13 @@ public struct ContactChannels: Sendable {
         throw ChannelVerificationError.wrongCode(triesLeft: Self.maximumWrongCodes - wrong)
     }
 
+    /// Until when `notificationID`'s push, text message and email wait for the end of its person's quiet hours; nil
+    /// when they are not held now (urgent, read, or outside the quiet hours).
+    public func heldUntil(notificationID: NotificationID) async throws -> Date? {
+        guard let item = try await repository.notification(id: notificationID), item.readAt == nil else { return nil }
+        return try await repository.preferences(for: item.recipientID).heldUntil(urgency: item.urgency, at: now())
+    }
+
     /// Removes `person`'s `channel` and the messages queued for it; returns whether there was one.
     @discardableResult
     public func remove(_ channel: OutsideChannel, for person: User) async throws -> Bool {

@@ -244,4 +244,21 @@ public enum Validation {
         guard back.year == parts[0], back.month == parts[1], back.day == parts[2] else { throw invalid }
         return date
     }
+
+    /// Quiet hours from two clock times written `HH:MM` and a time zone of ``QuietHours/timeZones``; both times empty
+    /// means none (nil). ``InvalidInput`` names `<field>.start`, `<field>.end` or `<field>.timeZone`.
+    public static func quietHours(start: String, end: String, timeZone: String, field: String) throws(InvalidInput) -> QuietHours? {
+        let start = start.trimmingCharacters(in: .whitespaces)
+        let end = end.trimmingCharacters(in: .whitespaces)
+        if start.isEmpty && end.isEmpty { return nil }
+        var issues: [Issue] = []
+        let from = QuietHours.minutes(start)
+        let until = QuietHours.minutes(end)
+        if from == nil { issues.append(Issue(field: "\(field).start", rule: start.isEmpty ? .required : .other("a time written HH:MM"))) }
+        if until == nil { issues.append(Issue(field: "\(field).end", rule: end.isEmpty ? .required : .other("a time written HH:MM"))) }
+        if let from, let until, from == until { issues.append(Issue(field: "\(field).end", rule: .other("different from start"))) }
+        if !QuietHours.timeZones.contains(timeZone) { issues.append(Issue(field: "\(field).timeZone", rule: .other("one of the listed time zones"))) }
+        guard issues.isEmpty, let from, let until else { throw InvalidInput(issues) }
+        return QuietHours(start: from, end: until, timeZoneIdentifier: timeZone)
+    }
 }

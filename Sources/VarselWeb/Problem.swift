@@ -99,6 +99,8 @@ public struct Problem: HTTPResponseError, Sendable, Equatable {
             case .unknownIntegration: return .notFound(refusal.sentence)
             case .adminOnly: return .forbidden(refusal.sentence)
             }
+        case let refusal as ChannelVerificationError:
+            return refusal.problem
         case let http as HTTPError:
             let detail = http.body ?? defaultDetail(for: http.status)
             return Problem(http.status, detail, headers: http.headers)

@@ -43,6 +43,7 @@ public enum VarselRouter {
         ScenariosController(services: services).addRoutes(to: api)
         CertificationsController(services: services).addRoutes(to: api)
         UsersController(services: services).addRoutes(to: api)
+        ChannelsController(services: services).addRoutes(to: api)
         EventsController(services: services).addRoutes(to: api)
         PushSubscriptionsController(services: services).addRoutes(to: api)
         PagesController(services: services, renderer: renderer).addRoutes(to: router)

@@ -38,6 +38,52 @@ public struct PreferencesResource: Codable, Sendable, Equatable {
     public var speakPersonalDetails: Bool
     /// Optional on the way in (it came later): absent means off.
     public var lockScreenDetails: Bool?
+    /// The kinds that follow up by text message and by email when not seen in time; absent on the way in: unchanged.
+    public var textMessageKinds: [NotificationKind]?
+    public var emailKinds: [NotificationKind]?
+    /// When only urgent notifications leave the open page; null: none; absent on the way in: unchanged.
+    public var quietHours: QuietHoursResource?
+    /// Whether the request named `quietHours` (null included).
+    var namesQuietHours = true
+
+    private enum CodingKeys: String, CodingKey {
+        case enabledKinds, sound, vibration, systemNotifications, speakPersonalDetails, lockScreenDetails, textMessageKinds, emailKinds, quietHours
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        enabledKinds = try container.decode([NotificationKind].self, forKey: .enabledKinds)
+        sound = try container.decode(Bool.self, forKey: .sound)
+        vibration = try container.decode(Bool.self, forKey: .vibration)
+        systemNotifications = try container.decode(Bool.self, forKey: .systemNotifications)
+        speakPersonalDetails = try container.decode(Bool.self, forKey: .speakPersonalDetails)
+        lockScreenDetails = try container.decodeIfPresent(Bool.self, forKey: .lockScreenDetails)
+        textMessageKinds = try container.decodeIfPresent([NotificationKind].self, forKey: .textMessageKinds)
+        emailKinds = try container.decodeIfPresent([NotificationKind].self, forKey: .emailKinds)
+        quietHours = try container.decodeIfPresent(QuietHoursResource.self, forKey: .quietHours)
+        namesQuietHours = container.contains(.quietHours)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(enabledKinds, forKey: .enabledKinds)
+        try container.encode(sound, forKey: .sound)
+        try container.encode(vibration, forKey: .vibration)
+        try container.encode(systemNotifications, forKey: .systemNotifications)
+        try container.encode(speakPersonalDetails, forKey: .speakPersonalDetails)
+        try container.encodeIfPresent(lockScreenDetails, forKey: .lockScreenDetails)
+        try container.encodeIfPresent(textMessageKinds, forKey: .textMessageKinds)
+        try container.encodeIfPresent(emailKinds, forKey: .emailKinds)
+        try container.encode(quietHours, forKey: .quietHours)
+    }
+
+    /// Quiet hours as the API writes them: `{"start": "22:00", "end": "07:00", "timeZone": "Europe/Oslo"}`.
+    public struct QuietHoursResource: Codable, Sendable, Equatable {
+        public var start: String
+        public var end: String
+        /// Absent: Europe/Oslo.
+        public var timeZone: String?
+    }
 
     public init(_ preferences: NotificationPreferences) {
         enabledKinds = NotificationKind.allCases.filter(preferences.enabledKinds.contains)
@@ -46,12 +92,25 @@ public struct PreferencesResource: Codable, Sendable, Equatable {
         systemNotifications = preferences.isSystemNotificationEnabled
         speakPersonalDetails = preferences.isSpeakingPersonalDetails
         lockScreenDetails = preferences.isShowingDetailsOnLockScreen
+        textMessageKinds = NotificationKind.allCases.filter(preferences.textMessageKinds.contains)
+        emailKinds = NotificationKind.allCases.filter(preferences.emailKinds.contains)
+        quietHours = preferences.quietHours.map {
+            QuietHoursResource(start: QuietHours.clock($0.start), end: QuietHours.clock($0.end), timeZone: $0.timeZoneIdentifier)
+        }
     }
 
-    public var preferences: NotificationPreferences {
+    /// The preferences it states, with what it leaves out as in `current`; or ``InvalidInput`` naming
+    /// `quietHours.start`, `quietHours.end` or `quietHours.timeZone`.
+    public func preferences(current: NotificationPreferences) throws -> NotificationPreferences {
         NotificationPreferences(enabledKinds: Set(enabledKinds), isSoundEnabled: sound, isVibrationEnabled: vibration,
                                 isSystemNotificationEnabled: systemNotifications, isSpeakingPersonalDetails: speakPersonalDetails,
-                                isShowingDetailsOnLockScreen: lockScreenDetails ?? false)
+                                isShowingDetailsOnLockScreen: lockScreenDetails ?? false,
+                                textMessageKinds: textMessageKinds.map(Set.init) ?? current.textMessageKinds,
+                                emailKinds: emailKinds.map(Set.init) ?? current.emailKinds,
+                                quietHours: namesQuietHours ? try quietHours.flatMap {
+                                    try Validation.quietHours(start: $0.start, end: $0.end, timeZone: $0.timeZone ?? QuietHours.defaultTimeZone,
+                                                              field: "quietHours")
+                                } : current.quietHours)
     }
 }
 

@@ -22,7 +22,7 @@ struct PreferencesController {
         let identity = try context.requireUser()
         let body = try await JSONCoding.decode(PreferencesResource.self, from: request)
         try Validation.enabledKinds(body.enabledKinds)
-        let preferences = body.preferences
+        let preferences = try body.preferences(current: try await services.settings.preferences(of: identity.user.id))
         try await services.settings.savePreferences(preferences, for: identity.user.id)
         return try JSONCoding.response(PreferencesResource(preferences))
     }

@@ -127,14 +127,28 @@ extension PagesController {
                 }
             }
         }
+        // While the mentor's quiet hours hold its notification, the coordinator sees until when.
+        var heldUntil: Date?
+        if summary.progress == .waitingForAnswer, let notificationID = assignment.notificationID {
+            heldUntil = try await services.channels.heldUntil(notificationID: notificationID)
+        }
         return ManageView(
             assignmentId: assignment.id,
+            quietNote: heldUntil.map { strings.heldForQuietHours(until: Self.clock($0)) },
             state: describer.coordinatorAssignmentRow(summary, now: now, overdueAfter: services.configuration.answerDeadline),
             trailHeading: strings.trailHeading, trail: summary.trail.map(describer.trailLine),
             noteHeading: strings.visitNoteHeading, note: summary.visitNote,
             canReassign: assignment.refusalToReassign == nil && !options.isEmpty && summary.detailsRemovedAt == nil, reassignHeading: strings.reassignHeading,
             mentorLabel: strings.mentor, mentors: options, notOffered: notOffered, hasNotOffered: !notOffered.isEmpty,
             reassign: strings.reassignButton)
+    }
+
+    /// `07:00`: a time of day in Oslo.
+    static func clock(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = osloTimeZone
+        let parts = calendar.dateComponents([.hour, .minute], from: date)
+        return QuietHours.clock((parts.hour ?? 0) * 60 + (parts.minute ?? 0))
     }
 
     /// The mentor's answer from the contact page or the Assignments list. An acknowledgement comes back to the
@@ -201,6 +215,8 @@ struct EraseView {
 
 struct ManageView {
     var assignmentId: AssignmentID
+    /// While the mentor's quiet hours hold the notification: until when.
+    var quietNote: String?
     var state: String
     var trailHeading: String
     var trail: [String]

@@ -53,10 +53,15 @@ enum PageForm {
     /// The settings switches: the identifiers of those that are on (a check box that is off is not sent).
     struct Settings: Decodable {
         var switchedOn: Set<String>
+        /// The quiet hours' times as typed: `22:00`, or empty.
+        var quietStart: String
+        var quietEnd: String
 
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: AnyKey.self)
             switchedOn = Set(try container.allKeys.filter { try container.decodeIfPresent(String.self, forKey: $0) == "on" }.map(\.stringValue))
+            quietStart = try container.decodeIfPresent(String.self, forKey: AnyKey(stringValue: "quiet-start")) ?? ""
+            quietEnd = try container.decodeIfPresent(String.self, forKey: AnyKey(stringValue: "quiet-end")) ?? ""
         }
 
         struct AnyKey: CodingKey {
@@ -66,6 +71,12 @@ enum PageForm {
             init?(intValue: Int) { nil }
         }
     }
+
+    /// A mobile number or an email address, as typed.
+    struct ChannelAddress: Decodable { var address: String? }
+
+    /// A verification code, as typed.
+    struct ChannelCode: Decodable { var code: String? }
 
     /// A coordinator's message to one mentor.
     struct Send: Decodable {
@@ -189,6 +200,9 @@ enum Flash: Equatable {
     case linkShownOnce
     case tokenShownOnce
     case tokenRevoked
+    case codeSent(OutsideChannel)
+    case channelVerified(OutsideChannel)
+    case channelRemoved(OutsideChannel)
 
     /// The flash a `?done=` value names; nil for one this server does not write. Names are matched whole
     /// (`pause-ended` is not `pause`); a count follows its name after a hyphen (`readall-3`).
@@ -219,6 +233,9 @@ enum Flash: Equatable {
         case "link-shown": self = .linkShownOnce
         case "token-shown": self = .tokenShownOnce
         case "token-revoked": self = .tokenRevoked
+        case "code-sent-sms", "code-sent-email": self = .codeSent(query.hasSuffix("sms") ? .textMessage : .email)
+        case "verified-sms", "verified-email": self = .channelVerified(query.hasSuffix("sms") ? .textMessage : .email)
+        case "removed-sms", "removed-email": self = .channelRemoved(query.hasSuffix("sms") ? .textMessage : .email)
         default:
             let parts = query.split(separator: "-", maxSplits: 1)
             guard parts.count == 2, let count = Int(parts[1]) else { return nil }
@@ -270,6 +287,9 @@ enum Flash: Equatable {
         case .linkShownOnce: "link-shown"
         case .tokenShownOnce: "token-shown"
         case .tokenRevoked: "token-revoked"
+        case let .codeSent(channel): "code-sent-\(channel.rawValue)"
+        case let .channelVerified(channel): "verified-\(channel.rawValue)"
+        case let .channelRemoved(channel): "removed-\(channel.rawValue)"
         }
     }
 
@@ -308,6 +328,9 @@ enum Flash: Equatable {
         case .linkShownOnce: describer.strings.linkShownOnce
         case .tokenShownOnce: describer.strings.tokenShownOnce
         case .tokenRevoked: describer.strings.tokenRevoked
+        case let .codeSent(channel): describer.strings.codeSent(channel)
+        case let .channelVerified(channel): describer.strings.channelVerified(channel)
+        case let .channelRemoved(channel): describer.strings.channelRemoved(channel)
         }
     }
 }

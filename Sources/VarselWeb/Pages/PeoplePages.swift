@@ -20,6 +20,7 @@ extension PagesController {
         router.post("people/:id/reactivate", use: { try await setActive(true, $0, $1) })
         router.post("people/:id/role", use: changeRole)
         router.post("people/:id/certifications", use: addCertification)
+        router.post("people/:id/channels/:channel", use: setPersonChannel)
         router.post("people/:id/certifications/:certification/renew", use: renewCertification)
         router.post("people/:id/certifications/:certification/remove", use: removeCertification)
         router.get("password", use: codeEntryPage)
@@ -172,7 +173,7 @@ extension PagesController {
     // MARK: A person's page
 
     func personPage(_ request: Request, _ context: VarselContext, errors: [FormError], values: CertificationValues = CertificationValues(),
-                    status: HTTPResponse.Status) async throws -> Response {
+                    channelAddress: (channel: OutsideChannel, address: String)? = nil, status: HTTPResponse.Status) async throws -> Response {
         let identity = try signedIn(request, context).require(.coordinator, .admin)
         let id = try personID(context)
         let resumePoint = try await self.resumePoint()
@@ -191,6 +192,17 @@ extension PagesController {
         let devices = user.role == .mentor ? try await services.pushSubscriptions.devices(of: [user.id]).map {
             strings.deviceLine($0.device.status, health: $0.health, now: now, timeZone: osloTimeZone)
         } : []
+        let offered = OutsideChannel.allCases.filter(services.channels.offers)
+        let channelStates = try await services.channels.channels(of: user.id)
+        let channels: [PersonChannelView] = user.role != .mentor ? [] : offered.map { channel in
+            let key = channel.rawValue
+            return PersonChannelView(
+                key: key, line: strings.channelLine(channel, state: channelStates[channel]), label: strings.channelAddressLabel(channel),
+                hint: strings.channelAddressHint(channel), inputType: channel == .textMessage ? "tel" : "email",
+                address: channelAddress?.channel == channel ? channelAddress?.address ?? ""
+                    : channelStates[channel].map { Strings.readable($0.address, channel: channel) } ?? "",
+                send: strings.sendCode(channel), error: errors.first { $0.fieldId == "channel-\(key)-address" }?.message)
+        }
         let model = PersonPage(
             chrome: try await chrome(identity, resumePoint: resumePoint, title: user.displayName, tab: .people, flash: flash(request, language: viewer.language)),
             personId: user.id, heading: user.displayName, headingId: "person-heading",
@@ -198,6 +210,7 @@ extension PagesController {
             summary: describer.personRow(try await services.pushSubscriptions.markingDevices([person.summary(now: now)])[0], now: now,
                                          timeZone: osloTimeZone),
             devices: devices, hasDevices: !devices.isEmpty,
+            channels: channels, hasChannels: !channels.isEmpty, channelsHeading: strings.channelsHeading,
             facts: [
                 "\(strings.username): \(user.username)",
                 "\(strings.roleField): \(Self.capitalized(strings.roleName(PersonRole(user.role))))",
@@ -232,6 +245,27 @@ extension PagesController {
                 renew: strings.renewButton, remove: strings.removeButton, dateHint: strings.dateRule, errorSummary: strings.errorSummary,
                 devicesHeading: strings.devicesHeading, personNoDevices: strings.personNoDevices))
         return try renderer.page("person", model, status: status)
+    }
+
+    /// Sets a mentor's mobile number or email address from their page: the code goes to the mentor, who types it on
+    /// their Profile.
+    func setPersonChannel(_ request: Request, context: VarselContext) async throws -> Response {
+        let identity = try signedIn(request, context).require(.coordinator, .admin)
+        let id = try personID(context)
+        let channel = try ChannelsController.channel(context)
+        let form = try await PageForm.decode(PageForm.ChannelAddress.self, from: request)
+        let (person, _) = try await services.users.details(of: id, for: identity.user)
+        let address = form.address ?? ""
+        do {
+            try await services.channels.start(channel, address: address, for: person.user)
+        } catch {
+            guard let message = Self.message(for: error, channel: channel, language: identity.user.language) else { throw error }
+            let strings = Strings(identity.user.language)
+            return try await personPage(request, context, errors: [
+                FormError(field: strings.channelAddressLabel(channel), fieldId: "channel-\(channel.rawValue)-address", message: message),
+            ], channelAddress: (channel, address), status: .unprocessableContent)
+        }
+        return .redirect(to: Flash.codeSent(channel).added(to: "/people/\(id)"), type: .normal)
     }
 
     /// The change log's words for one entry.

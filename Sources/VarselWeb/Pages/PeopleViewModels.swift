@@ -108,6 +108,10 @@ struct PersonPage {
     /// A mentor's devices that get notifications, each in one line with whether it shows them.
     var devices: [String]
     var hasDevices: Bool
+    /// A mentor's mobile number and email address, each with whether it is verified and a form to set it.
+    var channels: [PersonChannelView]
+    var hasChannels: Bool
+    var channelsHeading: String
     var facts: [String]
     var isSelf: Bool
     var ownAccountNote: String?
@@ -123,6 +127,18 @@ struct PersonPage {
     /// Newest first.
     var log: [String]
     var strings: PersonStrings
+}
+
+/// One of a mentor's channels on their page: its line, and the form that sets it and sends the code to them.
+struct PersonChannelView {
+    var key: String
+    var line: String
+    var label: String
+    var hint: String
+    var inputType: String
+    var address: String
+    var send: String
+    var error: String?
 }
 
 struct CertificationRow {

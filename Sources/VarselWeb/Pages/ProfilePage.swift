@@ -19,11 +19,13 @@ extension PagesController {
         router.post("profile/password", use: changePassword)
         router.post("profile/passkeys/:id/rename", use: renamePasskey)
         router.post("profile/passkeys/:id/remove", use: removePasskey)
+        addChannelRoutes(to: router)
     }
 
     /// Renders the Profile (every section), or the certification or pause screen (their section only).
     func profilePage(_ screen: Screen, _ request: Request, _ context: VarselContext, errors: [FormError] = [],
-                     pauseValues: PageForm.Pause? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
+                     pauseValues: PageForm.Pause? = nil, channelAddress: (channel: OutsideChannel, address: String)? = nil,
+                     status: HTTPResponse.Status = .ok) async throws -> Response {
         let identity = try signedIn(request, context)
         let resumePoint = try await self.resumePoint()
         try await markFollowedNotificationRead(request, identity)
@@ -67,13 +69,14 @@ extension PagesController {
             devices = DevicesView(heading: strings.devicesHeading, intro: strings.devicesIntro, lines: lines, hasLines: !lines.isEmpty,
                                   none: strings.noDevices)
         }
+        let channels = screen == .profile && !user.isIntegration ? try await channelsView(for: user, errors: errors, typed: channelAddress) : nil
         let title = strings.screenTitle(screen)
         let model = ProfilePageModel(
             chrome: try await chrome(identity, resumePoint: resumePoint, title: title, tab: .profile, flash: flash(request, language: user.language)),
             heading: title, headingId: screen.headingElementID, focusHeading: request.uri.queryParameters["from"] == "notification",
             errors: errors, hasErrors: !errors.isEmpty,
             showCertifications: isMentor && screen != .pause, certifications: certifications,
-            pause: pause, devices: devices,
+            pause: pause, devices: devices, channels: channels,
             account: screen == .profile ? AccountView(
                 languages: Language.allCases.map { LanguageOption(value: $0.rawValue, label: $0.autonym, isSelected: $0 == user.language) },
                 currentPasswordError: errors.first { $0.fieldId == "current-password" }?.message,
@@ -196,6 +199,7 @@ struct ProfilePageModel {
     var certifications: [String]
     var pause: PauseView?
     var devices: DevicesView?
+    var channels: ChannelsView?
     var account: AccountView?
     var passkeys: PasskeysView?
     /// Whether the page loads the passkey script (the header reads this).

@@ -8,6 +8,12 @@ import VarselStore
 /// The notification settings page and its form.
 extension PagesController {
     func settings(_ request: Request, context: VarselContext) async throws -> Response {
+        try await settingsPage(request, context)
+    }
+
+    /// The settings page; after a refused save, with the quiet hours as typed and what is wrong with them.
+    func settingsPage(_ request: Request, _ context: VarselContext, quietValues: (start: String, end: String)? = nil, errors: [FormError] = [],
+                      status: HTTPResponse.Status = .ok) async throws -> Response {
         let identity = try signedIn(request, context)
         let resumePoint = try await self.resumePoint()
         let user = identity.user
@@ -21,16 +27,32 @@ extension PagesController {
         }
         let strings = describer.strings
         let title = strings.screenTitle(.notificationSettings)
+        let channels = try await services.channels.channels(of: user.id)
+        // A channel this Varsel cannot send through is not offered; one the person has not verified says where to.
+        let followUps = OutsideChannel.allCases.filter(services.channels.offers).map { channel in
+            FollowUpSwitchesView(
+                id: "follow-up-\(channel.rawValue)",
+                legend: channel == .textMessage ? strings.settingsTextMessageLegend : strings.settingsEmailLegend,
+                note: channels[channel]?.isVerified == true ? nil : strings.channelNotVerified(channel),
+                switches: NotificationKind.allCases.map { view(channel == .textMessage ? .textMessage($0) : .email($0)) })
+        }
+        let quiet = preferences.quietHours
+        let quietHours = QuietHoursView(
+            legend: strings.quietHoursLegend, startLabel: strings.quietHoursStart, endLabel: strings.quietHoursEnd, hint: strings.quietHoursHint,
+            start: quietValues?.start ?? quiet.map { QuietHours.clock($0.start) } ?? "",
+            end: quietValues?.end ?? quiet.map { QuietHours.clock($0.end) } ?? "",
+            startError: errors.first { $0.fieldId == "quiet-start" }?.message, endError: errors.first { $0.fieldId == "quiet-end" }?.message)
         let model = SettingsPage(
             chrome: try await chrome(identity, resumePoint: resumePoint, title: title, tab: .notifications, flash: flash(request, language: user.language)),
             heading: title, headingId: Screen.notificationSettings.headingElementID,
             kindSwitches: NotificationKind.allCases.map { view(.kind($0)) },
             channelSwitches: [view(.sound), view(.vibration), view(.systemNotifications)],
             privacySwitches: [view(.speakPersonalDetails), view(.lockScreenDetails)],
+            followUps: followUps, quietHours: quietHours, errors: errors, hasErrors: !errors.isEmpty,
             strings: SettingsStrings(kindsLegend: strings.settingsKindsLegend, channelsLegend: strings.settingsChannelsLegend,
-                                     privacyLegend: strings.settingsPrivacyLegend, save: strings.save),
+                                     privacyLegend: strings.settingsPrivacyLegend, save: strings.save, errorSummary: strings.errorSummary),
             device: DeviceNotificationsView(strings: strings, publicKey: services.webPush.publicKey))
-        return try renderer.page("settings", model)
+        return try renderer.page("settings", model, status: status)
     }
 
     func saveSettings(_ request: Request, context: VarselContext) async throws -> Response {
@@ -39,6 +61,24 @@ extension PagesController {
         var preferences = NotificationPreferences.standard
         for setting in NotificationPreferences.Setting.allCases {
             preferences[setting] = form.switchedOn.contains(setting.identifier)
+        }
+        // The follow-up switches of a channel this Varsel does not offer are not on the page: those choices stay.
+        let current = try await services.settings.preferences(of: identity.user.id)
+        if !services.channels.offers(.textMessage) { preferences.textMessageKinds = current.textMessageKinds }
+        if !services.channels.offers(.email) { preferences.emailKinds = current.emailKinds }
+        do {
+            preferences.quietHours = try Validation.quietHours(start: form.quietStart, end: form.quietEnd,
+                                                               timeZone: current.quietHours?.timeZoneIdentifier ?? QuietHours.defaultTimeZone,
+                                                               field: "quietHours")
+        } catch {
+            let strings = Strings(identity.user.language)
+            let errors = error.issues.map { issue in
+                let isStart = issue.field.hasSuffix(".start")
+                let message = issue.rule == .required || issue.rule == .other("different from start") ? strings.quietHoursIncomplete : strings.invalidClockTime
+                return FormError(field: isStart ? strings.quietHoursStart : strings.quietHoursEnd, fieldId: isStart ? "quiet-start" : "quiet-end",
+                                 message: message)
+            }
+            return try await settingsPage(request, context, quietValues: (form.quietStart, form.quietEnd), errors: errors, status: .unprocessableContent)
         }
         try await services.settings.savePreferences(preferences, for: identity.user.id)
         return .redirect(to: Flash.settingsSaved.added(to: "/settings"), type: .normal)

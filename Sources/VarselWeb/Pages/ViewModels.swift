@@ -174,8 +174,32 @@ struct SettingsPage {
     var kindSwitches: [SwitchView]
     var channelSwitches: [SwitchView]
     var privacySwitches: [SwitchView]
+    var followUps: [FollowUpSwitchesView]
+    var quietHours: QuietHoursView
+    var errors: [FormError]
+    var hasErrors: Bool
     var strings: SettingsStrings
     var device: DeviceNotificationsView
+}
+
+/// One channel's follow-up switches, a switch per kind, and what to do first when the channel is not verified.
+struct FollowUpSwitchesView {
+    var id: String
+    var legend: String
+    var note: String?
+    var switches: [SwitchView]
+}
+
+/// The quiet hours' two times, as stored or as typed, with what is wrong with them.
+struct QuietHoursView {
+    var legend: String
+    var startLabel: String
+    var endLabel: String
+    var hint: String
+    var start: String
+    var end: String
+    var startError: String?
+    var endError: String?
 }
 
 /// The "Notifications on this device" switch: its words, what it says after, and the key it subscribes with.
@@ -226,6 +250,7 @@ struct SettingsStrings {
     var channelsLegend: String
     var privacyLegend: String
     var save: String
+    var errorSummary: String
 }
 
 /// A screen opened from a notification: its heading receives focus when arrived at from a link.

@@ -283,7 +283,9 @@
         }
       });
     }
-    settings.addEventListener("change", () => {
+    // Only the switches save at once; the quiet hours' times are saved with the form's button.
+    settings.addEventListener("change", (event) => {
+      if (!event.target.matches("[data-setting]")) return;
       const on = (name) => {
         const box = settings.querySelector('[data-setting="' + name + '"]');
         return Boolean(box && box.checked);
@@ -291,9 +293,12 @@
       // The kinds are the page's own kind switches (`kind-<name>`), as the server rendered them.
       const kinds = Array.from(settings.querySelectorAll('[data-setting^="kind-"]'))
         .filter((box) => box.checked).map((box) => box.dataset.setting.slice("kind-".length));
+      const kindsOf = (prefix) => Array.from(settings.querySelectorAll('[data-setting^="' + prefix + '"]'))
+        .filter((box) => box.checked).map((box) => box.dataset.setting.slice(prefix.length));
       const next = {
         enabledKinds: kinds, sound: on("sound"), vibration: on("vibration"),
         systemNotifications: on("system-notifications"), speakPersonalDetails: on("speak-personal-details"),
+        lockScreenDetails: on("lock-screen-details"), textMessageKinds: kindsOf("sms-"), emailKinds: kindsOf("email-"),
       };
       fetch("/api/v1/preferences", {
         method: "PUT", credentials: "same-origin",
