@@ -179,6 +179,7 @@ let package = Package(
             name: "VarselWebTests",
             dependencies: [
                 "VarselWeb", "VarselLive", "VarselServer", "VarselService", "VarselStore", "VarselSQLite", "VarselCore", "VarselPush",
+                "VarselMessaging",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

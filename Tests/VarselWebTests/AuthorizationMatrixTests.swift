@@ -162,6 +162,18 @@ struct AuthorizationMatrixTests {
         // The coordinator removes it; the admin then finds it gone.
         "POST /people/{id}/certifications/{certification}/remove": Row(303, 403, 403, 303, 404, body: form),
         // Integration tokens: administrators only. Without the handed-over token, its page sends the admin back to the list.
+        // A code goes out once a minute per channel: each caller sets their own channel (or, as coordinator and admin,
+        // Ola's), in the order anonymous, other mentor, coordinator, admin, owner.
+        "GET /api/v1/me/channels": .signedIn(401, 200),
+        "PUT /api/v1/me/channels/{channel}": .signedIn(401, 202, body: #"{"address":"912 34 567"}"#),
+        "DELETE /api/v1/me/channels/{channel}": .signedIn(401, 404),
+        "POST /api/v1/me/channels/{channel}/verification": .signedIn(401, 409, body: #"{"code":"123456"}"#),
+        "GET /api/v1/users/{id}/channels": Row(401, 403, 403, 200, 200),
+        "PUT /api/v1/users/{id}/channels/{channel}": Row(401, 403, 403, 202, 429, body: #"{"address":"912 34 567"}"#),
+        "POST /profile/channels/{channel}": .signedIn(303, 303, body: form + "&address=912+34+567"),
+        "POST /profile/channels/{channel}/verify": .signedIn(303, 422, body: form + "&code=123456"),
+        "POST /profile/channels/{channel}/remove": .signedIn(303, 303, body: form),
+        "POST /people/{id}/channels/{channel}": Row(303, 403, 403, 303, 422, body: form + "&address=912+34+567"),
         "GET /integrations": Row(303, 403, 403, 403, 200),
         "POST /integrations": Row(303, 403, 403, 403, 303, body: form + "&name=Member+system&role=coordinator"),
         "GET /integrations/{id}/token": Row(303, 403, 403, 403, 303),
@@ -267,6 +279,7 @@ struct AuthorizationMatrixTests {
         }
         let path = pattern.replacingOccurrences(of: "{id}", with: id).replacingOccurrences(of: "{name}", with: "varsel.css")
             .replacingOccurrences(of: "{certification}", with: "\(certification.id)").replacingOccurrences(of: "{code}", with: "ABCD-EFGH-JKMN")
+            .replacingOccurrences(of: "{channel}", with: "sms")
         let isAPI = path.hasPrefix("/api/") || path == "/metrics"
         try await world.test { client in
             let callers: [(String, String?, Int)] = [("anonymous", nil, row.anonymous), ("other mentor", "kari", row.otherMentor),
@@ -295,7 +308,10 @@ struct AuthorizationMatrixTests {
                 }
                 let response = try await client.execute(uri: path, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
                 #expect(Int(response.status.code) == expected, "\(route) as \(name): \(response.status) \(response.text.prefix(200))")
-                if response.status.code >= 400 {
+                // A refusal names no contact. A form sent back with what to correct (422) is the page itself, shown to
+                // someone it may show: a coordinator's or admin's page of a person lists that person's assignments.
+                let isCorrectedForm = !isAPI && response.status.code == 422 && ["coordinator", "admin"].contains(name)
+                if response.status.code >= 400 && !isCorrectedForm {
                     #expect(!response.text.contains("Per Olsen") && !response.text.contains("Torggata"), "\(route) as \(name) leaked the contact")
                 }
             }

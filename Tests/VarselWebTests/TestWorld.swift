@@ -6,6 +6,7 @@ import Logging
 import Synchronization
 import Testing
 import VarselCore
+import VarselMessaging
 import VarselService
 import VarselSQLite
 import VarselStore
@@ -24,6 +25,8 @@ struct TestWorld {
     static let password = "correct horse battery"
     let repository = try! SQLiteRepository.inMemory()
     let clock = TestClock()
+    /// Every text message and email the services sent, as the gateway and the SMTP server would have taken them.
+    let outbox = RecordedMessages()
     let services: VarselServices
     /// The store the services use: ``repository`` itself, or a wrapper around it that a test injected.
     let store: any VarselRepository
@@ -37,7 +40,10 @@ struct TestWorld {
         let clock = clock
         store = wrap(repository)
         services = VarselServices(repository: store, now: { clock.now }, passwords: PasswordHasher(cost: bcryptCost),
-                                  configuration: configuration, logger: Logger(label: "test"))
+                                  configuration: configuration,
+                                  messaging: OutsideMessaging(textMessages: outbox, mail: outbox, mailFromAddress: "varsel@example.org",
+                                                              origin: { URL(string: "https://varsel.example.org")! }),
+                                  logger: Logger(label: "test"))
         let users = UserAdministration(repository: repository, passwords: services.passwords)
         kari = try await users.add(username: "kari", password: Self.password, role: "mentor", displayName: "Kari", locale: "en", at: clock.now)
         ola = try await users.add(username: "ola", password: Self.password, role: "mentor", displayName: "Ola", locale: "nb", at: clock.now)
@@ -52,6 +58,44 @@ struct TestWorld {
     /// Runs `body` against the router with a client.
     func test(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
         try await app().test(.router) { client in try await body(client) }
+    }
+}
+
+/// A stand-in for the text-message gateway and the SMTP server: it keeps what it was given, and can be told to fail.
+final class RecordedMessages: TextMessageGateway, MailTransport, Sendable {
+    struct TextMessage: Equatable { var to: String; var text: String }
+    private let state = Mutex<(texts: [TextMessage], mails: [MailMessage], failures: Int)>(([], [], 0))
+
+    var texts: [TextMessage] { state.withLock { $0.texts } }
+    var mails: [MailMessage] { state.withLock { $0.mails } }
+
+    /// The next `count` sends fail as a gateway that cannot be reached does.
+    func failNext(_ count: Int) { state.withLock { $0.failures = count } }
+
+    private func failing() -> Bool {
+        state.withLock { state in
+            guard state.failures > 0 else { return false }
+            state.failures -= 1
+            return true
+        }
+    }
+
+    func send(to number: String, text: String) async throws {
+        if failing() { throw TextMessageSendError.transient("the gateway could not be reached") }
+        state.withLock { $0.texts.append(TextMessage(to: number, text: text)) }
+    }
+
+    func send(_ message: MailMessage) async throws {
+        if failing() { throw MailSendError.transient("the server could not be reached") }
+        state.withLock { $0.mails.append(message) }
+    }
+
+    /// The six digits of the last code sent, read from its message as the person would.
+    func lastCode() -> String? {
+        let text = state.withLock { ($0.texts.last?.text, $0.mails.last?.plainText) }
+        let source = [text.0, text.1].compactMap { $0 }.last ?? ""
+        guard let match = source.firstMatch(of: /(\d{3}) (\d{3})/) else { return nil }
+        return String(match.1) + String(match.2)
     }
 }
 
