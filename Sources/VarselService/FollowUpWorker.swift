@@ -26,7 +26,7 @@ public final class FollowUpWorker: Service, Sendable {
         /// Attempts before a message is given up.
         public var maximumAttempts = 8
         /// The first retry's delay; each further retry doubles it, up to ``maximumBackoff``.
-        public var initialBackoff: TimeInterval = 30
+        public var initialBackoff: TimeInterval = 10
         public var maximumBackoff: TimeInterval = 1800
         /// How long a claimed message stays this instance's; if it dies meanwhile, another sends it after.
         public var lease: TimeInterval = 120
