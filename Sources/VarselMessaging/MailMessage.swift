@@ -73,7 +73,7 @@ extension MailMessage {
             "MIME-Version: 1.0",
             "Content-Language: \(language)",
             "Auto-Submitted: auto-generated",
-            "Content-Type: multipart/alternative; boundary=\"\(boundary)\"",
+            MIME.fold(name: "Content-Type", tokens: ["multipart/alternative;", "boundary=\"\(boundary)\""]),
         ]
         headers.append("")
         var lines = headers

@@ -62,6 +62,7 @@ public enum MailSendError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Retrying will not help: a 5xx reply (other than to STARTTLS), auth refused (535), no STARTTLS offered when required.
     case permanent(String)
 
+    /// The kind of failure and its fixed reason, safe to log.
     public var description: String {
         switch self {
         case .transient(let reason): "transient: \(reason)"
@@ -108,13 +109,17 @@ public final class SMTPMailTransport: MailTransport {
         }
         let started = ContinuousClock.now
         let data = MIME.dotStuffed(message.rendered())
-        let session = try await SMTPSession.connect(configuration: configuration, group: eventLoopGroup)
         do {
-            try await session.deliver(from: message.fromAddress, to: message.to, data: data)
+            let session = try await SMTPSession.connect(configuration: configuration, group: eventLoopGroup)
+            do {
+                try await session.deliver(from: message.fromAddress, to: message.to, data: data)
+            } catch {
+                await session.abort()
+                throw error
+            }
             await session.quit()
             logger.debug("Mail sent", metadata: ["duration": "\(ContinuousClock.now - started)"])
         } catch {
-            await session.abort()
             let failure = error as? MailSendError ?? SMTPReplyHandler.failure(for: error)
             logger.notice("Mail not sent", metadata: ["error": "\(failure)"])
             throw failure

@@ -12,7 +12,9 @@ Options:
   --auth-mechanisms LIST   offer only these of PLAIN,LOGIN (default both)
   --out DIR                write each message as DIR/<n>.eml (bytes as received after
                            dot-unstuffing) and DIR/<n>.json (envelope, auth, tls, decoded)
-  --fail-first N CODE      answer the first N DATA commands with CODE (e.g. 451)
+  --fail-first N CODE      answer the first N DATA commands with CODE (e.g. 451), given as
+                           the reply at the end of the message data
+  --exit-with-stdin        also stop when stdin closes, so a parent that dies leaves no server
 
 The json holds {"mail_from", "rcpt_tos", "auth_login", "tls"} and "decoded": the message as
 Python's email package reads it (subject and from name decoded, plain and html parts with
@@ -138,6 +140,7 @@ def main():
     parser.add_argument("--auth-mechanisms", default="PLAIN,LOGIN", metavar="LIST")
     parser.add_argument("--out", metavar="DIR")
     parser.add_argument("--fail-first", nargs=2, type=int, metavar=("N", "CODE"), default=(0, 451))
+    parser.add_argument("--exit-with-stdin", action="store_true")
     args = parser.parse_args()
 
     # aiosmtpd warns per connection about choices made on purpose here (AUTH without STARTTLS).
@@ -180,6 +183,8 @@ def main():
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, lambda: stop.done() or stop.set_result(None))
+        if args.exit_with_stdin:
+            loop.add_reader(sys.stdin.fileno(), lambda: os.read(sys.stdin.fileno(), 4096) or stop.done() or stop.set_result(None))
         port = server.sockets[0].getsockname()[1]
         print(f"READY {port}", flush=True)
         await stop
