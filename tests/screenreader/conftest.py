@@ -16,6 +16,8 @@ sys.path.insert(0, str(HERE.parent / "e2e"))
 
 from desktop import Desktop, DesktopError, chromium_args, free_port, new_workdir, wait_for_devtools  # noqa: E402
 from engines import ENGINES, Engine, Probe  # noqa: E402
+from mail_server import MailServer  # noqa: E402
+from sms_gateway import StandInGateway  # noqa: E402
 from varsel_server import DEMO_PASSWORD, VarselServer  # noqa: E402
 
 
@@ -141,21 +143,45 @@ def stream_metric(server: VarselServer, name: str) -> int:
     return int(re.search(rf"^varsel_event_streams_{name} (\d+)$", text, re.M).group(1))
 
 
+SMS_TOKEN = "screen-reader-suite-sms"
+
+
 def demo_server(directory: Path) -> VarselServer:
     """`varsel serve --demo` on a new SQLite file, reached as http://localhost:PORT, its public URL, so passkeys work
     (WebAuthn refuses IP-address origins). It may push to a stand-in push service on loopback, and a device whose
-    push went unshown for two seconds counts as not showing notifications (the device list's tests)."""
+    push went unshown for two seconds counts as not showing notifications (the device list's tests). It sends text
+    messages to a stand-in gateway (`server.gateway`) and email through a real SMTP server (`server.mail`), so the
+    Profile and the settings offer both."""
     port = free_port()
-    return VarselServer(database=directory / "varsel.sqlite", port=port, host_name="localhost",
-                        extra_args=["--public-url", f"http://localhost:{port}", "--push-allow-http-endpoints",
-                                    "--push-stale-after", "2s", "--metrics-token", METRICS_TOKEN]).start()
+    gateway = StandInGateway(SMS_TOKEN)
+    mail = MailServer()
+    token_file = directory / "sms-token"
+    token_file.write_text(SMS_TOKEN + "\n")
+    server = VarselServer(database=directory / "varsel.sqlite", port=port, host_name="localhost",
+                          extra_args=["--public-url", f"http://localhost:{port}", "--push-allow-http-endpoints",
+                                      "--push-stale-after", "2s", "--metrics-token", METRICS_TOKEN,
+                                      "--sms-gateway-url", gateway.url, "--sms-gateway-token-file", str(token_file), *mail.serve_args()])
+    server.gateway, server.mail = gateway, mail
+    try:
+        return server.start()
+    except Exception:
+        gateway.close()
+        mail.close()
+        raise
+
+
+def stop_demo_server(server: VarselServer) -> None:
+    """Stops the server, then its gateway and SMTP server."""
+    server.stop()
+    server.gateway.close()
+    server.mail.close()
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     instance = demo_server(tmp_path_factory.mktemp("orca"))
     yield instance
-    instance.stop()
+    stop_demo_server(instance)
 
 
 @pytest.fixture(scope="module")
@@ -233,7 +259,7 @@ def engine_reader(request, tmp_path_factory):
         yield session
     finally:
         desktop.stop()
-        server.stop()
+        stop_demo_server(server)
         shutil.rmtree(workdir, ignore_errors=True)
 
 

@@ -106,7 +106,7 @@ def test_the_web_transcript_says_what_orca_says_on_the_settings_screen(reader):
     expected = [orca_form(line) for line in transcript_section("Notification settings:") if " switch, " in line]
     reader.goto("/settings")
     heard = []
-    for _ in range(20):
+    for _ in range(30):
         step = reader.press("Tab")
         switch = [index for index, text in enumerate(step) if " switch " in text]
         if switch:
@@ -152,7 +152,7 @@ def test_each_settings_switch_says_label_state_and_hint_once(reader):
     assert reader.page.evaluate("window.__asks") == 0
     switches = [spoken[-2:]]
     # On to the Save button, the form's last control (one Tab further leaves the page for the tab bar).
-    for _ in range(8):
+    for _ in range(20):
         step = reader.press("Tab")
         if any(" switch " in text for text in step):
             switches.append(step[-2:])
@@ -160,7 +160,11 @@ def test_each_settings_switch_says_label_state_and_hint_once(reader):
             break
     assert [pair[0] for pair in switches] == [
         "Sound switch on", "Vibration switch on", "System notifications switch on", "Speak personal details in announcements switch off",
-        "Show details on the lock screen switch off"]
+        "Show details on the lock screen switch off",
+        "Assignments by text message switch on", "Certifications by text message switch off", "Pause confirmations by text message switch off",
+        "Scenario prompts by text message switch off",
+        "Assignments by email switch on", "Certifications by email switch off", "Pause confirmations by email switch off",
+        "Scenario prompts by email switch off"]
     assert all(len(pair) == 2 and not pair[1].startswith("Press") for pair in switches)
     # Permission is asked only from the System notifications switch, when it is turned on.
     reader.tab_until(lambda text: text.startswith("System notifications switch"), key="shift+Tab")
@@ -900,3 +904,78 @@ def test_an_integration_token_row_is_named_in_full_and_revoking_it_speaks_the_co
     assert spoken.count("Token revoked: the system's next request is refused") == 1, spoken
     assert reader.page.inner_text("li.person-deactivated .state-mark") == "Revoked"
     assert not any(text.startswith("Revoked") for text in spoken), "the mark is for the eye only"
+
+
+# Text messages and email ------------------------------------------------------------------------------------------
+
+def test_the_profile_sets_a_mobile_number_speaks_the_code_sent_once_a_wrong_code_and_the_number_verified(reader):
+    signed_in_as(reader, "demo-mentor", "Demo Mentor")
+    reader.goto("/profile")
+    spoken, _ = reader.tab_until(lambda text: text.startswith("Mobile number entry"))
+    field = spoken.index("Mobile number entry")
+    assert spoken[field + 1] == "A Norwegian number as you would write it, or + and the country code. Varsel sends a code to check it", spoken
+    subprocess_type(reader.desktop, "912 34 567")
+    assert "Send a code to this number push button" in reader.press("Tab")
+    spoken = submitted(reader, "Profile")
+    # Orca reads the confirmation sentence by sentence, once.
+    assert spoken.count("A code was sent to the mobile number") == 1, spoken
+    assert run_at(spoken, ["A code was sent to the mobile number", "Type it in the code field"]) >= 0, spoken
+    code = re.search(r"(\d{3}) (\d{3})", reader.server.gateway.messages("+4791234567")[-1].text)
+    code = code.group(1) + code.group(2)
+    # By Tab, the code field names where the code went, and says what it holds.
+    spoken, _ = reader.tab_until(lambda text: text.startswith("Code sent to"))
+    field = next(index for index, text in enumerate(spoken) if text.startswith("Code sent to"))
+    assert spoken[field:field + 2] == ["Code sent to +47 912 34 567 entry", "Six digits. The code works for 10 minutes"], spoken
+    wrong = "000000" if code != "000000" else "111111"
+    subprocess_type(reader.desktop, wrong)
+    summary = "Please correct the following:"
+    spoken = submitted(reader, "Profile", first_words=summary)
+    assert "Code: The code is wrong. 4 tries left" in [text.removeprefix("• ") for text in spoken], spoken
+    spoken, _ = reader.tab_until(lambda text: text.startswith("Code sent to +47 912 34 567 entry"))
+    field = spoken.index("Code sent to +47 912 34 567 entry")
+    # The hint and the error are the field's description, read as one.
+    assert spoken[field:field + 3] == ["Code sent to +47 912 34 567 entry", "invalid entry",
+                                       "Six digits. The code works for 10 minutes. The code is wrong. 4 tries left"], spoken
+    subprocess_type(reader.desktop, code)
+    spoken = submitted(reader, "Profile")
+    assert spoken.count("Your mobile number is verified") == 1, spoken
+    assert reader.page.inner_text("#channel-sms-state") == "Mobile number +47 912 34 567, verified"
+
+
+@pytest.fixture
+def no_quiet_hours_after(server):
+    """Removes the demo mentor's quiet hours after the test, so no later test's pushes wait for the morning."""
+    yield
+    mentor = server.token("demo-mentor")
+    _, _, preferences = server.request("GET", "/api/v1/preferences", mentor)
+    preferences["quietHours"] = None
+    status, _, _ = server.request("PUT", "/api/v1/preferences", mentor, preferences)
+    assert status == 200
+
+
+def test_the_settings_offer_text_messages_per_kind_and_quiet_hours_with_their_hint_and_errors(reader, no_quiet_hours_after):
+    signed_in_as(reader, "demo-mentor", "Demo Mentor")
+    reader.goto("/settings")
+    spoken, _ = reader.tab_until(lambda text: text.startswith("Assignments by text message switch"))
+    assert spoken[-2:] == ["Assignments by text message switch on",
+                           "Sends a text message to your verified mobile number when you have not seen one in time"], spoken
+    spoken, _ = reader.tab_until(lambda text: text.startswith("Quiet hours start entry"))
+    field = spoken.index("Quiet hours start entry")
+    hint = ("Between these times only urgent notifications reach your phone and email; Varsel's page shows everything. "
+            "Leave both empty for none")
+    assert spoken[field + 1] == hint, spoken
+    subprocess_type(reader.desktop, "22:00")
+    reader.tab_until(lambda text: text == "Save settings push button")
+    summary = "Please correct the following:"
+    spoken = submitted(reader, "Notification settings", first_words=summary)
+    error = "Quiet hours end: Fill in both times, different from each other, or leave both empty"
+    assert error in [text.removeprefix("• ") for text in spoken], spoken
+    spoken, _ = reader.tab_until(lambda text: text.startswith("Quiet hours end entry"))
+    field = spoken.index("Quiet hours end entry")
+    assert spoken[field:field + 3] == ["Quiet hours end entry", "invalid entry",
+                                       hint + ". Fill in both times, different from each other, or leave both empty"], spoken
+    subprocess_type(reader.desktop, "07:00")
+    reader.tab_until(lambda text: text == "Save settings push button")
+    spoken = submitted(reader, "Notification settings")
+    assert spoken.count("Settings saved") == 1, spoken
+    assert reader.page.input_value("#quiet-start") == "22:00" and reader.page.input_value("#quiet-end") == "07:00"

@@ -51,7 +51,7 @@ extension PagesController {
                 FormError(field: strings.channelAddressLabel(channel), fieldId: "channel-\(channel.rawValue)-address", message: message),
             ], channelAddress: (channel, address), status: .unprocessableContent)
         }
-        return .redirect(to: Flash.codeSent(channel).added(to: "/profile") + "#channel-\(channel.rawValue)-code", type: .normal)
+        return .redirect(to: Flash.codeSent(channel).added(to: "/profile"), type: .normal)
     }
 
     func verifyChannel(_ request: Request, context: VarselContext) async throws -> Response {
