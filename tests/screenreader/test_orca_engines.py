@@ -254,3 +254,34 @@ def test_an_integration_token_is_made_shown_once_to_copy_and_revoked_by_keys_alo
         assert any(re.fullmatch(rf"{name}, coordinator, made [A-Z][a-z]+ \d{{1,2}}, \d{{4}} by Engine Admin, last used just now, "
                                 r"revoked [A-Z][a-z]+ \d{1,2}, \d{4}", text) for text in revoked), revoked
     assert reader.server.request("GET", "/api/v1/me", token)[0] == 401
+
+
+def test_a_mobile_number_is_set_and_verified_by_keys_alone(engine_reader):
+    reader = engine_reader
+    # Another test may have left another person signed in.
+    sign_out_and_in_as(reader, "demo-mentor")
+    reader.goto("/profile")
+    spoken, _ = reader.tab_until(lambda text: text.startswith("Mobile number entry"))
+    field = next(index for index, text in enumerate(spoken) if text.startswith("Mobile number entry"))
+    assert spoken[field + 1] == "A Norwegian number as you would write it, or + and the country code. Varsel sends a code to check it", spoken
+    subprocess_type(reader.desktop, "912 34 567")
+    reader.tab_until(lambda text: text.startswith("Send a code to this number"))
+    sent = reader.activate("Return", "Profile")
+    if is_webkit(reader):
+        # Orca 43's WebKit script says the new page's title only; the code field on Tab (below) is the proof.
+        assert "Profile – Varsel" in sent, sent
+    else:
+        assert sent.count("A code was sent to the mobile number") == 1, sent
+    message = reader.server.gateway.messages("+4791234567")[-1].text
+    code = "".join(re.search(r"(\d{3}) (\d{3})", message).groups())
+    spoken, _ = reader.tab_until(lambda text: text.startswith("Code sent to +47 912 34 567"))
+    field = next(index for index, text in enumerate(spoken) if text.startswith("Code sent to +47 912 34 567"))
+    assert spoken[field] == "Code sent to +47 912 34 567 entry", spoken
+    assert spoken[field + 1] == "Six digits. The code works for 10 minutes", spoken
+    assert reader.focused_id() == "channel-sms-code"
+    subprocess_type(reader.desktop, code)
+    verified = reader.activate("Return", "Profile")
+    if not is_webkit(reader):
+        assert verified.count("Your mobile number is verified") == 1, verified
+    status, _, channels = reader.server.request("GET", "/api/v1/me/channels", reader.server.token("demo-mentor"))
+    assert status == 200 and channels[0]["verified"] is True, channels
