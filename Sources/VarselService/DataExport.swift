@@ -30,6 +30,12 @@ public struct DataExport: Sendable {
             var createdAt: Date
         }
 
+        public struct ChannelRecord: Encodable, Sendable {
+            var channel: OutsideChannel
+            var address: String
+            var verifiedAt: Date?
+        }
+
         public struct AssignmentRecord: Encodable, Sendable {
             var id: AssignmentID
             var status: AssignmentStatus
@@ -48,6 +54,8 @@ public struct DataExport: Sendable {
         var assignments: [AssignmentRecord]
         var sessions: [SessionRecord]
         var pushSubscriptions: [PushRecord]
+        /// Their mobile number and email address, and when each was verified.
+        var channels: [ChannelRecord]
         var accountChanges: [AccountLogEntry]
     }
 
@@ -98,6 +106,7 @@ public struct DataExport: Sendable {
             },
             sessions: try await repository.sessions(userID: user.id).map { .init(createdAt: $0.createdAt, expiresAt: $0.expiresAt) },
             pushSubscriptions: try await repository.pushSubscriptions(for: user.id).map { .init(endpoint: $0.endpoint, createdAt: $0.createdAt) },
+            channels: try await repository.contactChannels(of: user.id).map { .init(channel: $0.channel, address: $0.address, verifiedAt: $0.verifiedAt) },
             accountChanges: try await repository.accountLog(userID: user.id))
     }
 

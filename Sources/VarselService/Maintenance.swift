@@ -5,7 +5,7 @@ import ServiceLifecycle
 import VarselStore
 
 /// Periodic upkeep: fan-outs a crash left unfinished, certification-expiry warnings, reminders and escalations for
-/// unanswered assignments, and pruning of old events and expired sessions.
+/// unanswered assignments, and pruning of old events, ended text messages and emails, and expired sessions.
 public struct MaintenanceService: Service {
     let repository: any VarselRepository
     let sender: NotificationSender
@@ -77,6 +77,7 @@ public struct MaintenanceService: Service {
                 logger.info("assignment reminders and escalations sent", metadata: ["notification.count": "\(escalations.count)"])
             }
             _ = try await repository.pruneEvents(before: now.addingTimeInterval(-eventRetention))
+            _ = try await repository.pruneMessages(before: now.addingTimeInterval(-eventRetention))
             _ = try await repository.deleteExpiredSessions(at: now)
             _ = try await repository.pruneContactReads(before: now.addingTimeInterval(-accessLogRetention))
             let erased = try await erasure.eraseExpired(retention: contactRetention)

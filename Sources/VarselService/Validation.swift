@@ -155,9 +155,9 @@ public enum Validation {
     }
 
     /// Validates the kinds a user enables: each at most once (`uniqueItems`).
-    public static func enabledKinds(_ kinds: [NotificationKind]) throws(InvalidInput) {
+    public static func enabledKinds(_ kinds: [NotificationKind], field: String = "enabledKinds") throws(InvalidInput) {
         guard Set(kinds).count == kinds.count else {
-            throw InvalidInput([.init(field: "enabledKinds", rule: .other("must not list a kind twice"))])
+            throw InvalidInput([.init(field: field, rule: .other("must not list a kind twice"))])
         }
     }
 

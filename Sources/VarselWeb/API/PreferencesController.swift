@@ -22,6 +22,8 @@ struct PreferencesController {
         let identity = try context.requireUser()
         let body = try await JSONCoding.decode(PreferencesResource.self, from: request)
         try Validation.enabledKinds(body.enabledKinds)
+        try Validation.enabledKinds(body.textMessageKinds ?? [], field: "textMessageKinds")
+        try Validation.enabledKinds(body.emailKinds ?? [], field: "emailKinds")
         let preferences = try body.preferences(current: try await services.settings.preferences(of: identity.user.id))
         try await services.settings.savePreferences(preferences, for: identity.user.id)
         return try JSONCoding.response(PreferencesResource(preferences))
