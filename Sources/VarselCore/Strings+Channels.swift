@@ -146,6 +146,15 @@ extension Strings {
     public var codeNotSent: String {
         isEnglish ? "The code could not be sent now. Try again in a few minutes." : "Koden kunne ikke sendes nå. Prøv igjen om noen minutter."
     }
+    /// Said when the gateway or the mail server refused the number or the address itself.
+    public func addressRefused(_ channel: OutsideChannel) -> String {
+        switch (channel, isEnglish) {
+        case (.textMessage, true): "No text message could be sent to this number. Check it, or use another."
+        case (.textMessage, false): "Ingen SMS kunne sendes til dette nummeret. Sjekk det, eller bruk et annet."
+        case (.email, true): "No email could be sent to this address. Check it, or use another."
+        case (.email, false): "Ingen e-post kunne sendes til denne adressen. Sjekk den, eller bruk en annen."
+        }
+    }
     public var channelUnavailable: String {
         isEnglish ? "This Varsel does not send these messages." : "Denne Varsel sender ikke slike meldinger."
     }

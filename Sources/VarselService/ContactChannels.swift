@@ -66,8 +66,10 @@ public enum ChannelVerificationError: Error, Sendable, Equatable {
     case unavailable
     /// A code went there less than ``ContactChannels/resendAfter`` ago.
     case tooSoon(seconds: Int)
-    /// The gateway or the mail server did not take the code.
+    /// The gateway or the mail server did not take the code now; trying later may help.
     case notSent
+    /// The gateway or the mail server refused the number or the address itself.
+    case refusedAddress
     /// No code waits (never asked for, or used).
     case noCode
     case expired
@@ -128,6 +130,8 @@ public struct ContactChannels: Sendable {
                                      text: channel == .email ? "\(text)\n\n\(strings.codeEmailWhy)" : text,
                                      html: "<!doctype html><html lang=\"\(person.language.rawValue)\"><body><p>\(text)</p><p>\(strings.codeEmailWhy)</p></body></html>",
                                      language: person.language)
+        } catch OutsideSendError.permanent {
+            throw ChannelVerificationError.refusedAddress
         } catch {
             throw ChannelVerificationError.notSent
         }
@@ -207,10 +211,11 @@ public struct ContactChannels: Sendable {
         return "+" + digits
     }
 
-    /// An email address with one `@`, a local part and a domain with a dot, no spaces or controls, at most 254
-    /// characters; the domain lower-cased.
+    /// An email address with one `@`, a local part and a domain with a dot, in ASCII (mail servers without SMTPUTF8
+    /// take no other), no spaces or controls, at most 254 characters; the domain lower-cased.
     static func email(_ text: String) -> String? {
-        guard text.unicodeScalars.count <= 254, !text.contains(where: { $0.isWhitespace || $0.asciiValue.map { $0 < 32 || $0 == 127 } == true }),
+        guard text.unicodeScalars.count <= 254, text.allSatisfy(\.isASCII),
+              !text.contains(where: { $0.isWhitespace || $0.asciiValue.map { $0 < 32 || $0 == 127 } == true }),
               !text.contains(where: { "<>()[],;:\\\"".contains($0) }) else { return nil }
         let parts = text.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, parts[0].count <= 64 else { return nil }

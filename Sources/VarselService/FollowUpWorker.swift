@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ServiceLifecycle
+import Synchronization
 import VarselCore
 import VarselMessaging
 import VarselStore
@@ -21,8 +22,14 @@ public final class FollowUpWorker: Service, Sendable {
         public var delay: TimeInterval = 15 * 60
         /// The assignment reminder and the coordinator's notice (`--escalate-after`).
         public var escalation = MaintenanceService.EscalationDeadlines()
-        /// How often it looks for due work.
+        /// How often it looks for due messages.
         public var pollInterval: Duration = .seconds(1)
+        /// How often it looks for due reminders and notices: each read of the unanswered assignments costs more than
+        /// one of the outbox.
+        public var escalationInterval: TimeInterval = 10
+        /// A message that came due longer ago than this is not queued (the worker was stopped, or text messages
+        /// and email were just set up): nobody wants last week's follow-ups at once.
+        public var staleAfter: TimeInterval = 6 * 3600
         /// Attempts before a message is given up.
         public var maximumAttempts = 8
         /// The first retry's delay; each further retry doubles it, up to ``maximumBackoff``.
@@ -44,6 +51,8 @@ public final class FollowUpWorker: Service, Sendable {
     private let now: @Sendable () -> Date
     private let logger: Logger
     private static let batchSize = 32
+    /// When the last round of reminders and notices ran.
+    private let lastEscalationRound = Mutex<Date?>(nil)
 
     public init(store: any VarselRepository, sender: NotificationSender, messaging: OutsideMessaging, configuration: Configuration,
                 now: @escaping @Sendable () -> Date, logger: Logger) {
@@ -71,9 +80,18 @@ public final class FollowUpWorker: Service, Sendable {
 
     /// One round: queue the messages of new notifications, send those due, and send the reminders and notices due.
     public func step() async throws {
-        try await enqueueNewNotifications()
-        while try await sendDue() == Self.batchSize {}
-        let escalations = try await sender.sendDueEscalations(now: now(), remindAfter: configuration.escalation.remindAfter,
+        if messaging.offers(.textMessage) || messaging.offers(.email) {
+            try await enqueueNewNotifications()
+            while try await sendDue() == Self.batchSize {}
+        }
+        let current = now()
+        let isDue = lastEscalationRound.withLock { last in
+            guard last.map({ current.timeIntervalSince($0) >= configuration.escalationInterval || current < $0 }) ?? true else { return false }
+            last = current
+            return true
+        }
+        guard isDue else { return }
+        let escalations = try await sender.sendDueEscalations(now: current, remindAfter: configuration.escalation.remindAfter,
                                                               escalateAfter: configuration.escalation.escalateAfter)
         if !escalations.isEmpty {
             logger.info("assignment reminders and escalations sent", metadata: ["notification.count": "\(escalations.count)"])
@@ -98,7 +116,8 @@ public final class FollowUpWorker: Service, Sendable {
             let channels = Dictionary(grouping: try await store.verifiedContactChannels(forAnyOf: Set(created.map(\.recipientID))), by: \.userID)
             var messages: [NewMessageDelivery] = []
             var preferences: [UserID: NotificationPreferences] = [:]
-            for item in created {
+            let oldest = now().addingTimeInterval(-configuration.staleAfter - configuration.delay)
+            for item in created where item.createdAt >= oldest {
                 guard let theirs = channels[item.recipientID] else { continue }
                 let wanted: NotificationPreferences
                 if let known = preferences[item.recipientID] { wanted = known } else {

@@ -7,6 +7,7 @@ import NIOCore
 import Testing
 import VarselCore
 import VarselService
+import VarselServer
 import VarselStore
 @testable import VarselWeb
 
@@ -267,5 +268,61 @@ struct ChannelTests {
             let page = try await client.execute(uri: "/people/\(world.ola.id)", method: .get, headers: [.cookie: cookie])
             #expect(page.text.contains("Mobile number +47 412 34 567, not verified: a code was sent"))
         }
+    }
+
+    @Test("a follow-up that came due hours before the worker read it is not sent at all")
+    func staleFollowUpsAreNotQueued() async throws {
+        let world = try await TestWorld()
+        let kari = try #require(world.kari)
+        try await Self.verify(.textMessage, "912 34 567", for: kari, in: world)
+        let worker = try await Self.followUps(world)
+        let sentBefore = world.outbox.texts.count
+        _ = try await world.services.sender.assign(mentor: kari, coordinatorID: world.coordinator.id, contact: Self.contact, urgency: .normal)
+        // The worker was stopped for seven hours (or text messages were just set up).
+        world.clock.advance(by: 7 * 3600)
+        try await worker.step()
+        let (recent, _, _) = try await world.services.sender.assign(mentor: kari, coordinatorID: world.coordinator.id, contact: Self.contact,
+                                                                     urgency: .normal)
+        world.clock.advance(by: 900)
+        try await worker.step()
+        #expect(world.outbox.texts.dropFirst(sentBefore).map(\.text) == [
+            "Varsel: New assignment. Open: https://varsel.example.org/contacts/\(recent.contactID)?assignment=\(recent.id)",
+        ])
+    }
+
+    @Test("the command line's messaging settings: secrets from files or the environment, https to a remote gateway, a sender that fits")
+    func commandLineSettings() throws {
+        func refusal(_ body: () throws -> MessagingConfiguration) -> String? {
+            do { _ = try body(); return nil } catch { return "\(error)" }
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("varsel-messaging-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let tokenFile = folder.appendingPathComponent("token").path
+        try "secret-token\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
+        func sms(_ url: String, sender: String = "Varsel", token: String? = tokenFile, environment: [String: String] = [:]) throws -> MessagingConfiguration {
+            try Administration.messaging(smtpHost: nil, smtpPort: nil, smtpSecurity: "starttls", smtpUsername: nil, smtpPasswordFile: nil, smtpCAFile: nil,
+                                         mailFrom: nil, smsGatewayURL: url, smsGatewayFormat: "json", smsGatewayTokenFile: token, smsSender: sender,
+                                         environment: environment)
+        }
+        #expect(try sms("https://gateway.example/sms").textMessages?.token == "secret-token")
+        #expect(try sms("http://127.0.0.1:9000/sms").textMessages != nil)
+        #expect(refusal { try sms("http://gateway.example/sms") }?.hasPrefix("--sms-gateway-url must be an https URL") == true)
+        #expect(refusal { try sms("https://gateway.example/sms", sender: "Varsel Oslo Sentrum") }?.hasPrefix("--sms-sender must be") == true)
+        #expect(refusal { try sms("https://gateway.example/sms", token: nil) }?.hasPrefix("--sms-gateway-url needs a token") == true)
+        #expect(try sms("https://gateway.example/sms", token: nil, environment: ["VARSEL_SMS_GATEWAY_TOKEN": "from-env"]).textMessages?.token == "from-env")
+        func smtp(username: String? = "varsel", passwordFile: String? = nil, from: String? = "Varsel <varsel@example.org>", security: String = "starttls",
+                  host: String = "smtp.example.org", environment: [String: String] = [:]) throws -> MessagingConfiguration {
+            try Administration.messaging(smtpHost: host, smtpPort: nil, smtpSecurity: security, smtpUsername: username, smtpPasswordFile: passwordFile,
+                                         smtpCAFile: nil, mailFrom: from, smsGatewayURL: nil, smsGatewayFormat: "json", smsGatewayTokenFile: nil,
+                                         smsSender: "Varsel", environment: environment)
+        }
+        let configured = try smtp(environment: ["VARSEL_SMTP_PASSWORD": "pw"])
+        #expect(configured.smtp?.port == 587 && configured.smtp?.password == "pw" && configured.mailFromName == "Varsel"
+            && configured.mailFromAddress == "varsel@example.org")
+        #expect(try smtp(passwordFile: tokenFile, security: "tls").smtp?.port == 465)
+        #expect(refusal { try smtp() }?.hasPrefix("--smtp-username needs a password") == true)
+        #expect(refusal { try smtp(username: nil, security: "none") }?.hasPrefix("--smtp-security none is only for") == true)
+        #expect(try smtp(username: nil, security: "none", host: "localhost").smtp?.port == 25)
+        #expect(refusal { try smtp(username: nil, from: "not an address") }?.hasPrefix("--mail-from must be") == true)
     }
 }

@@ -114,6 +114,8 @@ extension ChannelVerificationError {
             Problem(.tooManyRequests, "A code was sent less than a minute ago; ask again after Retry-After seconds.",
                     headers: [.retryAfter: "\(seconds)"])
         case .notSent: Problem(.serviceUnavailable, "The code could not be sent now; try again in a minute.", headers: [.retryAfter: "60"])
+        case .refusedAddress:
+            .unprocessable("The gateway or the mail server refused this address.", errors: [.init(field: "address", message: "refused by the gateway or the mail server")])
         case .noCode: .conflict("No code waits for this channel: ask for a new one by setting the address again.")
         case .expired: .unprocessable("The code has expired: ask for a new one.", errors: [.init(field: "code", message: "expired")])
         case .tooManyWrongCodes: .conflict("Too many wrong codes: ask for a new one by setting the address again.")

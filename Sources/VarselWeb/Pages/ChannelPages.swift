@@ -88,6 +88,7 @@ extension PagesController {
             case .unavailable: return strings.channelUnavailable
             case let .tooSoon(seconds): return strings.waitBeforeNewCode(seconds: seconds)
             case .notSent: return strings.codeNotSent
+            case .refusedAddress: return strings.addressRefused(channel)
             case .noCode: return strings.noCodeWaiting
             case .expired: return strings.codeExpired
             case .tooManyWrongCodes: return strings.tooManyWrongCodes
