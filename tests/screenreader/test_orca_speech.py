@@ -979,3 +979,22 @@ def test_the_settings_offer_text_messages_per_kind_and_quiet_hours_with_their_hi
     spoken = submitted(reader, "Notification settings")
     assert spoken.count("Settings saved") == 1, spoken
     assert reader.page.input_value("#quiet-start") == "22:00" and reader.page.input_value("#quiet-end") == "07:00"
+
+
+def test_a_mentors_page_says_which_channels_are_verified_and_a_coordinator_sends_a_code_to_the_mentor(reader):
+    signed_in_as_coordinator(reader)
+    token = reader.server.token("demo-coordinator")
+    _, _, people = reader.server.request("GET", "/api/v1/users", token)
+    ingrid = next(person for person in people if person["username"] == "demo-mentor-2")
+    loaded = reader.goto(f"/people/{ingrid['id']}")
+    assert "Text messages and email" in loaded and "Mobile number: none" in loaded, loaded
+    spoken, _ = reader.tab_until(lambda text: text.startswith("Mobile number entry"))
+    field = spoken.index("Mobile number entry")
+    assert spoken[field + 1] == "A Norwegian number as you would write it, or + and the country code. Varsel sends a code to check it", spoken
+    subprocess_type(reader.desktop, "412 34 567")
+    reader.tab_until(lambda text: text == "Send a code to this number push button")
+    spoken = submitted(reader, "Ingrid Berg")
+    assert spoken.count("A code was sent to the mobile number") == 1, spoken
+    # The page says where the code went, and that the number waits for the mentor to type it.
+    assert "Mobile number +47 412 34 567, not verified: a code was sent" in spoken, spoken
+    assert reader.server.gateway.messages("+4741234567")[-1].text.startswith("Koden din til Varsel er ")
