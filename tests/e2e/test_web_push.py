@@ -281,7 +281,7 @@ def test_a_restart_in_the_middle_of_a_retry_loses_nothing(push_server, push_serv
     created = assign(push_server, coordinator)
     push_service.wait_for("flaky", 1)
     # The retry is in the outbox once the worker counted it (before that, the push is still leased to this instance).
-    assert wait_until(lambda: metric(push_server, "varsel_push_retried_total") >= 1)
+    assert wait_until(lambda: metric(push_server, "varsel_push_retries_total") >= 1)
     # Killed outright, not stopped: the retry lives only in the database's push outbox.
     push_server.process.kill()
     push_server.process.wait()
