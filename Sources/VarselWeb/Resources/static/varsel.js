@@ -298,8 +298,11 @@
       const next = {
         enabledKinds: kinds, sound: on("sound"), vibration: on("vibration"),
         systemNotifications: on("system-notifications"), speakPersonalDetails: on("speak-personal-details"),
-        lockScreenDetails: on("lock-screen-details"), textMessageKinds: kindsOf("sms-"), emailKinds: kindsOf("email-"),
+        lockScreenDetails: on("lock-screen-details"),
       };
+      // A channel this Varsel does not send through has no switches on the page: its choices are left as they are.
+      if (settings.querySelector('[data-setting^="sms-"]')) next.textMessageKinds = kindsOf("sms-");
+      if (settings.querySelector('[data-setting^="email-"]')) next.emailKinds = kindsOf("email-");
       fetch("/api/v1/preferences", {
         method: "PUT", credentials: "same-origin",
         headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf }, body: JSON.stringify(next),
