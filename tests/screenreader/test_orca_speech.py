@@ -688,8 +688,10 @@ def test_erasing_speaks_the_confirmation_once_then_details_removed_and_when_and_
     loaded = reader.goto("/notifications")
     assert not any("Eva Strand" in text or "Parkveien" in text for text in loaded), loaded
     spoken, _ = reader.tab_until(lambda text: text.startswith("Assignment: Details removed"))
-    [item] = [text for text in spoken if text.startswith("Assignment: Details removed")]
-    assert re.fullmatch(r"Assignment: Details removed, (just now|1 minute ago|\d+ minutes ago), unread link", item), item
+    at = next(index for index, text in enumerate(spoken) if text.startswith("Assignment: Details removed"))
+    # Orca says the row and its role in one utterance, or (on a loaded machine) the role as the next one: the same words.
+    item = spoken[at] + (" link" if spoken[at + 1:at + 2] == ["link"] else "")
+    assert re.fullmatch(r"Assignment: Details removed, (just now|1 minute ago|\d+ minutes ago), unread link", item), spoken
 
 
 # Passkeys -------------------------------------------------------------------------------------------------------
