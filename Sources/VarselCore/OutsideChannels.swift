@@ -170,11 +170,7 @@ public struct OutsideMessageText: Sendable, Hashable {
 
     /// The same as a simple HTML document, in the person's language.
     public static func emailHTML(name: String, title: String, link: String, strings: Strings) -> String {
-        func escaped(_ text: String) -> String {
-            text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-                .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-        }
-        return """
+        """
         <!doctype html>
         <html lang="\(strings.language.rawValue)"><head><meta charset="utf-8"><title>\(escaped(title))</title></head>
         <body>
@@ -189,6 +185,22 @@ public struct OutsideMessageText: Sendable, Hashable {
     /// A verification code's text message or email line: `Your Varsel code is 123 456. It works for 10 minutes.`
     public static func code(_ code: String, minutes: Int, strings: Strings) -> String {
         strings.verificationCodeText(grouped(code), minutes: minutes)
+    }
+
+    /// A verification code's email as plain text and as HTML: the code's line, then why the person gets it.
+    public static func codeEmail(_ code: String, minutes: Int, strings: Strings) -> (plainText: String, html: String) {
+        let line = Self.code(code, minutes: minutes, strings: strings)
+        return ("\(line)\n\n\(strings.codeEmailWhy)", """
+            <!doctype html>
+            <html lang="\(strings.language.rawValue)"><head><meta charset="utf-8"><title>\(escaped(strings.codeEmailSubject))</title></head>
+            <body><p>\(escaped(line))</p><p>\(escaped(strings.codeEmailWhy))</p></body></html>
+            """)
+    }
+
+    /// `text` escaped for HTML's text and attribute values.
+    static func escaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }
 
     /// `123 456`: a code in two groups of three, read as two short numbers rather than one long one.

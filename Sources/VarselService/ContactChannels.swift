@@ -124,12 +124,12 @@ public struct ContactChannels: Sendable {
         }
         let code = makeCode()
         let strings = Strings(person.language)
-        let text = OutsideMessageText.code(code, minutes: Int(Self.codeLifetime / 60), strings: strings)
+        let minutes = Int(Self.codeLifetime / 60)
+        let email = OutsideMessageText.codeEmail(code, minutes: minutes, strings: strings)
         do {
             try await messaging.send(channel, to: address, name: person.displayName, subject: strings.codeEmailSubject,
-                                     text: channel == .email ? "\(text)\n\n\(strings.codeEmailWhy)" : text,
-                                     html: "<!doctype html><html lang=\"\(person.language.rawValue)\"><body><p>\(text)</p><p>\(strings.codeEmailWhy)</p></body></html>",
-                                     language: person.language)
+                                     text: channel == .email ? email.plainText : OutsideMessageText.code(code, minutes: minutes, strings: strings),
+                                     html: email.html, language: person.language)
         } catch OutsideSendError.permanent {
             throw ChannelVerificationError.refusedAddress
         } catch {
