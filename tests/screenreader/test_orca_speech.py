@@ -756,8 +756,17 @@ def test_sign_in_with_a_passkey_is_the_first_stop_and_one_keypress_signs_in(read
 
 def test_removing_a_passkey_speaks_the_confirmation_once_and_that_none_are_left(reader, authenticator):
     signed_in_as(reader, "demo-mentor", "Demo Mentor")
+    # The passkey the test before this one added; run alone (a rerun of the failed ones), the test adds it itself,
+    # by mouse, since how adding one is spoken is that test's to prove.
+    reader.page.goto(reader.server.base_url + "/profile")
+    if reader.page.locator("#remove-passkey-1").count() == 0:
+        reader.page.click("#add-passkey")
+        reader.page.wait_for_url("**/profile?done=passkey-added", timeout=10_000)
     reader.goto("/profile")
-    reader.tab_until(lambda text: text == "Remove My phone push button")
+    # Focus starts on the button before the Passkeys section, put there without a sound (Orca follows the keyboard,
+    # not a script's focus), so the keys that follow are the ones the test is about.
+    reader.page.focus("#change-password")
+    reader.tab_until(lambda text: text == "Remove My phone push button", limit=6)
     spoken = until_said(reader, "Passkey removed", lambda: reader.desktop.key("Return"))
     assert spoken.count("Passkey removed") == 1, spoken
     passkeys = spoken[spoken.index("Passkeys"):]
