@@ -4,8 +4,9 @@ import Synchronization
 import Testing
 @testable import VarselSQLite
 
-/// The commit interval: steady writes gather into one commit per interval, and a lone write is not held back.
-@Suite("SQLite group commit: the commit interval")
+/// Group commit: a write commits at once when no commit is in flight, writes that arrive during one share the next,
+/// and with an interval steady writes gather into one commit per interval while a lone write is not held back.
+@Suite("SQLite group commit")
 struct GroupCommitTests {
     /// Counts the commits of a database.
     final class CommitCounter: TransactionObserver, Sendable {
@@ -80,6 +81,34 @@ struct GroupCommitTests {
         for index in 0..<5 { try await insert("w\(index)", with: commits) }
         #expect(counter.count == 5)
         #expect(gate.requested.isEmpty)
+    }
+
+    @Test("without an interval, writes that arrive while a commit is in flight go together in the next one")
+    func writesDuringACommitShareTheNext() async throws {
+        let gate = Gate(isOpen: true)
+        let (commits, counter, queue) = try make(interval: .zero, gate: gate)
+        let started = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            // The first write holds its transaction open (as a disk sync would) until the others are waiting.
+            group.addTask {
+                try await commits.write { db in
+                    try db.execute(sql: "INSERT INTO item VALUES ('first')")
+                    started.signal()
+                    release.wait()
+                }
+            }
+            await Task.detached { started.wait() }.value
+            for index in 0..<5 { group.addTask { try await insert("w\(index)", with: commits) } }
+            let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+            while commits.waitingCount < 5, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+            #expect(commits.waitingCount == 5)
+            #expect(counter.count == 0, "nothing commits while the first transaction is open")
+            release.signal()
+            try await group.waitForAll()
+        }
+        #expect(counter.count == 2, "the first write, then the five together: \(counter.count) commits")
+        #expect(gate.requested.isEmpty, "no write waited for anything but the commit in flight")
+        #expect(try await queue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM item") } == 6)
     }
 
     @Test("a write after a quiet spell longer than the interval is not held back")

@@ -21,6 +21,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+# Starts Orca as `/usr/bin/orca` does, except that another desktop's Orca does not stop it (see the launcher).
+ORCA_LAUNCHER = Path(__file__).with_name("orca_launcher.py")
+
 ORCA_CUSTOMIZATIONS = """\
 import orca.debug
 import orca.settings
@@ -173,7 +176,7 @@ class Desktop:
         prefs.mkdir(exist_ok=True)
         (prefs / "orca-customizations.py").write_text(ORCA_CUSTOMIZATIONS)
         self.orca_log = self.workdir / "orca-debug.out"
-        self._spawn(["orca", "--replace", "-u", str(prefs), "--debug-file", str(self.orca_log)], "orca")
+        self._spawn(["/usr/bin/python3", str(ORCA_LAUNCHER), "-u", str(prefs), "--debug-file", str(self.orca_log)], "orca")
         self.wait_for_log(lambda text: "SPEECH: Initialized" in text or "ORCA: Loading scripts" in text, 60,
                           "Orca did not start")
         # Orca greets with "Screen reader on." once it listens for events.
