@@ -264,7 +264,9 @@ def engine_reader(request, tmp_path_factory):
 
 
 def remove_workdir(workdir: Path) -> None:
-    """Removes a desktop's working directory; what cannot be removed (a socket a process still held) is left in /tmp."""
+    """Removes a desktop's working directory. The document portal's FUSE mount in its runtime directory can go away
+    while it is being read (ECONNABORTED from the directory listing, which `ignore_errors` does not cover); what is
+    left then stays in /tmp."""
     try:
         shutil.rmtree(workdir, ignore_errors=True)
     except OSError:
