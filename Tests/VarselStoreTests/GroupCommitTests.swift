@@ -35,6 +35,13 @@ struct GroupCommitTests {
         func open() { state.withLock { $0.isOpen = true } }
     }
 
+    /// A flag one thread raises and another sees.
+    final class Flag: Sendable {
+        private let raised = Mutex(false)
+        var isRaised: Bool { raised.withLock { $0 } }
+        func raise() { raised.withLock { $0 = true } }
+    }
+
     /// A database with one table to write to, its commits counted, and group commit over it.
     func make(interval: Duration, gate: Gate = Gate()) throws -> (GroupCommit, CommitCounter, DatabaseQueue) {
         let queue = try DatabaseQueue()
@@ -87,19 +94,21 @@ struct GroupCommitTests {
     func writesDuringACommitShareTheNext() async throws {
         let gate = Gate(isOpen: true)
         let (commits, counter, queue) = try make(interval: .zero, gate: gate)
-        let started = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        let started = Flag(), release = DispatchSemaphore(value: 0)
         try await withThrowingTaskGroup(of: Void.self) { group in
-            // The first write holds its transaction open (as a disk sync would) until the others are waiting.
+            // The first write holds its transaction open (as a disk sync would) until the others are waiting; only
+            // the writer's own thread waits, so the test's tasks keep every thread of the pool.
             group.addTask {
                 try await commits.write { db in
                     try db.execute(sql: "INSERT INTO item VALUES ('first')")
-                    started.signal()
+                    started.raise()
                     release.wait()
                 }
             }
-            await Task.detached { started.wait() }.value
-            for index in 0..<5 { group.addTask { try await insert("w\(index)", with: commits) } }
             let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+            while !started.isRaised, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+            #expect(started.isRaised, "the first write began its transaction")
+            for index in 0..<5 { group.addTask { try await insert("w\(index)", with: commits) } }
             while commits.waitingCount < 5, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
             #expect(commits.waitingCount == 5)
             #expect(counter.count == 0, "nothing commits while the first transaction is open")
