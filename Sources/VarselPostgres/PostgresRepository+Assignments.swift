@@ -177,7 +177,7 @@ extension PostgresRepository {
                     item.personalDetails = []
                     // The event log's copies now say what the notification says.
                     try await c.query("""
-                        UPDATE event SET notification = \(try Self.json(item)) WHERE notification_id = \(id) AND notification IS NOT NULL
+                        UPDATE event SET notification = \(try Self.storedJSON(item)) WHERE notification_id = \(id) AND notification IS NOT NULL
                         """, logger: self.logger)
                     try await self.queuePushWithdrawal(notificationID: id, at: date, c)
                     try await self.appendEvent(userID: item.recipientID, .notificationUpdated(item), at: date, c)

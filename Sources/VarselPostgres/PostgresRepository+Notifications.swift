@@ -140,7 +140,7 @@ extension PostgresRepository {
         for create in creates {
             for item in create.items {
                 later[item.recipientID, default: 0] -= 1
-                let json = try Self.json(item)
+                let json = try Self.storedJSON(item)
                 notificationJSON.remember(item, json: json)
                 insert.addRow("(\(insert.bind(item.recipientID)), \(insert.bind(EventType.notificationCreated.rawValue)), "
                               + "\(insert.bind(item.id)), \(insert.bind(sealedEventJSON(json, of: item))), NULL::integer, \(insert.bind(create.date.timeIntervalSince1970)))")
@@ -207,7 +207,7 @@ extension PostgresRepository {
         case .notificationDeleted, .accountDeactivated: break
         case let .unreadCount(count): unreadCount = Int32(count)
         }
-        let json = try notification.map { sealedEventJSON(try Self.json($0), of: $0) }
+        let json = try notification.map { sealedEventJSON(try Self.storedJSON($0), of: $0) }
         try await c.query("""
             INSERT INTO event (user_id, type, notification_id, notification, unread_count, created_at)
             VALUES (\(userID), \(payload.type.rawValue), \(payload.notificationID), \(json), \(unreadCount), \(date.timeIntervalSince1970))

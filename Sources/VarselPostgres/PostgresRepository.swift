@@ -188,6 +188,11 @@ public final class PostgresRepository: VarselRepository, Sendable {
     static func json<T: Encodable>(_ value: T) throws -> String {
         String(decoding: try encoder.encode(value), as: UTF8.self)
     }
+
+    /// The event log's JSON of a notification (``StoredNotificationJSON``).
+    static func storedJSON(_ item: NotificationItem) throws -> String {
+        try StoredNotificationJSON.encode(item) ?? json(item)
+    }
 }
 
 /// What a PostgreSQL URL names, read in one place for the pool and for the first connection.

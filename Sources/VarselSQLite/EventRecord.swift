@@ -56,7 +56,7 @@ struct EventRecord: FetchableRecord, TableRecord {
         notificationID = payload.notificationID
         switch payload {
         case let .notificationCreated(item), let .notificationUpdated(item):
-            let json = String(decoding: try encoder.encode(item), as: UTF8.self)
+            let json = try StoredNotificationJSON.encode(item) ?? String(decoding: encoder.encode(item), as: UTF8.self)
             cache.remember(item, json: json)
             notification = FieldSealer.sealsNotification(personalDetails: item.personalDetails) ? sealer.seal(json, field: .eventNotification) : json
         case .notificationDeleted, .accountDeactivated:

@@ -155,7 +155,7 @@ extension SQLiteRepository {
                     item.personalDetails = []
                     // The event log's copies now say what the notification says.
                     try db.execute(sql: "UPDATE event SET notification = ? WHERE notification_id = ? AND notification IS NOT NULL",
-                                   arguments: [String(decoding: try Self.encoder.encode(item), as: UTF8.self), id])
+                                   arguments: [try StoredNotificationJSON.encode(item) ?? String(decoding: Self.encoder.encode(item), as: UTF8.self), id])
                     try self.queuePushWithdrawal(notificationID: id, at: date, db: db)
                     try self.appendEvent(userID: item.recipientID, .notificationUpdated(item), at: date, db: db)
                 }
