@@ -171,14 +171,14 @@ extension PostgresRepository {
         for create in creates {
             for new in create.notifications {
                 var body = new.body
-                var details = try Self.json(new.personalDetails)
+                var details = StoredNotificationJSON.encode(new.personalDetails)
                 if FieldSealer.sealsNotification(personalDetails: new.personalDetails) {
                     body = sealer.seal(body, field: .notificationBody)
                     details = sealer.seal(details, field: .notificationDetails)
                 }
                 let values = [insert.bind(new.recipientID), insert.bind(new.senderID), insert.bind(new.kind.rawValue), insert.bind(new.title),
                               insert.bind(body), insert.bind(new.urgency.rawValue), insert.bind(create.date.timeIntervalSince1970), "NULL",
-                              insert.bind(try Self.json(new.deepLink)), insert.bind(details)]
+                              insert.bind(StoredNotificationJSON.encode(new.deepLink)), insert.bind(details)]
                 insert.addRow("(\(values.joined(separator: ", ")))")
             }
         }

@@ -68,15 +68,15 @@ struct NotificationRecord: FetchableRecord, TableRecord {
 
     /// The row for a new notification at `date`; its body and personal details sealed by `sealer` when it has personal
     /// details.
-    init(_ new: NewNotification, at date: Date, encoder: JSONEncoder, sealer: FieldSealer) throws {
+    init(_ new: NewNotification, at date: Date, sealer: FieldSealer) throws {
         recipientID = new.recipientID
         senderID = new.senderID
         kind = new.kind.rawValue
         title = new.title
         urgency = new.urgency.rawValue
         createdAt = date.timeIntervalSince1970
-        deepLink = String(decoding: try encoder.encode(new.deepLink), as: UTF8.self)
-        let details = String(decoding: try encoder.encode(new.personalDetails), as: UTF8.self)
+        deepLink = StoredNotificationJSON.encode(new.deepLink)
+        let details = StoredNotificationJSON.encode(new.personalDetails)
         if FieldSealer.sealsNotification(personalDetails: new.personalDetails) {
             body = sealer.seal(new.body, field: .notificationBody)
             personalDetails = sealer.seal(details, field: .notificationDetails)

@@ -18,7 +18,7 @@ extension SQLiteRepository: FanOutWriting {
         try db.execute(sql: "INSERT INTO fanout (created_at) VALUES (?)", arguments: [date.timeIntervalSince1970])
         let fanout = db.lastInsertedRowID
         for (index, variant) in variants.enumerated() {
-            let record = try NotificationRecord(variant, at: date, encoder: Self.encoder, sealer: sealer)
+            let record = try NotificationRecord(variant, at: date, sealer: sealer)
             try db.execute(sql: """
                 INSERT INTO fanout_variant (fanout_id, variant, sender_id, kind, title, body, urgency, deep_link, personal_details)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)

@@ -42,7 +42,7 @@ extension SQLiteRepository {
     }
 
     func insert(_ new: NewNotification, at date: Date, db: Database) throws -> NotificationItem {
-        let record = try NotificationRecord(new, at: date, encoder: Self.encoder, sealer: sealer)
+        let record = try NotificationRecord(new, at: date, sealer: sealer)
         let item = NotificationItem(id: 0, recipientID: new.recipientID, kind: new.kind, title: new.title,
                                     body: new.body, createdAt: date, urgency: new.urgency, deepLink: new.deepLink,
                                     personalDetails: new.personalDetails)

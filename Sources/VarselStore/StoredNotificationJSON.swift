@@ -31,13 +31,22 @@ public enum StoredNotificationJSON {
         json.key("deepLink")
         json.deepLink(item.deepLink)
         json.key("personalDetails")
-        json.open("[")
-        for detail in item.personalDetails {
-            json.separate()
-            json.quoted(detail)
-        }
-        json.close("]")
+        json.strings(item.personalDetails)
         json.close("}")
+        return String(decoding: json.bytes, as: UTF8.self)
+    }
+
+    /// The stored JSON of a deep link, as its column in the notification table holds it.
+    public static func encode(_ target: DeepLinkTarget) -> String {
+        var json = Writer()
+        json.deepLink(target)
+        return String(decoding: json.bytes, as: UTF8.self)
+    }
+
+    /// The stored JSON of a list of strings (a notification's personal details).
+    public static func encode(_ strings: [String]) -> String {
+        var json = Writer()
+        json.strings(strings)
         return String(decoding: json.bytes, as: UTF8.self)
     }
 
@@ -89,6 +98,15 @@ public enum StoredNotificationJSON {
             let text = value.description
             bytes.append(contentsOf: text.hasSuffix(".0") ? text.utf8.dropLast(2) : text.utf8.dropLast(0))
             needsComma = true
+        }
+
+        mutating func strings(_ strings: [String]) {
+            open("[")
+            for string in strings {
+                separate()
+                quoted(string)
+            }
+            close("]")
         }
 
         /// The deep link as the synthesized conformance writes an enum: `{"case":{labelled values}}`.

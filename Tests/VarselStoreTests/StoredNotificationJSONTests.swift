@@ -36,7 +36,7 @@ struct StoredNotificationJSONTests {
         return items
     }
 
-    @Test("every notification reads back whole, and holds what JSONEncoder's text holds")
+    @Test("every notification, deep link and list of personal details reads back whole, and holds what JSONEncoder's text holds")
     func readsBack() throws {
         let decoder = JSONDecoder()
         var compared = 0
@@ -47,6 +47,13 @@ struct StoredNotificationJSONTests {
             let ours = try JSONSerialization.jsonObject(with: Data(written.utf8)) as? NSDictionary
             let theirs = try JSONSerialization.jsonObject(with: JSONEncoder().encode(item)) as? NSDictionary
             #expect(ours != nil && ours == theirs)
+            // The notification table's columns: the deep link and the personal details, each alone.
+            let link = StoredNotificationJSON.encode(item.deepLink)
+            #expect(try decoder.decode(DeepLinkTarget.self, from: Data(link.utf8)) == item.deepLink)
+            #expect(try JSONSerialization.jsonObject(with: Data(link.utf8)) as? NSDictionary
+                    == JSONSerialization.jsonObject(with: JSONEncoder().encode(item.deepLink)) as? NSDictionary)
+            let details = StoredNotificationJSON.encode(item.personalDetails)
+            #expect(try decoder.decode([String].self, from: Data(details.utf8)) == item.personalDetails)
             compared += 1
         }
         #expect(compared == NotificationKind.allCases.count * Urgency.allCases.count * Self.texts.count)
