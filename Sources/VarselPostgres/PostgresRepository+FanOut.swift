@@ -96,7 +96,6 @@ extension PostgresRepository: FanOutWriting {
                 FROM unnest(\(chunk.map(\.position))::integer[], \(written.map(\.id))::bigint[]) AS w(position, id)
                 WHERE r.fanout_id = \(fanout) AND r.position = w.position
                 """, logger: logger)
-            try await lockEventLog(c)
             try await appendCreatedEvents(written, at: date, c)
         }
         guard pending.count <= FanOut.chunkSize else { return FanOutChunk(written: written, isLast: false) }

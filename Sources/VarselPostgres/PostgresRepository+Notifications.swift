@@ -23,7 +23,7 @@ extension PostgresRepository {
     }
 
     /// Creates the notifications, then takes the event-log lock only for their events: the rows, the recipient
-    /// check and the idempotency key need no order, and the lock is held for three statements instead of eight.
+    /// check and the idempotency key need no order, and the lock is held from the statement of the events to the commit.
     /// A fan-out's first chunk is written here and the rest after.
     func createNotificationsOnce(_ notifications: [NewNotification], idempotencyKey: IdempotencyKey?, at date: Date) async throws -> CreatedNotifications {
         let start = try await write(appendsEvents: true, locksLate: true) { c in
@@ -88,7 +88,6 @@ extension PostgresRepository {
     /// itself); returns the fan-out (nil: all are written) and the notifications written.
     func writeEvents(_ rows: CreatedRows, at date: Date, _ c: PostgresConnection) async throws -> (fanout: Int64?, written: [NotificationItem]) {
         if let fanout = rows.fanout { return (fanout, try await writeFanOutChunk(fanout, c).written) }
-        try await lockEventLog(c)
         try await appendCreatedEvents(rows.written, at: date, c)
         return (nil, rows.written)
     }
@@ -96,8 +95,8 @@ extension PostgresRepository {
     /// Runs `jobs` in one transaction, each as it would run alone, in turn (``PostgresCreateBatch``); returns each
     /// one's outcome.
     ///
-    /// The rows of every create go in one statement and their events in another, so a batch costs the same six
-    /// round trips however many creates it holds (begin, recipient check, rows, lock, events, commit).
+    /// The rows of every create go in one statement and their events in another, so a batch costs the same five
+    /// round trips however many creates it holds (begin, recipient check, rows, events with the lock, commit).
     func createTogether(_ jobs: [PostgresCreateBatch.Job]) async throws -> [Result<CreatedNotifications, any Error>] {
         try await write(appendsEvents: true, locksLate: true) { c in
             let recipients = Array(Set(jobs.flatMap { $0.notifications.map(\.recipientID) }))
@@ -110,7 +109,6 @@ extension PostgresRepository {
             let accepted = zip(jobs, known).filter(\.1).map(\.0)
             let created = try await self.insertRows(accepted.map { ($0.notifications, $0.date) }, c)
             if !accepted.isEmpty {
-                try await self.lockEventLog(c)
                 try await self.appendCreatedEvents(zip(created, accepted).map { ($0, $1.date) }, c)
             }
             var results = created.makeIterator()
@@ -129,14 +127,15 @@ extension PostgresRepository {
     }
 
     /// The events of creates that commit together, as if each had committed alone, in turn: a create's
-    /// `notification.created` events, then its recipients' unread counts, then the next create's.
+    /// `notification.created` events, then its recipients' unread counts, then the next create's. Takes the event-log
+    /// lock itself (``lockedEventsInsert``).
     ///
     /// All the rows are in the table when the counts are taken, so a recipient's count leaves out the notifications
     /// of later creates. A multi-row `VALUES` takes its ids in row order.
     func appendCreatedEvents(_ creates: [(items: [NotificationItem], date: Date)], _ c: PostgresConnection) async throws {
         var later: [UserID: Int32] = [:]
         for item in creates.lazy.flatMap(\.items) { later[item.recipientID, default: 0] += 1 }
-        var insert = PostgresRowsInsert("INSERT INTO event (user_id, type, notification_id, notification, unread_count, created_at) VALUES")
+        var insert = Self.lockedEventsInsert()
         for create in creates {
             for item in create.items {
                 later[item.recipientID, default: 0] -= 1
@@ -150,11 +149,22 @@ extension PostgresRepository {
                 let user = insert.bind(recipient)
                 let count = "(SELECT COUNT(*)::integer FROM notification WHERE recipient_id = \(user) AND read_at IS NULL)"
                 let laterOnes = later[recipient, default: 0]
-                insert.addRow("(\(user), \(insert.bind(EventType.unreadCount.rawValue)), NULL::bigint, NULL, "
+                insert.addRow("(\(user), \(insert.bind(EventType.unreadCount.rawValue)), NULL::bigint, NULL::text, "
                               + "\(laterOnes == 0 ? count : "\(count) - \(insert.bind(laterOnes))"), \(insert.bind(create.date.timeIntervalSince1970)))")
             }
         }
         for query in insert.queries() { try await c.query(query, logger: logger) }
+    }
+
+    /// An insert of events that takes the event-log lock in the same statement, before the rows take their ids: one
+    /// round trip fewer than locking first, and the lock is held from there to the commit only.
+    ///
+    /// The lock is a one-time filter (PostgreSQL evaluates it once, before it reads the first row of `VALUES`), and
+    /// the rows' ids are their column's default, taken as each row is inserted, after it. Taking it again in a later
+    /// statement of the same transaction is harmless: the lock is already held.
+    static func lockedEventsInsert() -> PostgresRowsInsert {
+        PostgresRowsInsert("INSERT INTO event (user_id, type, notification_id, notification, unread_count, created_at) SELECT * FROM (VALUES",
+                           tail: ") AS v WHERE (SELECT pg_advisory_xact_lock(\(eventLock))::text) IS NOT NULL")
     }
 
     /// The notification's row alone; its events come from ``appendCreatedEvents(_:at:_:)``.

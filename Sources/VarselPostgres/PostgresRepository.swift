@@ -143,8 +143,8 @@ public final class PostgresRepository: VarselRepository, Sendable {
     ///
     /// The lock is what keeps event ids in commit order across instances, and every write that appends events waits
     /// for it, so the less a transaction does while holding it, the more writes per second the log takes. With
-    /// `locksLate`, `body` takes it itself (``lockEventLog(_:)``) just before its first event, after the work that
-    /// needs no order (the notifications' own rows).
+    /// `locksLate`, `body` takes it itself just before its first event (``lockEventLog(_:)``, or in the statement that
+    /// appends its events), after the work that needs no order (the notifications' own rows).
     func write<T: Sendable>(appendsEvents: Bool = false, locksLate: Bool = false,
                             _ body: @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         let logger = logger

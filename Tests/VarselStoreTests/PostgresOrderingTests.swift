@@ -110,6 +110,47 @@ struct PostgresOrderingTests {
         #expect(ids == ids.sorted() && ids.count == 3)  // the held event, then created + unread count
     }
 
+    @Test("a create takes its events' ids only once it holds the event lock: an event written meanwhile under the lock comes first")
+    func idsAreTakenUnderTheLock() async throws {
+        let repository = try await PostgresTestDatabase.make()
+        let mentor = try await repository.createUser(NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x", language: .english), at: now)
+        let locked = AsyncStream<Void>.makeStream()
+        let writerWaits = AsyncStream<Void>.makeStream()
+        let logger = logger
+        // Another instance holds the event lock and has taken no id yet.
+        let holder = Task {
+            try await withRawConnection(repository) { a in
+                try await a.query("BEGIN", logger: logger)
+                try await a.query("SELECT pg_advisory_xact_lock(\(PostgresRepository.eventLockForTests))", logger: logger)
+                locked.continuation.yield()
+                for await _ in writerWaits.stream { break }
+                // Only now, with the create waiting, does it take an id.
+                let id = try await a.query("INSERT INTO event (user_id, type, unread_count, created_at) VALUES (\(mentor.id), 'unread-count', 0, 0) RETURNING id",
+                                           logger: logger).collect().first?.decode(Int64.self)
+                try await a.query("COMMIT", logger: logger)
+                return id
+            }
+        }
+        for await _ in locked.stream { break }
+        let writer = Task {
+            try await repository.createNotifications([NewNotification(recipientID: mentor.id, senderID: nil, kind: .scenarioPrompt, title: "T",
+                                                                      body: "B", deepLink: .scenario(scenarioID: nil))], idempotencyKey: nil, at: now)
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while try await waitingForTheEventLock(repository) == 0, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(try await waitingForTheEventLock(repository) == 1, "the create is not waiting for the event lock")
+        writerWaits.continuation.yield()
+        let heldID = try #require(try await holder.value)
+        _ = try await writer.value
+        let events = try await repository.events(after: 0, limit: 10)
+        // The held event, then the create's two. Had the create taken its ids before it waited, the held event's
+        // would be the highest.
+        #expect(events.count == 3)
+        #expect(events.first?.id == heldID)
+    }
+
     @Test("requests with one idempotency key at once, on two instances, create the notification once; the others replay it")
     func concurrentIdempotentCreates() async throws {
         let repository = try await PostgresTestDatabase.make()
