@@ -35,8 +35,8 @@ struct SMTPMailTransportTests {
 
     @Test("STARTTLS and AUTH PLAIN deliver a message that decodes intact")
     func startTLSWithAuthPlain() async throws {
-        let certificate = try TestCertificate()
-        let server = try TestSMTPServer(["--tls", "starttls", "--auth", "bob:s3cret"], certificate: certificate)
+        let certificate = try await TestCertificate.make()
+        let server = try await TestSMTPServer.start(["--tls", "starttls", "--auth", "bob:s3cret"], certificate: certificate)
         defer { server.stop() }
         let transport = SMTPMailTransport(configuration: SMTPConfiguration(
             host: "localhost", port: server.port, security: .startTLS,
@@ -78,8 +78,8 @@ struct SMTPMailTransportTests {
 
     @Test("Implicit TLS to an IP address delivers, checking the certificate's IP name")
     func implicitTLS() async throws {
-        let certificate = try TestCertificate()
-        let server = try TestSMTPServer(["--tls", "implicit", "--auth", "bob:s3cret"], certificate: certificate)
+        let certificate = try await TestCertificate.make()
+        let server = try await TestSMTPServer.start(["--tls", "implicit", "--auth", "bob:s3cret"], certificate: certificate)
         defer { server.stop() }
         let transport = SMTPMailTransport(configuration: SMTPConfiguration(
             host: "127.0.0.1", port: server.port, security: .implicitTLS,
@@ -94,7 +94,7 @@ struct SMTPMailTransportTests {
 
     @Test("AUTH LOGIN is used when PLAIN is not offered, and plain-text AUTH is allowed to localhost")
     func authLoginWithoutTLSOnLocalhost() async throws {
-        let server = try TestSMTPServer(["--auth", "bob:s3cret", "--auth-mechanisms", "LOGIN"])
+        let server = try await TestSMTPServer.start(["--auth", "bob:s3cret", "--auth-mechanisms", "LOGIN"])
         defer { server.stop() }
         let transport = SMTPMailTransport(configuration: SMTPConfiguration(
             host: "localhost", port: server.port, security: .none, username: "bob", password: "s3cret"
@@ -107,8 +107,8 @@ struct SMTPMailTransportTests {
 
     @Test("A wrong password is a permanent failure that names neither user nor password")
     func wrongPassword() async throws {
-        let certificate = try TestCertificate()
-        let server = try TestSMTPServer(["--tls", "starttls", "--auth", "bob:s3cret"], certificate: certificate)
+        let certificate = try await TestCertificate.make()
+        let server = try await TestSMTPServer.start(["--tls", "starttls", "--auth", "bob:s3cret"], certificate: certificate)
         defer { server.stop() }
         let transport = SMTPMailTransport(configuration: SMTPConfiguration(
             host: "localhost", port: server.port, security: .startTLS,
@@ -121,7 +121,7 @@ struct SMTPMailTransportTests {
 
     @Test("A 451 to the message is transient, and the retry goes through")
     func temporaryRefusal() async throws {
-        let server = try TestSMTPServer(["--fail-first", "1", "451"])
+        let server = try await TestSMTPServer.start(["--fail-first", "1", "451"])
         defer { server.stop() }
         let transport = SMTPMailTransport(configuration: SMTPConfiguration(host: "localhost", port: server.port, security: .none))
         let error = await #expect(throws: MailSendError.self) { try await transport.send(Self.message) }
@@ -132,7 +132,7 @@ struct SMTPMailTransportTests {
 
     @Test("A 554 to the message is permanent")
     func permanentRefusal() async throws {
-        let server = try TestSMTPServer(["--fail-first", "1", "554"])
+        let server = try await TestSMTPServer.start(["--fail-first", "1", "554"])
         defer { server.stop() }
         let transport = SMTPMailTransport(configuration: SMTPConfiguration(host: "localhost", port: server.port, security: .none))
         let error = await #expect(throws: MailSendError.self) { try await transport.send(Self.message) }
@@ -168,8 +168,8 @@ struct SMTPMailTransportTests {
     // error's text says the certificate was not trusted so an operator can tell.
     @Test("A certificate that is not trusted fails the send (transient) before any credentials go out")
     func untrustedCertificate() async throws {
-        let certificate = try TestCertificate()
-        let server = try TestSMTPServer(["--tls", "starttls", "--auth", "bob:s3cret"], certificate: certificate)
+        let certificate = try await TestCertificate.make()
+        let server = try await TestSMTPServer.start(["--tls", "starttls", "--auth", "bob:s3cret"], certificate: certificate)
         defer { server.stop() }
         let transport = SMTPMailTransport(configuration: SMTPConfiguration(
             host: "localhost", port: server.port, security: .startTLS, username: "bob", password: "s3cret"
@@ -181,7 +181,7 @@ struct SMTPMailTransportTests {
 
     @Test("STARTTLS required but not offered is permanent")
     func startTLSNotOffered() async throws {
-        let server = try TestSMTPServer([])
+        let server = try await TestSMTPServer.start([])
         defer { server.stop() }
         let transport = SMTPMailTransport(configuration: SMTPConfiguration(host: "localhost", port: server.port, security: .startTLS))
         let error = await #expect(throws: MailSendError.self) { try await transport.send(Self.message) }
@@ -247,11 +247,24 @@ struct MessageEncodingTests {
 
 // MARK: - Helpers
 
+/// Runs `body`, which blocks (waits for another process), on a thread of its own rather than one of the task pool:
+/// the pool is as wide as the machine's cores, and every test of the run shares it.
+func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+    }
+}
+
 /// A self-signed certificate for localhost and 127.0.0.1, made with openssl in a temporary folder.
-final class TestCertificate {
+final class TestCertificate: Sendable {
     let certificatePath: String
     let keyPath: String
     private let folder: URL
+
+    /// A new certificate, made off the task pool.
+    static func make() async throws -> TestCertificate {
+        try await offThePool { try TestCertificate() }
+    }
 
     init() throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("smtp-cert-\(UUID().uuidString)")
@@ -275,11 +288,16 @@ final class TestCertificate {
 }
 
 /// A running smtp_server.py on a free port, writing what it receives to its own folder.
-final class TestSMTPServer {
+final class TestSMTPServer: @unchecked Sendable {
     let process = Process()
     let input = Pipe()
     let port: Int
     let folder: URL
+
+    /// Starts the server and waits, off the task pool, until it says it is ready.
+    static func start(_ arguments: [String], certificate: TestCertificate? = nil) async throws -> TestSMTPServer {
+        try await offThePool { try TestSMTPServer(arguments, certificate: certificate) }
+    }
 
     static let script = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -329,13 +347,16 @@ final class TestSMTPServer {
         return try decoder.decode(ReceivedMail.self, from: data)
     }
 
-    /// Stops the server with SIGTERM (SIGKILL if it has not gone within five seconds) and removes its folder.
+    /// Stops the server with SIGTERM (SIGKILL if it has not gone within five seconds) and removes its folder, on a
+    /// thread of its own: the test goes on at once.
     func stop() {
         process.terminate()
-        let deadline = Date().addingTimeInterval(5)
-        while process.isRunning, Date() < deadline { usleep(20_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        try? FileManager.default.removeItem(at: folder)
+        Thread.detachNewThread { [self] in
+            let deadline = Date().addingTimeInterval(5)
+            while process.isRunning, Date() < deadline { usleep(20_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            try? FileManager.default.removeItem(at: folder)
+        }
     }
 }
 

@@ -246,7 +246,11 @@ extension LiveStreamTests {
         app.addServices(world.services.pump)
         let kari = try #require(world.kari)
         let client = try await app.test(.live) { client in
-            let stream = try RawStreamClient(port: try #require(client.port), token: try await client.token("kari"))
+            let port = try #require(client.port), token = try await client.token("kari")
+            // Its blocking reads wait on a thread of their own, not on one the server's tasks need.
+            let stream = try await withCheckedThrowingContinuation { continuation in
+                Thread.detachNewThread { continuation.resume(with: Result { try RawStreamClient(port: port, token: token) }) }
+            }
             while world.services.broker.streamCount(userID: kari.id) == 0 { try await Task.sleep(for: .milliseconds(5)) }
             return stream
         }
