@@ -23,8 +23,8 @@ extension PostgresRepository {
     }
 
     /// Creates the notifications, then takes the event-log lock only for their events: the rows, the recipient
-    /// check and the idempotency key need no order, and the lock is held from the statement of the events to the commit.
-    /// A fan-out's first chunk is written here and the rest after.
+    /// check and the idempotency key need no order, and the lock is held from the statement of the events to the
+    /// commit. A fan-out's first chunk is written here and the rest after.
     func createNotificationsOnce(_ notifications: [NewNotification], idempotencyKey: IdempotencyKey?, at date: Date) async throws -> CreatedNotifications {
         let start = try await write(appendsEvents: true, locksLate: true) { c in
             try await self.beginCreate(notifications, idempotencyKey: idempotencyKey, at: date, c)
@@ -163,8 +163,9 @@ extension PostgresRepository {
     /// the rows' ids are their column's default, taken as each row is inserted, after it. Taking it again in a later
     /// statement of the same transaction is harmless: the lock is already held.
     static func lockedEventsInsert() -> PostgresRowsInsert {
-        PostgresRowsInsert("INSERT INTO event (user_id, type, notification_id, notification, unread_count, created_at) SELECT * FROM (VALUES",
-                           tail: ") AS v WHERE (SELECT pg_advisory_xact_lock(\(eventLock))::text) IS NOT NULL")
+        PostgresRowsInsert("""
+            INSERT INTO event (user_id, type, notification_id, notification, unread_count, created_at) SELECT * FROM (VALUES
+            """, tail: ") AS v WHERE (SELECT pg_advisory_xact_lock(\(eventLock))::text) IS NOT NULL")
     }
 
     /// The notification's row alone; its events come from ``appendCreatedEvents(_:at:_:)``.
