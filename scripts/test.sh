@@ -50,15 +50,15 @@ if ! timeout 600 swift test --skip-build 2>&1 | tee "$swift_log"; then
   exit 1
 fi
 
-# The release package (a release build with the Swift standard library inside the binary) is built while the
-# end-to-end and screen-reader suites run, which mostly wait for browsers and speech: at the lowest priority, so it
-# takes only the time they leave idle. It is installed into a Debian without Swift at the end.
-package_log="$(mktemp)"
-PACKAGE_JOBS=2 nice -n 19 ./scripts/package.sh >"$package_log" 2>&1 &
-package_pid=$!
-
 # End-to-end: a real server on a temporary SQLite file, driven over sockets and by Debian's Chromium.
 python3 -m pytest -q tests/e2e
+
+# The release package (a release build with the Swift standard library inside the binary) is built while the
+# screen-reader suite runs, which mostly waits for speech: one compile job at the lowest priority, so the suite keeps a
+# core of its own. It is installed into a Debian without Swift at the end.
+package_log="$(mktemp)"
+PACKAGE_JOBS=1 nice -n 19 ./scripts/package.sh >"$package_log" 2>&1 &
+package_pid=$!
 
 # What a real screen reader says: Orca reading Chromium, Firefox and WebKit on a headless desktop, speech from Orca's
 # own log. The two files run at once, each on desktops of its own (its own display, buses, Orca and server), since
