@@ -1,4 +1,5 @@
 import VarselCore
+import VarselStore
 import Foundation
 import NIOCore
 #if canImport(Glibc)
@@ -195,33 +196,16 @@ public enum HotJSON {
             if needsComma { bytes.writeInteger(UInt8(ascii: ",")) }
         }
 
-        /// A JSON string: quotes, backslashes and control characters escaped as the encoder escapes them; slashes
-        /// and everything else (all of Unicode) as they are.
+        /// A JSON string, its characters escaped as ``JSONStringEscaping`` says.
         private mutating func string(_ value: String) {
             bytes.writeInteger(UInt8(ascii: "\""))
-            defer { bytes.writeInteger(UInt8(ascii: "\"")) }
             // Most strings need no escape: one copy.
-            guard value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+            if JSONStringEscaping.needsEscaping(value) {
+                bytes.writeBytes(JSONStringEscaping.escaped(value))
+            } else {
                 bytes.writeString(value)
-                return
             }
-            for byte in value.utf8 {
-                switch byte {
-                case UInt8(ascii: "\""): bytes.writeString(#"\""#)
-                case UInt8(ascii: "\\"): bytes.writeString(#"\\"#)
-                case 0x0A: bytes.writeString(#"\n"#)
-                case 0x0D: bytes.writeString(#"\r"#)
-                case 0x09: bytes.writeString(#"\t"#)
-                case 0x08: bytes.writeString(#"\b"#)
-                case 0x0C: bytes.writeString(#"\f"#)
-                case 0..<0x20:
-                    let hex = Array("0123456789abcdef".utf8)
-                    bytes.writeString(#"\u00"#)
-                    bytes.writeInteger(hex[Int(byte >> 4)])
-                    bytes.writeInteger(hex[Int(byte & 0xF)])
-                default: bytes.writeInteger(byte)
-                }
-            }
+            bytes.writeInteger(UInt8(ascii: "\""))
         }
     }
 }

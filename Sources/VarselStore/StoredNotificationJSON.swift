@@ -109,54 +109,45 @@ public enum StoredNotificationJSON {
             close("]")
         }
 
+        /// A member whose value is an object of the members `body` writes.
+        mutating func object(_ name: String, _ body: (inout Writer) -> Void) {
+            key(name)
+            open("{")
+            body(&self)
+            close("}")
+        }
+
+        /// A number member, left out when nil (as the encoder leaves out an optional).
+        mutating func number(_ name: String, ifPresent value: Int64?) {
+            if let value { number(name, value) }
+        }
+
         /// The deep link as the synthesized conformance writes an enum: `{"case":{labelled values}}`.
         mutating func deepLink(_ target: DeepLinkTarget) {
             open("{")
             switch target {
             case let .contact(contactID, assignmentID):
-                key("contact")
-                open("{")
-                number("contactID", contactID.rawValue)
-                if let assignmentID { number("assignmentID", assignmentID.rawValue) }
-                close("}")
+                object("contact") {
+                    $0.number("contactID", contactID.rawValue)
+                    $0.number("assignmentID", ifPresent: assignmentID?.rawValue)
+                }
             case let .certification(certificationID):
-                key("certification")
-                open("{")
-                if let certificationID { number("certificationID", certificationID) }
-                close("}")
+                object("certification") { $0.number("certificationID", ifPresent: certificationID) }
             case .pause:
-                key("pause")
-                open("{")
-                close("}")
+                object("pause") { _ in }
             case let .scenario(scenarioID):
-                key("scenario")
-                open("{")
-                if let scenarioID { number("scenarioID", scenarioID) }
-                close("}")
+                object("scenario") { $0.number("scenarioID", ifPresent: scenarioID) }
             }
             close("}")
         }
 
-        /// A JSON string: quotes, backslashes and control characters escaped; everything else (all of Unicode) as
-        /// it is.
+        /// A JSON string, its characters escaped as ``JSONStringEscaping`` says.
         mutating func quoted(_ value: String) {
             bytes.append(UInt8(ascii: "\""))
-            for byte in value.utf8 {
-                switch byte {
-                case UInt8(ascii: "\""): bytes.append(contentsOf: #"\""#.utf8)
-                case UInt8(ascii: "\\"): bytes.append(contentsOf: #"\\"#.utf8)
-                case 0x0A: bytes.append(contentsOf: #"\n"#.utf8)
-                case 0x0D: bytes.append(contentsOf: #"\r"#.utf8)
-                case 0x09: bytes.append(contentsOf: #"\t"#.utf8)
-                case 0x08: bytes.append(contentsOf: #"\b"#.utf8)
-                case 0x0C: bytes.append(contentsOf: #"\f"#.utf8)
-                case ..<0x20:
-                    let hex = Array("0123456789abcdef".utf8)
-                    bytes.append(contentsOf: #"\u00"#.utf8)
-                    bytes.append(hex[Int(byte >> 4)])
-                    bytes.append(hex[Int(byte & 0x0F)])
-                default: bytes.append(byte)
-                }
+            if JSONStringEscaping.needsEscaping(value) {
+                bytes.append(contentsOf: JSONStringEscaping.escaped(value))
+            } else {
+                bytes.append(contentsOf: value.utf8)
             }
             bytes.append(UInt8(ascii: "\""))
         }
