@@ -67,43 +67,68 @@ struct PostgresOrderingTests {
         #expect(visible == [second].compactMap { $0 })
     }
 
+    /// Another instance part-way through writing events: a transaction on a connection of its own that holds the
+    /// event lock, and takes an event id at once (`takesIDAtOnce`) or only when let go.
+    struct EventLockHolder {
+        let transaction: Task<Int64?, any Error>
+        let letGo: AsyncStream<Void>.Continuation
+
+        /// Starts it for an event of `userID`; returns once it holds the lock (and, `takesIDAtOnce`, its id).
+        static func start(_ repository: PostgresRepository, userID: UserID, takesIDAtOnce: Bool, logger: Logger) async -> EventLockHolder {
+            let held = AsyncStream<Void>.makeStream()
+            let letGo = AsyncStream<Void>.makeStream()
+            let transaction = Task {
+                try await repository.withConnectionForTests { a in
+                    let insert: PostgresQuery = "INSERT INTO event (user_id, type, unread_count, created_at) VALUES (\(userID), 'unread-count', 0, 0) RETURNING id"
+                    try await a.query("BEGIN", logger: logger)
+                    try await a.query("SELECT pg_advisory_xact_lock(\(PostgresRepository.eventLockForTests))", logger: logger)
+                    var id = takesIDAtOnce ? try await a.query(insert, logger: logger).collect().first?.decode(Int64.self) : nil
+                    held.continuation.yield()
+                    for await _ in letGo.stream { break }
+                    if !takesIDAtOnce { id = try await a.query(insert, logger: logger).collect().first?.decode(Int64.self) }
+                    try await a.query("COMMIT", logger: logger)
+                    return id
+                }
+            }
+            for await _ in held.stream { break }
+            return EventLockHolder(transaction: transaction, letGo: letGo.continuation)
+        }
+
+        /// Lets it take its id (if it has not) and commit; returns the id.
+        func commit() async throws -> Int64 {
+            letGo.yield()
+            return try #require(try await transaction.value)
+        }
+    }
+
+    /// Starts a create for `mentor` and returns once PostgreSQL shows it waiting for the event lock (or, wrongly, it
+    /// finished without waiting), or after ten seconds.
+    func createWaitingForTheEventLock(_ repository: PostgresRepository, to mentor: UserID) async throws -> Task<CreatedNotifications, any Error> {
+        let finished = Mutex(false)
+        let now = now
+        let create = Task {
+            defer { finished.withLock { $0 = true } }
+            return try await repository.createNotifications([NewNotification(recipientID: mentor, senderID: nil, kind: .scenarioPrompt, title: "T",
+                                                                             body: "B", deepLink: .scenario(scenarioID: nil))], idempotencyKey: nil, at: now)
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !finished.withLock({ $0 }), try await waitingForTheEventLock(repository) == 0, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        return create
+    }
+
     @Test("the repository's writers wait for an open event-log transaction, so ids commit in order and none is skipped")
     func writersCommitInIDOrder() async throws {
         let repository = try await PostgresTestDatabase.make()
         let mentor = try await repository.createUser(NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x", language: .english), at: now)
-        let gate = AsyncStream<Void>.makeStream()
-        let release = AsyncStream<Void>.makeStream()
-        let logger = logger
         // An instance mid-way through writing events: it holds the event lock and has taken an id.
-        let holder = Task {
-            try await withRawConnection(repository) { a in
-                try await a.query("BEGIN", logger: logger)
-                try await a.query("SELECT pg_advisory_xact_lock(\(PostgresRepository.eventLockForTests))", logger: logger)
-                let id = try await a.query("INSERT INTO event (user_id, type, unread_count, created_at) VALUES (\(mentor.id), 'unread-count', 0, 0) RETURNING id",
-                                           logger: logger).collect().first?.decode(Int64.self)
-                gate.continuation.yield()
-                for await _ in release.stream { break }
-                try await a.query("COMMIT", logger: logger)
-                return id
-            }
-        }
-        for await _ in gate.stream { break }
+        let holder = await EventLockHolder.start(repository, userID: mentor.id, takesIDAtOnce: true, logger: logger)
         // Another instance creates a notification meanwhile: it must wait for the first to commit.
-        let writerFinished = Mutex(false)
-        let writer = Task {
-            defer { writerFinished.withLock { $0 = true } }
-            return try await repository.createNotifications([NewNotification(recipientID: mentor.id, senderID: nil, kind: .scenarioPrompt, title: "T",
-                                                                             body: "B", deepLink: .scenario(scenarioID: nil))], idempotencyKey: nil, at: now)
-        }
-        // Until it is seen waiting for the event lock (or, wrongly, finishes without waiting).
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !writerFinished.withLock({ $0 }), try await waitingForTheEventLock(repository) == 0, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        let writer = try await createWaitingForTheEventLock(repository, to: mentor.id)
         #expect(try await waitingForTheEventLock(repository) == 1, "the writer is not waiting for the event lock")
         #expect(try await repository.events(after: 0, limit: 10).isEmpty, "a later id became visible before the earlier one committed")
-        release.continuation.yield()
-        let heldID = try #require(try await holder.value)
+        let heldID = try await holder.commit()
         _ = try await writer.value
         let ids = try await repository.events(after: 0, limit: 10).map(\.id)
         #expect(ids.first == heldID)
@@ -114,35 +139,11 @@ struct PostgresOrderingTests {
     func idsAreTakenUnderTheLock() async throws {
         let repository = try await PostgresTestDatabase.make()
         let mentor = try await repository.createUser(NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x", language: .english), at: now)
-        let locked = AsyncStream<Void>.makeStream()
-        let writerWaits = AsyncStream<Void>.makeStream()
-        let logger = logger
-        // Another instance holds the event lock and has taken no id yet.
-        let holder = Task {
-            try await withRawConnection(repository) { a in
-                try await a.query("BEGIN", logger: logger)
-                try await a.query("SELECT pg_advisory_xact_lock(\(PostgresRepository.eventLockForTests))", logger: logger)
-                locked.continuation.yield()
-                for await _ in writerWaits.stream { break }
-                // Only now, with the create waiting, does it take an id.
-                let id = try await a.query("INSERT INTO event (user_id, type, unread_count, created_at) VALUES (\(mentor.id), 'unread-count', 0, 0) RETURNING id",
-                                           logger: logger).collect().first?.decode(Int64.self)
-                try await a.query("COMMIT", logger: logger)
-                return id
-            }
-        }
-        for await _ in locked.stream { break }
-        let writer = Task {
-            try await repository.createNotifications([NewNotification(recipientID: mentor.id, senderID: nil, kind: .scenarioPrompt, title: "T",
-                                                                      body: "B", deepLink: .scenario(scenarioID: nil))], idempotencyKey: nil, at: now)
-        }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while try await waitingForTheEventLock(repository) == 0, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        // Another instance holds the event lock and takes its id only once the create is waiting.
+        let holder = await EventLockHolder.start(repository, userID: mentor.id, takesIDAtOnce: false, logger: logger)
+        let writer = try await createWaitingForTheEventLock(repository, to: mentor.id)
         #expect(try await waitingForTheEventLock(repository) == 1, "the create is not waiting for the event lock")
-        writerWaits.continuation.yield()
-        let heldID = try #require(try await holder.value)
+        let heldID = try await holder.commit()
         _ = try await writer.value
         let events = try await repository.events(after: 0, limit: 10)
         // The held event, then the create's two. Had the create taken its ids before it waited, the held event's
