@@ -141,10 +141,11 @@ struct SMTPMailTransportTests {
 
     @Test("A port where nothing listens is transient")
     func unreachablePort() async throws {
-        let port = try await closedPort()
-        let transport = SMTPMailTransport(configuration: SMTPConfiguration(host: "127.0.0.1", port: port, security: .none))
+        let refusing = try RefusingPort()
+        let transport = SMTPMailTransport(configuration: SMTPConfiguration(host: "127.0.0.1", port: refusing.port, security: .none))
         let error = await #expect(throws: MailSendError.self) { try await transport.send(Self.message) }
         #expect(error == .transient("could not connect to the server"))
+        withExtendedLifetime(refusing) {}
     }
 
     @Test("A server that never greets times out, transiently, after the configured timeout")
@@ -396,11 +397,35 @@ struct TestSetupError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Returns a loopback port where nothing listens: bound once, then closed.
-func closedPort() async throws -> Int {
-    let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-        .bind(host: "127.0.0.1", port: 0).get()
-    let port = try #require(channel.localAddress?.port)
-    try await channel.close()
-    return port
+/// A loopback port that refuses every connection for as long as this value is kept.
+///
+/// The socket is bound but never listens, so a connection to it is refused at once, and no other
+/// test's server, nor a client's own source port, can take the port while the test runs. (A port
+/// bound and then closed can be handed to the next server that binds port 0.)
+final class RefusingPort {
+    let port: Int
+    private let descriptor: Int32
+
+    init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw TestSetupError("could not open a socket") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                bind(descriptor, address, length) == 0 && getsockname(descriptor, address, &length) == 0
+            }
+        }
+        guard bound else {
+            close(descriptor)
+            throw TestSetupError("could not bind a loopback port")
+        }
+        self.descriptor = descriptor
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit { close(descriptor) }
 }
