@@ -97,6 +97,48 @@ struct LivePathTests {
         #expect(outcome.arrived == outcome.sent)
     }
 
+    @Test("a stream that opens before the pump runs hears what commits between its opening and the pump's start")
+    func streamOpenedBeforeThePumpRuns() async throws {
+        let world = try await LiveWorld(heartbeatInterval: .milliseconds(10))
+        _ = try await world.sender.send(try world.message("Before"), from: world.ola.id, to: [world.kari.id])
+        // A stream opens as a server's stream does: it attaches, then asks where the log ends (it replays up to there).
+        let stream = world.broker.subscribe(userID: world.kari.id, session: "k")
+        let openedAt = try await world.pump.latestEventID()
+        // Committed after the stream read where the log ends, before the pump has run.
+        let between = try await world.sender.send(try world.message("Between"), from: world.ola.id, to: [world.kari.id]).items[0].id
+        let pump = Task { try await world.pump.run() }
+        defer { pump.cancel() }
+        let message = try world.message("After")
+        let reader = Task { () -> (created: [NotificationID], ids: [Int64], after: NotificationID?) in
+            var created: [NotificationID] = [], ids: [Int64] = [], after: NotificationID?
+            for await next in stream.messages {
+                switch next {
+                case .heartbeat where after == nil:
+                    // A heartbeat shows the pump runs; what it sends now arriving proves it has passed its start.
+                    after = try? await world.sender.send(message, from: world.ola.id, to: [world.kari.id]).items.first?.id
+                case let .event(event):
+                    ids.append(event.id)
+                    guard event.type == .notificationCreated, let id = event.notificationID else { continue }
+                    created.append(id)
+                    if id == after { return (created, ids, after) }
+                default:
+                    continue
+                }
+            }
+            return (created, ids, after)
+        }
+        // Should "After" never arrive, end the stream after ten seconds so the test fails instead of hanging.
+        let deadline = Task {
+            try await Task.sleep(for: .seconds(10))
+            world.broker.shutDown()
+        }
+        defer { deadline.cancel() }
+        let outcome = await reader.value
+        let after = try #require(outcome.after)
+        #expect(outcome.created == [between, after])
+        #expect(outcome.ids.allSatisfy { $0 > openedAt }, "nothing the stream replays itself is published to it")
+    }
+
     @Test("a stream that does not read is closed when its buffer is full, and counted; the others keep theirs")
     func slowStreamIsClosed() async throws {
         let world = try await LiveWorld(bufferLimit: 2)

@@ -26,7 +26,7 @@ public final class EventPump: Service, Sendable {
     private let signals: AsyncStream<Void>
     private let pollInterval: Duration
     private let heartbeatInterval: Duration
-    /// The id of the last event handed to the broker; nil until the pump runs (or a test drains it).
+    /// The id of the last event handed to the broker; nil until the pump runs or a stream asks where the log ends.
     private let published = Mutex<Int64?>(nil)
     /// Whether the store hands over its commits, making wake-ups unnecessary.
     private let storePublishesCommits: Bool
@@ -48,9 +48,24 @@ public final class EventPump: Service, Sendable {
         try await repository.events(for: userID, after: id, limit: limit)
     }
 
-    /// The newest event id in the log, 0 when there is none.
+    /// The newest event id in the log, 0 when there is none; every event after it will be published.
+    ///
+    /// A stream attaches, then asks this to know where its replay ends. Should the pump not have run yet, it
+    /// starts publishing first, so what commits between the stream's question and the pump's start still reaches it.
     public func latestEventID() async throws -> Int64 {
-        try await repository.latestEventID()
+        try await startPublishing()
+        return try await repository.latestEventID()
+    }
+
+    /// Sets where publication starts, once: after the newest event in the log when first asked.
+    ///
+    /// Whoever reads the log's end after this returns reads at least that start, so every later event is published.
+    private func startPublishing() async throws {
+        guard published.withLock({ $0 == nil }) else { return }
+        let latest = try await repository.latestEventID()
+        published.withLock { published in
+            if published == nil { published = latest }
+        }
     }
 
     /// The highest event id pruned from the log; a stream resuming from below it must start over.
@@ -90,11 +105,8 @@ public final class EventPump: Service, Sendable {
     }
 
     public func run() async throws {
-        let latest = try await repository.latestEventID()
-        var cursor = published.withLock { published in
-            if published == nil { published = latest }
-            return published!
-        }
+        try await startPublishing()
+        var cursor = published.withLock { $0! }
         let signal = self.signal
         let pollInterval = self.pollInterval
         let heartbeatInterval = self.heartbeatInterval
