@@ -62,8 +62,9 @@ chrt --idle 0 ./scripts/package.sh >"$package_log" 2>&1 &
 package_pid=$!
 
 # What a real screen reader says: Orca reading Chromium, Firefox and WebKit on a headless desktop, speech from Orca's
-# own log. The two files run at once, each on desktops of its own (its own display, buses, Orca and server), since
-# most of their time is spent waiting for speech; each keeps its own record of what failed.
+# own log. Two runs go at once, each on desktops of its own (its own display, buses, Orca and server), since most of
+# their time is spent waiting for speech: Chromium's main file, and Firefox and WebKit followed by Chromium's tokens
+# and channels, which makes the two about as long. Each file keeps its own record of what failed.
 # Orca reacts to keys asynchronously and can lag on a loaded machine; a test that failed is run once more, on its
 # own, and must pass then (a real regression fails both times).
 screen_reader_file() {
@@ -71,13 +72,18 @@ screen_reader_file() {
   python3 -m pytest -q -o cache_dir="$cache" "$file" || python3 -m pytest -q -o cache_dir="$cache" --last-failed "$file"
 }
 engines_log="$(mktemp)"
-screen_reader_file test_orca_engines >"$engines_log" 2>&1 &
+{
+  engines_status=0
+  screen_reader_file test_orca_engines || engines_status=$?
+  screen_reader_file test_orca_tokens_and_channels || engines_status=$?
+  exit "$engines_status"
+} >"$engines_log" 2>&1 &
 engines_pid=$!
 speech_status=0
 screen_reader_file test_orca_speech || speech_status=$?
 engines_status=0
 wait "$engines_pid" || engines_status=$?
-echo "Firefox and WebKit:"
+echo "Firefox and WebKit, then Chromium's tokens and channels:"
 cat "$engines_log"
 if ((speech_status || engines_status)); then
   exit 1

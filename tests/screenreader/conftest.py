@@ -278,3 +278,57 @@ def subprocess_type(desktop: Desktop, text: str) -> None:
 
     subprocess.run(["xdotool", "type", "--delay", "20", text], env=desktop.env, check=True, timeout=30)
 
+
+# Signing in as someone else, and reading what a form post brings back -------------------------------------------
+
+def signed_in_as_coordinator(reader) -> None:
+    """Signs the session in as the demo coordinator unless it already is (through the page: the keyboard's sign-in
+    is the fixture's), and waits until Orca has finished reading the notification centre it lands on."""
+    signed_in_as(reader, "demo-coordinator", "Demo Coordinator")
+
+
+def signed_in_as(reader, username: str, display_name: str) -> None:
+    """Signs the session in as `username` through the page unless the top bar already names them (`display_name`),
+    and waits until Orca has finished reading the notification centre it lands on."""
+    if reader.page.evaluate("document.querySelector('.top-bar .user')?.textContent.trim() ?? ''") == display_name:
+        return
+    reader.page.evaluate("""() => fetch('/signout', {method: 'POST', headers: {'Content-Type': 'application/x-www-form-urlencoded'},
+        body: '_csrf=' + encodeURIComponent(document.body.dataset.csrf)})""")
+    mark = reader.desktop.mark()
+    reader.page.goto(reader.server.base_url + "/signin")
+    reader.page.fill("#username", username)
+    reader.page.fill("#password", DEMO_PASSWORD)
+    reader.page.click("button[type=submit]")
+    reader.page.wait_for_url("**/notifications")
+    reader.desktop.wait_for_speech(lambda u: u.text.startswith("Finished loading Notifications"), 20,
+                                   f"signing in as {username} did not open the notification centre", since=mark)
+    reader.desktop.wait_for_quiet(0.8, 20)
+
+
+def submitted(reader, loaded_title: str, first_words: str | None = None) -> list[str]:
+    """Presses Enter on the focused button; returns what Orca said until it finished reading the page that came back."""
+    mark = reader.desktop.mark()
+    reader.desktop.key("Return")
+    reader.desktop.wait_for_speech(lambda u: u.text.startswith("Finished loading " + loaded_title), 20,
+                                   f"Orca did not finish loading {loaded_title!r}", since=mark)
+    if first_words:
+        reader.desktop.wait_for_speech(lambda u: normalize(u.text) == first_words, 20, f"Orca never said {first_words!r}", since=mark)
+    reader.desktop.wait_for_quiet(1.5, 20)
+    return reader.spoken_since(mark)
+
+
+def run_at(spoken: list[str], run: list[str]) -> int:
+    """Where `run` is said word for word, one utterance after another; -1 when it never is."""
+    return next((index for index in range(len(spoken)) if spoken[index:index + len(run)] == run), -1)
+
+
+def signed_in_as_admin(reader) -> None:
+    """Signs the session in as an administrator, added once to the demo's database by the command line (the demo has
+    none), and waits until Orca has finished reading the notification centre."""
+    status, _, _ = reader.server.request("POST", "/api/v1/session", body={"username": "orca-admin", "password": DEMO_PASSWORD})
+    if status != 201:
+        from test_cli_and_privacy import run_varsel
+        added = run_varsel("user", "add", "orca-admin", "--role", "admin", "--display-name", "Orca Admin", "--database",
+                           str(reader.server.database), "--bcrypt-cost", "4", stdin=DEMO_PASSWORD + "\n")
+        assert added.returncode == 0, added.stderr
+    signed_in_as(reader, "orca-admin", "Orca Admin")
