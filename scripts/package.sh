@@ -4,14 +4,16 @@
 #   dist/varsel-<version>-linux-<arch>.tar.gz   (bin/varsel, lib/varsel/, the systemd unit, an example env file, docs)
 #   dist/varsel_<version>_<debian arch>.deb      (installs to /usr; makes the varsel user, /etc/varsel and /var/lib/varsel)
 # Run from anywhere; PACKAGE_SKIP_BUILD=1 packages the release binary already built; PACKAGE_JOBS=N builds with at most
-# N compile jobs at once (scripts/test.sh builds it beside the screen-reader suite with one).
+# N compile jobs at once; PACKAGE_SCRATCH_PATH=DIR builds in DIR instead of .build, so the release build can run while
+# another build or `swift test` holds .build (scripts/test.sh builds it beside the tests that way).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+scratch=(${PACKAGE_SCRATCH_PATH:+--scratch-path "$PACKAGE_SCRATCH_PATH"})
 if [[ "${PACKAGE_SKIP_BUILD:-0}" != 1 ]]; then
-  swift build -c release --product varsel --static-swift-stdlib ${PACKAGE_JOBS:+-j "$PACKAGE_JOBS"}
+  swift build -c release --product varsel --static-swift-stdlib "${scratch[@]}" ${PACKAGE_JOBS:+-j "$PACKAGE_JOBS"}
 fi
-bin_dir="$(swift build -c release --show-bin-path)"
+bin_dir="$(swift build -c release --show-bin-path "${scratch[@]}")"
 binary="$bin_dir/varsel"
 resources="$bin_dir/varsel_VarselWeb.resources"
 [[ -x "$binary" && -d "$resources" ]] || { echo "No release build at $bin_dir: run without PACKAGE_SKIP_BUILD." >&2; exit 1; }

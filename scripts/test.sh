@@ -34,8 +34,19 @@ python3 -m pip install --quiet --disable-pip-version-check -r tests/requirements
 source scripts/postgres-for-tests.sh
 start_test_postgres
 
+# The release package (a release build with the Swift standard library inside the binary) is built from here on,
+# beside everything else, in a build directory of its own (.build holds the tests' build). It runs under the idle
+# scheduling class: it gets only the time the builds and tests leave (the debug build's links, the end-to-end and
+# screen-reader suites' waits), so they are not slowed. It is installed into a Debian without Swift at the end.
+# The dependencies are resolved once first, so both builds use the same versions (Package.resolved).
+swift package resolve
+package_log="$(mktemp)"
+PACKAGE_SCRATCH_PATH=.build-package chrt --idle 0 ./scripts/package.sh >"$package_log" 2>&1 &
+package_pid=$!
+
 # Build once (with tests), then run without rebuilding. The member system's client is finished first, so the Swift
-# tests (some of which time real streams) and the end-to-end tests that run it have the machine to themselves.
+# tests (some of which time real streams) and the end-to-end tests that run it share the machine with nothing but the
+# package's idle build.
 swift build --build-tests
 if ! wait "$member_system_pid"; then
   cat "$member_system_log"
@@ -52,14 +63,6 @@ fi
 
 # End-to-end: a real server on a temporary SQLite file, driven over sockets and by Debian's Chromium.
 python3 -m pytest -q tests/e2e
-
-# The release package (a release build with the Swift standard library inside the binary) is built while the
-# screen-reader suite runs, which mostly waits for speech. It runs under the idle scheduling class: it gets only the
-# time the suite leaves, so the suite is not slowed, and once the suite is done it has every core. It is installed
-# into a Debian without Swift at the end.
-package_log="$(mktemp)"
-chrt --idle 0 ./scripts/package.sh >"$package_log" 2>&1 &
-package_pid=$!
 
 # What a real screen reader says: Orca reading Chromium, Firefox and WebKit on a headless desktop, speech from Orca's
 # own log. Two runs go at once, each on desktops of its own (its own display, buses, Orca and server), since most of
