@@ -169,6 +169,32 @@ def test_without_javascript_everything_works_by_forms_and_redirects(browser, ser
     context.close()
 
 
+TAB_STATES = """() => Array.from(document.querySelectorAll('.tab-bar [role=tab]')).map(tab => [tab.id,
+    tab.getAttribute('aria-selected'), tab.getAttribute('tabindex'), tab.getAttribute('aria-current')])"""
+
+
+def test_the_selected_tab_is_marked_once_the_page_has_loaded_and_without_script_is_the_current_page(browser, server, page):
+    # With script: after the load, the selected tab is aria-selected and the tab bar's one Tab stop; the others not.
+    page.goto(server.base_url + "/settings")
+    page.wait_for_load_state("load")
+    assert wait_until(lambda: page.evaluate(TAB_STATES)[-1][1] == "true")
+    assert page.evaluate(TAB_STATES) == [
+        ["tab-home", "false", "-1", None], ["tab-assignments", "false", "-1", None], ["tab-contacts", "false", "-1", None],
+        ["tab-profile", "false", "-1", None], ["tab-notifications", "true", "0", "page"]]
+    [selected] = [node for node in find(page, "tab") if node.prop("selected") is True]
+    assert selected.name == "Notifications, 3 unread"
+    # The page as the server sends it: no tab selected yet (Chromium would report it as a selection change while the
+    # page loads), the current page marked for a browser without script.
+    context = browser.new_context(java_script_enabled=False)
+    bare = context.new_page()
+    sign_in(bare, server)
+    bare.goto(server.base_url + "/settings")
+    assert bare.evaluate(TAB_STATES) == [
+        ["tab-home", None, None, None], ["tab-assignments", None, None, None], ["tab-contacts", None, None, None],
+        ["tab-profile", None, None, None], ["tab-notifications", None, None, "page"]]
+    context.close()
+
+
 def no_horizontal_overflow(page):
     return page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth + 1")
 
