@@ -58,10 +58,18 @@ extension PostgresRepository {
     }
 
     static let userColumns = "id, username, display_name, role, password_hash, language, created_at, paused_until, paused_from, deactivated_at, is_integration"
+    /// ``userColumns`` of the users table joined to a session as `u`.
+    static let sessionUserColumns = userColumns.split(separator: ", ").map { "u.\($0)" }.joined(separator: ", ")
+
+    /// The values of ``userColumns``, in order.
+    typealias UserColumns = (UserID, String, String, String, String, String, Double, Double?, Double?, Double?, Bool)
 
     static func user(_ row: PostgresRow) throws -> User {
-        let (id, username, displayName, role, hash, language, created, paused, pausedFrom, deactivated, isIntegration) =
-            try row.decode((UserID, String, String, String, String, String, Double, Double?, Double?, Double?, Bool).self)
+        try user(row.decode(UserColumns.self))
+    }
+
+    static func user(_ columns: UserColumns) throws -> User {
+        let (id, username, displayName, role, hash, language, created, paused, pausedFrom, deactivated, isIntegration) = columns
         return User(id: id, username: username, displayName: displayName, role: try Role(stored: role, column: "users.role"),
                     passwordHash: hash, language: try Language(stored: language, column: "users.language"),
                     createdAt: Self.date(created), pausedUntil: paused.map(Self.date), pausedFrom: pausedFrom.map(Self.date),
@@ -88,6 +96,25 @@ extension PostgresRepository {
                 """, logger: self.logger)).map { row in
                 let (hash, userID, csrf, created, expires) = try row.decode((String, UserID, String, Double, Double).self)
                 return Session(tokenHash: hash, userID: userID, csrfToken: csrf, createdAt: Self.date(created), expiresAt: Self.date(expires))
+            }
+        }
+    }
+
+    /// One query for the session and its user (a join), not two: every signed-in request asks it, so it is one round
+    /// trip to PostgreSQL instead of two.
+    public func signedIn(tokenHash: String, at date: Date) async throws -> (session: Session, user: User)? {
+        try await read { c in
+            try await Self.first(c.query("""
+                SELECT \(unescaped: Self.sessionUserColumns), s.csrf_token, s.created_at, s.expires_at
+                FROM session s JOIN users u ON u.id = s.user_id
+                WHERE s.token_hash = \(tokenHash) AND s.expires_at > \(date.timeIntervalSince1970)
+                """, logger: self.logger)).map { row in
+                let (id, username, displayName, role, hash, language, created, paused, pausedFrom, deactivated, isIntegration, csrf, sessionCreated, expires) =
+                    try row.decode((UserID, String, String, String, String, String, Double, Double?, Double?, Double?, Bool, String, Double, Double).self)
+                let user = try Self.user((id, username, displayName, role, hash, language, created, paused, pausedFrom, deactivated, isIntegration))
+                let session = Session(tokenHash: tokenHash, userID: id, csrfToken: csrf, createdAt: Self.date(sessionCreated),
+                                      expiresAt: Self.date(expires))
+                return (session, user)
             }
         }
     }

@@ -43,8 +43,7 @@ public struct Sessions: Sendable {
 
     /// The unexpired session `token` (as the client holds it) opens, with its user, while the account is active.
     public func identify(token: String) async throws -> (session: Session, user: User)? {
-        guard let session = try await repository.session(tokenHash: Tokens.hash(token), at: now()),
-              let user = try await repository.user(id: session.userID), user.isActive else { return nil }
+        guard let (session, user) = try await repository.signedIn(tokenHash: Tokens.hash(token), at: now()), user.isActive else { return nil }
         return (session, user)
     }
 

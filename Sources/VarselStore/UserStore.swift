@@ -33,6 +33,9 @@ public protocol UserStore: Sendable {
     // MARK: Sessions
     func createSession(_ session: Session) async throws
     func session(tokenHash: String, at date: Date) async throws -> Session?
+    /// The session with token hash `tokenHash`, unexpired at `date`, and its user, read together: what every signed-in
+    /// request asks first. Nil when there is no such session.
+    func signedIn(tokenHash: String, at date: Date) async throws -> (session: Session, user: User)?
     func deleteSession(tokenHash: String) async throws
     /// `userID`'s sessions, oldest first (for their own data export).
     func sessions(userID: UserID) async throws -> [Session]
@@ -48,6 +51,12 @@ public protocol UserStore: Sendable {
 }
 
 extension UserStore {
+    /// The session, then its user, by the two reads each store has; a store answers in one read where it can.
+    public func signedIn(tokenHash: String, at date: Date) async throws -> (session: Session, user: User)? {
+        guard let session = try await session(tokenHash: tokenHash, at: date), let user = try await user(id: session.userID) else { return nil }
+        return (session, user)
+    }
+
     /// Creates a user with a password (the command line, the demo), recorded as done by nobody in particular.
     public func createUser(_ user: NewUser, at date: Date) async throws -> User {
         try await createUser(user, link: nil, by: nil, at: date)

@@ -31,6 +31,23 @@ struct UserStoreContractTests: StoreContract {
         #expect(try await store.session(tokenHash: "h", at: now) == nil)
     }
 
+    @Test("a session is read together with its user, as each is read alone, until it expires", arguments: StoreKind.allCases)
+    func sessionWithUser(kind: StoreKind) async throws {
+        let store = try await kind.make()
+        _ = try await mentor(store, "first")
+        let user = try await mentor(store, "ingrid")
+        try await store.setPause(from: now.addingTimeInterval(3600), until: now.addingTimeInterval(7200), userID: user.id)
+        try await store.setLanguage(.norwegianBokmal, userID: user.id)
+        let session = Session(tokenHash: "h", userID: user.id, csrfToken: "c", createdAt: now, expiresAt: now.addingTimeInterval(60))
+        try await store.createSession(session)
+        let read = try #require(try await store.signedIn(tokenHash: "h", at: now))
+        #expect(read.session == session)
+        #expect(read.user == (try await store.user(id: user.id)))
+        #expect(read.user.language == .norwegianBokmal && read.user.pausedUntil == now.addingTimeInterval(7200))
+        #expect(try await store.signedIn(tokenHash: "h", at: now.addingTimeInterval(61)) == nil, "expired")
+        #expect(try await store.signedIn(tokenHash: "unknown", at: now) == nil)
+    }
+
     @Test("changing a password replaces the hash and ends every other session of that user", arguments: StoreKind.allCases)
     func passwordChange(kind: StoreKind) async throws {
         let store = try await kind.make()
