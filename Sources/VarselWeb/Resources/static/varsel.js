@@ -179,14 +179,15 @@
   if (tablist) {
     const tabs = Array.from(tablist.querySelectorAll("[role=tab]"));
     const rove = (target) => tabs.forEach((tab) => tab.setAttribute("tabindex", tab === target ? "0" : "-1"));
-    rove(tabs.find((tab) => tab.dataset.selected === "true") || tabs[0]);
+    const selected = tabs.find((tab) => tab.dataset.selected === "true");
+    rove(selected || tabs[0]);
     // Which tab is selected (the server's data-selected) becomes aria-selected once the page has loaded, not in the
     // markup. Chromium reports a selected tab that arrives with the page as a selection change of the tab bar, and
     // Orca 43 sometimes handles that before it learns that the new page has focus: it then moves to the tab, in
     // focus mode, and never says the page finished loading (after a form post, a person heard
     // "Notifications, 3 unread page tab." and nothing of the page; measured in the screen-reader suite). After the
     // load, Orca is on the new page and lets the change pass unspoken.
-    const markSelected = () => tabs.forEach((tab) => tab.setAttribute("aria-selected", tab.dataset.selected === "true" ? "true" : "false"));
+    const markSelected = () => tabs.forEach((tab) => tab.setAttribute("aria-selected", tab === selected ? "true" : "false"));
     if (document.readyState === "complete") markSelected();
     else window.addEventListener("load", markSelected, { once: true });
     tablist.addEventListener("keydown", (event) => {
