@@ -95,9 +95,11 @@ public final class VarselServices: Sendable {
         self.now = now
         let metrics = ServiceMetrics()
         self.metrics = metrics
-        let broker = EventBroker(bufferLimit: configuration.streamBufferLimit, streamsPerUser: configuration.streamsPerUser, metrics: metrics)
+        let heartbeatInterval = Duration.milliseconds(Int64(configuration.heartbeatInterval * 1000))
+        let broker = EventBroker(bufferLimit: configuration.streamBufferLimit, streamsPerUser: configuration.streamsPerUser,
+                                 heartbeatSlices: EventPump.heartbeatSlices(over: heartbeatInterval), metrics: metrics)
         self.broker = broker
-        let pump = EventPump(repository: repository, broker: broker, logger: logger)
+        let pump = EventPump(repository: repository, broker: broker, logger: logger, heartbeatInterval: heartbeatInterval)
         self.pump = pump
         self.sender = NotificationSender(repository: repository, now: now)
         self.inbox = NotificationInbox(repository: repository, now: now)

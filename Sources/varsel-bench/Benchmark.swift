@@ -33,6 +33,8 @@ struct Benchmark: AsyncParsableCommand {
     var instances = 1
     @Option(help: "Notifications to every subscriber at once (up to 1,000 recipients each), timing the next writes meanwhile.")
     var fanouts = 5
+    @Option(help: "Write each notification's send time and latency, in milliseconds from the first send, to this CSV file.")
+    var latencyLog: String?
     @Flag(inversion: .prefixedNo, help: "Afterwards, measure the server's CPU per bare GET /healthz at the same rate: the HTTP layer's floor.")
     var httpFloor = true
     @Option(help: ArgumentHelp("Serve GET /healthz as a bare floor server (nio or hummingbird) instead; for the benchmark's own use.",
@@ -112,6 +114,7 @@ struct Benchmark: AsyncParsableCommand {
             guard let arrival = received.arrival(of: sequence), let sentAt = sent.time(of: sequence) else { return nil }
             return (arrival - sentAt).seconds * 1000
         }
+        if let latencyLog { try writeLatencyLog(to: latencyLog, total: total, start: start, sent: sent, received: received) }
         latencies.sort()
         func percentile(_ p: Double) -> Double { latencies.isEmpty ? .nan : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
         // The same rate of the cheapest request there is, with the same streams open: what the HTTP layer costs alone.
@@ -165,6 +168,18 @@ struct Benchmark: AsyncParsableCommand {
     }
 
     func format(_ value: Double) -> String { String(format: "%.1f", value) }
+
+    /// Writes `sequence,sent_ms,latency_ms` for every notification (latency empty when it never arrived), so the slow
+    /// ones can be placed in time: whether they come in clusters, and how often.
+    func writeLatencyLog(to path: String, total: Int, start: ContinuousClock.Instant, sent: SendLog, received: ReceiveLog) throws {
+        var lines = ["sequence,sent_ms,latency_ms"]
+        for sequence in 0..<total {
+            guard let sentAt = sent.time(of: sequence) else { continue }
+            let latency = received.arrival(of: sequence).map { String(format: "%.3f", ($0 - sentAt).seconds * 1000) } ?? ""
+            lines.append("\(sequence),\(String(format: "%.3f", (sentAt - start).seconds * 1000)),\(latency)")
+        }
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+    }
 
     /// How long single writes take, one after another, alone and while notifications to every stream at once are
     /// committed and fanned out: whether a fan-out holds up the writes that follow it.
@@ -229,11 +244,15 @@ struct Benchmark: AsyncParsableCommand {
     func paced(total: Int, ports: [Int], token: String, group: any EventLoopGroup,
                request: @escaping @Sendable (PostClient, Int) async throws -> Void) async throws {
         let (rate, creators) = (rate, creators)
+        // Every creator's connection is open before the clock starts: the steady rate, not 32 connections at once.
+        var clients: [PostClient] = []
+        for creator in 0..<creators {
+            clients.append(try await PostClient.connect(group: group, port: ports[creator % ports.count], token: token))
+        }
         let start = ContinuousClock.now
         try await withThrowingTaskGroup(of: Void.self) { tasks in
-            for creator in 0..<creators {
+            for (creator, client) in clients.enumerated() {
                 tasks.addTask {
-                    let client = try await PostClient.connect(group: group, port: ports[creator % ports.count], token: token)
                     var sequence = creator
                     while sequence < total {
                         let due = start.advanced(by: .seconds(Double(sequence) / Double(rate)))

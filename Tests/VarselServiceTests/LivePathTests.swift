@@ -161,9 +161,9 @@ struct LivePathTests {
 struct HeartbeatTests {
     /// How many heartbeats each of 40 streams (of 7 users) hears when the broker beats `slices` of 4.
     func beats(slices: Range<Int>) async -> [Int] {
-        let broker = EventBroker(bufferLimit: 8, metrics: ServiceMetrics())
+        let broker = EventBroker(bufferLimit: 8, heartbeatSlices: 4, metrics: ServiceMetrics())
         let streams = (0..<40).map { broker.subscribe(userID: UserID($0 % 7), session: "s\($0)") }
-        for slice in slices { broker.heartbeat(slice: slice, of: 4) }
+        for slice in slices { broker.heartbeat(slice: slice) }
         broker.shutDown()
         var counts: [Int] = []
         for stream in streams {
@@ -179,4 +179,51 @@ struct HeartbeatTests {
         #expect(await beats(slices: 0..<1).reduce(0, +) == 10)
         #expect(await beats(slices: 0..<4) == Array(repeating: 1, count: 40))
     }
+
+    @Test("a stream that ended, left or was closed for a newer one hears no more heartbeats; the others each hear one")
+    func endedStreamsHearNoHeartbeat() async throws {
+        let broker = EventBroker(bufferLimit: 8, streamsPerUser: 2, heartbeatSlices: 3, metrics: ServiceMetrics())
+        let streams = (0..<6).map { _ in RecordingSubscriber() }
+        var ids: [UInt64] = []
+        for (index, stream) in streams.enumerated() {
+            // Streams 0 and 1 are one user's; opening 2 closes 0. Streams 3, 4 and 5 are one user's each.
+            ids.append(try #require(broker.subscribe(userID: UserID(index < 3 ? 1 : Int64(index)), session: "s", stream: stream)))
+        }
+        broker.remove(userID: UserID(3), id: ids[3])
+        broker.end(userID: UserID(4), id: ids[4])
+        broker.remove(userID: UserID(4), id: ids[4])
+        for slice in 0..<3 { broker.heartbeat(slice: slice) }
+        #expect(streams.map(\.heartbeats) == [0, 1, 1, 0, 0, 1])
+    }
+
+    @Test("a tick beats the streams of 50 ms of the interval, so no tick writes to many streams at once")
+    func heartbeatTicksAreShort() {
+        #expect(EventPump.heartbeatSlices(over: .seconds(20)) == 400)
+        #expect(EventPump.heartbeatSlices(over: .seconds(1)) == 20)
+        #expect(EventPump.heartbeatSlices(over: .milliseconds(10)) == 1, "an interval shorter than a tick beats every stream each time")
+    }
+
+    @Test("the services' pump beats at the configured interval")
+    func configuredInterval() throws {
+        var configuration = VarselServices.Configuration()
+        configuration.heartbeatInterval = 7
+        let services = VarselServices(repository: try SQLiteRepository.inMemory(), now: { Date() }, passwords: PasswordHasher(cost: 4),
+                                      configuration: configuration, logger: Logger(label: "test"))
+        #expect(services.pump.heartbeatInterval == .seconds(7))
+    }
+}
+
+/// A stream that counts the heartbeats it is given, even after it was finished.
+final class RecordingSubscriber: StreamSubscriber, @unchecked Sendable {
+    private let lock = NSLock()
+    private var beats = 0
+
+    var heartbeats: Int { lock.withLock { beats } }
+
+    func receive(_ message: StreamMessage) -> Bool {
+        if case .heartbeat = message { lock.withLock { beats += 1 } }
+        return true
+    }
+
+    func finish() {}
 }

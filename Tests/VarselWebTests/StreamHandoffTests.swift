@@ -88,7 +88,7 @@ struct StreamHandoffTests {
         let broker = connection.world.services.broker
         connection.handoff.leave(connection.stream)
         // A heartbeat while the response is being written waits for the takeover.
-        broker.heartbeat(slice: 0, of: 1)
+        broker.beatEveryStream()
         try await connection.respond()
         var parts = try await connection.written()
         #expect(parts.count == 3, "head, opening, then the heartbeat that waited; not the end")
@@ -99,7 +99,7 @@ struct StreamHandoffTests {
         try await connection.channel.close()
         #expect(connection.channel.isActive)
 
-        broker.heartbeat(slice: 0, of: 1)
+        broker.beatEveryStream()
         broker.endStreams(ofSession: "s")
         parts = try await connection.written()
         #expect(parts.count == 3)
@@ -196,10 +196,10 @@ struct StreamHandoffTests {
 
         connection.channel.isWritable = false
         connection.channel.pipeline.fireChannelWritabilityChanged()
-        for _ in 0..<4 { broker.heartbeat(slice: 0, of: 1) }
+        for _ in 0..<4 { broker.beatEveryStream() }
         _ = try await connection.written()
         #expect(connection.channel.isActive, "four writes waiting fit the buffer")
-        broker.heartbeat(slice: 0, of: 1)
+        broker.beatEveryStream()
         try await connection.channel.closeFuture.get()
         #expect(connection.world.services.metrics.streamsClosedSlow == 1)
         #expect(connection.streamEnded)
@@ -235,5 +235,12 @@ struct StreamHandoffTests {
         let parts = try await connection.written()
         #expect(parts.count == 3 && parts.last == .end(nil), "head, opening, and the last chunk")
         #expect(connection.streamEnded)
+    }
+}
+
+extension EventBroker {
+    /// Every stream's heartbeat at once: each slice of the interval in turn.
+    func beatEveryStream() {
+        for slice in 0..<heartbeatSlices { heartbeat(slice: slice) }
     }
 }

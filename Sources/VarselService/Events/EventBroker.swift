@@ -63,17 +63,38 @@ public final class EventBroker: Sendable {
         var nextID: UInt64 = 0
         /// Per user, by subscription id; ids grow, so the smallest is the oldest.
         var subscribers: [UserID: [UInt64: Subscriber]] = [:]
+        /// The same streams by heartbeat slice (a stream's is its id modulo the slices), so a tick finds its own
+        /// without going through all the others.
+        var slices: [[UInt64: (userID: UserID, stream: any StreamSubscriber)]]
         var isShutDown = false
+
+        init(heartbeatSlices: Int) { slices = Array(repeating: [:], count: heartbeatSlices) }
+
+        mutating func attach(_ subscriber: Subscriber, userID: UserID, id: UInt64) {
+            subscribers[userID, default: [:]][id] = subscriber
+            slices[Int(id % UInt64(slices.count))][id] = (userID, subscriber.stream)
+        }
+
+        mutating func detach(userID: UserID, id: UInt64) -> Subscriber? {
+            guard let removed = subscribers[userID]?.removeValue(forKey: id) else { return nil }
+            if subscribers[userID]?.isEmpty == true { subscribers[userID] = nil }
+            slices[Int(id % UInt64(slices.count))][id] = nil
+            return removed
+        }
     }
 
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     /// How many messages one stream may hold unsent.
     public let bufferLimit: Int
+    /// How many parts the streams' heartbeats are spread over (``EventPump/heartbeatSlices(over:)``).
+    public let heartbeatSlices: Int
     private let streamsPerUser: Int
     private let metrics: ServiceMetrics
 
-    public init(bufferLimit: Int, streamsPerUser: Int = 8, metrics: ServiceMetrics) {
+    public init(bufferLimit: Int, streamsPerUser: Int = 8, heartbeatSlices: Int = 1, metrics: ServiceMetrics) {
         self.bufferLimit = bufferLimit
+        self.heartbeatSlices = max(1, heartbeatSlices)
+        state = Mutex(State(heartbeatSlices: max(1, heartbeatSlices)))
         self.streamsPerUser = max(1, streamsPerUser)
         self.metrics = metrics
     }
@@ -86,13 +107,12 @@ public final class EventBroker: Sendable {
         let attached: (id: UInt64, evicted: [any StreamSubscriber])? = state.withLock { state in
             guard !state.isShutDown else { return nil }
             state.nextID += 1
-            var mine = state.subscribers[userID, default: [:]]
             var evicted: [any StreamSubscriber] = []
-            while mine.count >= streamsPerUser, let oldest = mine.keys.min() {
-                evicted.append(mine.removeValue(forKey: oldest)!.stream)
+            while let mine = state.subscribers[userID], mine.count >= streamsPerUser, let oldest = mine.keys.min(),
+                  let removed = state.detach(userID: userID, id: oldest) {
+                evicted.append(removed.stream)
             }
-            mine[state.nextID] = Subscriber(stream: stream, session: session)
-            state.subscribers[userID] = mine
+            state.attach(Subscriber(stream: stream, session: session), userID: userID, id: state.nextID)
             return (state.nextID, evicted)
         }
         guard let attached else {
@@ -144,10 +164,7 @@ public final class EventBroker: Sendable {
 
     /// Detaches the stream `id` of `userID`; it ended.
     public func remove(userID: UserID, id: UInt64) {
-        state.withLock { state in
-            state.subscribers[userID]?[id] = nil
-            if state.subscribers[userID]?.isEmpty == true { state.subscribers[userID] = nil }
-        }
+        _ = state.withLock { $0.detach(userID: userID, id: id) }
     }
 
     /// Delivers `event` to every stream of its user; a deactivation ends them instead.
@@ -197,17 +214,12 @@ public final class EventBroker: Sendable {
         deliver(.announcementsDue, to: stream, userID: userID, id: id)
     }
 
-    /// Sends a heartbeat to the streams in slice `slice` of `slices` (a stream's slice is its id modulo `slices`).
+    /// Sends a heartbeat to the streams in slice `slice` of ``heartbeatSlices`` (a stream's slice is its id modulo them).
     /// Calling it for each slice in turn over the heartbeat interval gives every stream one heartbeat per interval,
-    /// spread evenly, instead of ten thousand writes in the same instant.
-    public func heartbeat(slice: Int, of slices: Int) {
-        // One pass, no copies: it runs under the lock every tick, over every stream.
+    /// spread out rather than all at once.
+    public func heartbeat(slice: Int) {
         let targets = state.withLock { state in
-            var targets: [(userID: UserID, id: UInt64, stream: any StreamSubscriber)] = []
-            for (userID, mine) in state.subscribers {
-                for (id, subscriber) in mine where Int(id % UInt64(slices)) == slice { targets.append((userID, id, subscriber.stream)) }
-            }
-            return targets
+            state.slices[slice % state.slices.count].map { (userID: $0.value.userID, id: $0.key, stream: $0.value.stream) }
         }
         for target in targets { deliver(.heartbeat, to: target.stream, userID: target.userID, id: target.id) }
     }

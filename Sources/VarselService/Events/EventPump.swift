@@ -25,7 +25,8 @@ public final class EventPump: Service, Sendable {
     private let signal: AsyncStream<Void>.Continuation
     private let signals: AsyncStream<Void>
     private let pollInterval: Duration
-    private let heartbeatInterval: Duration
+    /// How often each stream hears a heartbeat.
+    let heartbeatInterval: Duration
     /// The id of the last event handed to the broker; nil until the pump runs or a stream asks where the log ends.
     private let published = Mutex<Int64?>(nil)
     /// Whether the store hands over its commits, making wake-ups unnecessary.
@@ -73,8 +74,19 @@ public final class EventPump: Service, Sendable {
         try await repository.prunedThroughEventID()
     }
 
-    /// How many parts the streams' heartbeats are spread over in each interval.
-    static let heartbeatSlices = 20
+    /// How often a slice of the streams hears its heartbeat: often enough that each tick beats only a few of them.
+    ///
+    /// A tick's heartbeats are written at once, each a hop to its stream's event loop and a write to its socket, and
+    /// the notifications sent meanwhile wait for them. Ten thousand streams beaten in 20 slices a second apart were
+    /// 500 writes together, which held up the next notifications by about 15 ms once a second; in slices 50 ms
+    /// apart a tick is about 25 writes.
+    static let heartbeatTick: Duration = .milliseconds(50)
+
+    /// How many parts the streams' heartbeats are spread over in each interval: one per ``heartbeatTick``. The broker
+    /// keeps its streams by slice (``EventBroker/heartbeatSlices``); the pump beats one slice a tick.
+    static func heartbeatSlices(over interval: Duration) -> Int {
+        max(1, min(10_000, Int((interval / heartbeatTick).rounded(.down))))
+    }
 
     /// Asks the pump to look for new events now: another instance on the same database committed some (its NOTIFY).
     /// This process's own commits are told by the store itself (``EventLogStore/followCommittedEvents(_:)``).
@@ -118,10 +130,11 @@ public final class EventPump: Service, Sendable {
                 }
                 group.addTask {
                     // Each tick beats one slice of the streams, so each stream hears one heartbeat per interval.
+                    let slices = broker.heartbeatSlices
                     var slice = 0
-                    for await _ in AsyncTimerSequence(interval: heartbeatInterval / Self.heartbeatSlices, clock: .continuous) {
-                        broker.heartbeat(slice: slice, of: Self.heartbeatSlices)
-                        slice = (slice + 1) % Self.heartbeatSlices
+                    for await _ in AsyncTimerSequence(interval: heartbeatInterval / slices, clock: .continuous) {
+                        broker.heartbeat(slice: slice)
+                        slice = (slice + 1) % slices
                     }
                 }
                 for await _ in signals {
