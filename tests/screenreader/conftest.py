@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -261,6 +263,37 @@ def engine_reader(request, tmp_path_factory):
         desktop.stop()
         stop_demo_server(server)
         remove_workdir(workdir)
+
+
+# What Orca saw when a test failed ------------------------------------------------------------------------------
+
+ORCA_FAILURE_LOGS = Path(os.environ.get("VARSEL_ORCA_FAILURE_LOGS", tempfile.gettempdir())) / "varsel-orca-failures"
+
+
+@pytest.fixture(autouse=True)
+def orca_log_mark(request):
+    """Where Orca's debug log stood when the test began, so a failure can keep what Orca saw during the test alone."""
+    reader = next((request.getfixturevalue(name) for name in ("reader", "engine_reader") if name in request.fixturenames), None)
+    request.node.orca_reader = reader
+    request.node.orca_log_start = len(reader.desktop.log_text()) if reader else 0
+    yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Keeps Orca's debug log of a failed test (its workdir is removed with the desktop): the whole log from the
+    test's start in a file, and the events and speech of its last seconds in the report."""
+    outcome = yield
+    report = outcome.get_result()
+    reader = getattr(item, "orca_reader", None)
+    if report.when != "call" or not report.failed or reader is None:
+        return
+    text = reader.desktop.log_text()[getattr(item, "orca_log_start", 0):]
+    ORCA_FAILURE_LOGS.mkdir(parents=True, exist_ok=True)
+    kept = ORCA_FAILURE_LOGS / (re.sub(r"[^A-Za-z0-9_.-]+", "_", item.nodeid)[-150:] + ".log")
+    kept.write_text(text)
+    lines = [line for line in text.splitlines() if any(word in line for word in ("Dequeued", "locusOfFocus:", "SPEECH OUTPUT"))]
+    report.sections.append(("Orca's debug log", f"kept whole in {kept}; its last events and speech:\n" + "\n".join(lines[-60:])))
 
 
 def remove_workdir(workdir: Path) -> None:
