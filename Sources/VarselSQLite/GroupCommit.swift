@@ -84,46 +84,41 @@ final class GroupCommit: Sendable {
         }
     }
 
-    /// Commits batches on the writer's thread until no write is waiting.
+    /// Commits the waiting writes on the writer's thread, a batch at a time, until none is waiting.
     ///
-    /// The loop runs where the writes run: one hand-off to the writer's thread starts it, the batches that keep
-    /// coming commit there one after another, and each write's caller is answered from there. (A task that awaited
-    /// each batch's write was two hand-offs more per commit, which at a commit per notification cost more than the
-    /// commit's SQL.) Only the pause of an ``interval`` leaves the writer's thread, and the loop comes back after it.
-    private func commitOnWriter(paused: Bool = false) {
-        writer.asyncWriteWithoutTransaction { db in self.commitWhileWaiting(db, paused: paused) }
+    /// One hand-off to the writer's thread starts it; each batch commits there and answers its callers from there,
+    /// then queues the next batch behind whatever else waits for the writer (a write outside group commit is not
+    /// starved by a steady stream of batches). Only the pause of an ``interval`` leaves the writer's thread.
+    private func commitOnWriter(intervalPassed: Bool = false) {
+        writer.asyncWriteWithoutTransaction { db in self.commitNextBatch(db, intervalPassed: intervalPassed) }
     }
 
-    /// `paused`: the interval before the first batch has passed already.
-    private func commitWhileWaiting(_ db: Database, paused: Bool) {
-        var paused = paused
-        while true {
-            // Only a write that is waiting waits for the interval: with none, the loop ends at once below.
-            if interval > .zero, !paused, waiting.hasWaiting, let last = lastStart.withLock({ $0 }) {
-                let due = last.advanced(by: interval)
-                if due > .now {
-                    Task {
-                        await pause(due)
-                        commitOnWriter(paused: true)
-                    }
-                    return
+    /// `intervalPassed`: the pause before this batch was taken already.
+    private func commitNextBatch(_ db: Database, intervalPassed: Bool) {
+        // Only a write that is waiting waits for the interval: with none, committing stops at once below.
+        if interval > .zero, !intervalPassed, waiting.hasWaiting, let last = lastStart.withLock({ $0 }) {
+            let due = last.advanced(by: interval)
+            if due > .now {
+                Task {
+                    await pause(due)
+                    commitOnWriter(intervalPassed: true)
                 }
+                return
             }
-            paused = false
-            let batch = waiting.nextBatch()
-            guard !batch.isEmpty else { return }
-            lastStart.withLock { $0 = .now }
+        }
+        let batch = waiting.nextBatch()
+        guard !batch.isEmpty else { return }
+        lastStart.withLock { $0 = .now }
+        do {
             var answers: [@Sendable () -> Void] = []
-            do {
-                try db.inTransaction {
-                    answers = try batch.map { try $0.run(db, batch.count > 1) }
-                    return .commit
-                }
-            } catch {
-                batch.forEach { $0.fail(error) }
-                continue
+            try db.inTransaction {
+                answers = try batch.map { try $0.run(db, batch.count > 1) }
+                return .commit
             }
             answers.forEach { $0() }
+        } catch {
+            batch.forEach { $0.fail(error) }
         }
+        commitOnWriter()
     }
 }

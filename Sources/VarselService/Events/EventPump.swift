@@ -77,9 +77,8 @@ public final class EventPump: Service, Sendable {
     /// How often a slice of the streams hears its heartbeat: often enough that each tick beats only a few of them.
     ///
     /// A tick's heartbeats are written at once, each a hop to its stream's event loop and a write to its socket, and
-    /// the notifications sent meanwhile wait for them. Ten thousand streams beaten in 20 slices a second apart were
-    /// 500 writes together, which held up the next notifications by about 15 ms once a second; in slices 50 ms
-    /// apart a tick is about 25 writes.
+    /// the notifications sent meanwhile wait for them. With 10,000 streams, slices a second apart would be 500 writes
+    /// together, holding up the next notifications by about 15 ms once a second; 50 ms apart, a tick is about 25.
     static let heartbeatTick: Duration = .milliseconds(50)
 
     /// How many parts the streams' heartbeats are spread over in each interval: one per ``heartbeatTick``. The broker
