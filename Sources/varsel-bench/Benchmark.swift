@@ -110,11 +110,14 @@ struct Benchmark: AsyncParsableCommand {
         let deliverSeconds = (received.lastArrival.map { ($0 - start).seconds }) ?? createSeconds
         let cpuSeconds = servers.map { $0.cpuSeconds() }.reduce(0, +) - cpuBefore
 
-        var latencies = (0..<total).compactMap { sequence -> Double? in
-            guard let arrival = received.arrival(of: sequence), let sentAt = sent.time(of: sequence) else { return nil }
-            return (arrival - sentAt).seconds * 1000
+        // Each notification's send time and latency, read once for the percentiles and the log.
+        let samples = (0..<total).map { sequence -> (sentAt: ContinuousClock.Instant?, milliseconds: Double?) in
+            let sentAt = sent.time(of: sequence)
+            guard let sentAt, let arrival = received.arrival(of: sequence) else { return (sentAt, nil) }
+            return (sentAt, (arrival - sentAt).seconds * 1000)
         }
-        if let latencyLog { try writeLatencyLog(to: latencyLog, total: total, start: start, sent: sent, received: received) }
+        if let latencyLog { try writeLatencyLog(to: latencyLog, samples: samples, start: start) }
+        var latencies = samples.compactMap(\.milliseconds)
         latencies.sort()
         func percentile(_ p: Double) -> Double { latencies.isEmpty ? .nan : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
         // The same rate of the cheapest request there is, with the same streams open: what the HTTP layer costs alone.
@@ -171,11 +174,12 @@ struct Benchmark: AsyncParsableCommand {
 
     /// Writes `sequence,sent_ms,latency_ms` for every notification (latency empty when it never arrived), so the slow
     /// ones can be placed in time: whether they come in clusters, and how often.
-    func writeLatencyLog(to path: String, total: Int, start: ContinuousClock.Instant, sent: SendLog, received: ReceiveLog) throws {
+    func writeLatencyLog(to path: String, samples: [(sentAt: ContinuousClock.Instant?, milliseconds: Double?)],
+                         start: ContinuousClock.Instant) throws {
         var lines = ["sequence,sent_ms,latency_ms"]
-        for sequence in 0..<total {
-            guard let sentAt = sent.time(of: sequence) else { continue }
-            let latency = received.arrival(of: sequence).map { String(format: "%.3f", ($0 - sentAt).seconds * 1000) } ?? ""
+        for (sequence, sample) in samples.enumerated() {
+            guard let sentAt = sample.sentAt else { continue }
+            let latency = sample.milliseconds.map { String(format: "%.3f", $0) } ?? ""
             lines.append("\(sequence),\(String(format: "%.3f", (sentAt - start).seconds * 1000)),\(latency)")
         }
         try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)

@@ -94,7 +94,7 @@ public final class EventBroker: Sendable {
     public init(bufferLimit: Int, streamsPerUser: Int = 8, heartbeatSlices: Int = 1, metrics: ServiceMetrics) {
         self.bufferLimit = bufferLimit
         self.heartbeatSlices = max(1, heartbeatSlices)
-        state = Mutex(State(heartbeatSlices: max(1, heartbeatSlices)))
+        state = Mutex(State(heartbeatSlices: self.heartbeatSlices))
         self.streamsPerUser = max(1, streamsPerUser)
         self.metrics = metrics
     }
