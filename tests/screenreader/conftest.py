@@ -275,7 +275,7 @@ def orca_log_mark(request):
     """Where Orca's debug log stood when the test began, so a failure can keep what Orca saw during the test alone."""
     reader = next((request.getfixturevalue(name) for name in ("reader", "engine_reader") if name in request.fixturenames), None)
     request.node.orca_reader = reader
-    request.node.orca_log_start = len(reader.desktop.log_text()) if reader else 0
+    request.node.orca_log_start = reader.desktop.log_size() if reader else 0
     yield
 
 
@@ -288,7 +288,7 @@ def pytest_runtest_makereport(item, call):
     reader = getattr(item, "orca_reader", None)
     if report.when != "call" or not report.failed or reader is None:
         return
-    text = reader.desktop.log_text()[getattr(item, "orca_log_start", 0):]
+    text = reader.desktop.log_text(getattr(item, "orca_log_start", 0))
     ORCA_FAILURE_LOGS.mkdir(parents=True, exist_ok=True)
     kept = ORCA_FAILURE_LOGS / (re.sub(r"[^A-Za-z0-9_.-]+", "_", item.nodeid)[-150:] + ".log")
     kept.write_text(text)

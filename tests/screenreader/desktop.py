@@ -1,7 +1,7 @@
 """A headless desktop with a real screen reader: Xvfb, a D-Bus session, the AT-SPI bus, openbox, Orca and Chromium.
 
 Orca speaks through no audio device here: its speech server is turned off in its preferences, and every utterance
-it would speak is still written to its debug log as `SPEECH OUTPUT: '…'`. `Desktop.speech` reads those lines, so a
+it would speak is still written to its debug log as `SPEECH OUTPUT: '…'`. `Desktop.utterances` reads those lines, so a
 test asserts on what Orca says, not on what the browser's accessibility tree claims.
 
 Keys go through the X server with xdotool, so Orca sees them exactly as it would see a person's keyboard (browse
@@ -30,6 +30,9 @@ import orca.settings
 # Orca writes its debug log block-buffered; line buffering lets a test see each utterance as it is spoken.
 if orca.debug.debugFile:
     orca.debug.debugFile.reconfigure(line_buffering=True)
+# `--debug-file` logs at Orca's finest level, describing every object of every event. What the tests read (SPEECH
+# OUTPUT, and the events and focus a failure's report lists) is logged at the info level; the rest costs Orca time.
+orca.debug.debugLevel = orca.debug.LEVEL_INFO
 # No audio device: without a speech server Orca still logs every utterance as SPEECH OUTPUT.
 orca.settings.speechServerFactory = "none"
 orca.settings.speechFactoryModules = []
@@ -68,7 +71,9 @@ class Desktop:
     env: dict = field(default_factory=dict)
     processes: list = field(default_factory=list)
     orca_log: Path | None = None
-    _consumed: int = 0
+    # What has been read of Orca's log so far: its length in bytes, and the utterances found in its complete lines.
+    _log_read: int = 0
+    _spoken: list = field(default_factory=list)
 
     # -- Life cycle -----------------------------------------------------------------------------------------
 
@@ -184,10 +189,17 @@ class Desktop:
 
     # -- Reading the log ------------------------------------------------------------------------------------
 
-    def log_text(self) -> str:
+    def log_text(self, start: int = 0) -> str:
+        """Orca's debug log from byte `start` on (the whole log by default)."""
         if not self.orca_log or not self.orca_log.exists():
             return ""
-        return self.orca_log.read_text(errors="replace")
+        with open(self.orca_log, "rb") as handle:
+            handle.seek(start)
+            return handle.read().decode(errors="replace")
+
+    def log_size(self) -> int:
+        """How many bytes Orca's debug log holds now: a point to read it from with `log_text(start)`."""
+        return self.orca_log.stat().st_size if self.orca_log and self.orca_log.exists() else 0
 
     def wait_for_log(self, predicate, timeout: float, message: str) -> None:
         deadline = time.monotonic() + timeout
@@ -199,9 +211,20 @@ class Desktop:
         raise DesktopError(message + self._tail())
 
     def utterances(self) -> list[Utterance]:
-        """Everything Orca has spoken since it started, in order."""
-        texts = [match.group(1) for match in SPEECH_LINE.finditer(self.log_text())]
-        return [Utterance(index, text) for index, text in enumerate(texts)]
+        """Everything Orca has spoken since it started, in order.
+
+        The log grows to tens of megabytes over a module's tests and is polled every 50 ms, so each call reads only
+        the complete lines written since the last one (a line still being written is read once it ends).
+        """
+        if self.orca_log and self.orca_log.exists():
+            with open(self.orca_log, "rb") as handle:
+                handle.seek(self._log_read)
+                chunk = handle.read()
+            complete = chunk[:chunk.rfind(b"\n") + 1]
+            if complete:
+                self._log_read += len(complete)
+                self._spoken += [match.group(1) for match in SPEECH_LINE.finditer(complete.decode(errors="replace"))]
+        return [Utterance(index, text) for index, text in enumerate(self._spoken)]
 
     def mark(self) -> int:
         """A point in the speech log: `spoken_since(mark)` returns what came after it."""
