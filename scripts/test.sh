@@ -65,30 +65,29 @@ fi
 python3 -m pytest -q tests/e2e
 
 # What a real screen reader says: Orca reading Chromium, Firefox and WebKit on a headless desktop, speech from Orca's
-# own log. Two runs go at once, each on desktops of its own (its own display, buses, Orca and server), since most of
-# their time is spent waiting for speech: Chromium's main file, and Firefox and WebKit followed by Chromium's tokens
-# and channels, which makes the two about as long. Each file keeps its own record of what failed.
+# own log. The three files run at once, each on desktops of its own (its own display, buses, Orca and server), since
+# most of their time is spent waiting for speech: Chromium's main file, Firefox and WebKit, and Chromium's tokens and
+# channels (the short one). Each file keeps its own record of what failed, and its output is shown when all are done.
 # Orca reacts to keys asynchronously and can lag on a loaded machine; a test that failed is run once more, on its
 # own, and must pass then (a real regression fails both times).
 screen_reader_file() {
   local file="tests/screenreader/$1.py" cache=".pytest_cache/$1"
   python3 -m pytest -q -o cache_dir="$cache" "$file" || python3 -m pytest -q -o cache_dir="$cache" --last-failed "$file"
 }
-engines_log="$(mktemp)"
-{
-  engines_status=0
-  screen_reader_file test_orca_engines || engines_status=$?
-  screen_reader_file test_orca_tokens_and_channels || engines_status=$?
-  exit "$engines_status"
-} >"$engines_log" 2>&1 &
-engines_pid=$!
-speech_status=0
-screen_reader_file test_orca_speech || speech_status=$?
-engines_status=0
-wait "$engines_pid" || engines_status=$?
-echo "Firefox and WebKit, then Chromium's tokens and channels:"
-cat "$engines_log"
-if ((speech_status || engines_status)); then
+screen_reader_files=(test_orca_speech test_orca_engines test_orca_tokens_and_channels)
+declare -A screen_reader_pids screen_reader_logs
+for file in "${screen_reader_files[@]}"; do
+  screen_reader_logs[$file]="$(mktemp)"
+  screen_reader_file "$file" >"${screen_reader_logs[$file]}" 2>&1 &
+  screen_reader_pids[$file]=$!
+done
+screen_readers_failed=0
+for file in "${screen_reader_files[@]}"; do
+  wait "${screen_reader_pids[$file]}" || screen_readers_failed=1
+  echo "$file:"
+  cat "${screen_reader_logs[$file]}"
+done
+if ((screen_readers_failed)); then
   exit 1
 fi
 
