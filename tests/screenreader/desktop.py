@@ -48,6 +48,10 @@ orca.settings.enableSound = False
 
 # `SPEECH OUTPUT: 'text'` then, in the debug log, an optional voice name and the voice's settings as a dict.
 SPEECH_LINE = re.compile(r"SPEECH OUTPUT: '(.*?)'(?: voice=\w+)?\s*(?:\{.*\})?\s*$", re.MULTILINE)
+# Orca's web script (Chromium and Firefox) logs these when it begins and ends reading a document aloud (say all); it
+# ends at once when focus has left the document meanwhile.
+SAY_ALL_BEGINS = "WEB: SayAll called for document content"
+SAY_ALL_ENDS = ("WEB: textLines complete", "WEB: textLines called for non-document content")
 
 
 class DesktopError(RuntimeError):
@@ -71,9 +75,11 @@ class Desktop:
     env: dict = field(default_factory=dict)
     processes: list = field(default_factory=list)
     orca_log: Path | None = None
-    # What has been read of Orca's log so far: its length in bytes, and the utterances found in its complete lines.
+    # What has been read of Orca's log so far: its length in bytes, the utterances found in its complete lines, and
+    # whether Orca is reading a page aloud on its own (say all, as it does when a page loads) as of the last line read.
     _log_read: int = 0
     _spoken: list = field(default_factory=list)
+    _reading_page_since: float | None = None
 
     # -- Life cycle -----------------------------------------------------------------------------------------
 
@@ -223,8 +229,23 @@ class Desktop:
             complete = chunk[:chunk.rfind(b"\n") + 1]
             if complete:
                 self._log_read += len(complete)
-                self._spoken += [match.group(1) for match in SPEECH_LINE.finditer(complete.decode(errors="replace"))]
+                for line in complete.decode(errors="replace").split("\n"):
+                    if match := SPEECH_LINE.search(line):
+                        self._spoken.append(match.group(1))
+                    elif SAY_ALL_BEGINS in line:
+                        self._reading_page_since = time.monotonic()
+                    elif any(end in line for end in SAY_ALL_ENDS):
+                        self._reading_page_since = None
         return [Utterance(index, text) for index, text in enumerate(self._spoken)]
+
+    def reading_page(self) -> bool:
+        """Whether Orca is still reading a page aloud on its own: it began a say all and has not logged its end.
+
+        A reading takes seconds; one whose end was never logged (an error inside Orca) stops counting after 15 s, so
+        it cannot hold up every later wait.
+        """
+        self.utterances()
+        return self._reading_page_since is not None and time.monotonic() - self._reading_page_since < 15
 
     def mark(self) -> int:
         """A point in the speech log: `spoken_since(mark)` returns what came after it."""
@@ -249,7 +270,11 @@ class Desktop:
         raise DesktopError(f"{message}. Orca said, since the mark:\n  {spoken}")
 
     def wait_for_quiet(self, quiet: float = 0.8, timeout: float = 10) -> None:
-        """Waits until Orca has said nothing new for `quiet` seconds (it finished reacting to the last event)."""
+        """Waits until Orca has said nothing new for `quiet` seconds (it finished reacting to the last event).
+
+        A page read aloud on load can pause for longer than `quiet` on a busy machine, and a key pressed in that pause
+        would be taken for the reading's next words; so quiet also means the reading has ended.
+        """
         deadline = time.monotonic() + timeout
         last_count = self.mark()
         last_change = time.monotonic()
@@ -258,7 +283,7 @@ class Desktop:
             count = self.mark()
             if count != last_count:
                 last_count, last_change = count, time.monotonic()
-            elif time.monotonic() - last_change >= quiet:
+            elif time.monotonic() - last_change >= quiet and not self.reading_page():
                 return
 
     def _check_alive(self) -> None:
