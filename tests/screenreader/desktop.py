@@ -1,8 +1,8 @@
 """A headless desktop with a real screen reader: Xvfb, a D-Bus session, the AT-SPI bus, openbox, Orca and Chromium.
 
 Orca speaks through no audio device here: its speech server is turned off in its preferences, and every utterance
-it would speak is still written to its debug log as `SPEECH OUTPUT: '…'`. `Desktop.utterances` reads those lines, so a
-test asserts on what Orca says, not on what the browser's accessibility tree claims.
+it would speak is still written to its debug log as `SPEECH OUTPUT: '…'`. `Desktop.utterances` reads those lines,
+so a test asserts on what Orca says, not on what the browser's accessibility tree claims.
 
 Keys go through the X server with xdotool, so Orca sees them exactly as it would see a person's keyboard (browse
 mode, focus mode, Orca's own commands). Playwright is attached to the same Chromium over the DevTools protocol only to
