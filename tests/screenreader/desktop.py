@@ -216,26 +216,30 @@ class Desktop:
             time.sleep(0.1)
         raise DesktopError(message + self._tail())
 
-    def utterances(self) -> list[Utterance]:
-        """Everything Orca has spoken since it started, in order.
+    def _read_log(self) -> None:
+        """Reads the complete lines Orca added to its log since the last call: its speech, and its reading aloud.
 
-        The log grows to tens of megabytes over a module's tests and is polled every 50 ms, so each call reads only
-        the complete lines written since the last one (a line still being written is read once it ends).
+        The log grows to tens of megabytes over a module's tests and is polled every 50 ms, so only what is new is
+        read (a line still being written is read once it ends).
         """
-        if self.orca_log and self.orca_log.exists():
-            with open(self.orca_log, "rb") as handle:
-                handle.seek(self._log_read)
-                chunk = handle.read()
-            complete = chunk[:chunk.rfind(b"\n") + 1]
-            if complete:
-                self._log_read += len(complete)
-                for line in complete.decode(errors="replace").split("\n"):
-                    if match := SPEECH_LINE.search(line):
-                        self._spoken.append(match.group(1))
-                    elif SAY_ALL_BEGINS in line:
-                        self._reading_page_since = time.monotonic()
-                    elif any(end in line for end in SAY_ALL_ENDS):
-                        self._reading_page_since = None
+        if not self.orca_log or not self.orca_log.exists():
+            return
+        with open(self.orca_log, "rb") as handle:
+            handle.seek(self._log_read)
+            chunk = handle.read()
+        complete = chunk[:chunk.rfind(b"\n") + 1]
+        self._log_read += len(complete)
+        for line in complete.decode(errors="replace").split("\n"):
+            if match := SPEECH_LINE.search(line):
+                self._spoken.append(match.group(1))
+            elif SAY_ALL_BEGINS in line:
+                self._reading_page_since = time.monotonic()
+            elif any(end in line for end in SAY_ALL_ENDS):
+                self._reading_page_since = None
+
+    def utterances(self) -> list[Utterance]:
+        """Everything Orca has spoken since it started, in order."""
+        self._read_log()
         return [Utterance(index, text) for index, text in enumerate(self._spoken)]
 
     def reading_page(self) -> bool:
@@ -244,15 +248,17 @@ class Desktop:
         A reading takes seconds; one whose end was never logged (an error inside Orca) stops counting after 15 s, so
         it cannot hold up every later wait.
         """
-        self.utterances()
+        self._read_log()
         return self._reading_page_since is not None and time.monotonic() - self._reading_page_since < 15
 
     def mark(self) -> int:
         """A point in the speech log: `spoken_since(mark)` returns what came after it."""
-        return len(self.utterances())
+        self._read_log()
+        return len(self._spoken)
 
     def spoken_since(self, mark: int) -> list[str]:
-        return [u.text for u in self.utterances()[mark:]]
+        self._read_log()
+        return self._spoken[mark:]
 
     def wait_for_speech(self, predicate, timeout: float = 10, message: str = "Orca did not say it",
                         since: int = 0) -> Utterance:
