@@ -160,7 +160,10 @@ let package = Package(
         .testTarget(name: "VarselCoreTests", dependencies: ["VarselCore"]),
         .testTarget(
             name: "VarselMessagingTests",
-            dependencies: ["VarselMessaging", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")]
+            dependencies: [
+                "VarselMessaging", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ]
         ),
         .testTarget(name: "VarselPasskeysTests", dependencies: ["VarselPasskeys", "VarselPasskeysTesting", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(

@@ -335,7 +335,7 @@ struct SMTPSession {
 final class SMTPReplyHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
 
-    private let timeout: TimeAmount
+    let timeout: TimeAmount
     private let eventLoop: any EventLoop
     private var context: ChannelHandlerContext?
     private var buffer = ByteBuffer()
