@@ -11,11 +11,17 @@ public struct PasswordHasher: Sendable {
     /// A hash of a random password at `cost`, checked against when the username is unknown, so that a sign-in
     /// takes as long whether or not the account exists.
     let decoyHash: String
+    /// Checks bcrypt's input against a hash: bcrypt itself, or, in tests, bcrypt watched to see which hashes it was given.
+    let check: @Sendable (_ input: String, _ hash: String) -> Bool
 
-    public init(cost: UInt8 = 12) {
+    public init(cost: UInt8 = 12, check: @escaping @Sendable (_ input: String, _ hash: String) -> Bool = PasswordHasher.bcrypt) {
         self.cost = cost
+        self.check = check
         decoyHash = Bcrypt.hash(Tokens.random(), cost: cost)
     }
+
+    /// Checks bcrypt's input against a bcrypt hash.
+    public static func bcrypt(_ input: String, _ hash: String) -> Bool { Bcrypt.verify(input, hash: hash) }
 
     public func hash(_ password: String) async throws -> String {
         let cost = cost
@@ -25,7 +31,8 @@ public struct PasswordHasher: Sendable {
 
     public func verify(_ password: String, hash: String) async throws -> Bool {
         let input = Self.bcryptInput(password)
-        return try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(input, hash: hash) }
+        let check = check
+        return try await NIOThreadPool.singleton.runIfActive { check(input, hash) }
     }
 
     /// What bcrypt reads for `password`: the password itself up to bcrypt's 72 bytes, and past them its SHA-256 in

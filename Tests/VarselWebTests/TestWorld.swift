@@ -35,11 +35,11 @@ struct TestWorld {
     var coordinator: User!
     var admin: User!
 
-    init(configuration: VarselServices.Configuration = .init(), bcryptCost: UInt8 = 4,
+    init(configuration: VarselServices.Configuration = .init(), passwords: PasswordHasher = PasswordHasher(cost: 4),
          store wrap: (SQLiteRepository) -> any VarselRepository = { $0 }) async throws {
         let clock = clock
         store = wrap(repository)
-        services = VarselServices(repository: store, now: { clock.now }, passwords: PasswordHasher(cost: bcryptCost),
+        services = VarselServices(repository: store, now: { clock.now }, passwords: passwords,
                                   configuration: configuration,
                                   messaging: OutsideMessaging(textMessages: outbox, mail: outbox, mailFromAddress: "varsel@example.org",
                                                               origin: { URL(string: "https://varsel.example.org")! }),
