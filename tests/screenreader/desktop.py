@@ -237,10 +237,10 @@ class Desktop:
             elif any(end in line for end in SAY_ALL_ENDS):
                 self._reading_page_since = None
 
-    def utterances(self) -> list[Utterance]:
-        """Everything Orca has spoken since it started, in order."""
+    def utterances(self, since: int = 0) -> list[Utterance]:
+        """Everything Orca has spoken since it started (or since the mark `since`), in order."""
         self._read_log()
-        return [Utterance(index, text) for index, text in enumerate(self._spoken)]
+        return [Utterance(index, self._spoken[index]) for index in range(since, len(self._spoken))]
 
     def reading_page(self) -> bool:
         """Whether Orca is still reading a page aloud on its own: it began a say all and has not logged its end.
@@ -265,7 +265,7 @@ class Desktop:
         """Waits until Orca speaks an utterance (after `since`) that satisfies `predicate`; returns it."""
         deadline = time.monotonic() + timeout
         while True:
-            for utterance in self.utterances()[since:]:
+            for utterance in self.utterances(since):
                 if predicate(utterance):
                     return utterance
             if time.monotonic() > deadline:
