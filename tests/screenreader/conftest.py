@@ -96,7 +96,7 @@ class EngineReader(ScreenReader):
         subprocess_type(self.desktop, self.server.base_url + path)
         self.desktop.key("Return")
         self.wait_for_load(loads, path)
-        self.engine.after_load(self.desktop)
+        self.engine.after_load(self.desktop, self.probe)
         self.desktop.wait_for_quiet(0.8, 20)
         return self.spoken_since(mark)
 

@@ -118,7 +118,7 @@ class Engine:
     def start(self, desktop: Desktop, workdir: Path) -> None:
         raise NotImplementedError
 
-    def after_load(self, desktop: Desktop) -> None:
+    def after_load(self, desktop: Desktop, probe: Probe) -> None:
         """Puts keyboard focus in the page once it has loaded (where a person's next Tab starts)."""
 
 
@@ -151,12 +151,26 @@ class WebKit(Engine):
             desktop.env["WEBKIT_DISABLE_SANDBOX_THIS_IS_DANGEROUS"] = "1"
         desktop._spawn([str(MINIBROWSER), "about:blank"], "webkit")
 
-    def after_load(self, desktop: Desktop) -> None:
+    def after_load(self, desktop: Desktop, probe: Probe) -> None:
         # MiniBrowser keeps focus in its address bar after a load; a click on the page (its top-left corner, where
-        # no control is) moves it into the document, as a person's click would.
+        # no control is) moves it into the document, as a person's click would. On a busy machine a click can come
+        # before the window takes it, so the click is repeated until the engine reports focus outside the browser's
+        # own controls (GTK's address bar and toolbar).
         window = desktop.window_geometry(self.window_class)
-        subprocess.run(["xdotool", "mousemove", str(window[0] + 8), str(window[1] + 130), "click", "1"],
-                       env=desktop.env, check=True, timeout=10)
+        for _ in range(3):
+            subprocess.run(["xdotool", "mousemove", str(window[0] + 8), str(window[1] + 130), "click", "1"],
+                           env=desktop.env, check=True, timeout=10)
+            deadline = time.monotonic() + 3
+            while time.monotonic() < deadline:
+                if not in_browser_chrome(probe.focused()):
+                    return
+                time.sleep(0.05)
+        raise DesktopError(f"three clicks on the page and focus stayed in MiniBrowser's controls: {probe.focused()}")
+
+
+def in_browser_chrome(focus: dict) -> bool:
+    """Whether a probe's focus record is one of the browser's own GTK controls rather than the page."""
+    return focus.get("attributes", {}).get("toolkit") == "gtk"
 
 
 ENGINES = {"firefox": Firefox, "webkit": WebKit}

@@ -28,7 +28,7 @@ def test_the_fresh_sign_in_page_says_required_and_nothing_is_invalid_before_anyo
     reader.goto("/profile")
     reader.tab_until(lambda text: text == "Sign out push button", key="shift+Tab")
     loaded = reader.activate("Return", "Sign in")
-    reader.engine.after_load(reader.desktop)
+    reader.engine.after_load(reader.desktop, reader.probe)
     focus = reader.probe.mark()
     heard = sign_in_by_keyboard(reader, "demo-mentor")
     # Required is said; "invalid" is not, neither while the page is read nor on the first field.
@@ -188,7 +188,7 @@ def sign_out_and_in_as(reader, username: str) -> None:
     reader.goto("/profile")
     reader.tab_until(lambda text: text == "Sign out push button", key="shift+Tab")
     reader.activate("Return", "Sign in")
-    reader.engine.after_load(reader.desktop)
+    reader.engine.after_load(reader.desktop, reader.probe)
     sign_in_by_keyboard(reader, username)
     reader.activate("Return", "Notifications")
 
