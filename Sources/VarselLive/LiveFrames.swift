@@ -27,22 +27,26 @@ enum LiveFrames {
             buffer.writeString("\n\n")
         }
 
-        /// An event without an id (an announcement, a cue): the client's resume point stays on the last logged event.
-        static func unlogged(name: String, json: Data) -> ByteBuffer {
-            ByteBuffer(string: "event: \(name)\ndata: " + String(decoding: json, as: UTF8.self) + "\n\n")
+        /// Appends an event without an id (an announcement, a cue) to `buffer`: the client's resume point stays on the
+        /// last logged event. `data` appends its JSON, one line.
+        static func writeUnlogged(name: String, into buffer: inout ByteBuffer, data: (inout ByteBuffer) -> Void) {
+            buffer.writeString("event: \(name)\ndata: ")
+            data(&buffer)
+            buffer.writeString("\n\n")
         }
 
-        /// The `cue` for one arrival: what the browser plays, as the core plans it.
+        /// Appends the `cue` for one arrival to `buffer`: what the browser plays, as the core plans it.
         @inline(never)
-        static func cue(for item: NotificationItem, announcer: Announcer) throws -> ByteBuffer {
-            unlogged(name: "cue", json: try WireJSON.encoder.encode(CuePayload(item, announcer: announcer)))
+        static func writeCue(for item: NotificationItem, announcer: Announcer, into buffer: inout ByteBuffer) {
+            let cue = CuePayload(item, announcer: announcer)
+            writeUnlogged(name: "cue", into: &buffer) { HotJSON.cue(cue, into: &$0) }
         }
 
-        /// An `announcement` for the page's live region.
+        /// Appends an `announcement` for the page's live region to `buffer`.
         @inline(never)
-        static func announcement(_ announcement: Announcement) throws -> ByteBuffer {
-            unlogged(name: "announcement",
-                     json: try WireJSON.encoder.encode(AnnouncementResource(text: announcement.text, politeness: announcement.politeness)))
+        static func writeAnnouncement(_ announcement: Announcement, into buffer: inout ByteBuffer) {
+            let resource = AnnouncementResource(text: announcement.text, politeness: announcement.politeness)
+            writeUnlogged(name: "announcement", into: &buffer) { HotJSON.announcement(resource, into: &$0) }
         }
 
         /// A `reset`: the client must reload its list (`reason`), resuming after `lastEventId`.
@@ -62,7 +66,8 @@ enum LiveFrames {
     struct ResetPayload: Encodable { var reason: String; var lastEventId: Int64 }
 
     /// How the browser should make one arrival perceived, as the core's ``CuePlan`` decides it. The browser adds
-    /// only what it alone knows: a system notification is shown only while the page is hidden.
+    /// only what it alone knows: a system notification is shown only while the page is hidden. ``HotJSON/cue(_:into:)``
+    /// writes it; its encoding is the reference in tests.
     struct CuePayload: Encodable {
         var notificationId: NotificationID
         var earcon: CuePlan.Earcon?

@@ -259,7 +259,7 @@ extension LiveStream {
                 break
             case .announcementsDue:
                 armedDeadline = nil
-                try addDueAnnouncements()
+                addDueAnnouncements()
             case let .closing(reason):
                 // The last word: why the server ends this stream (sign-out, too many streams).
                 pending.writeImmutableBuffer(try LiveFrames.Frame.reset(reason: reason.rawValue, lastEventId: lastSent))
@@ -283,14 +283,14 @@ extension LiveStream {
             guard isPlayer else { return }
             // An arrival: its cues now; its announcement when the announcer says (alone, urgent, or in a burst).
             announcer.notificationArrived(item, at: services.now())
-            pending.writeImmutableBuffer(try LiveFrames.Frame.cue(for: item, announcer: announcer))
-            try addDueAnnouncements()
+            LiveFrames.Frame.writeCue(for: item, announcer: announcer, into: &pending)
+            addDueAnnouncements()
         }
 
         /// Adds the announcements due by now to the next write, and sets the stream's timer for the next one.
-        private func addDueAnnouncements() throws {
+        private func addDueAnnouncements() {
             for announcement in announcer.announcements(dueBy: services.now()) {
-                pending.writeImmutableBuffer(try LiveFrames.Frame.announcement(announcement))
+                LiveFrames.Frame.writeAnnouncement(announcement, into: &pending)
             }
             guard let deadline = announcer.nextDeadline, deadline != armedDeadline, !isEnded else { return }
             armedDeadline = deadline

@@ -35,6 +35,8 @@ struct Benchmark: AsyncParsableCommand {
     var fanouts = 5
     @Option(help: "Write each notification's send time and latency, in milliseconds from the first send, to this CSV file.")
     var latencyLog: String?
+    @Flag(help: "Open the streams as the web page does (`?player=web`): each arrival also gets its cue and its announcement.")
+    var players = false
     @Flag(inversion: .prefixedNo, help: "Afterwards, measure the server's CPU per bare GET /healthz at the same rate: the HTTP layer's floor.")
     var httpFloor = true
     @Option(help: ArgumentHelp("Serve GET /healthz as a bare floor server (nio or hummingbird) instead; for the benchmark's own use.",
@@ -145,6 +147,7 @@ struct Benchmark: AsyncParsableCommand {
         let store = postgres == nil ? "SQLite synchronous=\(durability.uppercased()), \(interval)" : "PostgreSQL, \(instances) instance\(instances == 1 ? "" : "s")"
         let build = _isDebugAssertConfiguration() ? "DEBUG build: figures not comparable" : "release"
         print("Varsel event-stream benchmark (\(build), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(store))")
+        if players { print("  streams:                   the web page's (each arrival with its cue and announcement)") }
         if history > 0 { print("  history:                   \(history) read notifications per mentor before the run") }
         print("  subscribers held:          \(received.connectedCount) of \(subscribers) (connected in \(format(connectSeconds)) s)")
         print("  notifications created:     \(total) at a target of \(rate)/s over \(format(createSeconds)) s (achieved \(format(Double(total) / createSeconds))/s)")
@@ -322,7 +325,7 @@ struct Benchmark: AsyncParsableCommand {
                 channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(StreamHandler(log: log)) }
             }
             .connect(host: "127.0.0.1", port: port).get()
-        let request = "GET /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\nAccept: text/event-stream\r\n\r\n"
+        let request = "GET /api/v1/events\(players ? "?player=web" : "") HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\nAccept: text/event-stream\r\n\r\n"
         try await channel.writeAndFlush(ByteBuffer(string: request)).get()
         return channel
     }
@@ -412,13 +415,16 @@ final class StreamHandler: ChannelInboundHandler, @unchecked Sendable {
             isConnected = true
             log.connected()
         }
-        while let range = pending.range(of: "\"title\":\"bench-") {
-            let digits = pending[range.upperBound...].prefix { $0.isNumber }
-            guard pending[range.upperBound...].dropFirst(digits.count).first == "\"" else { break }
-            if let sequence = Int(digits) { log.arrived(sequence, at: now) }
-            pending = String(pending[range.upperBound...].dropFirst(digits.count))
+        // Whole frames only; a notification counts once, by its `notification.created` event (a web page's stream
+        // also names its title in the arrival's cue).
+        while let end = pending.range(of: "\n\n") {
+            let frame = pending[..<end.lowerBound]
+            if frame.contains("\nevent: notification.created\n"), let range = frame.range(of: "\"title\":\"bench-") {
+                let digits = frame[range.upperBound...].prefix { $0.isNumber }
+                if let sequence = Int(digits) { log.arrived(sequence, at: now) }
+            }
+            pending = String(pending[end.upperBound...])
         }
-        if pending.count > 4096, !pending.contains("\"title\":\"bench-") { pending = String(pending.suffix(64)) }
     }
 }
 

@@ -55,6 +55,48 @@ struct HotJSONTests {
         #expect(compared == 2 * 2 * NotificationKind.allCases.count * Urgency.allCases.count * Self.texts.count)
     }
 
+    /// Preferences that change a cue: sound, vibration and system notifications each off, details on the lock screen.
+    static let cuePreferences = [
+        NotificationPreferences.standard, NotificationPreferences(isSoundEnabled: false), NotificationPreferences(isVibrationEnabled: false),
+        NotificationPreferences(isSystemNotificationEnabled: false), NotificationPreferences(isShowingDetailsOnLockScreen: true),
+        NotificationPreferences(isSoundEnabled: false, isVibrationEnabled: false, isSystemNotificationEnabled: false),
+    ]
+
+    @Test("a web page's cue for an arrival is byte for byte what JSONEncoder writes, in both languages")
+    func cue() throws {
+        var compared = 0, variants = Set<String>()
+        for language in Language.allCases {
+            for preferences in Self.cuePreferences {
+                let announcer = Announcer(language: language, preferences: preferences)
+                for item in Self.items() {
+                    let payload = LiveFrames.CuePayload(item, announcer: announcer)
+                    let expected = try WireJSON.encoder.encode(payload)
+                    var written = ByteBuffer(string: "data: ")
+                    HotJSON.cue(payload, into: &written)
+                    #expect(String(buffer: written) == "data: " + String(decoding: expected, as: UTF8.self))
+                    // Which members were present, to show every optional was both written and left out.
+                    variants.insert([payload.earcon == nil, payload.tones == nil, payload.vibration == nil,
+                                     payload.systemNotification == nil].map { $0 ? "-" : "+" }.joined())
+                    compared += 1
+                }
+            }
+        }
+        #expect(compared == 2 * Self.cuePreferences.count * Self.items().count)
+        #expect(variants.isSuperset(of: ["++++", "--++", "++-+", "+++-", "----"]), "\(variants.sorted())")
+    }
+
+    @Test("a web page's announcement is byte for byte what JSONEncoder writes")
+    func announcement() throws {
+        for text in Self.texts {
+            for politeness in [Politeness.polite, .assertive] {
+                let resource = AnnouncementResource(text: text, politeness: politeness)
+                var written = ByteBuffer()
+                HotJSON.announcement(resource, into: &written)
+                #expect(String(buffer: written) == String(decoding: try WireJSON.encoder.encode(resource), as: UTF8.self))
+            }
+        }
+    }
+
     @Test("the answer to a create is byte for byte what JSONEncoder writes")
     func createResponse() throws {
         let items = Self.items().map {
