@@ -307,9 +307,11 @@ def remove_workdir(workdir: Path) -> None:
 
 
 def subprocess_type(desktop: Desktop, text: str) -> None:
+    """Types `text` through the X server, then waits until Orca has handled what the typing set off."""
     import subprocess
 
     subprocess.run(["xdotool", "type", "--delay", "20", text], env=desktop.env, check=True, timeout=30)
+    desktop.wait_for_orca_idle()
 
 
 # Signing in as someone else, and reading what a form post brings back -------------------------------------------

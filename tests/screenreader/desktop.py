@@ -292,6 +292,23 @@ class Desktop:
             elif time.monotonic() - last_change >= quiet and not self.reading_page():
                 return
 
+    def wait_for_orca_idle(self, quiet: float = 0.4, timeout: float = 10) -> None:
+        """Waits until Orca's debug log has not grown for `quiet` seconds: Orca has handled every event so far.
+
+        Orca logs each event it handles, spoken or not. Typing sends one text insertion per character, and on a busy
+        machine Orca can still be handling them after the keys were sent; one it takes for inserted text is spoken
+        late, into whatever the next key makes it say.
+        """
+        deadline = time.monotonic() + timeout
+        last_size, last_change = self.log_size(), time.monotonic()
+        while time.monotonic() < deadline:
+            time.sleep(0.05)
+            size = self.log_size()
+            if size != last_size:
+                last_size, last_change = size, time.monotonic()
+            elif time.monotonic() - last_change >= quiet:
+                return
+
     def _check_alive(self) -> None:
         for name, process in self.processes:
             if process.poll() is not None and name in ("Xvfb", "orca"):
