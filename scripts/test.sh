@@ -72,11 +72,14 @@ python3 -m pytest -q tests/e2e
 # channels (the short one). Each file keeps its own record of what failed, and its output is shown when all are done.
 # Orca reacts to keys asynchronously and can lag on a loaded machine; a test that failed is run once more, on its
 # own, and must pass then (a real regression fails both times).
+# Each entry is a file, or a part of one (FILE:K/N, its Kth run of neighbouring tests), run with its own desktop; a
+# failed one runs its failed tests once more.
 screen_reader_file() {
-  local file="tests/screenreader/$1.py" cache=".pytest_cache/$1"
-  python3 -m pytest -q -o cache_dir="$cache" "$file" || python3 -m pytest -q -o cache_dir="$cache" --last-failed "$file"
+  local file="tests/screenreader/${1%%:*}.py" cache=".pytest_cache/${1//[:\/]/-}" part=()
+  [[ "$1" == *:* ]] && part=(--part "${1#*:}")
+  python3 -m pytest -q -o cache_dir="$cache" "${part[@]}" "$file" || python3 -m pytest -q -o cache_dir="$cache" --last-failed "$file"
 }
-screen_reader_files=(test_orca_speech test_orca_engines test_orca_tokens_and_channels)
+screen_reader_files=(test_orca_speech:1/2 test_orca_speech:2/2 test_orca_engines:1/2 test_orca_engines:2/2 test_orca_tokens_and_channels)
 declare -A screen_reader_pids screen_reader_logs
 for file in "${screen_reader_files[@]}"; do
   screen_reader_logs[$file]="$(mktemp)"

@@ -23,6 +23,26 @@ from sms_gateway import StandInGateway  # noqa: E402
 from varsel_server import DEMO_PASSWORD, VarselServer  # noqa: E402
 
 
+def pytest_addoption(parser):
+    parser.addoption("--part", default="", metavar="K/N",
+                     help="Run only the Kth of N parts of the tests collected (the Kth run of neighbours), so one "
+                          "file's tests can run as parallel processes, each with its own desktop.")
+
+
+def pytest_collection_modifyitems(config, items):
+    part = config.getoption("--part")
+    if not part:
+        return
+    match = re.fullmatch(r"([1-9][0-9]*)/([1-9][0-9]*)", part)
+    if not match or int(match[1]) > int(match[2]):
+        raise pytest.UsageError(f"--part takes K/N with 1 <= K <= N, as 1/2; not {part!r}")
+    k, n = int(match[1]), int(match[2])
+    # A run of neighbours, in the file's order: a test may find what the one before it left (a passkey it added).
+    start, end = len(items) * (k - 1) // n, len(items) * k // n
+    config.hook.pytest_deselected(items=items[:start] + items[end:])
+    items[:] = items[start:end]
+
+
 def normalize(text: str) -> str:
     """One utterance without Orca's closing full stop, doubled spaces, or a space before a comma.
 
