@@ -67,13 +67,12 @@ fi
 python3 -m pytest -q tests/e2e
 
 # What a real screen reader says: Orca reading Chromium, Firefox and WebKit on a headless desktop, speech from Orca's
-# own log. The three files run at once, each on desktops of its own (its own display, buses, Orca and server), since
-# most of their time is spent waiting for speech: Chromium's main file, Firefox and WebKit, and Chromium's tokens and
-# channels (the short one). Each file keeps its own record of what failed, and its output is shown when all are done.
-# Orca reacts to keys asynchronously and can lag on a loaded machine; a test that failed is run once more, on its
-# own, and must pass then (a real regression fails both times).
-# Each entry is a file, or a part of one (FILE:K/N, its Kth run of neighbouring tests), run with its own desktop; a
-# failed one runs its failed tests once more.
+# own log. The three files run at once, in five processes, each on desktops of its own (its own display, buses, Orca
+# and server), since most of their time is spent waiting for speech: Chromium's main file in two parts, Firefox and
+# WebKit (the engines' file in two parts), and Chromium's tokens and channels (the short one). An entry is a file or a
+# part of one (FILE:K/N, its Kth run of neighbouring tests); each keeps its own record of what failed, and its output
+# is shown when all are done. Orca reacts to keys asynchronously and can lag on a loaded machine; a test that failed
+# is run once more, on its own, and must pass then (a real regression fails both times).
 screen_reader_file() {
   local file="tests/screenreader/${1%%:*}.py" cache=".pytest_cache/${1//[:\/]/-}" part=()
   [[ "$1" == *:* ]] && part=(--part "${1#*:}")

@@ -11,10 +11,10 @@ import Glibc
 ///
 /// Foundation's `JSONEncoder` was the largest single cost left on the path of a notification (about 10 % of the
 /// server's CPU at 1,000 notifications a second, and 6 % more on a web page's stream for its cue and announcement): it
-/// builds a tree of boxed values for every payload. These writers append the same bytes directly. They must write exactly what ``JSONCoding/encoder`` writes (sorted keys, ISO 8601
-/// dates in whole seconds, no escaped slashes, nil left out); a test holds them to it, byte for byte, over many
-/// notifications. Every other payload still goes through the encoder. They write straight into the buffer that is
-/// sent: the stream's next write, the response's body.
+/// builds a tree of boxed values for every payload. These writers append the same bytes directly. They must write
+/// exactly what ``JSONCoding/encoder`` writes (sorted keys, ISO 8601 dates in whole seconds, no escaped slashes, nil
+/// left out); a test holds them to it, byte for byte, over many notifications. Every other payload still goes through
+/// the encoder. They write straight into the buffer that is sent: the stream's next write, the response's body.
 public enum HotJSON {
     /// Appends `{"notification":{…}}`, the data of a `notification.created` or `notification.updated` event, to `buffer`.
     public static func notificationEvent(_ resource: NotificationResource, into buffer: inout ByteBuffer) {
