@@ -281,16 +281,7 @@ class Desktop:
         A page read aloud on load can pause for longer than `quiet` on a busy machine, and a key pressed in that pause
         would be taken for the reading's next words; so quiet also means the reading has ended.
         """
-        deadline = time.monotonic() + timeout
-        last_count = self.mark()
-        last_change = time.monotonic()
-        while time.monotonic() < deadline:
-            time.sleep(0.05)
-            count = self.mark()
-            if count != last_count:
-                last_count, last_change = count, time.monotonic()
-            elif time.monotonic() - last_change >= quiet and not self.reading_page():
-                return
+        self._wait_until_steady(self.mark, quiet, timeout, also=lambda: not self.reading_page())
 
     def wait_for_orca_idle(self, quiet: float = 0.4, timeout: float = 10) -> None:
         """Waits until Orca's debug log has not grown for `quiet` seconds: Orca has handled every event so far.
@@ -299,14 +290,19 @@ class Desktop:
         machine Orca can still be handling them after the keys were sent; one it takes for inserted text is spoken
         late, into whatever the next key makes it say.
         """
+        self._wait_until_steady(self.log_size, quiet, timeout)
+
+    @staticmethod
+    def _wait_until_steady(measure, quiet: float, timeout: float, also=lambda: True) -> None:
+        """Waits until `measure()` has not changed for `quiet` seconds and `also()` holds; gives up after `timeout`."""
         deadline = time.monotonic() + timeout
-        last_size, last_change = self.log_size(), time.monotonic()
+        last_value, last_change = measure(), time.monotonic()
         while time.monotonic() < deadline:
             time.sleep(0.05)
-            size = self.log_size()
-            if size != last_size:
-                last_size, last_change = size, time.monotonic()
-            elif time.monotonic() - last_change >= quiet:
+            value = measure()
+            if value != last_value:
+                last_value, last_change = value, time.monotonic()
+            elif time.monotonic() - last_change >= quiet and also():
                 return
 
     def _check_alive(self) -> None:
