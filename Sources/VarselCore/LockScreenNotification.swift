@@ -17,9 +17,14 @@ public struct LockScreenNotification: Sendable, Codable, Hashable {
     public var path: String
     /// Urgent notifications stay until the mentor acts on them.
     public var requiresInteraction: Bool
-    /// The vibration pattern in milliseconds; empty when vibration is off.
+    /// The vibration pattern in milliseconds; empty when vibration is off, and always when ``isSilent``.
     public var vibration: [Int]
-    /// True when sound is off for it.
+    /// True when the phone should neither sound nor vibrate for it (the web's `silent`).
+    ///
+    /// A notification on the web is silent or not: a silent one may not carry a vibration pattern (browsers refuse to
+    /// show it), and one that is not silent may also sound. So with sound off and vibration on it is not silent and
+    /// carries the pattern, and the phone's own settings for Varsel decide whether it also sounds: a mentor who
+    /// wants to feel an assignment arrive must not miss it.
     public var isSilent: Bool
     public var actions: [Action]
     /// For an assignment: what the "Acknowledge" button acknowledges and what it then says.
@@ -64,7 +69,7 @@ extension Describer {
             path: "/notifications/\(item.id)/open",
             requiresInteraction: item.urgency == .urgent,
             vibration: cues.haptic?.pattern ?? [],
-            isSilent: cues.earcon == nil,
+            isSilent: cues.earcon == nil && cues.haptic == nil,
             actions: actions,
             acknowledgement: acknowledgement
         )

@@ -35,7 +35,9 @@ public struct PushMessage: Codable, Sendable, Equatable {
         public var silent: Bool
         /// Urgent notifications stay until the mentor acts on them.
         public var requireInteraction: Bool
-        public var vibrate: [Int]
+        /// The vibration pattern in milliseconds; absent when there is none, and always when `silent`, since the
+        /// Notifications API refuses a silent notification that has one, even an empty one.
+        public var vibrate: [Int]?
         public var actions: [Action]
         public var data: Details
 
@@ -85,7 +87,7 @@ public struct PushMessage: Codable, Sendable, Equatable {
         self.notification = Notification(
             title: notification.title, body: notification.body, lang: notification.language, dir: "auto", tag: notification.tag,
             navigate: navigate, silent: notification.isSilent, requireInteraction: notification.requiresInteraction,
-            vibrate: notification.vibration,
+            vibrate: notification.isSilent || notification.vibration.isEmpty ? nil : notification.vibration,
             actions: notification.actions.map { Action(action: $0.id, title: $0.title, navigate: navigate) },
             data: Details(acknowledge: notification.acknowledgement.map {
                 Acknowledge(url: "/api/v1/push-subscriptions/\(subscription.id)/acknowledge", assignmentID: $0.assignmentID,

@@ -98,6 +98,23 @@ struct LockScreenTests {
         #expect(shown.isSilent && shown.vibration.isEmpty)
     }
 
+    @Test("silent means neither sound nor vibration: a silent one never carries a pattern, and vibration on is never silent",
+          arguments: [(true, true), (true, false), (false, true), (false, false)])
+    func silentAndVibration(sound: Bool, vibration: Bool) throws {
+        var preferences = NotificationPreferences.standard
+        preferences.isSoundEnabled = sound
+        preferences.isVibrationEnabled = vibration
+        let describer = Describer(language: .english)
+        for urgency in [Urgency.normal, .urgent] {
+            let shown = try #require(describer.lockScreenNotification(for: assignment(urgency: urgency), preferences: preferences))
+            // Browsers refuse to show a silent notification with a vibration pattern (the Notifications API's rule).
+            #expect(shown.isSilent == (!sound && !vibration), "sound \(sound), vibration \(vibration)")
+            #expect(shown.vibration == (vibration ? (urgency == .urgent ? CuePlan.Haptic.urgent : .standard).pattern : []))
+        }
+        let withdrawn = describer.withdrawnLockScreenNotification(notificationID: 41)
+        #expect(withdrawn.isSilent && withdrawn.vibration.isEmpty)
+    }
+
     @Test("preferences stored before the lock-screen setting existed read as off")
     func oldPreferencesDecode() throws {
         let json = #"{"enabledKinds":["assignment"],"isSoundEnabled":true,"isVibrationEnabled":false,"isSystemNotificationEnabled":true,"isSpeakingPersonalDetails":false}"#

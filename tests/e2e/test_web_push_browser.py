@@ -38,14 +38,19 @@ def controlled(page, server) -> None:
 def deliver(page, server, plaintext: bytes) -> None:
     """Hands a push message to the page's service worker through the DevTools protocol."""
     cdp = page.context.new_cdp_session(page)
-    registrations = []
-    cdp.on("ServiceWorker.workerRegistrationUpdated", lambda event: registrations.extend(event["registrations"]))
+    seen = []
+    cdp.on("ServiceWorker.workerRegistrationUpdated", lambda event: seen.extend(event["registrations"]))
     cdp.send("ServiceWorker.enable")
+
+    def own() -> list[dict]:
+        # This server's live registration: the browser may also report others (deleted, or another origin's).
+        return [r for r in seen if r["scopeURL"].startswith(server.base_url + "/") and not r.get("isDeleted")]
+
     deadline = time.monotonic() + 10
-    while not registrations and time.monotonic() < deadline:
+    while not own() and time.monotonic() < deadline:
         page.wait_for_timeout(50)
-    assert registrations, "no service worker registration"
-    cdp.send("ServiceWorker.deliverPushMessage", {"origin": server.base_url, "registrationId": registrations[0]["registrationId"],
+    assert own(), f"no live service worker registration for {server.base_url}; the browser reported {seen}"
+    cdp.send("ServiceWorker.deliverPushMessage", {"origin": server.base_url, "registrationId": own()[-1]["registrationId"],
                                                   "data": plaintext.decode()})
 
 
@@ -53,7 +58,7 @@ def shown(page, count: int = 1) -> list[dict]:
     """The notifications the service worker shows now (waits for `count`)."""
     script = """navigator.serviceWorker.ready.then(r => r.getNotifications()).then(list => list.map(n => ({
         title: n.title, body: n.body, tag: n.tag, lang: n.lang, requireInteraction: n.requireInteraction,
-        actions: n.actions.map(a => a.title), data: n.data})))"""
+        silent: n.silent, vibrate: Array.from(n.vibrate), actions: n.actions.map(a => a.title), data: n.data})))"""
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         notifications = page.evaluate(script)
@@ -124,6 +129,55 @@ def test_acknowledge_on_the_notification_answers_the_assignment_and_says_so(brow
         assert after[0]["tag"] == f"varsel-notification-{created['notificationId']}"
         status, _, assignment = push_server.request("GET", f"/api/v1/assignments/{created['assignment']['id']}", mentor)
         assert status == 200 and assignment["status"] == "acknowledged"
+    finally:
+        context.close()
+
+
+def test_a_withdrawal_takes_the_pushs_place_silently_naming_no_one(browser, push_server, push_service):
+    context, page = signed_in_context(browser, push_server, grant=True)
+    try:
+        controlled(page, push_server)
+        device = Device()
+        subscribe_this_browser(page, device, push_service.endpoint("chromium"))
+        created = assign(push_server, push_server.token("demo-coordinator"))
+        deliver(page, push_server, device.decrypt(push_service.wait_for("chromium", 1)[0]))
+        [first] = shown(page)
+        assert first["title"] == "Assignment: New assignment" and first["silent"] is False
+        # The coordinator gives the assignment to another mentor: the device gets the withdrawal, with the same tag.
+        status, _, _ = push_server.request("POST", f"/api/v1/assignments/{created['assignment']['id']}/reassign",
+                                           push_server.token("demo-coordinator"), {"mentor": "demo-mentor-2"})
+        assert status == 201
+        deliver(page, push_server, device.decrypt(push_service.wait_for("chromium", 2)[1]))
+        assert wait_until(lambda: shown(page)[0]["title"] == "Notification withdrawn")
+        [withdrawn] = shown(page)  # in the first one's place, not beside it
+        assert withdrawn["tag"] == first["tag"]
+        assert withdrawn["silent"] is True and withdrawn["vibrate"] == []
+        assert withdrawn["actions"] == [] and "Kari" not in json.dumps(withdrawn)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("sound, vibration, silent, vibrate", [
+    (False, True, False, [120]),  # the core's standard pattern (CuePlan.Haptic.standard)
+    (True, False, False, []),
+    (False, False, True, []),
+])
+def test_sound_and_vibration_switches_decide_how_a_push_comes_and_it_always_shows(browser, push_server, push_service,
+                                                                                   sound, vibration, silent, vibrate):
+    mentor = push_server.token("demo-mentor")
+    _, _, preferences = push_server.request("GET", "/api/v1/preferences", mentor)
+    preferences.update(sound=sound, vibration=vibration)
+    assert push_server.request("PUT", "/api/v1/preferences", mentor, preferences)[0] == 200
+    context, page = signed_in_context(browser, push_server, grant=True)
+    try:
+        controlled(page, push_server)
+        device = Device()
+        subscribe_this_browser(page, device, push_service.endpoint("chromium"))
+        assign(push_server, push_server.token("demo-coordinator"))
+        deliver(page, push_server, device.decrypt(push_service.wait_for("chromium", 1)[0]))
+        [notification] = shown(page)
+        assert notification["title"] == "Assignment: New assignment"
+        assert (notification["silent"], notification["vibrate"]) == (silent, vibrate)
     finally:
         context.close()
 

@@ -44,18 +44,20 @@ function showMessage(message) {
     return self.registration.showNotification("Varsel", { tag: "varsel-unreadable" });
   }
   const data = notification.data || {};
-  return self.registration.showNotification(notification.title, {
+  const options = {
     body: notification.body,
     tag: notification.tag,
     lang: notification.lang,
     dir: notification.dir || "auto",
     requireInteraction: Boolean(notification.require_interaction),
-    vibrate: notification.vibrate || [],
     silent: Boolean(notification.silent),
     actions: (notification.actions || []).map((action) => ({ action: action.action, title: action.title })),
     icon: "/static/icon-192.png",
     data: { url: samePath(notification.navigate), acknowledge: data.acknowledge || null },
-  }).then(() => sendReceipt(data.receipt));
+  };
+  // A silent notification with a vibration pattern, even an empty one, is refused and never shown.
+  if (!options.silent && Array.isArray(notification.vibrate) && notification.vibrate.length) options.vibrate = notification.vibrate;
+  return self.registration.showNotification(notification.title, options).then(() => sendReceipt(data.receipt));
 }
 
 // Tells the server this device showed the push: the push's id and the token it carried for that, no content and
