@@ -276,7 +276,14 @@ def engine_reader(request, tmp_path_factory):
         session = EngineReader(desktop, None, server, engine=engine, probe=probe)
         # Signed in by keyboard as the demo mentor, so each test can run alone (a rerun of the failed ones).
         session.goto("/signin")
-        sign_in_by_keyboard(session, "demo-mentor")
+        try:
+            sign_in_by_keyboard(session, "demo-mentor")
+        except DesktopError:
+            # A new MiniBrowser's first page has been seen to pass Tab on to the browser's own toolbar although
+            # the page had focus (Orca then reads "Find push button", "Menu toggle button"); the same page loaded
+            # again takes Tab. Only the setup loads it again: a test that fails this way still fails.
+            session.goto("/signin")
+            sign_in_by_keyboard(session, "demo-mentor")
         session.activate("Return", "Notifications")
         yield session
     finally:
