@@ -19,6 +19,26 @@ def test_a_burst_of_arrivals_is_one_sentence(page, server):
     assert page.locator("#notification-list li").count() == 8
 
 
+def test_the_live_list_comes_back_when_the_stream_was_refused(page, server):
+    # A proxy answering 502 while the server restarts ends an EventSource for good; the page connects again itself.
+    refused = []
+
+    def refuse_once(route):
+        if refused:
+            route.continue_()
+        else:
+            refused.append(route.request.url)
+            route.fulfill(status=502, content_type="text/plain", body="Bad gateway")
+
+    page.route("**/api/v1/events?*", refuse_once)
+    page.reload()
+    page.wait_for_function("window.varselStream && window.varselStream.readyState === EventSource.OPEN", timeout=15000)
+    assert len(refused) == 1
+    server.create(server.token("demo-coordinator"), "After the gateway came back", ["demo-mentor"])
+    assert wait_until(lambda: "New notification: After the gateway came back" in live_texts(page))
+    assert page.locator("#notification-list li").first.locator(".title").inner_text() == "After the gateway came back"
+
+
 def test_while_the_dialog_is_open_announcements_go_to_a_region_inside_it(page, server):
     page.get_by_role("link", name=re.compile("^Assignment: New assignment, Visit Kari")).click()
     page.wait_for_url(re.compile(r"/contacts/\d+"))

@@ -182,6 +182,26 @@ def test_sound_and_vibration_switches_decide_how_a_push_comes_and_it_always_show
         context.close()
 
 
+def test_a_hidden_page_and_the_push_for_the_same_notification_show_it_once(browser, push_server, push_service):
+    context, page = signed_in_context(browser, push_server, grant=True)
+    try:
+        controlled(page, push_server)
+        device = Device()
+        subscribe_this_browser(page, device, push_service.endpoint("chromium"))
+        page.evaluate("Object.defineProperty(document, 'hidden', { get: () => true })")  # the mentor switched away
+        created = assign(push_server, push_server.token("demo-coordinator"))
+        tag = f"varsel-notification-{created['notificationId']}"
+        # The page hears of it first, on its live stream, and shows it through the service worker.
+        [from_page] = shown(page)
+        assert (from_page["title"], from_page["tag"]) == ("Assignment: New assignment", tag)
+        # Then the push for the same notification comes: it takes the page's one's place.
+        deliver(page, push_server, device.decrypt(push_service.wait_for("chromium", 1)[0]))
+        assert wait_until(lambda: shown(page)[0]["actions"] == ["Open", "Acknowledge"])
+        assert [n["tag"] for n in shown(page)] == [tag]
+    finally:
+        context.close()
+
+
 def test_the_app_installs_and_the_offline_page_is_all_the_worker_keeps(browser, push_server):
     context, page = signed_in_context(browser, push_server, grant=False)
     try:

@@ -61,12 +61,24 @@
     if (pattern && navigator.vibrate) navigator.vibrate(pattern);
   }
 
-  // Shown only while the page is hidden: that, only the browser knows.
+  // Shown only while the page is hidden: that, only the browser knows. The same title, body and tag a Web Push
+  // shows (the core's lock-screen decision), so the two are one notification: shown through the service worker's
+  // registration, since Chromium keeps a page's own notifications apart from a worker's whatever their tag, and
+  // Chrome on Android refuses them. Without a worker, the page shows its own. Tapped, it opens the list.
   function systemNotification(notice) {
     if (!notice || !document.hidden) return;
     if (!("Notification" in window) || Notification.permission !== "granted") return;
-    // The same title, body and tag a Web Push would show (the core's lock-screen decision): never both.
-    new Notification(notice.title, { body: notice.body, tag: notice.tag, lang: notice.lang });
+    const options = { body: notice.body, tag: notice.tag, lang: notice.lang };
+    const fromPage = () => {
+      try {
+        new Notification(notice.title, options);
+      } catch (error) { /* this browser shows notifications only from a service worker */ }
+    };
+    if (!("serviceWorker" in navigator)) return fromPage();
+    navigator.serviceWorker.getRegistration()
+      .then((registration) => (registration && registration.active
+        ? registration.showNotification(notice.title, options) : fromPage()))
+      .catch(fromPage);
   }
 
   // ---- The list --------------------------------------------------------------------------------
@@ -210,36 +222,53 @@
   }
 
   // ---- The live stream -----------------------------------------------------------------------
+  // The browser reconnects by itself after a dropped connection, but gives up for good on an answer that is not a
+  // stream (a proxy's 502 while the server restarts). Then the page connects again from the last event it had,
+  // waiting a second, then twice as long each time, at most a minute, so live news never stops without a reload.
   if (window.EventSource) {
-    const stream = new EventSource("/api/v1/events?player=web&since=" + encodeURIComponent(body.dataset.lastEventId || "0"));
-    stream.addEventListener("notification.created", (event) => insert(JSON.parse(event.data).notification));
-    stream.addEventListener("announcement", (event) => {
-      const announcement = JSON.parse(event.data);
-      speak(announcement.text, announcement.politeness);
-    });
-    stream.addEventListener("cue", (event) => {
-      const cue = JSON.parse(event.data);
-      earcon(cue);
-      vibrate(cue.vibration);
-      systemNotification(cue.systemNotification);
-    });
-    stream.addEventListener("notification.updated", (event) => {
-      const notification = JSON.parse(event.data).notification;
-      const item = document.getElementById("notification-" + notification.id);
-      if (item) update(item, notification);
-    });
-    stream.addEventListener("notification.deleted", (event) => {
-      const item = document.getElementById("notification-" + JSON.parse(event.data).id);
-      if (item && !item.contains(document.activeElement)) item.remove();
-    });
-    stream.addEventListener("unread-count", (event) => updateBadge(JSON.parse(event.data)));
-    // Signed out, or replaced by a newer stream: stop, rather than reconnect. Too old to resume: reload the list.
-    stream.addEventListener("reset", (event) => {
-      const reason = JSON.parse(event.data).reason;
-      if (reason === "signed-out" || reason === "account-deactivated" || reason === "too-many-streams") stream.close();
-      else refreshTimes();
-    });
-    window.varselStream = stream;
+    let lastEventId = body.dataset.lastEventId || "0";
+    let retryMs = 1000;
+    let stopped = false;
+    const connect = () => {
+      const stream = new EventSource("/api/v1/events?player=web&since=" + encodeURIComponent(lastEventId));
+      const on = (type, handle) => stream.addEventListener(type, (event) => {
+        if (event.lastEventId) lastEventId = event.lastEventId;
+        handle(JSON.parse(event.data));
+      });
+      stream.addEventListener("open", () => { retryMs = 1000; });
+      stream.addEventListener("error", () => {
+        if (stopped || stream.readyState !== EventSource.CLOSED) return;
+        setTimeout(connect, retryMs);
+        retryMs = Math.min(retryMs * 2, 60000);
+      });
+      on("notification.created", (data) => insert(data.notification));
+      on("announcement", (announcement) => speak(announcement.text, announcement.politeness));
+      on("cue", (cue) => {
+        earcon(cue);
+        vibrate(cue.vibration);
+        systemNotification(cue.systemNotification);
+      });
+      on("notification.updated", (data) => {
+        const item = document.getElementById("notification-" + data.notification.id);
+        if (item) update(item, data.notification);
+      });
+      on("notification.deleted", (data) => {
+        const item = document.getElementById("notification-" + data.id);
+        if (item && !item.contains(document.activeElement)) item.remove();
+      });
+      on("unread-count", updateBadge);
+      // Signed out, or replaced by a newer stream: stop, rather than reconnect. Too old to resume: reload the list.
+      on("reset", (data) => {
+        if (data.reason === "signed-out" || data.reason === "account-deactivated" || data.reason === "too-many-streams") {
+          stopped = true;
+          stream.close();
+        } else {
+          refreshTimes();
+        }
+      });
+      window.varselStream = stream;
+    };
+    connect();
   }
 
   // ---- Actions through the API, announced after a second --------------------------------------
