@@ -142,11 +142,12 @@ async function openScreen(url) {
   for (const client of windows) {
     if (new URL(client.url).origin !== self.location.origin || !("navigate" in client)) continue;
     try {
+      // Brought forward at once, not after the page has loaded: a browser lets a notification's tap focus a window
+      // only for a moment (Firefox, one second), and the screen's answer may take longer.
+      const focusing = "focus" in client ? client.focus().catch(() => undefined) : Promise.resolve();
       const navigated = await client.navigate(target);
-      if (navigated) {
-        if ("focus" in navigated) await navigated.focus().catch(() => undefined);
-        return navigated;
-      }
+      await focusing;
+      if (navigated) return navigated;
     } catch (error) {
       // Not controlled by this worker yet: open a new window instead.
     }
