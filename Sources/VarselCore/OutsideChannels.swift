@@ -70,12 +70,22 @@ public struct QuietHours: Sendable, Codable, Hashable {
     }
 
     /// When the window that holds `date` ends; `date` itself when it is outside the window.
+    ///
+    /// The first instant after `date` whose clock time is the window's end: today's, the same clock time an hour
+    /// later on the night the clocks go back (when it comes twice), or tomorrow's. On the night they go forward, an
+    /// end that does not exist that night is the first minute after the gap.
     public func end(after date: Date) -> Date {
         guard contains(date) else { return date }
         let calendar = calendar
-        let day = calendar.startOfDay(for: date)
-        let endToday = calendar.date(bySettingHour: end / 60, minute: end % 60, second: 0, of: day) ?? date
-        return endToday > date ? endToday : (calendar.date(byAdding: .day, value: 1, to: endToday) ?? date)
+        let today = calendar.startOfDay(for: date)
+        var candidates: [Date] = []
+        for day in [today, calendar.date(byAdding: .day, value: 1, to: today)].compactMap({ $0 }) {
+            guard let first = calendar.date(bySettingHour: end / 60, minute: end % 60, second: 0, of: day) else { continue }
+            candidates.append(first)
+            let repeated = first.addingTimeInterval(3600)
+            if minuteOfDay(repeated) == end { candidates.append(repeated) }
+        }
+        return candidates.filter { $0 > date }.min() ?? date
     }
 
     /// `22:00` for 1,320 minutes.
