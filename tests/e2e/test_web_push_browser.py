@@ -275,6 +275,36 @@ PushManager.prototype.subscribe = function (options) {
 """
 
 
+def test_the_device_switch_says_when_the_service_worker_could_not_install_and_works_once_it_can(browser, push_server, push_service):
+    context = browser.new_context(bypass_csp=True, viewport={"width": 1024, "height": 900})
+    context.grant_permissions(["notifications"], origin=push_server.base_url)
+    device = Device()
+    context.add_init_script(f"window.__testSubscription = {json.dumps(device.subscription(push_service.endpoint('switch')))};"
+                            + FAKE_PUSH_MANAGER)
+    # The network fails while the worker installs: it cannot keep the offline page, so it never becomes active.
+    context.route("**/offline", lambda route: route.fulfill(status=503, body="Service unavailable"))
+    page = context.new_page()
+    try:
+        sign_in(page, push_server)
+        page.goto(push_server.base_url + "/settings")
+        page.wait_for_selector("#this-device:not([hidden])")
+        page.click("#setting-device-notifications")
+        page.wait_for_function("document.getElementById('live-polite').textContent.includes('Could not turn on notifications')",
+                               timeout=20000)
+        assert live_text(page) == "Could not turn on notifications on this device. Check the connection and try again."
+        assert not page.is_checked("#setting-device-notifications")
+        assert push_server.request("GET", "/api/v1/push-subscriptions", push_server.token("demo-mentor"))[2] == []
+        # The network is back: the switch installs the worker again and subscribes.
+        context.unroute("**/offline")
+        page.click("#setting-device-notifications")
+        page.wait_for_function("document.getElementById('live-polite').textContent.includes('Notifications on this device are on')",
+                               timeout=20000)
+        listed = push_server.request("GET", "/api/v1/push-subscriptions", push_server.token("demo-mentor"))[2]
+        assert [entry["endpoint"] for entry in listed] == [push_service.endpoint("switch")]
+    finally:
+        context.close()
+
+
 def test_the_device_switch_subscribes_this_browser_and_says_so(browser, push_server, push_service):
     context = browser.new_context(bypass_csp=True, viewport={"width": 1024, "height": 900})
     context.grant_permissions(["notifications"], origin=push_server.base_url)

@@ -7,6 +7,14 @@
   if (!("serviceWorker" in navigator)) return;
   navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(() => undefined);
 
+  // The active service worker, registering it again if it could not install (the network failed while it fetched
+  // the offline page); after ten seconds without one, an error, so the switch never waits in silence.
+  function activeWorker() {
+    const late = new Promise((_, reject) => setTimeout(() => reject(new Error("no active service worker")), 10000));
+    const ready = navigator.serviceWorker.register("/sw.js", { scope: "/" }).then(() => navigator.serviceWorker.ready);
+    return Promise.race([ready, late]);
+  }
+
   const csrf = document.body && document.body.dataset.csrf;
   const isSupported = "PushManager" in window && "Notification" in window;
 
@@ -90,7 +98,7 @@
       return;
     }
     try {
-      const registration = await navigator.serviceWorker.ready;
+      const registration = await activeWorker();
       const subscription = (await registration.pushManager.getSubscription())
         || (await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: applicationServerKey(texts.publicKey) }));
       await send("POST", "/api/v1/push-subscriptions", subscription.toJSON());
@@ -103,7 +111,7 @@
 
   async function turnOff() {
     try {
-      const registration = await navigator.serviceWorker.ready;
+      const registration = await activeWorker();
       const subscription = await registration.pushManager.getSubscription();
       const mine = await send("GET", "/api/v1/push-subscriptions");
       for (const saved of mine) {
