@@ -194,7 +194,7 @@ def test_a_hidden_page_and_the_push_for_the_same_notification_show_it_once(brows
         # The page hears of it first, on its live stream, and shows it through the service worker.
         [from_page] = shown(page)
         assert (from_page["title"], from_page["tag"]) == ("Assignment: New assignment", tag)
-        # Then the push for the same notification comes: it takes the page's one's place.
+        # Then the push for the same notification comes, and takes the place of the one the page showed.
         deliver(page, push_server, device.decrypt(push_service.wait_for("chromium", 1)[0]))
         assert wait_until(lambda: shown(page)[0]["actions"] == ["Open", "Acknowledge"])
         assert [n["tag"] for n in shown(page)] == [tag]
