@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import time
+from contextlib import contextmanager
 
 import pytest
 
@@ -33,6 +34,20 @@ def controlled(page, server) -> None:
     page.evaluate("navigator.serviceWorker.ready.then(() => true)")
     page.reload()
     page.wait_for_function("navigator.serviceWorker.controller !== null")
+
+
+@contextmanager
+def subscribed_page(browser, server, service):
+    """A signed-in page that may show notifications, controlled by Varsel's service worker and subscribed with the
+    test device's keys at the stand-in push service's `chromium` endpoint; yields the page and the device."""
+    context, page = signed_in_context(browser, server, grant=True)
+    try:
+        controlled(page, server)
+        device = Device()
+        subscribe_this_browser(page, device, service.endpoint("chromium"))
+        yield page, device
+    finally:
+        context.close()
 
 
 def deliver(page, server, plaintext: bytes) -> None:
@@ -84,11 +99,7 @@ def subscribe_this_browser(page, device: Device, endpoint: str) -> None:
 
 
 def test_a_push_shows_without_personal_details_and_opens_its_screen_with_focus_on_the_heading(browser, push_server, push_service):
-    context, page = signed_in_context(browser, push_server, grant=True)
-    try:
-        controlled(page, push_server)
-        device = Device()
-        subscribe_this_browser(page, device, push_service.endpoint("chromium"))
+    with subscribed_page(browser, push_server, push_service) as (page, device):
         created = assign(push_server, push_server.token("demo-coordinator"), urgency="urgent")
         deliver(page, push_server, device.decrypt(push_service.wait_for("chromium", 1)[0]))
         notification = shown(page)[0]
@@ -106,16 +117,10 @@ def test_a_push_shows_without_personal_details_and_opens_its_screen_with_focus_o
         page.wait_for_url("**/contacts/**from=notification**")
         page.wait_for_function("document.activeElement && document.activeElement.id === 'contact-name-heading'")
         assert page.evaluate("document.activeElement.tagName") == "H1"
-    finally:
-        context.close()
 
 
 def test_acknowledge_on_the_notification_answers_the_assignment_and_says_so(browser, push_server, push_service):
-    context, page = signed_in_context(browser, push_server, grant=True)
-    try:
-        controlled(page, push_server)
-        device = Device()
-        subscribe_this_browser(page, device, push_service.endpoint("chromium"))
+    with subscribed_page(browser, push_server, push_service) as (page, device):
         mentor = push_server.token("demo-mentor")
         created = assign(push_server, push_server.token("demo-coordinator"))
         deliver(page, push_server, device.decrypt(push_service.wait_for("chromium", 1)[0]))
@@ -129,16 +134,10 @@ def test_acknowledge_on_the_notification_answers_the_assignment_and_says_so(brow
         assert after[0]["tag"] == f"varsel-notification-{created['notificationId']}"
         status, _, assignment = push_server.request("GET", f"/api/v1/assignments/{created['assignment']['id']}", mentor)
         assert status == 200 and assignment["status"] == "acknowledged"
-    finally:
-        context.close()
 
 
 def test_a_withdrawal_takes_the_pushs_place_silently_naming_no_one(browser, push_server, push_service):
-    context, page = signed_in_context(browser, push_server, grant=True)
-    try:
-        controlled(page, push_server)
-        device = Device()
-        subscribe_this_browser(page, device, push_service.endpoint("chromium"))
+    with subscribed_page(browser, push_server, push_service) as (page, device):
         created = assign(push_server, push_server.token("demo-coordinator"))
         deliver(page, push_server, device.decrypt(push_service.wait_for("chromium", 1)[0]))
         [first] = shown(page)
@@ -153,8 +152,6 @@ def test_a_withdrawal_takes_the_pushs_place_silently_naming_no_one(browser, push
         assert withdrawn["tag"] == first["tag"]
         assert withdrawn["silent"] is True and withdrawn["vibrate"] == []
         assert withdrawn["actions"] == [] and "Kari" not in json.dumps(withdrawn)
-    finally:
-        context.close()
 
 
 @pytest.mark.parametrize("sound, vibration, silent, vibrate", [
@@ -168,26 +165,16 @@ def test_sound_and_vibration_switches_decide_how_a_push_comes_and_it_always_show
     _, _, preferences = push_server.request("GET", "/api/v1/preferences", mentor)
     preferences.update(sound=sound, vibration=vibration)
     assert push_server.request("PUT", "/api/v1/preferences", mentor, preferences)[0] == 200
-    context, page = signed_in_context(browser, push_server, grant=True)
-    try:
-        controlled(page, push_server)
-        device = Device()
-        subscribe_this_browser(page, device, push_service.endpoint("chromium"))
+    with subscribed_page(browser, push_server, push_service) as (page, device):
         assign(push_server, push_server.token("demo-coordinator"))
         deliver(page, push_server, device.decrypt(push_service.wait_for("chromium", 1)[0]))
         [notification] = shown(page)
         assert notification["title"] == "Assignment: New assignment"
         assert (notification["silent"], notification["vibrate"]) == (silent, vibrate)
-    finally:
-        context.close()
 
 
 def test_a_hidden_page_and_the_push_for_the_same_notification_show_it_once(browser, push_server, push_service):
-    context, page = signed_in_context(browser, push_server, grant=True)
-    try:
-        controlled(page, push_server)
-        device = Device()
-        subscribe_this_browser(page, device, push_service.endpoint("chromium"))
+    with subscribed_page(browser, push_server, push_service) as (page, device):
         page.evaluate("Object.defineProperty(document, 'hidden', { get: () => true })")  # the mentor switched away
         created = assign(push_server, push_server.token("demo-coordinator"))
         tag = f"varsel-notification-{created['notificationId']}"
@@ -198,8 +185,6 @@ def test_a_hidden_page_and_the_push_for_the_same_notification_show_it_once(brows
         deliver(page, push_server, device.decrypt(push_service.wait_for("chromium", 1)[0]))
         assert wait_until(lambda: shown(page)[0]["actions"] == ["Open", "Acknowledge"])
         assert [n["tag"] for n in shown(page)] == [tag]
-    finally:
-        context.close()
 
 
 def test_the_app_installs_and_the_offline_page_is_all_the_worker_keeps(browser, push_server):
@@ -244,9 +229,7 @@ def test_the_device_switch_asks_permission_only_from_its_own_click_and_says_when
     context.add_init_script(COUNT_PERMISSION_REQUESTS)
     page = context.new_page()
     try:
-        sign_in(page, push_server)
-        page.goto(push_server.base_url + "/settings")
-        page.wait_for_selector("#this-device:not([hidden])")
+        open_settings(page, push_server)
         assert page.get_attribute("#setting-device-notifications", "role") == "switch"
         assert page.inner_text("label[for=setting-device-notifications]") == "Notifications on this device"
         page.click("#setting-sound")
@@ -275,19 +258,31 @@ PushManager.prototype.subscribe = function (options) {
 """
 
 
-def test_the_device_switch_says_when_the_service_worker_could_not_install_and_works_once_it_can(browser, push_server, push_service):
+def open_settings(page, server) -> None:
+    """Signs in and opens the settings page, where the script shows the "Notifications on this device" switch."""
+    sign_in(page, server)
+    page.goto(server.base_url + "/settings")
+    page.wait_for_selector("#this-device:not([hidden])")
+
+
+def switch_context(browser, server, service):
+    """A browser context that may show notifications, whose PushManager hands back the test device's subscription
+    (headless Chromium has no push service) at the stand-in's `switch` endpoint; returns it and the device."""
     context = browser.new_context(bypass_csp=True, viewport={"width": 1024, "height": 900})
-    context.grant_permissions(["notifications"], origin=push_server.base_url)
+    context.grant_permissions(["notifications"], origin=server.base_url)
     device = Device()
-    context.add_init_script(f"window.__testSubscription = {json.dumps(device.subscription(push_service.endpoint('switch')))};"
+    context.add_init_script(f"window.__testSubscription = {json.dumps(device.subscription(service.endpoint('switch')))};"
                             + FAKE_PUSH_MANAGER)
+    return context, device
+
+
+def test_the_device_switch_says_when_the_service_worker_could_not_install_and_works_once_it_can(browser, push_server, push_service):
+    context, _ = switch_context(browser, push_server, push_service)
     # The network fails while the worker installs: it cannot keep the offline page, so it never becomes active.
     context.route("**/offline", lambda route: route.fulfill(status=503, body="Service unavailable"))
     page = context.new_page()
     try:
-        sign_in(page, push_server)
-        page.goto(push_server.base_url + "/settings")
-        page.wait_for_selector("#this-device:not([hidden])")
+        open_settings(page, push_server)
         page.click("#setting-device-notifications")
         page.wait_for_function("document.getElementById('live-polite').textContent.includes('Could not turn on notifications')",
                                timeout=20000)
@@ -306,17 +301,10 @@ def test_the_device_switch_says_when_the_service_worker_could_not_install_and_wo
 
 
 def test_the_device_switch_subscribes_this_browser_and_says_so(browser, push_server, push_service):
-    context = browser.new_context(bypass_csp=True, viewport={"width": 1024, "height": 900})
-    context.grant_permissions(["notifications"], origin=push_server.base_url)
-    device = Device()
-    # Headless Chromium has no push service: PushManager hands back the test device's subscription instead.
-    context.add_init_script(f"window.__testSubscription = {json.dumps(device.subscription(push_service.endpoint('switch')))};"
-                            + FAKE_PUSH_MANAGER)
+    context, device = switch_context(browser, push_server, push_service)
     page = context.new_page()
     try:
-        sign_in(page, push_server)
-        page.goto(push_server.base_url + "/settings")
-        page.wait_for_selector("#this-device:not([hidden])")
+        open_settings(page, push_server)
         page.evaluate("navigator.serviceWorker.ready.then(() => true)")
         page.click("#setting-device-notifications")
         page.wait_for_function("document.getElementById('live-polite').textContent.includes('Notifications on this device are on')")
