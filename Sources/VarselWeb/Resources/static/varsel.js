@@ -39,19 +39,11 @@
 
   // ---- Cues: heard and felt, as the server's cue says (seed 000) ------------------------------
   // Plays the earcon the cue describes: its tones, lengths and spacing are the core's (CuePlan.Earcon).
-  // Chromium and WebKit let a page make sound only after the person has pressed a key or touched it: a context made
-  // before that starts suspended, and stays so unless woken. So each key or touch wakes it, and so does each earcon
-  // (which then plays as soon as the browser allows).
   let audio = null;
-  function wakeAudio() {
-    if (audio && audio.state === "suspended") audio.resume().catch(() => undefined);
-  }
-  ["keydown", "pointerdown"].forEach((type) => window.addEventListener(type, wakeAudio, { capture: true, passive: true }));
   function earcon(cue) {
     if (!cue.tones || !cue.tones.length) return;
     try {
       audio = audio || new (window.AudioContext || window.webkitAudioContext)();
-      wakeAudio();
       cue.tones.forEach((frequency, index) => {
         const oscillator = audio.createOscillator();
         const gain = audio.createGain();
