@@ -5,13 +5,14 @@
 (() => {
   "use strict";
   if (!("serviceWorker" in navigator)) return;
-  navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(() => undefined);
+  const register = () => navigator.serviceWorker.register("/sw.js", { scope: "/" });
+  register().catch(() => undefined);
 
   // The active service worker, registering it again if it could not install (the network failed while it fetched
   // the offline page); after ten seconds without one, an error, so the switch never waits in silence.
   function activeWorker() {
     const late = new Promise((_, reject) => setTimeout(() => reject(new Error("no active service worker")), 10000));
-    const ready = navigator.serviceWorker.register("/sw.js", { scope: "/" }).then(() => navigator.serviceWorker.ready);
+    const ready = register().then(() => navigator.serviceWorker.ready);
     return Promise.race([ready, late]);
   }
 
