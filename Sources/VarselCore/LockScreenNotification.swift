@@ -47,8 +47,11 @@ public struct LockScreenNotification: Sendable, Codable, Hashable {
 
 extension Describer {
     /// The push notification for `item` under `preferences`, or nil when the mentor does not want a system
-    /// notification for it (the kind is muted, or system notifications are off).
-    public func lockScreenNotification(for item: NotificationItem, preferences: NotificationPreferences) -> LockScreenNotification? {
+    /// notification for it (the kind is muted, or system notifications are off). An assignment's notification has an
+    /// "Acknowledge" button only when `mayAcknowledge`: its recipient is the assignment's mentor and it waits for an
+    /// answer (a coordinator told of an unanswered one cannot acknowledge it).
+    public func lockScreenNotification(for item: NotificationItem, preferences: NotificationPreferences,
+                                       mayAcknowledge: Bool = true) -> LockScreenNotification? {
         let cues = CuePlan(for: item, preferences: preferences, isAppInForeground: false)
         guard cues.showsSystemNotification else { return nil }
         let showsDetails = preferences.isShowingDetailsOnLockScreen
@@ -56,7 +59,7 @@ extension Describer {
         let body = showsDetails || !item.containsPersonalDetails(item.body) ? item.body : strings.lockScreenHiddenBody
         var actions = [LockScreenNotification.Action(id: "open", title: strings.lockScreenOpen)]
         var acknowledgement: LockScreenNotification.Acknowledgement?
-        if item.kind == .assignment, case let .contact(_, assignmentID?) = item.deepLink {
+        if mayAcknowledge, item.kind == .assignment, case let .contact(_, assignmentID?) = item.deepLink {
             actions.append(.init(id: "acknowledge", title: strings.lockScreenAcknowledge))
             acknowledgement = .init(assignmentID: assignmentID, confirmation: strings.assignmentAcknowledged,
                                     failure: strings.lockScreenAcknowledgeFailed)

@@ -93,6 +93,27 @@ public struct QuietHours: Sendable, Codable, Hashable {
         String(format: "%02d:%02d", minutes / 60, minutes % 60)
     }
 
+    /// A clock time as people type it into a form, written `HH:MM`: `22:00`, `22.00`, `2200`, `22`, `7`, `700` or
+    /// `7:30`. An iPhone's number pad, which a numeric field opens, has no colon, so digits alone must do. Nil for
+    /// anything else (which the form then refuses as it is).
+    public static func clock(typed text: String) -> String? {
+        let typed = text.trimmingCharacters(in: .whitespaces)
+        let hours: Substring
+        let minutes: Substring
+        if let separator = typed.firstIndex(where: { $0 == ":" || $0 == "." }) {
+            hours = typed[..<separator]
+            minutes = typed[typed.index(after: separator)...]
+            guard minutes.count == 2 else { return nil }
+        } else if typed.count <= 2 {
+            (hours, minutes) = (typed[...], "00")
+        } else {
+            (hours, minutes) = (typed.dropLast(2), typed.suffix(2))
+        }
+        guard (1...2).contains(hours.count), (hours + minutes).allSatisfy({ $0.isASCII && $0.isNumber }),
+              let hour = Int(hours), let minute = Int(minutes), hour < 24, minute < 60 else { return nil }
+        return clock(hour * 60 + minute)
+    }
+
     /// Reads `HH:MM` (00:00–23:59) into minutes after midnight; nil for anything else.
     public static func minutes(_ text: String) -> Int? {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)

@@ -101,9 +101,10 @@ extension Strings {
         }
     }
 
-    /// Home: the next visit to make, an acknowledged assignment: `Next visit: Kari Nordmann, Storgata 1`.
-    public func nextVisit(name: String, address: String) -> String {
-        isEnglish ? "Next visit: \(name), \(address)" : "Neste besøk: \(name), \(address)"
+    /// Home: the next visit to make, an acknowledged assignment, named by ``Describer/whoAndWhere(_:)``:
+    /// `Next visit: Kari Nordmann, Storgata 1`.
+    public func nextVisit(_ whoAndWhere: String) -> String {
+        isEnglish ? "Next visit: \(whoAndWhere)" : "Neste besøk: \(whoAndWhere)"
     }
 
     /// Home: a certification about to expire: `Peer mentor certificate expires on 21 February 2027`.

@@ -118,6 +118,15 @@ extension Strings {
         case (.email, false): "En kode er sendt til e-postadressen. Skriv den i kodefeltet."
         }
     }
+    /// After a coordinator set someone's number or address: the code went to them, and they type it on their Profile.
+    public func codeSentToPerson(_ channel: OutsideChannel) -> String {
+        switch (channel, isEnglish) {
+        case (.textMessage, true): "A code was sent to the mobile number. Its owner types it on their own Profile."
+        case (.textMessage, false): "En kode er sendt til mobilnummeret. Eieren skriver den inn på sin egen profil."
+        case (.email, true): "A code was sent to the email address. Its owner types it on their own Profile."
+        case (.email, false): "En kode er sendt til e-postadressen. Eieren skriver den inn på sin egen profil."
+        }
+    }
     public func channelVerified(_ channel: OutsideChannel) -> String {
         switch (channel, isEnglish) {
         case (.textMessage, true): "Your mobile number is verified."
@@ -201,11 +210,12 @@ extension Strings {
         case (.email, false): "E-post sendt til likepersonen"
         }
     }
-    /// The coordinator's note while the mentor's quiet hours hold a message: `The mentor's quiet hours: their
-    /// notification waits until 07:00.`
+    /// The coordinator's note while the mentor's quiet hours hold a notification: `The mentor's quiet hours: the
+    /// notification waits until 07:00.` Its push goes then; a text message or email only if it is still unseen after
+    /// the follow-up delay.
     public func heldForQuietHours(until clock: String) -> String {
         isEnglish
-            ? "The mentor's quiet hours: the notification reaches their phone and email at \(clock)."
-            : "Likepersonens stille timer: varselet når telefonen og e-posten deres klokken \(clock)."
+            ? "The mentor's quiet hours: the notification waits until \(clock)."
+            : "Likepersonens stille timer: varselet venter til klokken \(clock)."
     }
 }

@@ -10,6 +10,10 @@ extension Strings {
     public var signInFailed: String { en ? "The username or password is wrong." : "Brukernavnet eller passordet er feil." }
     public var mainNavigation: String { en ? "Main" : "Hovedmeny" }
     public var notificationList: String { en ? "Notification list" : "Varselliste" }
+    /// The centre's link to the next page of the list, when it holds more than one page.
+    public var olderNotifications: String { en ? "Older notifications" : "Eldre varsler" }
+    /// On a later page of the list, the link back to its first.
+    public var newestNotifications: String { en ? "Newest notifications" : "Nyeste varsler" }
     public var noNotifications: String { en ? "No notifications here." : "Ingen varsler her." }
     public var coordinatorTools: String { en ? "Send notifications" : "Send varsler" }
     public var save: String { en ? "Save settings" : "Lagre innstillingene" }
@@ -58,11 +62,39 @@ extension Strings {
     public var urgentField: String { en ? "Urgent" : "Haster" }
     public var send: String { en ? "Send" : "Send" }
     public var mentor: String { en ? "Mentor" : "Likeperson" }
+    /// The assignment form's error when no mentor who can take it was chosen.
+    public var chooseMentor: String { en ? "Choose a mentor who can take the assignment." : "Velg en likeperson som kan ta oppdraget." }
     public var contactName: String { en ? "Name of the person to visit" : "Navnet til den som skal besøkes" }
     public var create: String { en ? "Create assignment" : "Opprett oppdrag" }
     public var errorSummary: String { en ? "Please correct the following:" : "Rett opp dette:" }
     public var required: String { en ? "This field is required." : "Feltet må fylles ut." }
     public func tooLong(_ max: Int) -> String { en ? "At most \(max) characters." : "Høyst \(max) tegn." }
+    /// A field holding a control character (a tab pasted in, say) or an invisible formatting character.
+    public var noControlCharacters: String {
+        en ? "Remove the tabs and other control characters; line breaks are fine where the field has several lines."
+           : "Fjern tabulatorer og andre kontrolltegn; linjeskift går fint der feltet har flere linjer."
+    }
+    /// The send form's personal details when there are too many, one is too long, or one holds a control character.
+    public func personalDetailsRule(count: Int, length: Int) -> String {
+        en ? "At most \(count) lines of at most \(length) characters each, without tabs or other control characters."
+           : "Høyst \(count) linjer på høyst \(length) tegn hver, uten tabulatorer eller andre kontrolltegn."
+    }
+    /// Sign-in refused for a while after too many wrong attempts: `Too many sign-in attempts. Try again in 60 seconds.`
+    public func tooManySignInAttempts(seconds: Int) -> String {
+        en ? "Too many sign-in attempts. Try again in \(inSeconds(seconds))." : "For mange innloggingsforsøk. Prøv igjen om \(inSeconds(seconds))."
+    }
+    /// A password change refused for a while after too many wrong current passwords.
+    public func tooManyWrongPasswords(seconds: Int) -> String {
+        en ? "Too many wrong passwords. Try again in \(inSeconds(seconds))." : "For mange feil passord. Prøv igjen om \(inSeconds(seconds))."
+    }
+    private func inSeconds(_ seconds: Int) -> String {
+        switch (en, seconds == 1) {
+        case (true, true): "1 second"
+        case (true, false): "\(seconds) seconds"
+        case (false, true): "1 sekund"
+        case (false, false): "\(seconds) sekunder"
+        }
+    }
     public var chooseRecipient: String { en ? "Choose a recipient." : "Velg en mottaker." }
     public var sent: String { en ? "Notification sent" : "Varselet er sendt" }
     public var assignmentCreated: String { en ? "Assignment created" : "Oppdraget er opprettet" }

@@ -5,14 +5,22 @@ import Foundation
 extension Strings {
     // MARK: Visits and answers from the list
 
-    /// The accessible name of a list row's acknowledge button, its visible word first: `Acknowledge the assignment with Kari Nordmann`.
-    public func acknowledgeAssignment(with name: String) -> String {
-        isEnglish ? "Acknowledge the assignment with \(name)" : "Bekreft oppdraget hos \(name)"
+    /// The accessible name of a list row's acknowledge button, its visible word first: `Acknowledge the assignment with
+    /// Kari Nordmann`; with no name (the details were erased), `Acknowledge the assignment whose details were removed`.
+    public func acknowledgeAssignment(with name: String?) -> String {
+        guard let name else {
+            return isEnglish ? "Acknowledge the assignment whose details were removed" : "Bekreft oppdraget der opplysningene er fjernet"
+        }
+        return isEnglish ? "Acknowledge the assignment with \(name)" : "Bekreft oppdraget hos \(name)"
     }
 
-    /// The accessible name of a list row's decline button: `Decline the assignment with Kari Nordmann`.
-    public func declineAssignment(with name: String) -> String {
-        isEnglish ? "Decline the assignment with \(name)" : "Avslå oppdraget hos \(name)"
+    /// The accessible name of a list row's decline button: `Decline the assignment with Kari Nordmann`; with no name,
+    /// `Decline the assignment whose details were removed`.
+    public func declineAssignment(with name: String?) -> String {
+        guard let name else {
+            return isEnglish ? "Decline the assignment whose details were removed" : "Avslå oppdraget der opplysningene er fjernet"
+        }
+        return isEnglish ? "Decline the assignment with \(name)" : "Avslå oppdraget hos \(name)"
     }
 
     public var acknowledgeShort: String { isEnglish ? "Acknowledge" : "Bekreft" }

@@ -18,12 +18,15 @@ import VarselService
 ///
 /// Everything else is Hummingbird's: the pipeline is `HTTP1Channel.setup`'s, and the request loop mirrors
 /// `HTTPChannelHandler.handleHTTP(asyncChannel:logger:)` in Hummingbird ``mirroredHummingbirdVersion``
-/// (`Sources/HummingbirdCore/Server/HTTP/HTTPChannelHandler.swift`), with two differences: it returns without closing
-/// when a stream took the connection over, and it reads each request's body (at most ``Limits/maxBodyBytes`` and one
+/// (`Sources/HummingbirdCore/Server/HTTP/HTTPChannelHandler.swift`), with four differences: it returns without closing
+/// when a stream took the connection over; it reads each request's body (at most ``Limits/maxBodyBytes`` and one
 /// byte, enough for every handler to see a body that is too large) before the responder runs, instead of lending the
-/// connection's iterator to the request through Hummingbird's package-internal body type. Hummingbird is pinned to
-/// that minor version in `Package.swift`, and a test fails when the resolved version is not the one mirrored: re-read
-/// the upstream file, then move the version.
+/// connection's iterator to the request through Hummingbird's package-internal body type; a request not yet answered
+/// whose bytes are not HTTP/1.1 gets the answer its ``MalformedRequestResponder`` makes (Hummingbird's is an empty
+/// 400), while one already answered is not answered twice; and which requests end their connection is SwiftNIO's
+/// keep-alive rule, which ``ConnectionCloseHandler`` spells as the `Connection: close` the loop looks for (any case,
+/// and HTTP/1.0 without `keep-alive`). Hummingbird is pinned to that minor version in `Package.swift`, and a test
+/// fails when the resolved version is not the one mirrored: re-read the upstream file, then move the version.
 public struct VarselHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     /// The Hummingbird release whose `handleHTTP` the request loop mirrors.
     public static let mirroredHummingbirdVersion = "2.28.1"
@@ -34,20 +37,42 @@ public struct VarselHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
         public var channel: any Channel { connection.channel }
     }
 
+    /// A whole response written by the connection itself, below the router: its head and its body.
+    public struct Answer: Sendable {
+        public var head: HTTPResponse
+        public var body: ByteBuffer
+
+        public init(head: HTTPResponse, body: ByteBuffer = ByteBuffer()) {
+            self.head = head
+            self.body = body
+        }
+    }
+
+    /// Makes the answer to a request the HTTP/1.1 parser refused; the connection closes after it.
+    public typealias MalformedRequestResponder = @Sendable (HTTPParserError) -> Answer
+
+    /// Hummingbird's own answer to a malformed request: an empty 400.
+    public static let emptyBadRequest: MalformedRequestResponder = { _ in Answer(head: HTTPResponse(status: .badRequest)) }
+
     public let responder: HTTPChannelHandler.Responder
     private let http1: HTTP1Channel
+    private let malformedRequest: MalformedRequestResponder
 
-    public init(responder: @escaping HTTPChannelHandler.Responder, configuration: HTTP1Channel.Configuration) {
+    public init(responder: @escaping HTTPChannelHandler.Responder, configuration: HTTP1Channel.Configuration,
+                malformedRequest: @escaping MalformedRequestResponder = VarselHTTP1Channel.emptyBadRequest) {
         var configuration = configuration
         let additional = configuration.additionalChannelHandlers
         configuration.additionalChannelHandlers = { additional() + [StreamHandoffHandler()] }
         self.responder = responder
+        self.malformedRequest = malformedRequest
         http1 = HTTP1Channel(responder: responder, configuration: configuration)
     }
 
     public func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         http1.setup(channel: channel, logger: logger).flatMapThrowing { connection in
             let handoff = try channel.pipeline.syncOperations.handler(type: StreamHandoffHandler.self).handoff
+            let decoder = try channel.pipeline.syncOperations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+            try channel.pipeline.syncOperations.addHandler(ConnectionCloseHandler(), position: .after(decoder))
             return Value(connection: connection, handoff: handoff)
         }
     }
@@ -80,12 +105,16 @@ public struct VarselHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
         let (inbound, outbound) = (value.connection.inbound, value.connection.outbound)
         defer { outbound.finish() }
         var requests = inbound.makeAsyncIterator()
+        // Whether what is read now belongs to a request not answered yet: only such a request gets an answer when its
+        // bytes turn out not to be HTTP; the rest of a body already refused (413) is no request of its own.
+        var unanswered = true
         do {
             guard let first = try await requests.next() else { return false }
             guard case var .head(head) = first else { throw HTTPChannelError.unexpectedPart }
             while true {
                 let (body, rest) = try await Self.readBody(from: &requests)
                 let request = Request(head: head, body: RequestBody(buffer: body))
+                unanswered = false
                 try await responder(request, ResponseWriter(outbound: outbound), value.channel)
                 if value.handoff.wasLeft {
                     // The stream is the connection's now; the pipeline handler takes it as the response's end passes.
@@ -98,18 +127,27 @@ public struct VarselHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
                 if let rest {
                     part = rest
                     while case .body = part { part = try await requests.next() }
-                    if case .end = part { part = try await requests.next() }
+                    if case .end = part {
+                        unanswered = true
+                        part = try await requests.next()
+                    }
                 } else {
+                    unanswered = true
                     part = try await requests.next()
                 }
                 guard let part else { return false }
                 guard case let .head(following) = part else { throw HTTPChannelError.unexpectedPart }
                 head = following
             }
-        } catch is HTTPParserError {
-            // Malformed HTTP: say so, and close.
-            logger.debug("HTTP parse error, closing connection")
-            try await outbound.write(.head(.init(status: .badRequest, headerFields: [.connection: "close", .contentLength: "0"])))
+        } catch let error as HTTPParserError {
+            // Malformed HTTP: say what is wrong with it, and close. Every response before it was written whole.
+            logger.debug("HTTP parse error, closing connection", metadata: ["error": "\(error)"])
+            guard unanswered, error != .closedConnection else { return false }
+            var answer = malformedRequest(error)
+            answer.head.headerFields[.connection] = "close"
+            answer.head.headerFields[.contentLength] = String(answer.body.readableBytes)
+            try await outbound.write(.head(answer.head))
+            if answer.body.readableBytes > 0 { try await outbound.write(.body(answer.body)) }
             try await outbound.write(.end(nil))
             return false
         }
@@ -142,8 +180,10 @@ public struct VarselHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
 
 extension HTTPServerBuilder {
     /// Varsel's HTTP/1 server: Hummingbird's, with live streams that leave the connection's task
-    /// (``VarselHTTP1Channel``).
-    public static func varselHTTP1(configuration: HTTP1Channel.Configuration = .init()) -> HTTPServerBuilder {
-        .init { responder in VarselHTTP1Channel(responder: responder, configuration: configuration) }
+    /// (``VarselHTTP1Channel``), and `malformedRequest`'s answer to bytes that are not HTTP/1.1.
+    public static func varselHTTP1(configuration: HTTP1Channel.Configuration = .init(),
+                                   malformedRequest: @escaping VarselHTTP1Channel.MalformedRequestResponder = VarselHTTP1Channel.emptyBadRequest)
+        -> HTTPServerBuilder {
+        .init { responder in VarselHTTP1Channel(responder: responder, configuration: configuration, malformedRequest: malformedRequest) }
     }
 }

@@ -1,5 +1,6 @@
 import Logging
 import PostgresNIO
+import VarselStore
 
 /// The PostgreSQL schema's history. Migrations are never edited once shipped: change the schema with a new one.
 ///
@@ -341,25 +342,46 @@ enum PostgresMigrations {
         return try rows.first?.decode(Bool.self) ?? false
     }
 
-    /// Applies the migrations not yet applied, one transaction each, under a lock so instances starting together
-    /// do not race; returns whether it applied the first one (the database had no Varsel tables).
+    /// How the tables stand against the migrations this version knows; a database without Varsel's tables
+    /// (`hasSchema`, as ``hasSchema(_:logger:)`` found) has every one still to apply.
+    static func state(_ client: PostgresClient, hasSchema: Bool, logger: Logger) async throws -> SchemaState {
+        let known = all.map(\.name)
+        guard hasSchema else { return SchemaState(applied: [], known: known) }
+        var applied: Set<String> = []
+        for try await name in try await client.query("SELECT name FROM schema_migration", logger: logger).decode(String.self) {
+            applied.insert(name)
+        }
+        return SchemaState(applied: applied, known: known)
+    }
+
+    /// Applies the migrations not yet applied, all in one transaction under a lock, so of several instances starting
+    /// together the first makes every change and the others find them made; returns whether it applied the first one
+    /// (the database had no Varsel tables) and how many it applied. A database a later version changed is refused
+    /// (``SchemaFromNewerVersion``), under the lock.
     @discardableResult
-    static func migrate(_ client: PostgresClient, logger: Logger) async throws -> Bool {
-        var madeSchema = false
-        for migration in all {
-            let applied = try await client.withTransaction(logger: logger) { connection -> Bool in
-                try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresRepository.migrationLock))", logger: logger)
-                try await connection.query("CREATE TABLE IF NOT EXISTS schema_migration (name TEXT PRIMARY KEY)", logger: logger)
-                let found = try await connection.query("SELECT 1 FROM schema_migration WHERE name = \(migration.name)", logger: logger).collect()
-                guard found.isEmpty else { return false }
+    static func migrate(_ client: PostgresClient, logger: Logger) async throws -> (madeSchema: Bool, applied: Int) {
+        let known = Set(all.map(\.name))
+        // What the transaction did; an error thrown inside it would reach the caller wrapped.
+        let outcome = try await client.withTransaction(logger: logger) { connection -> (unknown: Int, applied: [String]) in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresRepository.migrationLock))", logger: logger)
+            try await connection.query("CREATE TABLE IF NOT EXISTS schema_migration (name TEXT PRIMARY KEY)", logger: logger)
+            var names: Set<String> = []
+            for try await name in try await connection.query("SELECT name FROM schema_migration", logger: logger).decode(String.self) {
+                names.insert(name)
+            }
+            let unknown = names.subtracting(known).count
+            guard unknown == 0 else { return (unknown, []) }
+            var applied: [String] = []
+            for migration in all where !names.contains(migration.name) {
                 for statement in migration.sql {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
                 try await connection.query("INSERT INTO schema_migration (name) VALUES (\(migration.name))", logger: logger)
-                return true
+                applied.append(migration.name)
             }
-            if applied, migration.name == all.first?.name { madeSchema = true }
+            return (0, applied)
         }
-        return madeSchema
+        if outcome.unknown > 0 { throw SchemaFromNewerVersion(unknown: outcome.unknown) }
+        return (outcome.applied.first == all.first?.name, outcome.applied.count)
     }
 }

@@ -238,7 +238,13 @@ extension PostgresRepository {
     public func sealedValueCounts() async throws -> [String: Int] {
         try await read { c in
             var counts: [String: Int] = [:]
-            for column in SealedColumn.all {
+            // A database opened as it is, before an upgrade, may lack a column a later version seals.
+            var present: Set<String> = []
+            let columns = try await c.query("""
+                SELECT table_name || '.' || column_name FROM information_schema.columns WHERE table_schema = current_schema()
+                """, logger: self.logger)
+            for try await name in columns.decode(String.self) { present.insert(name) }
+            for column in SealedColumn.all where present.contains("\(column.table).\(column.column)") {
                 var binds = PostgresBindings()
                 binds.append(SealedColumn.marker)
                 let rows = try await c.query(PostgresQuery(unsafeSQL: """

@@ -41,7 +41,11 @@ public final class PostgresRepository: VarselRepository, Sendable {
     /// With `keys`, personal details are stored encrypted; a database that holds encrypted details is refused
     /// without them (``StoreError/dataKeyRequired``) or with a key file that lacks its key. `checksDataKey: false`
     /// opens it anyway, for work that never reads or writes personal details (the `varsel user` commands).
-    public init(url: String, logger: Logger, keys: DataKeyring? = nil, checksDataKey: Bool = true, createsSchema: Bool = true) async throws {
+    ///
+    /// A database changed by a later version is refused (``SchemaFromNewerVersion``). `upgradesSchema: false` opens
+    /// the tables as they are, changing nothing, for `varsel check`; ``schemaFound`` says how they stand.
+    public init(url: String, logger: Logger, keys: DataKeyring? = nil, checksDataKey: Bool = true, createsSchema: Bool = true,
+                upgradesSchema: Bool = true) async throws {
         guard !Self.needsPercentEncoding(url) else { throw PostgresOpenFailure.needsPercentEncoding }
         let configuration = try Self.configuration(from: url)
         // One connection first: a refused password or an unknown database is said at once, not retried by the pool.
@@ -53,8 +57,17 @@ public final class PostgresRepository: VarselRepository, Sendable {
         let client = client
         runner = Task { await client.run() }
         do {
-            if !createsSchema, try await !PostgresMigrations.hasSchema(client, logger: logger) { throw NoVarselTables() }
-            madeSchema = try await PostgresMigrations.migrate(client, logger: logger)
+            let hasSchema = try await PostgresMigrations.hasSchema(client, logger: logger)
+            if !createsSchema, !hasSchema { throw NoVarselTables() }
+            schemaFound = try await PostgresMigrations.state(client, hasSchema: hasSchema, logger: logger)
+            if upgradesSchema {
+                if case let .newer(unknown) = schemaFound { throw SchemaFromNewerVersion(unknown: unknown) }
+                // The data key is checked before any change, so a start refused for its key leaves the tables as they were.
+                if checksDataKey || keys != nil { try await Self.checkDataKeyBeforeChanges(client, sealer: sealer, logger: logger) }
+                (madeSchema, schemaChangesMade) = try await PostgresMigrations.migrate(client, logger: logger)
+            } else {
+                (madeSchema, schemaChangesMade) = (false, 0)
+            }
             if checksDataKey || keys != nil { try await Self.checkDataKey(client, sealer: sealer, logger: logger) }
         } catch {
             runner.cancel()
@@ -68,8 +81,24 @@ public final class PostgresRepository: VarselRepository, Sendable {
     /// Whether opening this store set up Varsel's tables in a database that had none.
     public let madeSchema: Bool
 
+    /// How the tables stood against this version's layout when the store opened them, before any change.
+    public let schemaFound: SchemaState
+
+    /// How many changes to the tables this store made as it opened (another instance starting at the same moment
+    /// may have made the rest).
+    public let schemaChangesMade: Int
+
     /// The database has no Varsel tables, and the store was opened with `createsSchema: false`.
     public struct NoVarselTables: Error {}
+
+    /// Refuses a database whose details these keys cannot open, reading only: a database of an earlier layout may not
+    /// have the check's table yet.
+    static func checkDataKeyBeforeChanges(_ client: PostgresClient, sealer: FieldSealer, logger: Logger) async throws {
+        let hasTable = try await first(client.query("SELECT to_regclass('data_key_check') IS NOT NULL", logger: logger))?.decode(Bool.self) ?? false
+        guard hasTable, let existing = try await first(client.query("SELECT sealed FROM data_key_check WHERE id = 1", logger: logger))?
+            .decode(String.self) else { return }
+        _ = try sealer.startingCheck(existing: existing)
+    }
 
     /// Refuses a database whose details these keys cannot open, and marks a database encrypted from its first start
     /// with keys. Instances starting together agree: the first check stored is the one every instance verifies.

@@ -1,10 +1,20 @@
 import GRDB
+import VarselStore
 
 /// The schema's history. Migrations are never edited once shipped: change the schema with a new one.
 enum Migrations {
+    /// The first migration's name: a file that has recorded it is Varsel's.
+    static let first = "v1: users, sessions, notifications, assignments, certifications, events"
+
+    /// How the tables in `db` stand against the migrations this version knows.
+    static func state(_ db: Database) throws -> SchemaState {
+        let migrator = migrator
+        return SchemaState(applied: try migrator.appliedIdentifiers(db), known: migrator.migrations)
+    }
+
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1: users, sessions, notifications, assignments, certifications, events") { db in
+        migrator.registerMigration(first) { db in
             try db.execute(sql: """
                 CREATE TABLE user (
                     id INTEGER PRIMARY KEY AUTOINCREMENT,

@@ -216,7 +216,8 @@ extension SQLiteRepository {
     public func sealedValueCounts() async throws -> [String: Int] {
         try read { db in
             var counts: [String: Int] = [:]
-            for column in SealedColumn.all {
+            // A database opened as it is, before an upgrade, may lack a column a later version seals.
+            for column in SealedColumn.all where try db.tableExists(column.table) && db.columns(in: column.table).contains(where: { $0.name == column.column }) {
                 for row in try Row.fetchAll(db, sql: """
                     SELECT substr(\(column.column), 2, 8) AS key, count(*) AS n FROM \(column.table)
                     WHERE substr(\(column.column), 1, 1) = ? GROUP BY 1

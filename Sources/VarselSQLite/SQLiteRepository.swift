@@ -40,8 +40,11 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     /// With `keys`, personal details are stored encrypted; a database that holds encrypted details is refused
     /// without them (``StoreError/dataKeyRequired``) or with a key file that lacks its key. `checksDataKey: false`
     /// opens it anyway, for work that never reads or writes personal details (the `varsel user` commands).
+    ///
+    /// A database changed by a later version is refused (``SchemaFromNewerVersion``). `upgradesSchema: false` opens
+    /// the tables as they are, changing nothing, for `varsel check`; ``schemaFound`` says how they stand.
     public convenience init(path: String, durability: Durability = .full, commitInterval: Duration = .zero, keys: DataKeyring? = nil,
-                            checksDataKey: Bool = true) throws {
+                            checksDataKey: Bool = true, upgradesSchema: Bool = true) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         let pool = try DatabasePool(path: path, configuration: configuration)
@@ -49,15 +52,28 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         try pool.writeWithoutTransaction { db in
             try db.execute(sql: durability == .full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
         }
-        try self.init(writer: pool, commitInterval: commitInterval, keys: keys, checksDataKey: checksDataKey)
+        try self.init(writer: pool, commitInterval: commitInterval, keys: keys, checksDataKey: checksDataKey, upgradesSchema: upgradesSchema)
     }
 
     /// A store over `writer`, its schema brought up to date: a `DatabasePool` in production, an in-memory
     /// `DatabaseQueue` in tests.
-    public init(writer: any DatabaseWriter, commitInterval: Duration = .zero, keys: DataKeyring? = nil, checksDataKey: Bool = true) throws {
-        try Migrations.migrator.migrate(writer)
+    public init(writer: any DatabaseWriter, commitInterval: Duration = .zero, keys: DataKeyring? = nil, checksDataKey: Bool = true,
+                upgradesSchema: Bool = true) throws {
+        schemaFound = try writer.read(Migrations.state)
         sealer = FieldSealer(keys)
         let sealer = sealer
+        if upgradesSchema {
+            if case let .newer(unknown) = schemaFound { throw SchemaFromNewerVersion(unknown: unknown) }
+            // The data key is checked before any change, so a start refused for its key leaves the tables as they were
+            // (an earlier layout may have no check yet).
+            if checksDataKey || keys != nil, let existing = try writer.read({ db -> String? in
+                guard try db.tableExists("data_key_check") else { return nil }
+                return try String.fetchOne(db, sql: "SELECT sealed FROM data_key_check WHERE id = 1")
+            }) {
+                _ = try sealer.startingCheck(existing: existing)
+            }
+            try Migrations.migrator.migrate(writer)
+        }
         if checksDataKey || keys != nil {
             try writer.write { db in
                 let existing = try String.fetchOne(db, sql: "SELECT sealed FROM data_key_check WHERE id = 1")
@@ -76,6 +92,9 @@ public final class SQLiteRepository: VarselRepository, Sendable {
             try db.execute(sql: "PRAGMA secure_delete = FAST")
         }
     }
+
+    /// How the tables stood against this version's layout when the store opened them, before any change.
+    public let schemaFound: SchemaState
 
     public var publishesCommittedEvents: Bool { true }
 

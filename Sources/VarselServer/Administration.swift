@@ -44,8 +44,6 @@ public enum Administration {
         case let url as PostgresURLError: url.description
         case let postgres as PostgresOpenFailure: postgres.description
         case let startup as StartupError: startup.description
-        case _ where "\(error)".contains("Address already in use"):
-            "The address and port are in use by another program: choose another with --port, or stop the other program."
         default: "Varsel stopped on an unexpected error. Check --database, --host, --port and the other options, then try again."
         }
     }
@@ -91,7 +89,7 @@ public enum Administration {
     /// Only with `creating` does a missing SQLite file, or a PostgreSQL database without Varsel's tables, become a
     /// new database; otherwise it is refused in a sentence that names it. Without `keys` the store is opened for work
     /// on accounts only, which never touches the personal details that may be encrypted.
-    static func withStore<T>(_ database: String, keys: DataKeyring? = nil, creating: Bool = false,
+    static func withStore<T>(_ database: String, keys: DataKeyring? = nil, creating: Bool = false, upgradesSchema: Bool = true,
                              _ body: (any VarselRepository, _ isNew: Bool) async throws -> T) async throws -> T {
         let shown = shownName(of: database)
         if PostgresRepository.isURL(database) {
@@ -108,7 +106,8 @@ public enum Administration {
             do {
                 opened = try await withThrowingTaskGroup(of: PostgresRepository?.self) { group in
                     group.addTask {
-                        try await PostgresRepository(url: database, logger: logger, keys: keys, checksDataKey: keys != nil, createsSchema: creating)
+                        try await PostgresRepository(url: database, logger: logger, keys: keys, checksDataKey: keys != nil, createsSchema: creating,
+                                                     upgradesSchema: upgradesSchema)
                     }
                     group.addTask {
                         try await Task.sleep(for: connectDeadline)
@@ -117,8 +116,8 @@ public enum Administration {
                     defer { group.cancelAll() }
                     return try await group.next() ?? nil
                 }
-            } catch let error as StoreError {
-                throw error
+            } catch let error where isOpeningRefusal(error) {
+                throw openingRefusal(error, database: database, keys: keys)
             } catch let error as PostgresURLError {
                 throw error
             } catch let error as PostgresOpenFailure {
@@ -136,11 +135,12 @@ public enum Administration {
         if isNew && !creating {
             throw Failure("There is no database at \(shown): check --database or VARSEL_DATABASE; only `varsel serve` and `varsel user add` make a new one.")
         }
+        if !isNew { try refuseUnlessVarsel(database) }
         let sqlite: SQLiteRepository
         do {
-            sqlite = try SQLiteRepository(path: database, keys: keys, checksDataKey: keys != nil)
-        } catch let error as StoreError {
-            throw error
+            sqlite = try SQLiteRepository(path: database, keys: keys, checksDataKey: keys != nil, upgradesSchema: upgradesSchema)
+        } catch let error where isOpeningRefusal(error) {
+            throw openingRefusal(error, database: database, keys: keys)
         } catch {
             throw Failure("Could not open the SQLite database at \(shown): check that its folder exists and can be written.")
         }
@@ -152,6 +152,51 @@ public enum Administration {
                 for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) }
             }
             throw error
+        }
+    }
+
+    /// How many changes to its tables `store` made as it opened: on PostgreSQL, those this instance made (another
+    /// starting at the same moment may have made others); on SQLite, those the file lacked.
+    static func schemaChangesMade(_ store: any VarselRepository) -> Int? {
+        if let postgres = store as? PostgresRepository { return postgres.schemaChangesMade }
+        if case let .older(pending)? = (store as? SQLiteRepository)?.schemaFound { return pending }
+        return nil
+    }
+
+    /// Whether `error` is a store's refusal to open a database: of its data keys, or of tables a later version changed.
+    static func isOpeningRefusal(_ error: any Error) -> Bool {
+        error is StoreError || error is SchemaFromNewerVersion
+    }
+
+    /// A store's refusal to open a database (its data keys, or tables a later version changed), said with the database
+    /// and the key file it concerns; any other store error as it is.
+    static func openingRefusal(_ error: any Error, database: String, keys: DataKeyring?) -> any Error {
+        let shown = shownName(of: database)
+        if error is SchemaFromNewerVersion {
+            return Failure("\(shown) holds tables changed by a later version of Varsel than \(VarselRelease.version): run that later version; Varsel never takes a database back to an earlier layout.")
+        }
+        guard let error = error as? StoreError else { return error }
+        switch error {
+        case .dataKeyRequired:
+            return Failure("The personal details in \(shown) are encrypted; start Varsel with --data-key-file naming the file that holds its key.")
+        case let .dataKeyMissing(id):
+            let file = keys?.path.map { "The data key file \(shownName(of: $0))" } ?? "The data key file"
+            return Failure("\(file) does not hold the key \(id) the details in \(shown) are encrypted with; give the key file that holds it.")
+        default:
+            return error
+        }
+    }
+
+    /// Refuses the existing file at `path` unless it is a Varsel database: opening a store sets up its tables, and no
+    /// command sets them up inside another program's database or a file that is not one.
+    static func refuseUnlessVarsel(_ path: String) throws {
+        let shown = shownName(of: path)
+        switch SQLiteRepository.examine(path: path) {
+        case .varsel: return
+        case .otherDatabase:
+            throw Failure("\(shown) is an SQLite database without Varsel's tables, and Varsel sets up none in a file that exists: check --database or VARSEL_DATABASE.")
+        case .notDatabase:
+            throw Failure("\(shown) is not an SQLite database, or cannot be read: check --database or VARSEL_DATABASE.")
         }
     }
 
@@ -181,8 +226,13 @@ public enum Administration {
     public static func addUser(database: String, username: String, password: String, role: String, displayName: String?,
                                locale: String, bcryptCost: UInt8) async throws -> String {
         try await answering {
-            try await withServices(database, bcryptCost: bcryptCost, creating: true) { services, isNew in
-                let user = try await services.users.add(username: username, password: password, role: role, displayName: displayName, locale: locale, at: Date())
+            // Checked before the database is opened, which may set it up.
+            try checkBcryptCost(bcryptCost)
+            try UserAdministration.check(username: username, password: password, role: role, displayName: displayName, locale: locale)
+            return try await withServices(database, bcryptCost: bcryptCost, creating: true) { services, isNew in
+                let user = try await takenSaid(database) {
+                    try await services.users.add(username: username, password: password, role: role, displayName: displayName, locale: locale, at: Date())
+                }
                 return "Added \(user.role.rawValue) \(user.username) (id \(user.id)) \(place(database, isNew: isNew, preposition: "to"))."
             }
         }
@@ -194,8 +244,11 @@ public enum Administration {
                                   publicURL: String?) async throws -> [String] {
         try await answering {
             let site = try site(publicURL)
+            try UserAdministration.check(username: username, password: nil, role: role, displayName: displayName, locale: locale)
             return try await withServices(database, creating: true) { services, isNew in
-                let issued = try await services.users.invite(username: username, displayName: displayName, role: role, locale: locale, by: nil)
+                let issued = try await takenSaid(database) {
+                    try await services.users.invite(username: username, displayName: displayName, role: role, locale: locale, by: nil)
+                }
                 let user = issued.user
                 return ["Added \(user.role.rawValue) \(user.username) (id \(user.id)) \(place(database, isNew: isNew, preposition: "to")), "
                         + "with no password until they choose one."] + linkLines(issued, site: site)
@@ -252,7 +305,7 @@ public enum Administration {
         try await answering {
             let site = try site(publicURL)
             return try await withServices(database) { services, _ in
-                let user = try await person(username, in: services)
+                let user = try await person(username, in: services, database: database)
                 let issued = try await services.users.issueLink(for: user.id, by: nil)
                 return ["Made a new set-password link for \(user.username) in \(shownName(of: database)); their sessions have ended."]
                     + linkLines(issued, site: site)
@@ -264,7 +317,7 @@ public enum Administration {
     public static func setActive(_ active: Bool, database: String, username: String) async throws -> String {
         try await answering {
             try await withServices(database) { services, _ in
-                let user = try await person(username, in: services)
+                let user = try await person(username, in: services, database: database)
                 let administration = services.users
                 let shown = shownName(of: database)
                 guard user.isActive != active else {
@@ -281,9 +334,18 @@ public enum Administration {
         }
     }
 
-    private static func person(_ username: String, in services: VarselServices) async throws -> User {
+    /// Runs `work`, saying a taken username with the database it is taken in.
+    private static func takenSaid<T>(_ database: String, _ work: () async throws -> T) async throws -> T {
+        do {
+            return try await work()
+        } catch StoreError.conflict {
+            throw Failure("That username is taken in \(shownName(of: database)): choose another, or see `varsel user list`.")
+        }
+    }
+
+    private static func person(_ username: String, in services: VarselServices, database: String) async throws -> User {
         guard let user = try await services.directory.person(username: username) else {
-            throw Failure("There is no user with that username: see `varsel user list`.")
+            throw Failure("There is no user with that username in \(shownName(of: database)): see `varsel user list`.")
         }
         return user
     }

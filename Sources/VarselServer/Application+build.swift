@@ -48,6 +48,8 @@ public struct ServerConfiguration: Sendable {
     public var push = PushConfiguration()
     /// The keys that encrypt personal details in the database (`--data-key-file`); nil stores them unencrypted.
     public var dataKeys: DataKeyring?
+    /// The data key file this start made (the demo's, beside its database), to say so in the log.
+    public var madeDataKeyFile: String?
     /// Text messages and email.
     public var messaging = MessagingConfiguration()
 
@@ -115,16 +117,19 @@ public struct PushConfiguration: Sendable {
         return "mailto:operator@varsel.invalid"
     }
 
-    /// The VAPID key: from ``keyFile``, else the one in the store (made on first start).
-    func loadKey(store: any VarselRepository) async throws -> VAPIDKey {
-        if let keyFile {
-            do {
-                return try VAPIDKey(pem: String(contentsOfFile: keyFile, encoding: .utf8))
-            } catch {
-                throw Administration.Failure("Could not read --vapid-key-file: check the path and that it holds a P-256 private key in PEM.")
-            }
+    /// The VAPID key in ``keyFile``; nil without one. Read before the store is opened, so a wrong file makes nothing.
+    func fileKey() throws -> VAPIDKey? {
+        guard let keyFile else { return nil }
+        do {
+            return try VAPIDKey(pem: String(contentsOfFile: keyFile, encoding: .utf8))
+        } catch {
+            throw Administration.Failure("Could not read --vapid-key-file: check the path and that it holds a P-256 private key in PEM.")
         }
-        return try VAPIDKey(rawRepresentation: try await store.vapidPrivateKey(orStore: VAPIDKey.generate().rawRepresentation))
+    }
+
+    /// The VAPID key kept in the store, made on first start.
+    func storedKey(store: any VarselRepository) async throws -> VAPIDKey {
+        try VAPIDKey(rawRepresentation: try await store.vapidPrivateKey(orStore: VAPIDKey.generate().rawRepresentation))
     }
 }
 
@@ -138,27 +143,41 @@ public func buildApplication(
 ) async throws -> some ApplicationProtocol {
     var logger = Logger(label: "varsel")
     logger.logLevel = configuration.logLevel
-    let postgres: PostgresRepository? = repository == nil && PostgresRepository.isURL(configuration.databasePath)
-        ? try await PostgresRepository(url: configuration.databasePath, logger: logger, keys: configuration.dataKeys) : nil
+    let fileKey = try configuration.push.fileKey()
+    let postgres: PostgresRepository?
+    do {
+        postgres = repository == nil && PostgresRepository.isURL(configuration.databasePath)
+            ? try await PostgresRepository(url: configuration.databasePath, logger: logger, keys: configuration.dataKeys) : nil
+    } catch let error where Administration.isOpeningRefusal(error) {
+        throw Administration.openingRefusal(error, database: configuration.databasePath, keys: configuration.dataKeys)
+    }
     let isNewFile = repository == nil && postgres == nil && !FileManager.default.fileExists(atPath: configuration.databasePath)
+    if repository == nil, postgres == nil, !isNewFile { try Administration.refuseUnlessVarsel(configuration.databasePath) }
     let store: any VarselRepository
     do {
         store = try repository ?? postgres
             ?? SQLiteRepository(path: configuration.databasePath, durability: configuration.durability, commitInterval: configuration.commitInterval,
                                 keys: configuration.dataKeys)
-    } catch let error as StoreError {
-        throw error
+    } catch let error where Administration.isOpeningRefusal(error) {
+        throw Administration.openingRefusal(error, database: configuration.databasePath, keys: configuration.dataKeys)
     } catch {
-        throw Administration.Failure("Could not open the SQLite database at --database: check that its folder exists and can be written.")
+        throw Administration.Failure("Could not open the SQLite database at \(Administration.shownName(of: configuration.databasePath)): "
+                                     + "check that its folder exists and can be written.")
     }
     if isNewFile || postgres?.madeSchema == true {
         let shown = Administration.shownName(of: configuration.databasePath)
         logger.notice(isNewFile ? "Made the new database \(shown)" : "Set up Varsel's tables in \(shown)")
+    } else if repository == nil, let made = Administration.schemaChangesMade(postgres ?? store), made > 0 {
+        logger.notice("Brought the tables in \(Administration.shownName(of: configuration.databasePath)) up to date for Varsel \(VarselRelease.version) (\(made) \(made == 1 ? "change" : "changes"))")
+    }
+    if let made = configuration.madeDataKeyFile {
+        logger.notice("Made the data key file \(Administration.shownName(of: made)) for the demo's personal details")
     }
     if repository == nil, configuration.dataKeys == nil {
         logger.notice("Personal details are stored unencrypted: give --data-key-file for a real deployment (see docs/deploy.md)")
     }
-    let vapid = try await configuration.push.loadKey(store: store)
+    let vapid: VAPIDKey
+    if let fileKey { vapid = fileKey } else { vapid = try await configuration.push.storedKey(store: store) }
     let endpointPolicy = PushEndpointPolicy(allowsInsecureEndpoints: configuration.push.allowsInsecureEndpoints)
     if configuration.push.subject == nil, configuration.http.publicURL?.scheme?.lowercased() != "https" {
         logger.notice("Web Push has no VAPID subject: set --vapid-subject (mailto: or https) for a real deployment")
@@ -183,7 +202,7 @@ public func buildApplication(
         + configuration.idleTimeout.components.attoseconds / 1_000_000_000))
     var app = Application(
         router: router,
-        server: .varselHTTP1(configuration: http1),
+        server: .varselHTTP1(configuration: http1, malformedRequest: MalformedRequests.answer),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Varsel"),
         onServerRunning: { channel in
             listeningPort.listening(on: channel.localAddress?.port ?? configuration.port)

@@ -1,6 +1,7 @@
 import Foundation
 import VarselPostgres
 import VarselPush
+import VarselSQLite
 import VarselStore
 
 extension Administration {
@@ -34,21 +35,34 @@ extension Administration {
     }
 
     /// Checks what `serve` would start with, reading and changing nothing: the database opens and has Varsel's
-    /// tables (and, on PostgreSQL, a version Varsel runs on), the data key file opens everything encrypted in it, the
+    /// tables, of this version's layout or an earlier one (and, on PostgreSQL, a version Varsel runs on), the data key file opens everything encrypted in it, the
     /// VAPID key, the VAPID subject and the public URL. Each finding is one sentence.
     public static func check(_ settings: CheckedSettings) async -> [Finding] {
         var findings: [Finding] = []
         let shown = shownName(of: settings.database)
         var sealed: [String: Int]?
         do {
-            try await withStore(settings.database) { repository, _ in
-                if let postgres = repository as? PostgresRepository {
+            // Opened as it is: an upgrade is said, not made.
+            try await withStore(settings.database, upgradesSchema: false) { repository, _ in
+                let postgres = repository as? PostgresRepository
+                let found = postgres?.schemaFound ?? (repository as? SQLiteRepository)?.schemaFound ?? .current
+                var place = ""
+                if let postgres {
                     let version = try await postgres.serverVersion()
-                    findings.append(version.number >= PostgresRepository.oldestServerVersion.number
-                        ? .fine("The database \(shown) opens and has Varsel's tables, on PostgreSQL \(version.name).")
-                        : .problem("The database \(shown) runs PostgreSQL \(version.name); Varsel needs \(PostgresRepository.oldestServerVersion.name) or later."))
-                } else {
-                    findings.append(.fine("The database \(shown) opens and has Varsel's tables."))
+                    guard version.number >= PostgresRepository.oldestServerVersion.number else {
+                        findings.append(.problem("The database \(shown) runs PostgreSQL \(version.name); Varsel needs \(PostgresRepository.oldestServerVersion.name) or later."))
+                        return
+                    }
+                    place = ", on PostgreSQL \(version.name)"
+                }
+                switch found {
+                case .current:
+                    findings.append(.fine("The database \(shown) opens and has Varsel's tables\(place)."))
+                case let .older(pending):
+                    findings.append(.fine("The database \(shown) opens and has Varsel's tables from an earlier version\(place): `varsel serve` brings them up to date (\(pending) \(pending == 1 ? "change" : "changes")); back the database up first."))
+                case let .newer(unknown):
+                    findings.append(.problem(sentence(for: openingRefusal(SchemaFromNewerVersion(unknown: unknown), database: settings.database, keys: nil))))
+                    return
                 }
                 sealed = try await repository.sealedValueCounts()
             }

@@ -11,18 +11,30 @@ extension Administration {
 
     /// The data key file a `varsel keys` command works on, which it cannot do without.
     public static func requiredDataKeyFile(_ option: String?) throws -> String {
-        guard let file = dataKeyFile(option) else { throw Failure("Name the data key file with --data-key-file or VARSEL_DATA_KEY_FILE.") }
+        guard let file = dataKeyFile(option), !file.isEmpty else {
+            throw Failure("Name the data key file with --data-key-file or VARSEL_DATA_KEY_FILE.")
+        }
         return file
     }
 
+    /// The data key file the demo keeps beside its SQLite database when `serve` is given none.
+    public static func demoKeyFile(file: String?, database: String, demo: Bool) -> String? {
+        guard file == nil, demo, !PostgresRepository.isURL(database) else { return nil }
+        return database + ".key"
+    }
+
     /// The data keys for `serve`: the file `--data-key-file` names; for the demo on SQLite without one, a file
-    /// beside its database, made on first start; otherwise none (details stored unencrypted).
-    public static func serverKeys(file: String?, database: String, demo: Bool) throws -> DataKeyring? {
+    /// beside its database (``demoKeyFile(file:database:demo:)``), made on first start; otherwise none (details
+    /// stored unencrypted). Also the file it made, if it made one.
+    public static func serverKeys(file: String?, database: String, demo: Bool) throws -> (keys: DataKeyring?, made: String?) {
         try answeringNow {
-            if let file { return try DataKeyring.load(path: file) }
-            guard demo, !PostgresRepository.isURL(database) else { return nil }
-            let beside = database + ".key"
-            return FileManager.default.fileExists(atPath: beside) ? try DataKeyring.load(path: beside) : try DataKeyring.create(path: beside)
+            if let file {
+                guard !file.isEmpty else { throw Failure("--data-key-file names no file: give the path of the data key file.") }
+                return (try DataKeyring.load(path: file), nil)
+            }
+            guard let beside = demoKeyFile(file: file, database: database, demo: demo) else { return (nil, nil) }
+            if FileManager.default.fileExists(atPath: beside) { return (try DataKeyring.load(path: beside), nil) }
+            return (try DataKeyring.create(path: beside), beside)
         }
     }
 

@@ -35,11 +35,11 @@ public struct PasswordHasher: Sendable {
         return try await NIOThreadPool.singleton.runIfActive { check(input, hash) }
     }
 
-    /// What bcrypt reads for `password`: the password itself up to bcrypt's 72 bytes, and past them its SHA-256 in
-    /// base64, so that no byte of a long password is ignored. (Passwords were at most 72 bytes before, so every stored
-    /// hash was made from the password itself.)
+    /// What bcrypt reads for `password`: the password itself up to bcrypt's 72 bytes, and past them, or when it holds a
+    /// NUL (where bcrypt's input would end), its SHA-256 in base64, so that no byte of a password is ignored.
+    /// (Passwords were at most 72 bytes before, so every stored hash was made from the password itself.)
     static func bcryptInput(_ password: String) -> String {
-        password.utf8.count <= 72 ? password : Data(SHA256.hash(data: Data(password.utf8))).base64EncodedString()
+        password.utf8.count <= 72 && !password.utf8.contains(0) ? password : Data(SHA256.hash(data: Data(password.utf8))).base64EncodedString()
     }
 
     /// Checks `password` against `hash`, or, when there is no account or it has no password yet (an empty hash,

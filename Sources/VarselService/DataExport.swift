@@ -111,14 +111,15 @@ public struct DataExport: Sendable {
     }
 
     /// Everything stored about contact `contactID`, for an admin; the download is recorded as a read of the details.
-    public func contactData(_ contactID: ContactID, for user: User) async throws -> ContactData {
+    public func contactData(_ contactID: ContactID, for user: User, sendsDetails: Bool = true) async throws -> ContactData {
         guard user.role == .admin, let contact = try await repository.contact(id: contactID) else { throw Refused() }
         let assignments = try await repository.assignments(AssignmentListing(contactID: contactID))
         var notifications: [NotificationItem] = []
         for id in assignments.compactMap(\.notificationID) {
             if let item = try await repository.notification(id: id) { notifications.append(item) }
         }
-        if contact.erasedAt == nil {
+        // A look that sends none of the details (an HTTP `HEAD`) records no read.
+        if contact.erasedAt == nil, sendsDetails {
             try await contactReads.recordRead(contactID: contactID, by: user.id, through: .export)
         }
         return ContactData(exportedAt: now(), contact: contact, assignments: assignments, notifications: notifications,

@@ -16,9 +16,15 @@ public struct Directory: Sendable {
         try await repository.users().filter { !$0.isIntegration }
     }
 
-    /// Every mentor, in the order they were added (a send form's or a reassignment's choices).
+    /// Every mentor, in the order they were added, deactivated ones too (a filter over past work).
     public func mentors() async throws -> [User] {
         try await repository.users().filter { $0.role == .mentor }
+    }
+
+    /// The mentors who have not left (their accounts not deactivated), in the order they were added: whom a form
+    /// may send to, assign, reassign or publish to.
+    public func activeMentors() async throws -> [User] {
+        try await mentors().filter(\.isActive)
     }
 
     /// The person with id `id`, active or not.

@@ -14,7 +14,8 @@ import VarselStore
 /// the notification's kind may use, in the message outbox (``ContactChannelStore``), due after the delay; a restart
 /// resumes from the store, and several instances queue and send each message once. When a message comes due it is
 /// sent only while the notification is still unseen (unread, no push shown, an assignment unanswered); a
-/// non-urgent one waits out its person's quiet hours. Sent messages of an assignment enter its history.
+/// non-urgent one waits out its person's quiet hours, and then the delay again, so the push held with it reaches
+/// them first and has its time to be seen. Sent messages of an assignment enter its history.
 public final class FollowUpWorker: Service, Sendable {
     /// How the worker paces its work.
     public struct Configuration: Sendable {
@@ -154,7 +155,7 @@ public final class FollowUpWorker: Service, Sendable {
         case sent
         /// Not to be sent: seen meanwhile, no longer wanted, or the channel is gone.
         case dropped
-        /// Held by the quiet hours until then.
+        /// Held by the quiet hours: due again at their end plus the delay.
         case held(until: Date)
         case retry
         case failed
@@ -180,7 +181,9 @@ public final class FollowUpWorker: Service, Sendable {
         else { return .dropped }
         let preferences = try await store.preferences(for: person.id)
         guard preferences.allows(message.channel, for: item.kind) else { return .dropped }
-        if let until = preferences.heldUntil(urgency: item.urgency, at: now()) { return .held(until: until) }
+        if let until = preferences.heldUntil(urgency: item.urgency, at: now()) {
+            return .held(until: until.addingTimeInterval(configuration.delay))
+        }
         let strings = Strings(person.language)
         let link = messaging.origin().absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + item.deepLink.path
         let subject = OutsideMessageText.emailSubject(kind: item.kind, title: item.title, strings: strings)

@@ -38,7 +38,8 @@ public struct NotificationSender: Sendable {
     }
 
     /// Gives an assignment's contact to `mentor`: the first mentor's access ends, and `mentor` gets the assignment
-    /// notification, as for a new assignment. Paused mentors and mentors with an expired certification are refused.
+    /// notification, as for a new assignment. Deactivated and paused mentors, mentors with an expired certification,
+    /// and an assignment whose contact's details were erased are refused.
     public func reassign(_ assignment: Assignment, to mentor: User, by coordinatorID: UserID) async throws -> (Assignment, NotificationItem) {
         guard mentor.role == .mentor else {
             throw InvalidInput([.init(field: "mentorId", rule: .other("not a mentor"))], summary: "Only a mentor can be given an assignment.")
@@ -48,11 +49,24 @@ public struct NotificationSender: Sendable {
         }
         try await requireAvailable(mentor)
         guard let contact = try await repository.contact(id: assignment.contactID) else { throw StoreError.notFound(.assignment) }
+        // An erased contact's assignment keeps its history, but there is no one left to visit, and the new mentor's
+        // notification would name no one.
+        guard contact.erasedAt == nil else {
+            throw StoreError.notAllowed("The details of this assignment's contact were removed, so it is not given to another mentor.")
+        }
         let details = NewContact(name: contact.name, phone: contact.phone, address: contact.address, notes: contact.notes)
+        // An urgent assignment stays urgent with its new mentor: not held by their quiet hours.
+        let urgency = try await urgency(of: assignment)
         let created = try await repository.reassign(assignmentID: assignment.id, to: mentor.id, at: now()) { contactID, assignmentID in
-            Self.assignmentNotification(to: mentor, from: coordinatorID, contact: details, contactID: contactID, assignmentID: assignmentID, urgency: .normal)
+            Self.assignmentNotification(to: mentor, from: coordinatorID, contact: details, contactID: contactID, assignmentID: assignmentID, urgency: urgency)
         }
         return created
+    }
+
+    /// How urgent `assignment` was when its mentor was told; normal when that notification is gone.
+    private func urgency(of assignment: Assignment) async throws -> Urgency {
+        guard let id = assignment.notificationID, let told = try await repository.notification(id: id) else { return .normal }
+        return told.urgency
     }
 
     /// The notification that tells a mentor of their assignment: in their language, deep-linking to the contact,
@@ -69,6 +83,7 @@ public struct NotificationSender: Sendable {
     private func requireAvailable(_ mentor: User) async throws {
         guard let reason = try await unavailability(of: mentor) else { return }
         let why = switch reason {
+        case .deactivated: "is deactivated"
         case .paused: "is paused"
         case .certificationExpired: "has an expired certification"
         }
@@ -87,9 +102,11 @@ public struct NotificationSender: Sendable {
         return published
     }
 
-    /// Why `mentor` cannot be given an assignment now, or nil when they can: a pause in force, or an expired
-    /// certification. The coordinator's page leaves them out of its list and says why.
+    /// Why `mentor` cannot be given an assignment now, or nil when they can: a deactivated account, a pause in force,
+    /// or an expired certification. The coordinator's page leaves them out of its list and says why (a deactivated
+    /// mentor is not listed at all: they have left).
     public func unavailability(of mentor: User) async throws -> MentorUnavailability? {
+        guard mentor.isActive else { return .deactivated }
         let now = now()
         if mentor.isPaused(at: now), let until = mentor.pausedUntil { return .paused(until: until) }
         if let expired = try await repository.certifications(mentorID: mentor.id).first(where: { $0.expiresAt < now }) {
@@ -165,8 +182,10 @@ public struct NotificationSender: Sendable {
         for certification in try await repository.certifications(expiringBefore: horizon) where certification.expiresAt >= today {
             let daysLeft = calendar.dateComponents([.day], from: today, to: calendar.startOfDay(for: certification.expiresAt)).day ?? 0
             // Only the nearest threshold is sent; a certification recorded late does not get the earlier ones too.
+            // Only to a mentor who has not left: a certification kept after a change of role or a deactivation
+            // warns no one (nobody could renew or remove it from their page).
             guard let threshold = thresholds.filter({ daysLeft <= $0 }).min(),
-                  let mentor = try await repository.user(id: certification.mentorID) else { continue }
+                  let mentor = try await repository.user(id: certification.mentorID), mentor.role == .mentor, mentor.isActive else { continue }
             let strings = Strings(mentor.language)
             let warning = NewNotification(
                 recipientID: mentor.id, senderID: nil, kind: .certificationExpiry,
@@ -284,6 +303,8 @@ public struct NotificationSender: Sendable {
 
 /// Why a mentor is not offered new assignments.
 public enum MentorUnavailability: Sendable, Hashable {
+    /// The account was deactivated: the mentor has left, and no one reads what is sent to it.
+    case deactivated
     case paused(until: Date)
     case certificationExpired(name: String, on: Date)
 }

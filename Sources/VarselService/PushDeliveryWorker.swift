@@ -147,6 +147,26 @@ public final class PushDeliveryWorker: Service, Sendable {
         return due.count
     }
 
+    /// The message `encode` makes of `lockScreen`, its body shortened (ending "…") until the message fits in one
+    /// push: a coordinator's message may be longer than a push carries, and is read whole in Varsel.
+    static func fitted(_ lockScreen: LockScreenNotification, encode: (LockScreenNotification) throws -> Data) throws -> Data {
+        var shown = lockScreen
+        var message = try encode(shown)
+        var body = Substring(lockScreen.body)
+        while message.count > WebPushEncryption.maximumPlaintextBytes, !body.isEmpty {
+            // Characters are dropped from the end until their UTF-8 bytes cover the excess and the ellipsis; in the
+            // message each takes at least those bytes (more when escaped), so a step or two comes within the limit.
+            var excess = message.count - WebPushEncryption.maximumPlaintextBytes + "…".utf8.count
+            while excess > 0, let last = body.last {
+                excess -= String(last).utf8.count
+                body = body.dropLast()
+            }
+            shown.body = body.trimmingCharacters(in: .whitespacesAndNewlines) + "…"
+            message = try encode(shown)
+        }
+        return message
+    }
+
     /// Tries one delivery and records what came of it.
     func deliver(_ delivery: PushDelivery) async {
         let metadata: Logger.Metadata = ["push.subscription.id": "\(delivery.subscription.id)", "notification.id": "\(delivery.notificationID)"]
@@ -175,8 +195,22 @@ public final class PushDeliveryWorker: Service, Sendable {
         } else {
             guard let item = try await store.notification(id: delivery.notificationID) else { return .skipped }
             let preferences = try await store.preferences(for: user.id)
-            guard let shown = describer.lockScreenNotification(for: item, preferences: preferences) else { return .skipped }
             if let until = preferences.heldUntil(urgency: item.urgency, at: start) { return .held(until: until) }
+            // A push tells of something not yet seen: one read meanwhile (on another device, or before quiet hours
+            // ended), or an assignment already answered, is not sent.
+            guard item.isUnread else { return .skipped }
+            // Only the assignment's own mentor may acknowledge it, while it waits for an answer (a coordinator told of
+            // an unanswered one may not).
+            var mayAcknowledge = true
+            if item.kind == .assignment, case let .contact(_, assignmentID?) = item.deepLink,
+               let assignment = try await store.assignment(id: assignmentID) {
+                let isTheirs = assignment.mentorID == user.id
+                guard !isTheirs || assignment.isLive else { return .skipped }
+                mayAcknowledge = isTheirs && assignment.status == .pending
+            }
+            guard let shown = describer.lockScreenNotification(for: item, preferences: preferences, mayAcknowledge: mayAcknowledge) else {
+                return .skipped
+            }
             lockScreen = shown
             since = item.createdAt
             urgency = item.urgency
@@ -197,9 +231,10 @@ public final class PushDeliveryWorker: Service, Sendable {
             return .gone
         }
         let unread = try await store.unreadCount(for: user.id)
-        let message = try JSONEncoder().encode(PushMessage(lockScreen, notificationID: delivery.notificationID, subscription: subscription,
-                                                           origin: configuration.origin(), unreadCount: unread,
-                                                           asksForReceipt: !delivery.isWithdrawal))
+        let message = try Self.fitted(lockScreen) { shown in
+            try JSONEncoder().encode(PushMessage(shown, notificationID: delivery.notificationID, subscription: subscription,
+                                                 origin: configuration.origin(), unreadCount: unread, asksForReceipt: !delivery.isWithdrawal))
+        }
         if let readContact {
             try await contactReads.recordRead(contactID: readContact, by: user.id, through: .push)
         }

@@ -72,6 +72,14 @@ public struct UserAdministration: Sendable {
             NewUser(username: fields.username, displayName: fields.displayName, role: fields.role, passwordHash: hash, language: fields.language), at: date)
     }
 
+    /// Checks a new user's fields as ``add(username:password:role:displayName:locale:at:)`` (with a password) and
+    /// ``invite(username:displayName:role:locale:by:)`` (without) do, before anything is stored: throws
+    /// ``InvalidInput`` naming every invalid field.
+    public static func check(username: String, password: String?, role: String, displayName: String?, locale: String?) throws {
+        var issues = password.map { Validation.password($0, field: "password") } ?? []
+        _ = try validate(username: username, displayName: displayName, role: role, locale: locale, issues: &issues)
+    }
+
     /// Adds a person without a password: they choose one through the one-time link returned. Coordinators add
     /// mentors only. Throws ``InvalidInput`` for invalid fields, ``StoreError/conflict(_:)`` for a taken username,
     /// ``Refusal/adminOnly``.
@@ -162,7 +170,8 @@ public struct UserAdministration: Sendable {
     /// One person with their certifications, live assignments and change log (oldest first), for their page.
     public func details(of id: UserID, for actor: User?) async throws -> (person: Person, log: [AccountLogEntry]) {
         let user = try await person(id, for: actor)
-        let certifications = try await repository.certifications(mentorID: user.id)
+        // Certifications are a mentor's: kept after a change of role, but not shown or counted for anyone else.
+        let certifications = user.role == .mentor ? try await repository.certifications(mentorID: user.id) : []
         let live = try await repository.assignments(.mentor(user.id, scope: .live))
         return (Person(user: user, certifications: certifications, liveAssignments: live), try await repository.accountLog(userID: user.id))
     }
@@ -370,11 +379,11 @@ public struct ContactAccess: ContactReadRecorder {
     }
 
     /// The contact's details for `user`, when they may see them, recording the read; nil otherwise (and nothing
-    /// is recorded).
-    public func read(contactID: ContactID, by user: User, through channel: ContactReadChannel) async throws -> Contact? {
+    /// is recorded). `sendsDetails: false` is a look that sends none of them (an HTTP `HEAD`), which records nothing.
+    public func read(contactID: ContactID, by user: User, through channel: ContactReadChannel, sendsDetails: Bool = true) async throws -> Contact? {
         guard try await canSee(contactID: contactID, user: user), let contact = try await repository.contact(id: contactID) else { return nil }
         // An erased contact has no details left to read.
-        if contact.erasedAt == nil {
+        if contact.erasedAt == nil, sendsDetails {
             try await recordRead(contactID: contactID, by: user.id, through: channel)
         }
         return contact

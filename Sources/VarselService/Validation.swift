@@ -161,10 +161,14 @@ public enum Validation {
         }
     }
 
-    /// Problems with a new password: 8 to 72 Unicode scalars, as the OpenAPI document's `minLength` and `maxLength` count.
+    /// Problems with a new password: 8 to 72 Unicode scalars, as the OpenAPI document's `minLength` and `maxLength` count,
+    /// and no control characters (which nobody types, and a NUL would end bcrypt's input early).
     public static func password(_ password: String, field: String) -> [Issue] {
-        (Limits.minPasswordLength...Limits.maxPasswordLength).contains(password.unicodeScalars.count)
-            ? [] : [.init(field: field, rule: .other("\(Limits.minPasswordLength) to \(Limits.maxPasswordLength) characters (Unicode scalars)"))]
+        guard (Limits.minPasswordLength...Limits.maxPasswordLength).contains(password.unicodeScalars.count) else {
+            return [.init(field: field, rule: .other("\(Limits.minPasswordLength) to \(Limits.maxPasswordLength) characters (Unicode scalars)"))]
+        }
+        let control = password.unicodeScalars.contains { $0.properties.generalCategory == .control }
+        return control ? [.init(field: field, rule: .controlCharacters)] : []
     }
 
     /// Problems with a text field as sent: its length in Unicode scalars, control characters, and, unless

@@ -158,9 +158,10 @@ public final class DataKeyring: Sendable {
             try handle.synchronize()
             try handle.close()
             if rename(temporary, path) != 0 { throw Failure("The data key file \(path) cannot be replaced.") }
-        } catch let failure as Failure {
-            throw failure
         } catch {
+            // A key that did not become the file is not left beside it.
+            unlink(temporary)
+            if let failure = error as? Failure { throw failure }
             throw Failure("The data key file \(path) cannot be written.")
         }
     }

@@ -61,11 +61,20 @@ public struct Problem: HTTPResponseError, Sendable, Equatable {
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        let body = Body(type: "about:blank", title: title, status: status.code, detail: detail, errors: errors.isEmpty ? nil : errors)
-        let data = try JSONCoding.encoder.encode(body)
+        Response(status: status, headers: headerFields, body: .init(byteBuffer: ByteBuffer(bytes: try encoded())))
+    }
+
+    /// The problem's own headers and its type.
+    var headerFields: HTTPFields {
         var fields = headers
         fields[.contentType] = "application/problem+json"
-        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return fields
+    }
+
+    /// The problem's JSON body.
+    func encoded() throws -> Data {
+        try JSONCoding.encoder.encode(Body(type: "about:blank", title: title, status: status.code, detail: detail,
+                                           errors: errors.isEmpty ? nil : errors))
     }
 
     /// The problem that describes `error`; unknown errors become a 500 that reveals nothing.

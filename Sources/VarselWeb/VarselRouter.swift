@@ -17,14 +17,20 @@ public enum VarselRouter {
 
     public static func build(services: VarselServices) async throws -> Router<VarselContext> {
         let openAPI = try openAPIDocument()
+        // The fields checked for repeats in request bodies come from the same document: read now, so a document
+        // without them fails the start instead of switching the check off.
+        guard !JSONCoding.fieldNames.isEmpty else { throw StartupError.missingResource("openapi.yaml") }
         let renderer = try await PageRenderer.load()
-        let router = Router(context: VarselContext.self)
+        // HEAD is answered wherever GET is, with the GET's status and headers and no body (RFC 9110 §9.3.2): uptime
+        // monitors and link checkers ask with it.
+        let router = Router(context: VarselContext.self, options: .autoGenerateHeadEndpoints)
         let routeTable = RouteTable()
         router.add(middleware: RequestMetricsMiddleware(metrics: services.metrics))
         router.add(middleware: ResponseHeadersMiddleware())
         router.add(middleware: ProblemMiddleware())
         router.add(middleware: CanonicalPathMiddleware())
         router.add(middleware: MethodNotAllowedMiddleware(routes: routeTable))
+        router.add(middleware: HeadMiddleware())
         router.add(middleware: SameOriginMiddleware(publicOrigin: services.configuration.publicOrigin))
         router.add(middleware: AuthenticationMiddleware(services: services))
 
@@ -74,7 +80,7 @@ final class RouteTable: Sendable {
 
     func set(_ routes: [Route]) { self.routes.withLock { $0 = routes } }
 
-    /// The methods served at `path`, sorted; empty when no route matches it.
+    /// The methods served at `path`, sorted, HEAD wherever GET is; empty when no route matches it.
     ///
     /// Only the most specific matching pattern counts, as the router picks it: a literal segment wins over a
     /// parameter (`/api/v1/me/passkeys/options` is not `/api/v1/me/passkeys/:id`).
@@ -84,7 +90,9 @@ final class RouteTable: Sendable {
             pattern.count == segments.count && zip(pattern, segments).allSatisfy { Self.isParameter($0) || $0 == $1 }
         }
         guard let chosen = matching.map(\.1).max(by: Self.isLessSpecific) else { return [] }
-        return Set(matching.filter { $0.1 == chosen }.map(\.0.method.rawValue)).sorted()
+        var methods = Set(matching.filter { $0.1 == chosen }.map(\.0.method.rawValue))
+        if methods.contains(HTTPRequest.Method.get.rawValue) { methods.insert(HTTPRequest.Method.head.rawValue) }
+        return methods.sorted()
     }
 
     private static func isParameter(_ segment: Substring) -> Bool { segment.hasPrefix("{") || segment.hasPrefix(":") }
@@ -95,6 +103,17 @@ final class RouteTable: Sendable {
             return isParameter(left)
         }
         return false
+    }
+}
+
+/// Keeps a `HEAD` a look: its answer sets no cookie, so a page that clears a cookie once it has shown what the cookie
+/// carried (a one-time link, a new token) still shows it to the GET that follows. (The handlers themselves record no
+/// read and mark nothing read for a `HEAD`.)
+struct HeadMiddleware: RouterMiddleware {
+    func handle(_ request: Request, context: VarselContext, next: (Request, VarselContext) async throws -> Response) async throws -> Response {
+        var response = try await next(request, context)
+        if request.method == .head { response.headers[values: .setCookie] = [] }
+        return response
     }
 }
 

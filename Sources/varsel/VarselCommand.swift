@@ -15,6 +15,10 @@ struct Varsel: AsyncParsableCommand {
     /// Runs the command; a mistake in the arguments is answered in one sentence with exit code 1, like any other
     /// refusal (help and `--version` are printed as usual).
     static func main() async {
+        if let refusal = helpRefusal(Array(CommandLine.arguments.dropFirst())) {
+            FileHandle.standardError.write(Data("Error: \(refusal)\n".utf8))
+            Foundation.exit(1)
+        }
         do {
             var command = try parseAsRoot()
             if var asynchronous = command as? any AsyncParsableCommand {
@@ -32,6 +36,32 @@ struct Varsel: AsyncParsableCommand {
     }
 }
 
+extension Varsel {
+    /// Why `varsel help …` cannot be answered, in one sentence, or nil when it can: a word after `help` that names no
+    /// command (`varsel help user nosuch`), or an option other than `--help` (`varsel help serve --port 5`), which the
+    /// argument parser would answer with the nearest command's help and success, or with an option the command has.
+    static func helpRefusal(_ arguments: [String]) -> String? {
+        guard arguments.first == "help" else { return nil }
+        var command: any ParsableCommand.Type = Varsel.self
+        var path = ["varsel", "help"]
+        for word in arguments.dropFirst() {
+            if word == "--help" || word == "-h" { return nil }
+            if word.hasPrefix("-") {
+                // The option's name only: a value given with `=` may be a password or a database URL with one.
+                let option = word.prefix { $0 != "=" }
+                return "`varsel help` takes command names only, not '\(option)'. See `\(path.joined(separator: " "))`."
+            }
+            if word == "help" { continue }
+            guard let next = command.configuration.subcommands.first(where: { $0._commandName == word }) else {
+                return "There is no command '\(word)'. See `varsel --help`."
+            }
+            command = next
+            path.append(word)
+        }
+        return nil
+    }
+}
+
 extension ServerConfiguration.Durability: ExpressibleByArgument {}
 
 /// Runs the server.
@@ -39,7 +69,7 @@ struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "serve", abstract: "Run the Varsel server.")
 
     @Option(help: "The address to listen on.") var host = "127.0.0.1"
-    @Option(help: "The port to listen on (0 picks a free one).") var port = 8080
+    @Option(parsing: .unconditional, help: "The port to listen on (0 picks a free one).") var port = 8080
     @Option(help: "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel) to run several instances on one database (default: VARSEL_DATABASE, else ./varsel.sqlite).")
     var database: String?
     @Flag(help: "Create the demo users and notifications (once).") var demo = false
@@ -49,15 +79,16 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "A proxy (CIDR) whose X-Forwarded-For is believed; repeat for several.") var trustedProxy: [String] = []
     @Option(help: "The bearer token /metrics requires (or VARSEL_METRICS_TOKEN); without one /metrics is off.")
     var metricsToken: String?
-    @Option(help: "The bcrypt cost for new passwords.") var bcryptCost: UInt8 = 12
+    @Option(parsing: .unconditional, help: "The bcrypt cost for new passwords.") var bcryptCost = 12
     @Option(help: "SQLite durability: full (a commit survives power loss) or normal (only a process crash).")
     var durability: ServerConfiguration.Durability = .full
-    @Option(help: "SQLite: the least milliseconds between the starts of two commits while writes keep coming; steady writes share a commit (and its wait for the disk) for up to this much latency. 0 commits each write at once.")
+    @Option(parsing: .unconditional, help: "SQLite: the least milliseconds between the starts of two commits while writes keep coming; steady writes share a commit (and its wait for the disk) for up to this much latency. 0 commits each write at once.")
     var commitInterval = 3.0
-    @Option(help: "Seconds a connection may sit idle, or take to send its request, before it is closed.") var idleTimeout = 30.0
-    @Option(help: "Seconds one write to a live stream may wait for a client that does not read before it is disconnected.")
+    @Option(parsing: .unconditional, help: "Seconds a connection may sit idle, or take to send its request, before it is closed.")
+    var idleTimeout = 30.0
+    @Option(parsing: .unconditional, help: "Seconds one write to a live stream may wait for a client that does not read before it is disconnected.")
     var streamWriteTimeout = 30.0
-    @Option(help: "Live streams one user may hold; opening one more closes their oldest.") var streamsPerUser = 8
+    @Option(parsing: .unconditional, help: "Live streams one user may hold; opening one more closes their oldest.") var streamsPerUser = 8
     @Option(help: "The VAPID subject push services may contact you at: mailto:… or https://… (default: --public-url).")
     var vapidSubject: String?
     @Option(help: "A PEM file with the VAPID private key (P-256); without it one is made on first start and kept in the database.")
@@ -68,7 +99,7 @@ struct ServeCommand: AsyncParsableCommand {
     var messageAfter = "15m"
     @Option(help: "The SMTP server emails go through (a host name); without it Varsel sends no email.")
     var smtpHost: String?
-    @Option(help: "The SMTP server's port (default 587 with starttls, 465 with tls, 25 with none).")
+    @Option(parsing: .unconditional, help: "The SMTP server's port (default 587 with starttls, 465 with tls, 25 with none).")
     var smtpPort: Int?
     @Option(help: "How the SMTP connection is encrypted: starttls (default), tls (implicit, port 465) or none (only to this machine).")
     var smtpSecurity = "starttls"
@@ -117,9 +148,8 @@ struct ServeCommand: AsyncParsableCommand {
             throw Administration.Failure("--commit-interval is a number of milliseconds from 0 to 1000, such as 3.")
         }
         configuration.commitInterval = .microseconds(Int64(commitInterval * 1000))
-        guard idleTimeout > 0, streamWriteTimeout > 0, streamsPerUser > 0 else {
-            throw Administration.Failure("--idle-timeout, --stream-write-timeout and --streams-per-user must be positive.")
-        }
+        try Administration.checkServeNumbers(port: port, idleTimeout: idleTimeout, streamWriteTimeout: streamWriteTimeout, bcryptCost: UInt8(clamping: bcryptCost))
+        guard streamsPerUser > 0 else { throw Administration.Failure("--streams-per-user must be positive.") }
         configuration.idleTimeout = .milliseconds(Int64(idleTimeout * 1000))
         configuration.http.streamWriteTimeout = .milliseconds(Int64(streamWriteTimeout * 1000))
         configuration.http.streamsPerUser = streamsPerUser
@@ -130,7 +160,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.port = port
         configuration.databasePath = Administration.database(database)
         configuration.loadsDemo = demo
-        configuration.bcryptCost = bcryptCost
+        configuration.bcryptCost = UInt8(clamping: bcryptCost)
         configuration.http.isCookieSecure = secureCookies
         if let publicURL = publicURL ?? Administration.environmentPublicURL {
             guard let url = Administration.publicURL(publicURL) else { throw Administration.Failure(Administration.publicURLRule) }
@@ -166,14 +196,19 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.push.subject = vapidSubject
         configuration.push.keyFile = vapidKeyFile
         configuration.push.allowsInsecureEndpoints = pushAllowHttpEndpoints
-        configuration.dataKeys = try Administration.serverKeys(file: Administration.dataKeyFile(dataKeyFile), database: configuration.databasePath,
-                                                               demo: demo)
+        let keyFile = Administration.dataKeyFile(dataKeyFile)
         let host = host
-        let app = try await buildApplication(configuration, onServerRunning: { port in
-            // Tests and scripts wait for this line to learn the port.
-            FileHandle.standardOutput.write(Data("Varsel is listening on http://\(host):\(port)\n".utf8))
-        })
-        try await app.runService()
+        try await Administration.removingWhatAFailedStartMakes(
+            database: configuration.databasePath, demoKeyFile: Administration.demoKeyFile(file: keyFile, database: configuration.databasePath, demo: demo)
+        ) { listening in
+            (configuration.dataKeys, configuration.madeDataKeyFile) = try Administration.serverKeys(file: keyFile, database: configuration.databasePath, demo: demo)
+            let app = try await buildApplication(configuration, onServerRunning: { port in
+                listening()
+                // Tests and scripts wait for this line to learn the port.
+                FileHandle.standardOutput.write(Data("Varsel is listening on http://\(host):\(port)\n".utf8))
+            })
+            try await Administration.run(app, host: host, port: port)
+        }
     }
 }
 
@@ -219,7 +254,7 @@ struct UserCommand: AsyncParsableCommand {
         @Option(help: "With --link: the URL users reach the service at (default: VARSEL_PUBLIC_URL).") var publicURL: String?
         @Option(help: "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel); default: VARSEL_DATABASE, else ./varsel.sqlite.")
         var database: String?
-        @Option(help: "The bcrypt cost.") var bcryptCost: UInt8 = 12
+        @Option(parsing: .unconditional, help: "The bcrypt cost.") var bcryptCost = 12
 
         func run() async throws {
             let database = Administration.database(database)
@@ -234,7 +269,7 @@ struct UserCommand: AsyncParsableCommand {
             if isatty(STDIN_FILENO) != 0 { printNote("Type the password for \(name), then press Enter (or use --link to send them a one-time link).") }
             let password = (readLine(strippingNewline: true) ?? "")
             print(try await Administration.addUser(database: database, username: name, password: password, role: role,
-                                                   displayName: displayName, locale: locale, bcryptCost: bcryptCost))
+                                                   displayName: displayName, locale: locale, bcryptCost: UInt8(clamping: bcryptCost)))
         }
     }
 

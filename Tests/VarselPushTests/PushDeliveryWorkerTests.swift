@@ -280,6 +280,92 @@ struct PushDeliveryWorkerTests {
         #expect(metrics.counts.skipped == 1)
     }
 
+    /// A real assignment for `mentor` from `coordinator`, with the notification that tells them.
+    func realAssignment(for mentor: User, from coordinator: User) async throws -> (Assignment, NotificationItem) {
+        let (assignment, _, item) = try await store.createAssignment(
+            mentorID: mentor.id, coordinatorID: coordinator.id, contact: NewContact(name: "Per Olsen", phone: "", address: "Torggata 3", notes: ""),
+            at: clock.now) { contactID, assignmentID in
+            NewNotification(recipientID: mentor.id, senderID: coordinator.id, kind: .assignment, title: "New assignment", body: "Visit Per Olsen",
+                            deepLink: .contact(contactID: contactID, assignmentID: assignmentID), personalDetails: ["Per Olsen"])
+        }
+        return (assignment, item)
+    }
+
+    func coordinator() async throws -> User {
+        try await store.createUser(NewUser(username: "coord", displayName: "Coord", role: .coordinator, passwordHash: "x", language: .english),
+                                   at: clock.now)
+    }
+
+    @Test("a push about someone else's assignment (a coordinator told it is unanswered) has no Acknowledge button")
+    func onlyTheAssigneeMayAcknowledge() async throws {
+        let (kari, _) = try await subscribedMentor()
+        let coordinator = try await coordinator()
+        let ola = try await store.createUser(NewUser(username: "ola", displayName: "Ola", role: .mentor, passwordHash: "x", language: .english),
+                                             at: clock.now)
+        let worker = worker()
+        try await worker.step()
+        let (olas, _) = try await realAssignment(for: ola, from: coordinator)
+        // Told to Kari as the escalation tells a coordinator: the assignment's kind and link, someone else's assignment.
+        _ = try await store.createNotifications([NewNotification(
+            recipientID: kari.id, senderID: nil, kind: .assignment, title: "Ola has not answered", body: "", urgency: .urgent,
+            deepLink: .contact(contactID: olas.contactID, assignmentID: olas.id))], idempotencyKey: nil, at: clock.now)
+        let (mine, _) = try await realAssignment(for: kari, from: coordinator)
+        try await worker.step()
+        // The two pushes go out concurrently, so they are matched by title, not by the order they were sent in.
+        let shown = try transport.requests.map { try message($0).notification }.sorted { $0.title < $1.title }
+        #expect(shown.map(\.title) == ["Assignment (urgent): Ola has not answered", "Assignment: New assignment"])
+        #expect(shown.map { $0.actions.map(\.action) } == [["open"], ["open", "acknowledge"]])
+        #expect(shown.first?.data.acknowledge == nil)
+        #expect(shown.last?.data.acknowledge?.assignmentID == mine.id)
+    }
+
+    @Test("a push held by quiet hours is not sent once its notification was read or its assignment answered")
+    func heldPushOfSomethingSeenIsNotSent() async throws {
+        let (kari, _) = try await subscribedMentor()
+        let coordinator = try await coordinator()
+        // Quiet hours from an hour ago until six hours from now, where Kari lives.
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = try #require(TimeZone(identifier: QuietHours.defaultTimeZone))
+        let minute = calendar.component(.hour, from: clock.now) * 60 + calendar.component(.minute, from: clock.now)
+        var quiet = NotificationPreferences.standard
+        quiet.quietHours = QuietHours(start: (minute + 24 * 60 - 60) % (24 * 60), end: (minute + 6 * 60) % (24 * 60))
+        try await store.setPreferences(quiet, for: kari.id)
+        let worker = worker()
+        try await worker.step()
+        let (_, read) = try await realAssignment(for: kari, from: coordinator)
+        let (declined, _) = try await realAssignment(for: kari, from: coordinator)
+        let (waiting, _) = try await realAssignment(for: kari, from: coordinator)
+        try await worker.step()
+        #expect(transport.requests.isEmpty, "held by quiet hours")
+        // Before the quiet hours end: one read (opened on the computer), one declined, one still waiting.
+        _ = try await store.setRead(true, notificationID: read.id, userID: kari.id, at: clock.now)
+        _ = try await store.respond(to: declined.id, status: .declined, at: clock.now)
+        clock.advance(6 * 3600 + 60)
+        try await worker.step()
+        let sent = try transport.requests.map { try message($0).notification }
+        #expect(sent.count == 1)
+        #expect(sent.first?.data.acknowledge?.assignmentID == waiting.id)
+        #expect(metrics.counts.skipped == 2)
+    }
+
+    @Test("a message longer than a push carries is sent with its body shortened to fit, ending in an ellipsis")
+    func longBodyIsShortenedToFit() async throws {
+        let (kari, _) = try await subscribedMentor()
+        let worker = worker()
+        try await worker.step()
+        let body = String(repeating: "Øvelse på trappen / ", count: 190)  // 3,800 characters, about 4,200 bytes
+        _ = try await store.createNotifications([NewNotification(
+            recipientID: kari.id, senderID: nil, kind: .scenarioPrompt, title: "Practice", body: body, deepLink: .scenario(scenarioID: nil))], idempotencyKey: nil, at: clock.now)
+        try await worker.step()
+        let request = try #require(transport.requests.first)
+        let plaintext = try WebPushEncryptionTests.decrypt(request.body, receiver: device, auth: auth)
+        #expect(plaintext.count <= WebPushEncryption.maximumPlaintextBytes)
+        let shown = try JSONDecoder().decode(PushMessage.self, from: plaintext).notification.body
+        #expect(shown.hasSuffix("…") && shown.count < body.count && body.hasPrefix(String(shown.dropLast())))
+        #expect(plaintext.count > WebPushEncryption.maximumPlaintextBytes - 64, "only about what does not fit is cut")
+        #expect(metrics.counts.sent == 1)
+    }
+
     @Test("a push not accepted within its time to live is given up")
     func expires() async throws {
         let (mentor, _) = try await subscribedMentor()

@@ -43,6 +43,11 @@ enum PostgresTestDatabase {
 
     /// A new, empty database with Varsel's schema, its personal details encrypted under `keys` when given.
     static func make(keys: DataKeyring? = nil) async throws -> PostgresRepository {
+        try await PostgresRepository(url: try await makeEmpty(), logger: Logger(label: "test"), keys: keys)
+    }
+
+    /// The URL of a new database without any tables.
+    static func makeEmpty() async throws -> String {
         guard let serverURL, var components = URLComponents(string: serverURL) else { throw PostgresURLError() }
         let name = "varsel_test_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased())"
         let admin = PostgresClient(configuration: try PostgresRepository.configuration(from: serverURL), backgroundLogger: Logger(label: "test"))
@@ -52,7 +57,7 @@ enum PostgresTestDatabase {
             group.cancelAll()
         }
         components.path = "/" + name
-        return try await PostgresRepository(url: components.string ?? serverURL, logger: Logger(label: "test"), keys: keys)
+        return components.string ?? serverURL
     }
 }
 

@@ -129,6 +129,9 @@ struct BadInputTests {
                 (#"{"recipients":[true],"kind":"scenarioPrompt","title":"t","body":"b"}"#, .badRequest, "recipients[0]"),
                 (#"{"recipients":["kari"],"kind":"scenarioPrompt","title":"t","body":"b","urgency":"now"}"#, .unprocessableContent, "urgency"),
                 ("", .badRequest, "needs a JSON body"),
+                // The request as a whole is not the notification's field named body.
+                ("[]", .badRequest, "The request body must be an object."),
+                ("null", .badRequest, "The request body must be an object, not null."),
             ]
             for (body, status, phrase) in cases {
                 let response = try await client.call(.post, "/api/v1/notifications", token: coordinator, json: body)
@@ -138,6 +141,28 @@ struct BadInputTests {
             let huge = #"{"recipients":["kari"],"kind":"scenarioPrompt","title":"t","body":"\#(String(repeating: "x", count: 70_000))"}"#
             try await client.call(.post, "/api/v1/notifications", token: coordinator, json: huge).expectProblem(.contentTooLarge)
             #expect(try await world.repository.latestEventID() == 0)
+        }
+    }
+
+    @Test("a person named in a field of its own is refused by that field, and a 404 repeats no id")
+    func refusalsNameTheirField() async throws {
+        let world = try await TestWorld()
+        try await world.test { client in
+            let coordinator = try await client.token("coord")
+            let contact = #""contact":{"name":"a","phone":"","address":"b","notes":""}"#
+            let assignment = try await client.call(.post, "/api/v1/assignments", token: coordinator, json: #"{"mentor":"nobody-x",\#(contact)}"#)
+            #expect(try assignment.expectProblem(.notFound) == "mentor is not a known user.")
+            #expect(assignment.text.contains(#""field":"mentor""#), "\(assignment.text)")
+            let scenario = try await client.call(.post, "/api/v1/scenarios", token: coordinator, json: #"{"title":"t","body":"b","mentors":["kari","nobody-x"]}"#)
+            #expect(try scenario.expectProblem(.notFound) == "mentors[1] is not a known user.")
+            let none = try await client.call(.post, "/api/v1/scenarios", token: coordinator, json: #"{"title":"t","body":"b","mentors":[]}"#)
+            #expect(try none.expectProblem(.unprocessableContent) == "mentors must name at least one user.")
+            let kari = try await client.token("kari")
+            let missing = try await client.call(.get, "/api/v1/notifications/9223372036854775807", token: kari)
+            #expect(try missing.expectProblem(.notFound) == "You have no notification with that id.")
+            for path in ["/api/v1/notifications/+1", "/api/v1/notifications/01", "/api/v1/notifications/1e0"] {
+                #expect(try await client.call(.get, path, token: kari).expectProblem(.badRequest).contains("positive integer"), "\(path)")
+            }
         }
     }
 
@@ -157,6 +182,13 @@ struct BadInputTests {
             #expect(try await client.call(.get, "/api/v1/notifications?limit=500", token: kari).expectProblem(.badRequest).contains("limit"))
             #expect(try await client.call(.get, "/api/v1/events", token: kari, headers: [.init("Last-Event-ID")!: "yesterday"])
                 .expectProblem(.badRequest).contains("Last-Event-ID"))
+            for since in ["+5", "-0", ""] {
+                #expect(try await client.call(.get, "/api/v1/events", token: kari, headers: [.init("Last-Event-ID")!: since])
+                    .expectProblem(.badRequest).contains("Last-Event-ID"), "Last-Event-ID: \(since)")
+            }
+            #expect(try await client.call(.get, "/api/v1/events?since=", token: kari).expectProblem(.badRequest).contains("since"))
+            let player = try await client.call(.get, "/api/v1/events?player=maybe", token: kari)
+            #expect(try player.expectProblem(.badRequest) == "player must be web, or left out." && player.text.contains(#""field":"player""#))
             try await client.call(.get, "/api/v1/nowhere", token: kari).expectProblem(.notFound)
             try await client.call(.put, "/api/v1/preferences", token: kari, json: #"{"sound":"loud"}"#).expectProblem(.badRequest)
             try await client.call(.post, "/api/v1/notifications/bulk", token: kari, json: #"{"action":"burn","ids":[]}"#).expectProblem(.badRequest)

@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 import VarselCore
 import VarselPush
-import VarselService
+@testable import VarselService
 import VarselStore
 @testable import VarselLive
 @testable import VarselWeb
@@ -329,6 +329,29 @@ struct StreamHardeningTests {
         }
     }
 
+    @Test("a password with a control character is refused by name, and a NUL typed at sign-in is not where the password ends")
+    func passwordsHaveNoControlCharacters() async throws {
+        let world = try await TestWorld()
+        try await world.test { client in
+            let current = try await client.token("kari")
+            for refused in [#"pass\u0000word long"#, #"tab\there long"#, #"\u0085next line long"#] {
+                let answer = try await client.call(.put, "/api/v1/me/password", token: current,
+                                                   json: #"{"currentPassword":"\#(TestWorld.password)","newPassword":"\#(refused)"}"#)
+                try answer.expectProblem(.unprocessableContent)
+                #expect(answer.text.contains(#""field":"newPassword""#) && !answer.text.contains("long"), "\(answer.text)")
+            }
+            // Sign-in: the stored password followed by a NUL and more is not the password.
+            let sessions = #"{"username":"kari","password":"\#(TestWorld.password)\u0000anything"}"#
+            try await client.call(.post, "/api/v1/session", token: nil, json: sessions).expectProblem(.unauthorized)
+            #expect(try await client.call(.post, "/api/v1/session", token: nil,
+                                          json: #"{"username":"kari","password":"\#(TestWorld.password)"}"#).status == .created)
+        }
+        // What bcrypt reads never holds a NUL: up to one, a password would end there.
+        #expect(PasswordHasher.bcryptInput("abc\u{0}defghij") != "abc\u{0}defghij")
+        #expect(!PasswordHasher.bcryptInput("abc\u{0}defghij").utf8.contains(0))
+        #expect(PasswordHasher.bcryptInput("ordinary password") == "ordinary password")
+    }
+
     @Test("a stream's pace: a write that waits longer than the write timeout, and more waiting than the limit, are too slow")
     func streamPace() async throws {
         let pace = StreamPace(limit: 3)
@@ -375,7 +398,7 @@ struct ValidationHardeningTests {
         }
     }
 
-    @Test("the coordinator's page forms apply the API's rules (control characters, lengths)")
+    @Test("the coordinator's page forms apply the API's rules (control characters, lengths), each error beside its field")
     func pageFormsValidate() async throws {
         let world = try await TestWorld()
         try await world.test { client in
@@ -391,6 +414,18 @@ struct ValidationHardeningTests {
             let response = try await client.execute(uri: "/coordinator/assignments", method: .post, headers: headers,
                                                     body: ByteBuffer(string: "_csrf=\(csrf)&mentor=\(world.kari.id)&contactName=\(long)&contactAddress=Street+1"))
             #expect(response.status == .unprocessableContent)
+            // Each field's error is beside it and tied to it, not only in the summary.
+            let phone = String(repeating: "9", count: 61)
+            let fields = try await client.execute(uri: "/coordinator/assignments", method: .post, headers: headers,
+                                                  body: ByteBuffer(string: "_csrf=\(csrf)&mentor=\(world.kari.id)&contactName=Per&contactAddress=Street+1&contactPhone=\(phone)&contactNotes=Bell%07here"))
+            #expect(fields.status == .unprocessableContent)
+            for id in ["assignment-phone", "assignment-notes"] {
+                #expect(fields.text.contains(#"id="\#(id)""#) && fields.text.contains(#"aria-invalid="true" aria-describedby="\#(id)-error""#)
+                        && fields.text.contains(#"<span class="field-error" id="\#(id)-error">"#), "\(id)")
+            }
+            let kind = try await client.execute(uri: "/coordinator/notifications", method: .post, headers: headers,
+                                                body: ByteBuffer(string: "_csrf=\(csrf)&recipient=\(world.kari.id)&kind=party&title=t&body=b"))
+            #expect(kind.status == .unprocessableContent && kind.text.contains(#"aria-describedby="send-kind-error""#), "\(kind.text)")
             #expect(try await world.repository.assignments(.mentor(world.kari.id, scope: .all)).isEmpty)
         }
     }
@@ -413,15 +448,66 @@ struct ValidationHardeningTests {
             let kari = try await client.token("kari")
             let response = try await client.call(.patch, "/api/v1/preferences", token: kari, json: "{}")
             try response.expectProblem(.methodNotAllowed)
-            #expect(response.headers[.allow] == "GET, PUT")
+            #expect(response.headers[.allow] == "GET, HEAD, PUT")
             let byID = try await client.call(.put, "/api/v1/notifications/3", token: kari, json: "{}")
             try byID.expectProblem(.methodNotAllowed)
-            #expect(byID.headers[.allow] == "DELETE, GET")
+            #expect(byID.headers[.allow] == "DELETE, GET, HEAD")
             // A literal segment wins over a parameter, as in routing: PATCH is /me/passkeys/{id}'s, not /me/passkeys/options's.
             let options = try await client.call(.patch, "/api/v1/me/passkeys/options", token: kari, json: "{}")
             try options.expectProblem(.methodNotAllowed)
             #expect(options.headers[.allow] == "POST")
             try await client.call(.get, "/api/v1/nowhere", token: kari).expectProblem(.notFound)
+        }
+    }
+
+    @Test("HEAD answers wherever GET does, with its status and headers and no body; a HEAD of the stream opens none")
+    func headMirrorsGet() async throws {
+        let world = try await TestWorld()
+        let (assignment, contact, item) = try await world.services.sender.assign(
+            mentor: world.kari, coordinatorID: world.coordinator.id,
+            contact: NewContact(name: "Per Olsen", phone: "900 00 000", address: "Torggata 3", notes: "Hører dårlig"), urgency: .normal)
+        try await world.test { client in
+            let kari = try await client.token("kari")
+            for (path, token) in [("/healthz", nil), ("/api/v1/preferences", kari), ("/api/v1/openapi.yaml", nil), ("/signin", nil),
+                                  ("/api/v1/preferences", nil)] as [(String, String?)] {
+                let get = try await client.call(.get, path, token: token)
+                let head = try await client.call(.head, path, token: token)
+                #expect(head.status == get.status, "\(path)")
+                #expect(head.body.readableBytes == 0, "\(path)")
+                #expect(head.headers[.contentType] == get.headers[.contentType], "\(path)")
+                #expect(head.headers[.contentLength] == String(get.body.readableBytes), "\(path)")
+            }
+            // HEAD is not answered where GET is not.
+            let session = try await client.call(.head, "/api/v1/session", token: kari)
+            try session.expectProblem(.methodNotAllowed)
+            #expect(session.headers[.allow] == "DELETE, POST")
+
+            let stream = try await client.call(.head, "/api/v1/events", token: kari)
+            #expect(stream.status == .ok)
+            #expect(stream.headers[.contentType] == "text/event-stream; charset=utf-8")
+            #expect(stream.headers[.contentLength] == nil, "a stream has no length")
+            #expect(world.services.broker.streamCount(userID: world.kari.id) == 0, "a HEAD opened a stream")
+            try await client.call(.head, "/api/v1/events?player=nobody", token: kari).expectProblem(.badRequest)
+
+            // A HEAD of a contact sends none of the details, so it records no read; a GET does.
+            let coordinator = try await client.token("coord")
+            #expect(try await client.call(.head, "/api/v1/contacts/\(contact.id)", token: coordinator).status == .ok)
+            #expect(try await world.repository.contactReads(contactID: contact.id).isEmpty)
+            let admin = try await client.token("admin")
+            #expect(try await client.call(.head, "/api/v1/contacts/\(contact.id)/export", token: admin).status == .ok)
+            #expect(try await world.repository.contactReads(contactID: contact.id).isEmpty)
+            #expect(try await client.call(.get, "/api/v1/contacts/\(contact.id)", token: coordinator).status == .ok)
+            #expect(try await world.repository.contactReads(contactID: contact.id).map(\.channel) == [.contactAPI])
+
+            // A HEAD of the screens a notification leads to marks nothing read, and sets no cookie.
+            let cookie = try await client.cookie("kari")
+            let followed = "/contacts/\(contact.id)?assignment=\(assignment.id)&from=notification&notification=\(item.id)"
+            let look = try await client.execute(uri: followed, method: .head, headers: [.cookie: cookie])
+            #expect(look.status == .ok)
+            #expect(look.headers[values: .setCookie].isEmpty)
+            #expect(try await world.services.inbox.item(item.id, of: world.kari.id)?.isUnread == true, "a HEAD marked the assignment read")
+            _ = try await client.execute(uri: followed, method: .get, headers: [.cookie: cookie])
+            #expect(try await world.services.inbox.item(item.id, of: world.kari.id)?.isUnread == false)
         }
     }
 

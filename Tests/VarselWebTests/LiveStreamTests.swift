@@ -165,6 +165,9 @@ struct PageRenderingTests {
     ])
     func pageRenders(user: String, path: String) async throws {
         let world = try await TestWorld()
+        // Kari has an assignment, so her pages have their lists (Home's, Assignments', Contacts').
+        _ = try await world.services.sender.assign(mentor: world.kari, coordinatorID: world.coordinator.id,
+                                                   contact: NewContact(name: "Per Olsen", phone: "", address: "Torggata 3", notes: ""), urgency: .normal)
         try await world.test { client in
             let token = try await client.token(user)
             let page = try await client.call(.get, path, token: token)
@@ -177,6 +180,10 @@ struct PageRenderingTests {
             #expect(html.components(separatedBy: "<h1 ").count == 2, "one main heading")
             #expect(html.contains(#"id="live-polite" class="visually-hidden" role="log" aria-live="polite""#))
             #expect(html.contains(#"role="tablist""#) || path.hasPrefix("/coordinator"))
+            // An id names one element: a label, a description or a section's heading found by it is that one.
+            let ids = html.components(separatedBy: #" id=""#).dropFirst().compactMap { $0.split(separator: "\"", maxSplits: 1).first.map(String.init) }
+            let twice = Dictionary(grouping: ids, by: { $0 }).filter { $0.value.count > 1 }.keys.sorted()
+            #expect(twice.isEmpty, "ids used twice on \(path): \(twice)")
         }
     }
 

@@ -136,6 +136,23 @@ struct PeopleTests {
         }
     }
 
+    @Test("a certification kept after its mentor became a coordinator, or was deactivated, warns no one and is not shown")
+    func certificationsWarnOnlyMentors() async throws {
+        let world = try await TestWorld()
+        let users = world.services.users
+        let expiry = world.clock.now.addingTimeInterval(5 * 86400)
+        _ = try await users.addCertification(name: "Guide certificate", expiresAt: expiry, for: world.kari.id, by: world.coordinator)
+        _ = try await users.addCertification(name: "Guide certificate", expiresAt: expiry, for: world.ola.id, by: world.coordinator)
+        _ = try await users.changeRole(of: world.kari.id, to: .coordinator, by: world.admin)
+        try await users.deactivate(world.ola.id, by: world.admin)
+        #expect(try await world.services.sender.sendDueCertificationWarnings(now: world.clock.now).isEmpty)
+        #expect(try await users.details(of: world.kari.id, for: world.admin).person.certifications.isEmpty)
+        // Back as a mentor, and back from leaving: the warnings are theirs again.
+        _ = try await users.changeRole(of: world.kari.id, to: .mentor, by: world.admin)
+        _ = try await users.reactivate(world.ola.id, by: world.admin)
+        #expect(Set(try await world.services.sender.sendDueCertificationWarnings(now: world.clock.now).map(\.recipientID)) == [world.kari.id, world.ola.id])
+    }
+
     @Test("renewing a certification re-arms its expiry warnings; each change is in the log with who made it")
     func certificationsFollowTheirDates() async throws {
         let world = try await TestWorld()

@@ -18,6 +18,25 @@ def shown(path):
     return os.path.abspath(str(path))
 
 
+def test_help_for_a_command_that_does_not_exist_is_refused():
+    for arguments in (["help", "nosuch"], ["help", "user", "nosuch"], ["help", "user", "help", "nosuch"]):
+        result = run_varsel(*arguments)
+        assert_one_sentence(result)
+        assert result.stderr == "Error: There is no command 'nosuch'. See `varsel --help`.\n", result.stderr
+        assert result.stdout == ""
+    # Options are not help's: the command's own options would be refused as unknown to it.
+    for arguments, option, command in ((["help", "serve", "--port", "5"], "--port", "varsel help serve"),
+                                       (["help", "user", "add", "-x"], "-x", "varsel help user add"),
+                                       (["help", "serve", "--database=postgres://varsel:s3cret@db/varsel"], "--database", "varsel help serve")):
+        result = run_varsel(*arguments)
+        assert_one_sentence(result)
+        assert result.stderr == f"Error: `varsel help` takes command names only, not '{option}'. See `{command}`.\n"
+        assert result.stdout == ""
+    for arguments in (["help", "user", "add"], ["help", "help"], ["help", "--help"], ["help", "serve", "--help"]):
+        known = run_varsel(*arguments)
+        assert known.returncode == 0 and known.stdout.startswith("OVERVIEW: "), (arguments, known.stdout, known.stderr)
+
+
 def test_version_is_printed():
     result = run_varsel("--version")
     assert result.returncode == 0, result.stderr
@@ -201,6 +220,10 @@ def test_each_postgresql_failure_is_its_own_sentence_at_once(postgres_roles):
         assert "wrong" not in result.stderr and "ss#w" not in result.stderr
         # The ten-second wait belongs to a server that does not answer; none of these waits for it.
         assert took < 9, (url, took)
+    # A user add refused for its password sets nothing up either: the fields are checked before the database is opened.
+    short, _ = quickly("user", "add", "anne", "--role", "admin", "--database", f"postgres://varsel@{server}/{databases['empty']}",
+                       "--bcrypt-cost", "4", stdin="short\n")
+    assert_one_sentence(short)
     # The empty database was refused, not set up.
     listed, _ = quickly("user", "list", "--database", f"postgres://varsel@{server}/{databases['empty']}")
     assert "has no Varsel tables" in listed.stderr
@@ -285,6 +308,84 @@ def test_check_says_what_serve_would_find_wrong_and_changes_nothing(tmp_path):
                       env=unset).returncode == 0
 
 
+LAST_CHANGE = "v14: text messages and email"
+
+
+def applied_changes(database):
+    import sqlite3
+    with sqlite3.connect(database) as connection:
+        return {row[0] for row in connection.execute("SELECT identifier FROM grdb_migrations")}
+
+
+def contents(database):
+    """Every table's definition and rows, as SQL: what a command must leave as it was (opening a database in WAL mode
+    may still touch its header)."""
+    import sqlite3
+    connection = sqlite3.connect(database)
+    try:
+        return list(connection.iterdump())
+    finally:
+        connection.close()
+
+
+def database_changed_by(tmp_path, *statements):
+    """A Varsel database with one admin, then changed by `statements` (SQL) as another version would have left it."""
+    import sqlite3
+    database = tmp_path / "varsel.sqlite"
+    assert run_varsel("user", "add", "anne", "--role", "admin", "--database", str(database), "--bcrypt-cost", "4",
+                      stdin="a long password\n").returncode == 0
+    connection = sqlite3.connect(database)
+    try:
+        for statement in statements:
+            connection.execute(statement)
+        connection.commit()
+    finally:
+        connection.close()
+    return database
+
+
+def varsel_version():
+    return run_varsel("--version").stdout.split()[-1]
+
+
+def test_an_earlier_layout_is_only_said_by_check_and_brought_up_to_date_by_serve(tmp_path):
+    from varsel_server import VarselServer
+    # The file as the version before the last change left it.
+    database = database_changed_by(tmp_path, "DROP TABLE message_delivery", "DROP TABLE contact_channel",
+                                   f"DELETE FROM grdb_migrations WHERE identifier = '{LAST_CHANGE}'")
+    before = contents(database)
+
+    checked = run_varsel("check", "--database", str(database), "--public-url", "https://varsel.example", env={"VARSEL_DATA_KEY_FILE": ""})
+    assert checked.stdout.splitlines()[0] == (
+        f"OK: The database {shown(database)} opens and has Varsel's tables from an earlier version: `varsel serve` brings them up to "
+        "date (1 change); back the database up first."), checked.stdout
+    assert contents(database) == before, "check changed the database"
+
+    served = VarselServer(database=database, demo=False).start()
+    served.stop()
+    assert f"Brought the tables in {shown(database)} up to date for Varsel {varsel_version()} (1 change)" in "".join(served.output)
+    assert LAST_CHANGE in applied_changes(database)
+    again = run_varsel("check", "--database", str(database), "--public-url", "https://varsel.example", env={"VARSEL_DATA_KEY_FILE": ""})
+    assert again.stdout.splitlines()[0] == f"OK: The database {shown(database)} opens and has Varsel's tables.", again.stdout
+
+
+def test_a_database_a_later_version_changed_is_refused_by_every_command_and_left_as_it_is(tmp_path):
+    database = database_changed_by(tmp_path, "INSERT INTO grdb_migrations (identifier) VALUES ('v99: a change of a later version')")
+    before = contents(database)
+    refusal = (f"{shown(database)} holds tables changed by a later version of Varsel than {varsel_version()}: run that later version; "
+               "Varsel never takes a database back to an earlier layout.")
+    for arguments in (["user", "list"], ["user", "add", "bo", "--role", "mentor", "--bcrypt-cost", "4"], ["token", "list"],
+                      ["serve", "--port", "0"]):
+        result = run_varsel(*arguments, "--database", str(database), stdin="a long password\n")
+        assert_one_sentence(result)
+        assert result.stderr.strip().splitlines()[-1] == f"Error: {refusal}", (arguments, result.stderr)
+    checked = run_varsel("check", "--database", str(database), "--public-url", "https://varsel.example", env={"VARSEL_DATA_KEY_FILE": ""})
+    assert checked.returncode == 1
+    assert checked.stdout.splitlines()[0] == f"Problem: {refusal}", checked.stdout
+    assert contents(database) == before, "a refused database was changed"
+    assert sorted(item.name for item in tmp_path.iterdir()) == ["varsel.sqlite"]
+
+
 def test_check_names_the_postgresql_version(postgres_roles):
     server, databases = postgres_roles
     url = f"postgres://varsel@{server}/{databases['checked']}"
@@ -293,3 +394,87 @@ def test_check_names_the_postgresql_version(postgres_roles):
     first = result.stdout.splitlines()[0]
     assert re.fullmatch(rf"OK: The database {re.escape(url)} opens and has Varsel's tables, "
                         r"on PostgreSQL \d+(\.\d+)?( \(.*\))?\.", first), first
+
+
+def test_no_command_sets_up_varsel_in_a_file_that_is_not_a_varsel_database(tmp_path):
+    import sqlite3
+    empty, other, text = tmp_path / "empty.sqlite", tmp_path / "other.sqlite", tmp_path / "notes.sqlite"
+    empty.write_bytes(b"")
+    with sqlite3.connect(other) as connection:
+        connection.execute("CREATE TABLE mine (x)")
+    text.write_text("not a database\n")
+    before = {path: path.read_bytes() for path in (empty, other, text)}
+    for path, said in ((empty, "is an SQLite database without Varsel's tables"), (other, "is an SQLite database without Varsel's tables"),
+                       (text, "is not an SQLite database, or cannot be read")):
+        for arguments in (["user", "list"], ["token", "list"], ["user", "add", "anne", "--role", "admin", "--bcrypt-cost", "4"],
+                          ["serve", "--port", "0"]):
+            result = run_varsel(*arguments, "--database", str(path), stdin="a long password\n")
+            assert_one_sentence(result)
+            assert result.stderr.strip().splitlines()[-1].startswith(f"Error: {shown(path)} {said}"), (arguments, result.stderr)
+        checked = run_varsel("check", "--database", str(path), "--public-url", "https://varsel.example")
+        assert checked.returncode == 1 and f"Problem: {shown(path)} {said}" in checked.stdout, checked.stdout
+    assert {path: path.read_bytes() for path in before} == before, "a refused file was changed"
+    assert sorted(item.name for item in tmp_path.iterdir()) == ["empty.sqlite", "notes.sqlite", "other.sqlite"]
+
+
+def test_numbers_out_of_range_are_refused_by_name_before_anything_is_made(tmp_path):
+    database = tmp_path / "never.sqlite"
+    for arguments, said in (
+            (["user", "add", "anne", "--role", "admin", "--bcrypt-cost", "2"], "--bcrypt-cost is a number from 4 to 31, such as 12."),
+            (["serve", "--port", "0", "--bcrypt-cost", "40"], "--bcrypt-cost is a number from 4 to 31, such as 12."),
+            (["serve", "--port", "70000"], "--port is a number from 1 to 65535, or 0 to pick a free one."),
+            (["serve", "--port", "0", "--idle-timeout", "inf"], "--idle-timeout is a number of seconds above 0 and at most 86400, such as 30."),
+            (["serve", "--port", "0", "--stream-write-timeout", "1e300"],
+             "--stream-write-timeout is a number of seconds above 0 and at most 86400, such as 30."),
+            # A negative number is a value, not an option the parser then misses a value for.
+            (["serve", "--port", "-5"], "--port is a number from 1 to 65535, or 0 to pick a free one."),
+            (["user", "add", "anne", "--role", "admin", "--bcrypt-cost", "-3"], "--bcrypt-cost is a number from 4 to 31, such as 12."),
+            (["serve", "--port", "0", "--idle-timeout", "-1"], "--idle-timeout is a number of seconds above 0 and at most 86400, such as 30."),
+            (["serve", "--port", "0", "--streams-per-user", "-2"], "--streams-per-user must be positive."),
+            (["serve", "--port", "0", "--commit-interval", "-1"], "--commit-interval is a number of milliseconds from 0 to 1000, such as 3.")):
+        result = run_varsel(*arguments, "--database", str(database), stdin="a long password\n")
+        assert_one_sentence(result)
+        assert result.stderr.strip().splitlines()[-1] == f"Error: {said}", (arguments, result.stderr)
+    # Run where it would have left its temporary key file.
+    empty_key = subprocess.run([*run_varsel_command(), "keys", "create", "--data-key-file", ""], cwd=tmp_path, capture_output=True,
+                               text=True, timeout=60, env={key: value for key, value in os.environ.items() if key != "VARSEL_DATA_KEY_FILE"})
+    assert_one_sentence(empty_key)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_start_that_fails_removes_the_database_and_the_key_it_made_and_says_so(tmp_path):
+    import socket
+    bad_key = tmp_path / "vapid.pem"
+    bad_key.write_text("not a key\n")
+    # A wrong VAPID key file is read before the database is opened: nothing is made.
+    refused = run_varsel("serve", "--port", "0", "--database", str(tmp_path / "a.sqlite"), "--vapid-key-file", str(bad_key))
+    assert_one_sentence(refused)
+    assert sorted(item.name for item in tmp_path.iterdir()) == ["vapid.pem"]
+    # A port in use is found only when the server listens: the new database and the demo's key file go again.
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    port = taken.getsockname()[1]
+    try:
+        database = tmp_path / "demo.sqlite"
+        failed = run_varsel("serve", "--demo", "--port", str(port), "--database", str(database))
+    finally:
+        taken.close()
+    assert_one_sentence(failed)
+    assert f"Made the data key file {shown(database)}.key for the demo's personal details" in failed.stderr + failed.stdout
+    assert failed.stderr.strip().splitlines()[-1] == (
+        f"Error: Port {port} on 127.0.0.1 is in use by another program: choose another with --port, or stop the other program; "
+        f"Varsel did not start, so it removed {shown(database)} and {shown(database)}.key, made for this start.")
+    assert sorted(item.name for item in tmp_path.iterdir()) == ["vapid.pem"]
+
+
+def test_refusals_about_a_person_name_the_database(tmp_path):
+    database = tmp_path / "people.sqlite"
+    assert run_varsel("user", "add", "anne", "--role", "admin", "--database", str(database), "--bcrypt-cost", "4",
+                      stdin="a long password\n").returncode == 0
+    taken = run_varsel("user", "add", "anne", "--role", "mentor", "--database", str(database), "--bcrypt-cost", "4", stdin="a long password\n")
+    assert_one_sentence(taken)
+    assert taken.stderr.strip() == f"Error: That username is taken in {shown(database)}: choose another, or see `varsel user list`."
+    unknown = run_varsel("user", "deactivate", "nobody", "--database", str(database))
+    assert_one_sentence(unknown)
+    assert unknown.stderr.strip() == f"Error: There is no user with that username in {shown(database)}: see `varsel user list`."

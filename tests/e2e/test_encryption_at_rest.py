@@ -59,14 +59,17 @@ def test_without_its_key_the_server_refuses_to_start_in_one_sentence(server):
     refused = run_varsel("serve", "--port", "0", "--database", str(server.database))
     assert refused.returncode == 1
     assert refused.stderr.strip().splitlines()[-1] == (
-        "Error: This database's personal details are encrypted; start Varsel with --data-key-file naming the file that holds its key.")
+        f"Error: The personal details in {os.path.abspath(server.database)} are encrypted; "
+        "start Varsel with --data-key-file naming the file that holds its key.")
     missing = run_varsel("serve", "--port", "0", "--database", str(server.database), "--data-key-file", str(server.database) + ".key")
     assert missing.returncode == 1
     assert "does not exist; make one with `varsel keys create" in missing.stderr.strip().splitlines()[-1]
     other = str(server.database) + ".other.key"
     assert run_varsel("keys", "create", "--data-key-file", other).returncode == 0
     wrong = run_varsel("serve", "--port", "0", "--database", str(server.database), "--data-key-file", other)
-    assert wrong.returncode == 1 and "does not hold the key" in wrong.stderr.strip().splitlines()[-1]
+    assert wrong.returncode == 1
+    assert wrong.stderr.strip().splitlines()[-1].startswith(f"Error: The data key file {os.path.abspath(other)} does not hold the key ")
+    assert wrong.stderr.strip().splitlines()[-1].endswith(f" the details in {os.path.abspath(server.database)} are encrypted with; give the key file that holds it.")
     for result in (refused, missing, wrong):
         assert all(detail not in result.stderr + result.stdout for detail in DETAILS)
 

@@ -19,6 +19,21 @@ def test_a_burst_of_arrivals_is_one_sentence(page, server):
     assert page.locator("#notification-list li").count() == 8
 
 
+def test_the_minutes_tick_leaves_the_focused_rows_name_alone(browser, server):
+    context = browser.new_context(bypass_csp=True)
+    page = context.new_page()
+    page.clock.install()
+    sign_in(page, server)
+    links = page.locator("#notification-list .notification-link")
+    links.nth(0).focus()
+    page.evaluate("document.querySelectorAll('#notification-list .notification-link').forEach((link) => link.setAttribute('aria-label', 'as it was'))")
+    page.clock.run_for(61_000)
+    # The tick has run once the other rows have their names back.
+    assert wait_until(lambda: links.nth(1).get_attribute("aria-label") != "as it was")
+    assert links.nth(0).get_attribute("aria-label") == "as it was", "a screen reader would read the focused row again"
+    context.close()
+
+
 def test_the_live_list_comes_back_when_the_stream_was_refused(page, server):
     # A proxy answering 502 while the server restarts ends an EventSource for good; the page connects again itself.
     refused = []
@@ -47,6 +62,24 @@ def test_while_the_dialog_is_open_announcements_go_to_a_region_inside_it(page, s
     server.create(server.token("demo-coordinator"), "While the dialog is open", ["demo-mentor"])
     assert wait_until(lambda: "New notification: While the dialog is open" in live_texts(page, "#live-dialog"))
     assert live_texts(page) == []
+
+
+def test_while_the_erase_dialog_is_open_announcements_go_to_a_region_inside_it(browser, server):
+    coordinator = server.token("demo-coordinator")
+    status, _, created = server.request("POST", "/api/v1/assignments", coordinator, {
+        "mentor": "demo-mentor", "contact": {"name": "Eva Strand", "phone": "", "address": "Parkveien 2", "notes": ""}})
+    assert status == 201, created
+    context = browser.new_context(bypass_csp=True)
+    page = context.new_page()
+    sign_in(page, server, "demo-coordinator")
+    page.goto(server.base_url + "/contacts/{contactId}?assignment={id}".format(**created["assignment"]))
+    page.wait_for_function("window.varselStream && window.varselStream.readyState === EventSource.OPEN", timeout=15000)
+    page.click("#erase-button")
+    page.wait_for_function("document.getElementById('erase-dialog').matches(':modal')")
+    server.create(coordinator, "While erasing", ["demo-coordinator"])
+    assert wait_until(lambda: "New notification: While erasing" in live_texts(page, "#live-erase-dialog"))
+    assert live_texts(page) == []
+    context.close()
 
 
 def test_mark_all_as_read_twice_announces_the_count_then_that_there_was_nothing_to_do(page):
@@ -257,3 +290,45 @@ def test_screenshots_for_the_readme(page, server):
     page.goto(server.base_url + "/settings")
     page.screenshot(path=str(SCREENSHOTS / "settings.png"), full_page=True)
     assert (SCREENSHOTS / "settings.png").stat().st_size > 10_000
+
+
+def test_without_script_the_current_tab_is_marked_as_with_it(browser, server):
+    weights = {}
+    for scripted in (True, False):
+        context = browser.new_context(bypass_csp=True)
+        page = context.new_page()
+        if not scripted:
+            page.route("**/static/*.js", lambda route: route.abort())
+        sign_in(page, server)
+        page.goto(server.base_url + "/profile")
+        if scripted:
+            page.wait_for_selector("#tab-profile[aria-selected=true]")
+        weights[scripted] = page.evaluate("""[...document.querySelectorAll('.tab-bar a')].map((tab) =>
+            [tab.id, getComputedStyle(tab).fontWeight, getComputedStyle(tab.querySelector('.tab-label')).textDecorationLine])""")
+        context.close()
+    assert weights[False] == weights[True], weights
+    current = [tab for tab in weights[False] if tab[0] == "tab-profile"]
+    assert current == [["tab-profile", "700", "underline"]], weights[False]
+
+
+def test_a_later_page_of_the_list_takes_no_live_rows_and_the_first_page_does(page, server):
+    # A later page of the centre holds older notifications: one that arrives while it is open belongs on the first
+    # page. A cursor past every notification's id shows the whole list as a later page would.
+    def rows_after_a_new_notification(title):
+        page.wait_for_function("window.varselStream && window.varselStream.readyState === EventSource.OPEN", timeout=15000)
+        # Listening after the page's own listener: once this one has run, the page has handled the event.
+        page.evaluate("""() => { window.createdSeen = 0;
+            window.varselStream.addEventListener('notification.created', () => { window.createdSeen += 1; }); }""")
+        before = page.locator("#notification-list li").count()
+        server.create(server.token("demo-coordinator"), title, ["demo-mentor"])
+        page.wait_for_function("window.createdSeen === 1", timeout=15000)
+        return before, page.locator("#notification-list li").count()
+
+    page.goto(server.base_url + "/notifications?cursor=n999999")
+    assert page.get_attribute("#newest-notifications", "href") == "/notifications"
+    before, after = rows_after_a_new_notification("Arrived while on a later page")
+    assert after == before, "a later page takes no live row"
+    page.goto(server.base_url + "/notifications")
+    before, after = rows_after_a_new_notification("Arrived on the first page")
+    assert after == before + 1
+    assert page.locator("#notification-list li").first.locator(".title").inner_text() == "Arrived on the first page"

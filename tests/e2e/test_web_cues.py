@@ -2,11 +2,17 @@
 from conftest import sign_in
 from varsel_server import wait_until
 
-# Records earcons (Web Audio oscillators started), vibrations and system notifications instead of playing them.
+# Records earcons (Web Audio oscillators started), vibrations and system notifications instead of playing them,
+# and every state the page's audio takes.
 RECORDER = """
-window.__cues = { tones: [], vibrations: [], notices: [] };
+window.__cues = { tones: [], vibrations: [], notices: [], audio: [] };
 const RealContext = window.AudioContext;
 window.AudioContext = class extends RealContext {
+  constructor(...options) {
+    super(...options);
+    window.__cues.audio.push(this.state);
+    this.addEventListener("statechange", () => window.__cues.audio.push(this.state));
+  }
   createOscillator() {
     const oscillator = super.createOscillator();
     const start = oscillator.start.bind(oscillator);
@@ -24,8 +30,10 @@ def cues(page):
     return page.evaluate("window.__cues")
 
 
-def open_centre(browser, server, hidden=False):
-    context = browser.new_context(bypass_csp=True)
+def open_centre(browser, server, hidden=False, user_agent=None, init=None):
+    context = browser.new_context(bypass_csp=True, **({"user_agent": user_agent} if user_agent else {}))
+    if init:
+        context.add_init_script(init)
     if hidden:
         context.grant_permissions(["notifications"], origin=server.base_url)
     context.add_init_script(RECORDER)
@@ -45,6 +53,58 @@ def test_an_arrival_is_seen_heard_and_felt(browser, server):
     assert wait_until(lambda: cues(page)["tones"] == [660] and cues(page)["vibrations"] == [[120]])
     assert page.locator("#notification-list li").first.locator(".title").inner_text() == "Audible"
     assert cues(page)["notices"] == [], "no system notification while the page is visible"
+    context.close()
+
+
+def test_the_pages_audio_runs_only_while_an_earcon_sounds(browser, server):
+    context, page = open_centre(browser, server)
+    coordinator = server.token("demo-coordinator")
+    server.create(coordinator, "First", ["demo-mentor"])
+    assert wait_until(lambda: cues(page)["tones"] == [660])
+    assert wait_until(lambda: cues(page)["audio"][-1:] == ["suspended"]), cues(page)["audio"]
+    assert "running" in cues(page)["audio"], "the earcon was heard"
+    heard = len(cues(page)["audio"])
+    # Suspended, the next earcon wakes it, and it is suspended again when that earcon ends.
+    server.create(coordinator, "Second", ["demo-mentor"])
+    assert wait_until(lambda: cues(page)["audio"][heard:] == ["running", "suspended"]), cues(page)["audio"]
+    context.close()
+
+
+IPHONE = ("Mozilla/5.0 (iPhone; CPU iPhone OS 18_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.5 "
+          "Mobile/15E148 Safari/604.1")
+# The kinds of listener the page puts on the window.
+WINDOW_LISTENERS = """
+window.__windowListeners = [];
+const realAdd = window.addEventListener;
+window.addEventListener = function (type, ...rest) { window.__windowListeners.push(type); return realAdd.call(this, type, ...rest); };
+"""
+
+
+def test_the_first_click_wakes_the_pages_audio_once_and_leaves_it_resting_on_an_iphone(browser, server):
+    # iOS starts a page's audio only inside a tap; VoiceOver's double-tap is a click.
+    context, page = open_centre(browser, server, user_agent=IPHONE)
+    assert cues(page)["audio"] == [], "no audio before the person has touched the page"
+    page.locator("h1").click()
+    assert wait_until(lambda: cues(page)["audio"][-1:] == ["suspended"] and "running" in cues(page)["audio"]), cues(page)["audio"]
+    woken = len(cues(page)["audio"])
+    page.locator("h1").click()
+    server.create(server.token("demo-coordinator"), "After the tap", ["demo-mentor"])
+    assert wait_until(lambda: cues(page)["tones"] == [660])
+    # The same audio plays the earcon: a second click made and woke nothing new.
+    assert wait_until(lambda: cues(page)["audio"][woken:] == ["running", "suspended"]), cues(page)["audio"]
+    context.close()
+
+
+def test_on_other_systems_the_window_has_no_click_listener_and_earcons_still_play(browser, server):
+    # Chromium exposes every element as clickable when the window listens for clicks, and Orca then says so.
+    context, page = open_centre(browser, server, init=WINDOW_LISTENERS)
+    assert wait_until(lambda: page.evaluate("window.varselStream && window.varselStream.readyState === EventSource.OPEN"))
+    listeners = page.evaluate("window.__windowListeners")
+    assert "load" in listeners, f"the recorder saw the page's own listeners: {listeners}"
+    assert "click" not in listeners and "touchend" not in listeners, listeners
+    page.locator("h1").click()
+    server.create(server.token("demo-coordinator"), "Heard", ["demo-mentor"])
+    assert wait_until(lambda: cues(page)["tones"] == [660])
     context.close()
 
 

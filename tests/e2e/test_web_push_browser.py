@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import time
+import weakref
 from contextlib import contextmanager
 
 import pytest
@@ -50,23 +51,64 @@ def subscribed_page(browser, server, service):
         context.close()
 
 
+class PushDevTools:
+    """One page's DevTools session for push: its service worker registrations, and Chromium's own log of the push
+    events it dispatched and completed (the BackgroundService domain), recorded from before the first delivery."""
+
+    def __init__(self, page, server) -> None:
+        self.page, self.server = page, server
+        self.cdp = page.context.new_cdp_session(page)
+        self.log: list[dict] = []
+        self.registrations: list[dict] = []
+        self.cdp.on("BackgroundService.backgroundServiceEventReceived", lambda event: self.log.append(event["backgroundServiceEvent"]))
+        self.cdp.on("ServiceWorker.workerRegistrationUpdated", lambda event: self.registrations.extend(event["registrations"]))
+        self.cdp.send("BackgroundService.setRecording", {"shouldRecord": True, "service": "pushMessaging"})
+        self.cdp.send("BackgroundService.startObserving", {"service": "pushMessaging"})
+        self.cdp.send("ServiceWorker.enable")
+
+    def registration_id(self) -> str:
+        """This server's live registration: the browser may also report others (deleted, or another origin's)."""
+        def own() -> list[dict]:
+            return [r for r in self.registrations if r["scopeURL"].startswith(self.server.base_url + "/") and not r.get("isDeleted")]
+        deadline = time.monotonic() + 10
+        while not own() and time.monotonic() < deadline:
+            self.page.wait_for_timeout(50)
+        assert own(), f"no live service worker registration for {self.server.base_url}; the browser reported {self.registrations}"
+        return own()[-1]["registrationId"]
+
+    def events(self, name: str, after: int) -> list[dict]:
+        return [event for event in self.log[after:] if event["eventName"] == name and event["origin"] == self.server.base_url + "/"]
+
+
+_push_dev_tools: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # one session a page
+
+
 def deliver(page, server, plaintext: bytes) -> None:
-    """Hands a push message to the page's service worker through the DevTools protocol."""
-    cdp = page.context.new_cdp_session(page)
-    seen = []
-    cdp.on("ServiceWorker.workerRegistrationUpdated", lambda event: seen.extend(event["registrations"]))
-    cdp.send("ServiceWorker.enable")
+    """Hands a push message to the page's service worker through the DevTools protocol, and waits until Chromium
+    reports that the worker's push event completed, with success.
 
-    def own() -> list[dict]:
-        # This server's live registration: the browser may also report others (deleted, or another origin's).
-        return [r for r in seen if r["scopeURL"].startswith(server.base_url + "/") and not r.get("isDeleted")]
-
-    deadline = time.monotonic() + 10
-    while not own() and time.monotonic() < deadline:
-        page.wait_for_timeout(50)
-    assert own(), f"no live service worker registration for {server.base_url}; the browser reported {seen}"
-    cdp.send("ServiceWorker.deliverPushMessage", {"origin": server.base_url, "registrationId": own()[-1]["registrationId"],
-                                                  "data": plaintext.decode()})
+    DevTools answers before the delivery happens and reports its outcome only in Chromium's log of push events. A
+    delivery Chromium never dispatched (it logs nothing when it could not find or start the worker) is handed over
+    once more: that is the stand-in push service's part. Should the first come after all, the same message twice
+    shows one notification (the same tag). What the worker did wrong (an event that did not complete, or not with
+    success) fails here, with Chromium's log."""
+    devtools = _push_dev_tools.get(page)
+    if devtools is None:
+        devtools = _push_dev_tools[page] = PushDevTools(page, server)
+    first_start = len(devtools.log)
+    for _ in range(2):
+        start = len(devtools.log)
+        devtools.cdp.send("ServiceWorker.deliverPushMessage", {"origin": server.base_url, "registrationId": devtools.registration_id(),
+                                                               "data": plaintext.decode()})
+        deadline = time.monotonic() + 10
+        while not devtools.events("Push event completed", start) and time.monotonic() < deadline:
+            page.wait_for_timeout(50)
+        if devtools.events("Push event dispatched", start) or devtools.events("Push event completed", start):
+            break
+    assert devtools.events("Push event completed", start), \
+        f"the service worker's push event did not complete; Chromium's push log: {devtools.log}"
+    for completed in devtools.events("Push event completed", first_start):
+        assert completed["eventMetadata"] == [{"key": "Status", "value": "Success"}], f"Chromium's push log: {devtools.log}"
 
 
 def shown(page, count: int = 1) -> list[dict]:

@@ -679,6 +679,30 @@ def until_said(reader, phrase: str, act) -> list[str]:
     return reader.spoken_since(mark)
 
 
+def test_a_passkey_without_a_name_is_refused_with_its_rule_spoken_once_from_the_button_and_from_the_field(reader, authenticator):
+    signed_in_as(reader, "demo-mentor", "Demo Mentor")
+    reader.goto("/profile")
+    rule = "Give the passkey a name of 1 to 60 characters"
+    # From the button before the Passkeys section, put there without a sound (Orca follows the keyboard, not a
+    # script's focus): a few Tabs, not the whole Profile's.
+    reader.page.focus("#change-password")
+    reader.tab_until(lambda text: text.startswith("Name for the new passkey"), limit=6)
+    reader.press("BackSpace")  # the name, selected as the field took focus, is deleted
+    reader.tab_until(lambda text: text == "Add a passkey push button")
+    for key_in in ("the button", "the field"):
+        mark = reader.desktop.mark()
+        reader.desktop.key("Return")
+        reader.desktop.wait_for_speech(lambda u: rule in normalize(u.text), 20, f"Orca never said the rule, from {key_in}", since=mark)
+        reader.desktop.wait_for_quiet(1.5, 20)
+        spoken = reader.spoken_since(mark)
+        # Focus is in the field, which says it is invalid; the rule is heard once, not also from the live region.
+        assert sum(text.count(rule) for text in spoken) == 1, (key_in, spoken)
+        assert reader.focused_id() == "new-passkey-name", key_in
+        if key_in == "the button":
+            assert "invalid entry" in spoken, spoken
+    assert reader.server.request("GET", "/api/v1/me/passkeys", reader.server.token("demo-mentor"))[2]["items"] == []  # none was added
+
+
 def test_adding_a_passkey_speaks_its_name_field_the_confirmation_once_and_each_passkey_with_its_buttons(reader, authenticator):
     signed_in_as(reader, "demo-mentor", "Demo Mentor")
     reader.goto("/profile")

@@ -42,7 +42,8 @@ struct AssignmentsController {
         do { contact = try Validation.contact(body.contact) } catch { issues += error.issues }
         do { urgency = try Validation.urgency(body.urgency) } catch { issues += error.issues }
         guard issues.isEmpty else { throw InvalidInput(issues) }
-        guard let mentor = try await RecipientResolver(directory: services.directory).users([body.mentor]).first, mentor.role == .mentor else {
+        let mentor = try await RecipientResolver(directory: services.directory).user(body.mentor, field: "mentor")
+        guard mentor.role == .mentor else {
             throw RecipientResolver.notAMentor(field: "mentor")
         }
         let (assignment, stored, item) = try await Self.conflicting {
@@ -122,7 +123,7 @@ struct AssignmentsController {
         let identity = try context.requireUser()
         let id = try PathID.of(context, as: AssignmentID.self)
         guard let assignment = try await services.contactAccess.assignment(id), services.contactAccess.canSee(assignment, user: identity.user) else {
-            throw Problem.notFound("You have no assignment with id \(id).")
+            throw Problem.notFound("You have no assignment with that id.")
         }
         return (identity, assignment)
     }
@@ -130,7 +131,8 @@ struct AssignmentsController {
     /// `GET /api/v1/assignments/{id}`: the assignment, its history, and its contact while the reader may see it.
     func show(_ request: Request, context: VarselContext) async throws -> Response {
         let (identity, assignment) = try await visibleAssignment(context)
-        let contact = try await services.contactAccess.read(contactID: assignment.contactID, by: identity.user, through: .assignmentAPI)
+        let contact = try await services.contactAccess.read(contactID: assignment.contactID, by: identity.user, through: .assignmentAPI,
+                                                                  sendsDetails: request.method != .head)
         var resource = AssignmentResource(assignment, contact: contact)
         resource.trail = try await services.reports.assignmentSummaries([assignment]).first?.trail
         return try JSONCoding.response(resource)
@@ -162,7 +164,8 @@ struct AssignmentsController {
             throw Problem.forbidden("Only the coordinator who manages the assignment, or an admin, can reassign it.")
         }
         let body = try await JSONCoding.decode(ReassignRequest.self, from: request)
-        guard let mentor = try await RecipientResolver(directory: services.directory).users([body.mentor]).first, mentor.role == .mentor else {
+        let mentor = try await RecipientResolver(directory: services.directory).user(body.mentor, field: "mentor")
+        guard mentor.role == .mentor else {
             throw RecipientResolver.notAMentor(field: "mentor")
         }
         let (new, item) = try await Self.conflicting { try await services.sender.reassign(assignment, to: mentor, by: identity.user.id) }
@@ -185,8 +188,9 @@ struct AssignmentsController {
     func contact(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
         let id = try PathID.of(context, as: ContactID.self)
-        guard let contact = try await services.contactAccess.read(contactID: id, by: identity.user, through: .contactAPI) else {
-            throw Problem.notFound("You have no contact with id \(id).")
+        guard let contact = try await services.contactAccess.read(contactID: id, by: identity.user, through: .contactAPI,
+                                                                    sendsDetails: request.method != .head) else {
+            throw Problem.notFound("You have no contact with that id.")
         }
         return try JSONCoding.response(ContactResource(contact))
     }
@@ -204,7 +208,7 @@ struct AssignmentsController {
     func exportContact(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
         let id = try PathID.of(context, as: ContactID.self)
-        let data = try await services.export.contactData(id, for: identity.user)
+        let data = try await services.export.contactData(id, for: identity.user, sendsDetails: request.method != .head)
         return try JSONCoding.response(data, headers: [.cacheControl: "no-store", .contentDisposition: "attachment; filename=\"varsel-contact-\(id).json\""])
     }
 
@@ -219,7 +223,7 @@ struct AssignmentsController {
         let identity = try context.requireUser()
         let id = try PathID.of(context, as: ContactID.self)
         guard let reads = try await services.contactAccess.reads(of: id, for: identity.user) else {
-            throw Problem.notFound("You have no contact with id \(id).")
+            throw Problem.notFound("You have no contact with that id.")
         }
         return try JSONCoding.response(reads.map { ContactReadResource(userId: $0.userID, channel: $0.channel, at: $0.at) })
     }

@@ -31,7 +31,7 @@ struct CertificationsController {
             throw Problem.notFound("You have no access to mentor \(id).")
         }
         guard let mentor = try await services.directory.mentor(id) else {
-            throw Problem.notFound("There is no mentor with id \(id).")
+            throw Problem.notFound("There is no mentor with that id.")
         }
         return mentor
     }

@@ -35,15 +35,34 @@ public enum JSONCoding {
         return buffer
     }
 
-    /// Decodes a body read by ``body(of:)`` as `T`, or throws a 400 ``Problem`` that names the field.
+    /// The names of the fields the API's schemas declare, which ``RepeatedJSONMembers`` looks for.
+    /// Read from the OpenAPI document when first used, which ``VarselRouter/build(services:)`` does at start-up.
+    static let fieldNames = RepeatedJSONMembers.fieldNames(inOpenAPI: (try? VarselRouter.openAPIDocument()) ?? "")
+
+    /// Decodes a body read by ``body(of:)`` as `T`, or throws a 400 ``Problem`` that names the field, also when a
+    /// field is given twice in one object (``RepeatedJSONMembers``).
     static func decode<T: Decodable>(_ type: T.Type, from buffer: ByteBuffer) throws -> T {
+        var bytes = Array(buffer.readableBytesView)
+        // JSON between systems is UTF-8 (RFC 8259, section 8.1), which the check for repeated fields reads. A byte
+        // order mark some editors write is dropped, as that section allows; UTF-16 and UTF-32, which the decoder
+        // would also take, are refused: a zero byte is in every structural character of theirs and in no JSON text.
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
+        guard !bytes.contains(0) else {
+            throw Problem.badRequest("The body is not valid JSON: send it as UTF-8.")
+        }
+        let value: T
         do {
-            return try decoder.decode(T.self, from: Data(buffer: buffer))
+            value = try decoder.decode(T.self, from: Data(bytes))
         } catch let error as DecodingError {
             throw problem(for: error)
         } catch {
             throw Problem.badRequest("The body is not valid JSON.")
         }
+        if let repeated = RepeatedJSONMembers.first(in: bytes, fieldNames: fieldNames) {
+            throw Problem.badRequest("The field '\(repeated)' is given more than once; give each field once.",
+                                     errors: [.init(field: repeated, message: "given more than once")])
+        }
+        return value
     }
 
     /// The request's media type, lower-cased, without parameters (`application/json`), or "" without one.
@@ -77,6 +96,11 @@ public enum JSONCoding {
         case let .keyNotFound(key, context):
             let field = path(context, appending: key.stringValue)
             return .badRequest("The field '\(field)' is required.", errors: [.init(field: field, message: "required")])
+        case let .typeMismatch(expected, context) where context.codingPath.isEmpty:
+            // The request as a whole, which is no field (and `body` is one: a notification's).
+            return .badRequest("The request body must be \(describe(expected)).")
+        case let .valueNotFound(expected, context) where context.codingPath.isEmpty:
+            return .badRequest("The request body must be \(describe(expected)), not null.")
         case let .typeMismatch(expected, context):
             let field = path(context)
             return .badRequest("The field '\(field)' must be \(describe(expected)).", errors: [.init(field: field, message: "must be \(describe(expected))")])

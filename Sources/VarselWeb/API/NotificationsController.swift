@@ -69,7 +69,7 @@ struct NotificationsController {
         let identity = try context.requireUser()
         let id = try PathID.of(context, as: NotificationID.self)
         guard let item = try await services.inbox.item(id, of: identity.user.id) else {
-            throw Problem.notFound("You have no notification with id \(id).")
+            throw Problem.notFound("You have no notification with that id.")
         }
         return try JSONCoding.response(try await resource(item, for: identity.user))
     }
@@ -141,7 +141,7 @@ struct NotificationsController {
         let identity = try context.requireUser()
         let id = try PathID.of(context, as: NotificationID.self)
         guard let item = try await services.inbox.setRead(isRead, notificationID: id, userID: identity.user.id) else {
-            throw Problem.notFound("You have no notification with id \(id).")
+            throw Problem.notFound("You have no notification with that id.")
         }
         return try JSONCoding.response(try await resource(item, for: identity.user))
     }
@@ -194,7 +194,7 @@ struct NotificationsController {
         let identity = try context.requireUser()
         let id = try PathID.of(context, as: NotificationID.self)
         guard try await services.inbox.delete(ids: [id], userID: identity.user.id) == 1 else {
-            throw Problem.notFound("You have no notification with id \(id).")
+            throw Problem.notFound("You have no notification with that id.")
         }
         return Response(status: .noContent)
     }

@@ -111,7 +111,7 @@ struct PushSubscriptionsController {
         let identity = try context.requireUser()
         let id = try PathID.of(context)
         guard try await services.pushSubscriptions.unsubscribe(id: id, userID: identity.user.id) else {
-            throw Problem.notFound("You have no push subscription with id \(id).")
+            throw Problem.notFound("You have no push subscription with that id.")
         }
         return Response(status: .noContent)
     }

@@ -4,10 +4,12 @@ import VarselCore
 import VarselService
 import VarselStore
 
-/// Typed ids from a route's path: a positive integer, or a 400 problem that names the parameter.
+/// Typed ids from a route's path: a positive integer written as the server writes it (digits, no sign, no leading
+/// zero), or a 400 problem that names the parameter.
 enum PathID {
     static func of(_ context: VarselContext, name: String = "id") throws -> Int64 {
-        guard let raw = context.parameters.get(name), let id = Int64(raw), id > 0 else {
+        guard let raw = context.parameters.get(name), raw.first != "0", raw.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
+              let id = Int64(raw), id > 0 else {
             throw Problem.badRequest("The \(name) in the path must be a positive integer.")
         }
         return id
@@ -63,16 +65,25 @@ struct RecipientResolver {
         return ids
     }
 
-    /// Resolves ids and usernames to users (any role may receive), refusing unknown ones; duplicates count once.
-    func users(_ recipients: [Recipient]) async throws -> [User] {
-        try Self.checkCount(recipients)
+    /// Resolves ids and usernames to users (any role may receive), refusing unknown ones by `field` and their place in
+    /// it; duplicates count once.
+    func users(_ recipients: [Recipient], field: String) async throws -> [User] {
+        try Self.checkCount(recipients, field: field)
         var users: [User] = []
         var seen = Set<UserID>()
         for (index, recipient) in recipients.enumerated() {
-            guard let user = try await user(recipient) else { throw Self.unknownRecipient(index) }
+            guard let user = try await user(recipient) else { throw Self.unknownRecipient(index, field: field) }
             if seen.insert(user.id).inserted { users.append(user) }
         }
         return users
+    }
+
+    /// Resolves the one person a request names in `field` (an assignment's mentor), refusing an unknown one by it.
+    func user(_ recipient: Recipient, field: String) async throws -> User {
+        guard let user = try await user(recipient) else {
+            throw Problem(.notFound, "\(field) is not a known user.", errors: [.init(field: field, message: "unknown user")])
+        }
+        return user
     }
 
     private func user(_ recipient: Recipient) async throws -> User? {
@@ -82,12 +93,12 @@ struct RecipientResolver {
         }
     }
 
-    private static func checkCount(_ recipients: [Recipient]) throws {
+    private static func checkCount(_ recipients: [Recipient], field: String = "recipients") throws {
         guard !recipients.isEmpty else {
-            throw Problem.unprocessable("recipients must name at least one user.", errors: [.init(field: "recipients", message: "empty")])
+            throw Problem.unprocessable("\(field) must name at least one user.", errors: [.init(field: field, message: "empty")])
         }
         guard recipients.count <= Limits.maxRecipients else {
-            throw Problem.unprocessable("At most \(Limits.maxRecipients) recipients per request.", errors: [.init(field: "recipients", message: "too many")])
+            throw Problem.unprocessable("At most \(Limits.maxRecipients) \(field) per request.", errors: [.init(field: field, message: "too many")])
         }
     }
 
@@ -100,8 +111,8 @@ struct RecipientResolver {
     }
 
     /// A recipient well formed but naming nobody: 404, as an id in a path that names nothing.
-    static func unknownRecipient(_ index: Int) -> Problem {
-        Problem(.notFound, "recipients[\(index)] is not a known user.", errors: [.init(field: "recipients[\(index)]", message: "unknown user")])
+    static func unknownRecipient(_ index: Int, field: String = "recipients") -> Problem {
+        Problem(.notFound, "\(field)[\(index)] is not a known user.", errors: [.init(field: "\(field)[\(index)]", message: "unknown user")])
     }
 
     /// A person named where a mentor is needed who does not have the mentor role now: 409, a conflict with their

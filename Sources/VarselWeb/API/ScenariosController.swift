@@ -63,12 +63,12 @@ struct ScenariosController {
         let id = try PathID.of(context)
         if user.role == .mentor {
             guard let copy = try await services.scenarios.scenarios(ofMentor: user.id).first(where: { $0.scenario.id == id }) else {
-                throw Problem.notFound("You have no scenario with id \(id).")
+                throw Problem.notFound("You have no scenario with that id.")
             }
             return try JSONCoding.response(ScenarioResource(copy))
         }
         guard let (scenario, copies) = try await services.scenarios.published(visibleTo: user).first(where: { $0.0.id == id }) else {
-            throw Problem.notFound("You published no scenario with id \(id).")
+            throw Problem.notFound("You published no scenario with that id.")
         }
         return try JSONCoding.response(ScenarioResource(scenario, copies: copies))
     }
@@ -86,12 +86,16 @@ struct ScenariosController {
         let valid = try Validation.scenario(title: body.title, body: body.body)
         let mentors: [User]
         if let chosen = body.mentors {
-            mentors = try await RecipientResolver(directory: services.directory).users(chosen)
+            mentors = try await RecipientResolver(directory: services.directory).users(chosen, field: "mentors")
             guard mentors.allSatisfy({ $0.role == .mentor }) else {
                 throw RecipientResolver.notAMentor(field: "mentors")
             }
+            guard mentors.allSatisfy(\.isActive) else {
+                throw Problem.conflict("A mentor in mentors is deactivated: no one reads what is sent to them.")
+                    .with(errors: [.init(field: "mentors", message: "deactivated")])
+            }
         } else {
-            mentors = try await services.directory.mentors()
+            mentors = try await services.directory.activeMentors()
             guard !mentors.isEmpty else {
                 throw Problem.conflict("There are no mentors to publish to.").with(errors: [.init(field: "mentors", message: "empty")])
             }

@@ -29,13 +29,20 @@ struct EventsController {
 
     func addRoutes(to router: some RouterMethods<VarselContext>) {
         router.get("events", use: stream)
+        // Not the router's HEAD made from the GET, which would say `Content-Length: 0` of a body that never ends.
+        router.head("events", use: stream)
     }
 
     func stream(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
         let resumeFrom = try Self.resumePoint(request)
         // The page's script asks to be told what to announce and cue (`?player=web`); API clients get the data only.
-        let isPlayer = request.uri.queryParameters["player"] == "web"
+        let isPlayer = try Self.isPlayer(request)
+        // HEAD gets the stream's status and headers, and no stream: it is not subscribed, so it closes none of the
+        // user's streams and holds no connection.
+        guard request.method != .head else {
+            return Response(status: .ok, headers: Self.streamHeaders, body: ResponseBody { writer in try await writer.finish(nil) })
+        }
         let userID = identity.user.id
         let services = self.services
         // The stream lives on its connection's event loop (any loop, on a server that gives the handler no channel).
@@ -72,20 +79,35 @@ struct EventsController {
             if handoff == nil { stream.outputClosed() }
             try await writer.finish(nil)
         }
+        return Response(status: .ok, headers: Self.streamHeaders, body: body)
+    }
+
+    /// A stream's headers: Server-Sent Events, never stored, never buffered by a proxy.
+    static let streamHeaders: HTTPFields = {
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream; charset=utf-8"
         headers[.cacheControl] = "no-store"
         headers[HTTPField.Name("X-Accel-Buffering")!] = "no"
-        return Response(status: .ok, headers: headers, body: body)
-    }
+        return headers
+    }()
 
-    /// The event to resume after, from `Last-Event-ID` or `?since=`; nil for a fresh stream.
+    /// The event to resume after, from `Last-Event-ID` or `?since=` (digits only, as the document's pattern says);
+    /// nil for a fresh stream.
     static func resumePoint(_ request: Request) throws -> Int64? {
-        let raw = request.headers[.lastEventID] ?? request.uri.queryParameters["since"].map(String.init)
-        guard let raw, !raw.isEmpty else { return nil }
-        guard let id = Int64(raw), id >= 0 else {
+        guard let raw = request.headers[.lastEventID] ?? request.uri.queryParameters["since"].map(String.init) else { return nil }
+        guard !raw.isEmpty, raw.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let id = Int64(raw) else {
             throw Problem.badRequest("Last-Event-ID (or ?since=) must be a non-negative integer event id.")
         }
         return id
+    }
+
+    /// Whether the stream is the web page's (`?player=web`), which also gets what to announce and cue; any other
+    /// value is refused by name.
+    static func isPlayer(_ request: Request) throws -> Bool {
+        guard let player = request.uri.queryParameters["player"] else { return false }
+        guard player == "web" else {
+            throw Problem.badRequest("player must be web, or left out.").with(errors: [.init(field: "player", message: "must be web")])
+        }
+        return true
     }
 }

@@ -22,11 +22,16 @@ extension HTTPField.Name {
 struct ResponseHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response = try await next(request, context)
-        response.headers[.contentTypeOptions] = "nosniff"
-        if response.headers[.cacheControl] == nil {
-            response.headers[.cacheControl] = "no-store"
-        }
+        Self.harden(&response.headers)
         return response
+    }
+
+    /// Adds the headers every response needs to `fields`.
+    static func harden(_ fields: inout HTTPFields) {
+        fields[.contentTypeOptions] = "nosniff"
+        if fields[.cacheControl] == nil {
+            fields[.cacheControl] = "no-store"
+        }
     }
 }
 

@@ -15,7 +15,10 @@ extension PagesController {
         let filter = request.uri.queryParameters["filter"].flatMap { NotificationFilter(wireName: String($0)) } ?? .all
         let describer = services.describer(user.language)
         let now = services.now()
-        let page = try await services.inbox.page(of: user.id, filter: filter, after: nil, limit: Limits.maxPageSize)
+        // A later page starts after the last notification of the one before (`cursor`, the API's); a cursor this
+        // Varsel did not give out is the first page, as an unknown filter is the whole list.
+        let after = request.uri.queryParameters["cursor"].flatMap { try? Cursor.decode(String($0)) }
+        let page = try await services.inbox.page(of: user.id, filter: filter, after: after, limit: Limits.maxPageSize)
         // The rows are the API's resources: one place composes each item's accessible name and times.
         let preferences = try await services.settings.preferences(of: user.id)
         let rows = page.items.map { item in
@@ -36,7 +39,11 @@ extension PagesController {
             rows: rows, isEmpty: rows.isEmpty, emptyText: strings.noNotifications, currentFilter: filter.wireName,
             unreadSummary: strings.unreadSummary(unread), markAllAsRead: strings.markAllAsRead,
             markSelectedAsRead: strings.markSelectedAsRead, deleteSelected: strings.deleteSelected,
-            listLabel: strings.notificationList, settingsLink: strings.screenTitle(.notificationSettings))
+            listLabel: strings.notificationList, settingsLink: strings.screenTitle(.notificationSettings),
+            cursor: after.map(Cursor.encode),
+            olderLink: page.nextCursor.map { LinkItem(text: strings.olderNotifications, href: Self.centrePath(filter: filter.wireName, after: $0)) },
+            newestLink: after == nil ? nil : LinkItem(text: strings.newestNotifications, href: Self.centrePath(filter: filter.wireName)),
+            hasPages: after != nil || page.nextCursor != nil)
         return try renderer.page("notifications", model)
     }
 
@@ -46,16 +53,16 @@ extension PagesController {
         let identity = try signedIn(request, context)
         let id = try PathID.of(context, as: NotificationID.self)
         guard let item = try await services.inbox.item(id, of: identity.user.id) else {
-            throw Problem.notFound("You have no notification with id \(id).")
+            throw Problem.notFound("You have no notification with that id.")
         }
         let path = item.deepLink.path
         return .redirect(to: path + (path.contains("?") ? "&" : "?") + "from=notification&notification=\(id)", type: .normal)
     }
 
     /// Marks read the notification a screen was opened from (`?notification=`), when it is the viewer's own:
-    /// showing the notification's target to its owner is what reading it means.
+    /// showing the notification's target to its owner is what reading it means. A `HEAD` shows nothing, so marks nothing.
     func markFollowedNotificationRead(_ request: Request, _ identity: Identity) async throws {
-        guard request.uri.queryParameters["from"] == "notification",
+        guard request.method != .head, request.uri.queryParameters["from"] == "notification",
               let id = request.uri.queryParameters["notification"].flatMap({ NotificationID(String($0)) }), id > 0,
               let item = try await services.inbox.item(id, of: identity.user.id), item.isUnread else { return }
         _ = try await services.inbox.setRead(true, notificationID: id, userID: identity.user.id)
@@ -68,10 +75,12 @@ extension PagesController {
         return .redirect(to: Flash.markedRead(count: count).added(to: Self.centrePath(filter: form.filter)), type: .normal)
     }
 
-    /// The centre's path, keeping a form's filter when it is one the centre knows.
-    static func centrePath(filter: String?) -> String {
-        guard let filter, let parsed = NotificationFilter(wireName: filter), parsed != .all else { return "/notifications" }
-        return "/notifications?filter=\(parsed.wireName)"
+    /// The centre's path, keeping a form's filter when it is one the centre knows, and (`after`) a later page's start.
+    static func centrePath(filter: String?, after: NotificationID? = nil) -> String {
+        var query: [String] = []
+        if let filter, let parsed = NotificationFilter(wireName: filter), parsed != .all { query.append("filter=\(parsed.wireName)") }
+        if let after { query.append("cursor=\(Cursor.encode(after))") }
+        return query.isEmpty ? "/notifications" : "/notifications?" + query.joined(separator: "&")
     }
 
     func bulk(_ request: Request, context: VarselContext) async throws -> Response {
@@ -84,6 +93,7 @@ extension PagesController {
         } else {
             done = .markedRead(count: try await services.inbox.markRead(ids: ids, userID: identity.user.id))
         }
-        return .redirect(to: done.added(to: Self.centrePath(filter: form.filter)), type: .normal)
+        let page = form.cursor.flatMap { try? Cursor.decode($0) }
+        return .redirect(to: done.added(to: Self.centrePath(filter: form.filter, after: page)), type: .normal)
     }
 }

@@ -9,11 +9,18 @@ import VarselStore
 /// form; for the coordinator who manages it, its state, history, visit note and the reassignment form.
 extension PagesController {
     func contact(_ request: Request, context: VarselContext) async throws -> Response {
+        try await contactPage(request, context, contactID: try PathID.of(context, as: ContactID.self),
+                              assignmentID: request.uri.queryParameters["assignment"].flatMap { AssignmentID(String($0)) })
+    }
+
+    /// The contact's page, as the assignment `assignmentID` shows it; after a refused visit-done form, with the note
+    /// as typed and what is wrong with it.
+    func contactPage(_ request: Request, _ context: VarselContext, contactID id: ContactID, assignmentID: AssignmentID?,
+                     visitNote: (text: String, errors: [FormError])? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
         let identity = try signedIn(request, context)
         let resumePoint = try await self.resumePoint()
-        let id = try PathID.of(context, as: ContactID.self)
-        let assignmentID = request.uri.queryParameters["assignment"].flatMap { AssignmentID(String($0)) }
-        guard let contact = try await services.contactAccess.read(contactID: id, by: identity.user, through: .contactPage) else {
+        guard let contact = try await services.contactAccess.read(contactID: id, by: identity.user, through: .contactPage,
+                                                                    sendsDetails: request.method != .head) else {
             // A mentor following an old notification of an assignment that has closed learns why, without the
             // contact's details.
             if let assignmentID, let closed = try await services.contactAccess.assignment(assignmentID),
@@ -21,7 +28,7 @@ extension PagesController {
                 try await markFollowedNotificationRead(request, identity)
                 return try await closedAssignmentPage(closed, request, identity, resumePoint: resumePoint)
             }
-            throw Problem.notFound("You have no contact with id \(id).")
+            throw Problem.notFound("You have no contact with that id.")
         }
         try await markFollowedNotificationRead(request, identity)
         let user = identity.user
@@ -34,7 +41,7 @@ extension PagesController {
             if assignment.mentorID == user.id, assignment.isLive, !isRemoved {
                 // The mentor has now seen their assignment: its notification is read, wherever they came from
                 // (the notification, the Assignments tab, Home), and the coordinator's history says so.
-                if let notificationID = assignment.notificationID, let item = try await services.inbox.item(notificationID, of: user.id),
+                if request.method != .head, let notificationID = assignment.notificationID, let item = try await services.inbox.item(notificationID, of: user.id),
                    item.isUnread {
                     _ = try await services.inbox.setRead(true, notificationID: notificationID, userID: user.id)
                 }
@@ -45,7 +52,8 @@ extension PagesController {
                     contactId: id,
                     showInlineConfirmation: request.uri.queryParameters["confirm"] == "acknowledge",
                     isAcknowledged: assignment.status == .acknowledged, markDone: strings.markVisitDone,
-                    noteLabel: strings.visitNoteField, noteHint: strings.visitNoteHint)
+                    noteLabel: strings.visitNoteField, noteHint: strings.visitNoteHint,
+                    note: visitNote?.text ?? "", noteError: visitNote?.errors.first?.message)
             } else if services.contactAccess.canManage(assignment, user: user) {
                 // An old link (an escalation notice, say) to an assignment since given to another mentor shows the
                 // one that replaced it, whose history includes it.
@@ -66,8 +74,9 @@ extension PagesController {
                                                              title: strings.eraseDialogTitle(contact.name), text: strings.eraseDialogText,
                                                              confirm: strings.eraseConfirm, cancel: strings.cancel,
                                                              isInline: request.uri.queryParameters["confirm"] == "erase") : nil,
-                                 download: user.role == .admin ? LinkItem(text: strings.downloadContactData, href: "/api/v1/contacts/\(id)/export") : nil))
-        return try renderer.page("detail", model)
+                                 download: user.role == .admin ? LinkItem(text: strings.downloadContactData, href: "/api/v1/contacts/\(id)/export") : nil),
+            errors: visitNote?.errors ?? [], hasErrors: visitNote?.errors.isEmpty == false, strings: ErrorSummaryStrings(errorSummary: strings.errorSummary))
+        return try renderer.page("detail", model, status: status)
     }
 
     /// Erases the contact's details (the dialog's confirmation), then shows the page saying they were removed.
@@ -117,9 +126,10 @@ extension PagesController {
         var options: [MentorOption] = []
         var notOffered: [String] = []
         if assignment.refusalToReassign == nil {
-            for mentor in try await services.directory.mentors() where mentor.id != assignment.mentorID {
+            for mentor in try await services.directory.activeMentors() where mentor.id != assignment.mentorID {
                 switch try await services.sender.unavailability(of: mentor) {
                 case nil: options.append(MentorOption(id: mentor.id, name: mentor.displayName, isSelected: false))
+                case .deactivated: continue
                 case let .paused(until):
                     notOffered.append(strings.mentorNotOfferedPaused(mentor.displayName, until: until, timeZone: osloTimeZone))
                 case let .certificationExpired(name, on):
@@ -160,7 +170,7 @@ extension PagesController {
         do {
             assignment = try await services.answers.assignment(id, givenTo: identity.user.id)
         } catch is AssignmentAnswers.Refusal {
-            throw Problem.notFound("You have no assignment with id \(id).")
+            throw Problem.notFound("You have no assignment with that id.")
         }
         do {
             _ = try await services.answers.answer(assignment, with: status, by: identity.user.id)
@@ -179,7 +189,17 @@ extension PagesController {
         do {
             _ = try await services.answers.completeVisit(id, note: form.note ?? "", by: identity.user.id)
         } catch is AssignmentAnswers.Refusal {
-            throw Problem.notFound("You have no assignment with id \(id).")
+            throw Problem.notFound("You have no assignment with that id.")
+        } catch let invalid as InvalidInput {
+            // The note breaks a rule: the page again, the note as typed, the rule beside it; unless the page no longer
+            // has the form (the visit not acknowledged, or the details erased), where the refusal stands as it is.
+            let strings = Strings(identity.user.language)
+            let assignment = try await services.answers.assignment(id, givenTo: identity.user.id)
+            guard assignment.status == .acknowledged, assignment.isLive,
+                  try await services.contactAccess.erasedAt(contactID: assignment.contactID) == nil else { throw invalid }
+            let errors = invalid.issues.map { FormError(field: strings.visitNoteField, fieldId: "visit-note", message: Self.formMessage($0, strings: strings)) }
+            return try await contactPage(request, context, contactID: assignment.contactID, assignmentID: id,
+                                         visitNote: (form.note ?? "", errors), status: .unprocessableContent)
         }
         return .redirect(to: Flash.visitDone.added(to: "/assignments"), type: .normal)
     }
@@ -190,7 +210,7 @@ extension PagesController {
         let id = try PathID.of(context, as: AssignmentID.self)
         let form = try await PageForm.decode(PageForm.Reassign.self, from: request)
         guard let assignment = try await services.contactAccess.assignment(id), services.contactAccess.canManage(assignment, user: identity.user) else {
-            throw Problem.notFound("You manage no assignment with id \(id).")
+            throw Problem.notFound("You manage no assignment with that id.")
         }
         guard let mentorID = form.mentor.flatMap({ UserID($0) }), let mentor = try await services.directory.person(mentorID) else {
             throw Problem.unprocessable("Choose the mentor to give the assignment to.", errors: [.init(field: "mentor", message: "required")])

@@ -11,13 +11,15 @@ extension PagesController {
         let identity = try signedIn(request, context).require(.coordinator, .admin)
         let resumePoint = try await self.resumePoint()
         let strings = Strings(identity.user.language)
-        // Paused mentors and mentors with an expired certification are not offered an assignment; the page says why.
-        let allMentors = try await services.directory.mentors()
+        // Paused mentors and mentors with an expired certification are not offered an assignment, and the page says
+        // why; mentors who have left (deactivated) are offered nothing, and not listed.
+        let allMentors = try await services.directory.activeMentors()
         var mentors: [User] = []
         var notOffered: [String] = []
         for mentor in allMentors {
             switch try await services.sender.unavailability(of: mentor) {
             case nil: mentors.append(mentor)
+            case .deactivated: continue
             case let .paused(until):
                 notOffered.append(strings.mentorNotOfferedPaused(mentor.displayName, until: until, timeZone: osloTimeZone))
             case let .certificationExpired(name, on):
@@ -27,17 +29,19 @@ extension PagesController {
         let model = CoordinatorPage(
             chrome: try await chrome(identity, resumePoint: resumePoint, title: strings.coordinatorTools, tab: .send, flash: flash(request, language: identity.user.language)),
             heading: strings.coordinatorTools, headingId: "coordinator-heading",
-            mentors: mentors.map { MentorOption(id: $0.id, name: $0.displayName, isSelected: false) },
-            recipients: allMentors.map { MentorOption(id: $0.id, name: $0.displayName, isSelected: false) },
+            mentors: mentors.map { MentorOption(id: $0.id, name: $0.displayName, isSelected: $0.id == values?.mentor) },
+            recipients: allMentors.map { MentorOption(id: $0.id, name: $0.displayName, isSelected: $0.id == values?.recipient) },
             notOffered: notOffered, hasNotOffered: !notOffered.isEmpty,
+            mentorDescribedBy: Self.describedBy([values?.mentorError == nil ? nil : "assignment-mentor-error",
+                                                 notOffered.isEmpty ? nil : "assignment-not-offered"]),
             kinds: [NotificationKind.certificationExpiry, .pauseConfirmation, .scenarioPrompt].map {
-                KindOption(value: $0.rawValue, label: strings.kindName($0), isSelected: false)
+                KindOption(value: $0.rawValue, label: strings.kindName($0), isSelected: $0.rawValue == values?.kind)
             },
             errors: errors, hasErrors: !errors.isEmpty,
             values: values ?? CoordinatorValues(title: "", body: "", contactName: "", contactAddress: "", contactPhone: "", contactNotes: "", personalDetails: ""),
             strings: CoordinatorStrings(
                 sendHeading: strings.sendNotification, assignmentHeading: strings.createAssignment, recipient: strings.recipient,
-                chooseRecipient: strings.chooseRecipient,
+                chooseRecipient: strings.chooseRecipient, chooseMentor: strings.chooseMentor,
                 kind: strings.kind, title: strings.titleField, titleHint: strings.titleFieldHint, body: strings.bodyField,
                 personalDetails: strings.personalDetailsField, personalDetailsHint: strings.personalDetailsFieldHint,
                 urgent: strings.urgentField, send: strings.send,
@@ -50,11 +54,13 @@ extension PagesController {
         let identity = try signedIn(request, context).require(.coordinator, .admin)
         let form = try await PageForm.decode(PageForm.Send.self, from: request)
         let strings = Strings(identity.user.language)
-        var values = CoordinatorValues(title: form.title ?? "", body: form.body ?? "", contactName: "", contactAddress: "", contactPhone: "", contactNotes: "",
-                                       personalDetails: form.personalDetails ?? "")
-        var errors: [FormError] = []
         let recipient = form.recipient.flatMap { UserID($0) }
-        if recipient == nil {
+        var values = CoordinatorValues(title: form.title ?? "", body: form.body ?? "", contactName: "", contactAddress: "", contactPhone: "", contactNotes: "",
+                                       personalDetails: form.personalDetails ?? "", recipient: recipient, kind: form.kind, isUrgent: form.urgent == "on")
+        var errors: [FormError] = []
+        // Only someone the form offers: a mentor who has not left.
+        let offered = try await services.directory.activeMentors().contains { $0.id == recipient }
+        if !offered {
             values.recipientError = strings.chooseRecipient
             errors.append(FormError(field: strings.recipient, fieldId: "send-recipient", message: strings.chooseRecipient))
         }
@@ -69,12 +75,11 @@ extension PagesController {
                 "title": FormField(label: strings.titleField, id: "send-title", inline: \.titleError),
                 "body": FormField(label: strings.bodyField, id: "send-body", inline: \.bodyError),
                 "personalDetails": FormField(label: strings.personalDetailsField, id: "send-details", inline: \.personalDetailsError),
-            ], otherwise: FormField(label: strings.kind, id: "send-kind"))
+            ], otherwise: FormField(label: strings.kind, id: "send-kind", inline: \.kindError))
         }
         guard errors.isEmpty, let recipient, let validated else {
             return try await coordinatorPage(request, context, errors: errors, values: values, status: .unprocessableContent)
         }
-        guard try await services.directory.person(recipient) != nil else { throw Problem.unprocessable("The recipient does not exist.") }
         _ = try await services.sender.send(validated, from: identity.user.id, to: [recipient])
         return .redirect(to: Flash.sent.added(to: "/coordinator"), type: .normal)
     }
@@ -83,10 +88,19 @@ extension PagesController {
         let identity = try signedIn(request, context).require(.coordinator, .admin)
         let form = try await PageForm.decode(PageForm.Assignment.self, from: request)
         let strings = Strings(identity.user.language)
-        var values = CoordinatorValues(title: "", body: "", contactName: form.contactName ?? "", contactAddress: form.contactAddress ?? "",
-                                       contactPhone: form.contactPhone ?? "", contactNotes: form.contactNotes ?? "", personalDetails: "")
-        var errors: [FormError] = []
         let mentorID = form.mentor.flatMap { UserID($0) }
+        var values = CoordinatorValues(title: "", body: "", contactName: form.contactName ?? "", contactAddress: form.contactAddress ?? "",
+                                       contactPhone: form.contactPhone ?? "", contactNotes: form.contactNotes ?? "", personalDetails: "", mentor: mentorID)
+        var errors: [FormError] = []
+        // Only a mentor the page offers (one who exists, has not left, is not paused and is certified): any other is
+        // refused on the mentor's field, so the page never comes back with another mentor chosen in their place.
+        var mentor: User?
+        if let mentorID, let found = try await services.directory.mentor(mentorID), try await services.sender.unavailability(of: found) == nil {
+            mentor = found
+        } else {
+            values.mentorError = strings.chooseMentor
+            errors.append(FormError(field: strings.mentor, fieldId: "assignment-mentor", message: strings.chooseMentor))
+        }
         // The same rules as the API (``Validation``), shown next to the fields.
         var contact: NewContact?
         do {
@@ -96,14 +110,20 @@ extension PagesController {
             errors += Self.place(error.issues, strings: strings, values: &values, on: [
                 "name": FormField(label: strings.contactName, id: "assignment-name", inline: \.contactNameError),
                 "address": FormField(label: strings.address, id: "assignment-address", inline: \.contactAddressError),
-                "phone": FormField(label: strings.phone, id: "assignment-phone"),
-            ], otherwise: FormField(label: strings.notes, id: "assignment-notes"))
+                "phone": FormField(label: strings.phone, id: "assignment-phone", inline: \.contactPhoneError),
+            ], otherwise: FormField(label: strings.notes, id: "assignment-notes", inline: \.contactNotesError))
         }
-        guard errors.isEmpty, let contact, let mentorID, let mentor = try await services.directory.mentor(mentorID) else {
+        guard errors.isEmpty, let contact, let mentor else {
             return try await coordinatorPage(request, context, errors: errors, values: values, status: .unprocessableContent)
         }
         _ = try await services.sender.assign(mentor: mentor, coordinatorID: identity.user.id, contact: contact, urgency: .normal)
         return .redirect(to: Flash.assignmentCreated.added(to: "/coordinator"), type: .normal)
+    }
+
+    /// An `aria-describedby` value of the ids given, in order; nil when there are none.
+    static func describedBy(_ ids: [String?]) -> String? {
+        let present = ids.compactMap { $0 }
+        return present.isEmpty ? nil : present.joined(separator: " ")
     }
 
     /// Where a field of the coordinator's forms shows its error: its label, its element id, and its inline message.
@@ -131,7 +151,10 @@ extension PagesController {
         case let .tooLong(max): strings.tooLong(max)
         case .namesPersonalDetail: strings.titleNamesPersonalDetail
         case .notADay: strings.invalidDay
-        case .controlCharacters, .other: issue.message
+        case .controlCharacters: strings.noControlCharacters
+        case .other where issue.field == "personalDetails":
+            strings.personalDetailsRule(count: Limits.maxPersonalDetails, length: Limits.maxTitleLength)
+        case .other: issue.message
         }
     }
 }

@@ -15,10 +15,17 @@ enum PageForm {
         var request = request
         let buffer = try await request.collectBody(upTo: Limits.maxBodyBytes)
         do {
-            return try URLEncodedFormDecoder().decode(Form.self, from: String(buffer: buffer))
+            return try URLEncodedFormDecoder().decode(Form.self, from: Self.lineBreaksAsTyped(String(buffer: buffer)))
         } catch {
             throw Problem.badRequest("The form could not be read. Reload the page and try again.")
         }
+    }
+
+    /// A form body with each line break as it was typed: one line feed. A browser sends every line break of a
+    /// textarea as CR LF (`%0D%0A`), where its `maxlength` counted one character; the limits, counted in Unicode
+    /// scalars, would count two, and refuse a note the field let a person type.
+    static func lineBreaksAsTyped(_ body: String) -> String {
+        body.replacing(/%0D%0A/.ignoresCase(), with: "%0A")
     }
 
     /// Whether the request says its body is `application/x-www-form-urlencoded`.
@@ -46,6 +53,8 @@ enum PageForm {
     /// The list's check boxes (`ids[]`) and the chosen action.
     struct Bulk: Decodable {
         var filter: String?
+        /// The page of the list the form was on (a later page's cursor), to come back to.
+        var cursor: String?
         var action: String?
         var ids: [Int64]?
     }
@@ -201,6 +210,8 @@ enum Flash: Equatable {
     case tokenShownOnce
     case tokenRevoked
     case codeSent(OutsideChannel)
+    /// A code sent for someone else (a coordinator setting a mentor's number), who types it on their own Profile.
+    case codeSentToPerson(OutsideChannel)
     case channelVerified(OutsideChannel)
     case channelRemoved(OutsideChannel)
 
@@ -234,6 +245,7 @@ enum Flash: Equatable {
         case "token-shown": self = .tokenShownOnce
         case "token-revoked": self = .tokenRevoked
         case "code-sent-sms", "code-sent-email": self = .codeSent(query.hasSuffix("sms") ? .textMessage : .email)
+        case "code-sent-for-sms", "code-sent-for-email": self = .codeSentToPerson(query.hasSuffix("sms") ? .textMessage : .email)
         case "verified-sms", "verified-email": self = .channelVerified(query.hasSuffix("sms") ? .textMessage : .email)
         case "removed-sms", "removed-email": self = .channelRemoved(query.hasSuffix("sms") ? .textMessage : .email)
         default:
@@ -288,6 +300,7 @@ enum Flash: Equatable {
         case .tokenShownOnce: "token-shown"
         case .tokenRevoked: "token-revoked"
         case let .codeSent(channel): "code-sent-\(channel.rawValue)"
+        case let .codeSentToPerson(channel): "code-sent-for-\(channel.rawValue)"
         case let .channelVerified(channel): "verified-\(channel.rawValue)"
         case let .channelRemoved(channel): "removed-\(channel.rawValue)"
         }
@@ -329,6 +342,7 @@ enum Flash: Equatable {
         case .tokenShownOnce: describer.strings.tokenShownOnce
         case .tokenRevoked: describer.strings.tokenRevoked
         case let .codeSent(channel): describer.strings.codeSent(channel)
+        case let .codeSentToPerson(channel): describer.strings.codeSentToPerson(channel)
         case let .channelVerified(channel): describer.strings.channelVerified(channel)
         case let .channelRemoved(channel): describer.strings.channelRemoved(channel)
         }

@@ -89,7 +89,7 @@ struct PagesController {
         } catch let problem as Problem {
             let strings = Strings(Language.preferred(fromAcceptLanguage: request.headers[.acceptLanguage]))
             let message = switch problem.status {
-            case .tooManyRequests: problem.detail
+            case .tooManyRequests: strings.tooManySignInAttempts(seconds: problem.headers[.retryAfter].flatMap { Int($0) } ?? 60)
             case .forbidden: strings.accountDeactivated
             default: strings.signInFailed
             }

@@ -265,7 +265,7 @@ extension PagesController {
                 FormError(field: strings.channelAddressLabel(channel), fieldId: "channel-\(channel.rawValue)-address", message: message),
             ], channelAddress: (channel, address), status: .unprocessableContent)
         }
-        return .redirect(to: Flash.codeSent(channel).added(to: "/people/\(id)"), type: .normal)
+        return .redirect(to: Flash.codeSentToPerson(channel).added(to: "/people/\(id)"), type: .normal)
     }
 
     /// The change log's words for one entry.

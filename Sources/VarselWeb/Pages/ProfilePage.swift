@@ -138,6 +138,12 @@ extension PagesController {
                 of: identity.user, keeping: identity.session, current: form.currentPassword ?? "", new: form.newPassword ?? "",
                 client: ClientAddress.resolve(peer: context.peerAddress, forwardedFor: request.headers[.forwardedFor],
                                               trustedProxies: services.configuration.trustedProxies))
+        } catch let Sessions.Refusal.tooManyAttempts(seconds) {
+            // Said on the current password's field, in the person's language, as a wrong password is.
+            let error = FormError(field: strings.currentPassword, fieldId: "current-password", message: strings.tooManyWrongPasswords(seconds: seconds))
+            var page = try await profilePage(.profile, request, context, errors: [error], status: .tooManyRequests)
+            page.headers[.retryAfter] = String(seconds)
+            return page
         } catch let refusal as Sessions.Refusal {
             throw SessionController.problem(refusal, isPasswordChange: true)
         } catch let invalid as InvalidInput {

@@ -10,7 +10,7 @@ import VarselStore
 extension PagesController {
     func addScenarioRoutes(to router: Router<VarselContext>) {
         router.get("scenarios", use: { try await scenariosPage($0, $1) })
-        router.get("scenarios/:id", use: scenarioPage)
+        router.get("scenarios/:id", use: { try await scenarioPage($0, context: $1) })
         router.post("scenarios/:id/done", use: completeScenario)
         router.post("coordinator/scenarios", use: publishScenario)
     }
@@ -42,7 +42,7 @@ extension PagesController {
             let chosen = Set(values?.mentors ?? [])
             publish = PublishView(
                 title: values?.title ?? "", body: values?.body ?? "", toAll: values?.audience != "chosen",
-                mentors: try await services.directory.mentors().map {
+                mentors: try await services.directory.activeMentors().map {
                     MentorOption(id: $0.id, name: $0.displayName, isSelected: chosen.contains($0.id.rawValue))
                 },
                 titleError: errors.first { $0.fieldId == "scenario-title" }?.message,
@@ -60,7 +60,9 @@ extension PagesController {
         return try renderer.page("scenarios", model, status: status)
     }
 
-    func scenarioPage(_ request: Request, context: VarselContext) async throws -> Response {
+    /// A scenario's page; after a refused reflection, with the reflection as typed and what is wrong with it.
+    func scenarioPage(_ request: Request, context: VarselContext, reflection typed: String? = nil, errors: [FormError] = [],
+                      status: HTTPResponse.Status = .ok) async throws -> Response {
         let identity = try signedIn(request, context)
         let resumePoint = try await self.resumePoint()
         let id = try PathID.of(context)
@@ -72,13 +74,13 @@ extension PagesController {
         var progress: [String] = []
         if user.role == .mentor {
             guard let copy = try await services.scenarios.scenarios(ofMentor: user.id).first(where: { $0.scenario.id == id }) else {
-                throw Problem.notFound("You have no scenario with id \(id).")
+                throw Problem.notFound("You have no scenario with that id.")
             }
             scenario = copy.scenario
             mine = copy
         } else {
             guard let (found, copies) = try await services.scenarios.published(visibleTo: user).first(where: { $0.0.id == id }) else {
-                throw Problem.notFound("You published no scenario with id \(id).")
+                throw Problem.notFound("You published no scenario with that id.")
             }
             scenario = found
             let names = try await services.directory.displayNames()
@@ -92,17 +94,24 @@ extension PagesController {
             heading: scenario.title, headingId: Screen.scenario.headingElementID, focusHeading: request.uri.queryParameters["from"] == "notification",
             paragraphs: scenario.body.components(separatedBy: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty },
             id: scenario.id, state: mine.map { strings.scenarioRow(title: scenario.title, doneAt: $0.doneAt, timeZone: osloTimeZone) },
-            reflection: mine?.reflection ?? "", isMentor: mine != nil, progress: progress,
+            reflection: typed ?? mine?.reflection ?? "", reflectionError: errors.first?.message, isMentor: mine != nil, progress: progress,
+            errors: errors, hasErrors: !errors.isEmpty,
             strings: ScenarioDetailStrings(reflection: strings.reflectionField, hint: strings.reflectionHint, save: strings.markScenarioDone,
-                                           progress: strings.scenarioProgressHeading))
-        return try renderer.page("scenario", model)
+                                           progress: strings.scenarioProgressHeading, errorSummary: strings.errorSummary))
+        return try renderer.page("scenario", model, status: status)
     }
 
     func completeScenario(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context).require(.mentor)
         let id = try PathID.of(context)
         let form = try await PageForm.decode(PageForm.Reflection.self, from: request)
-        _ = try await services.scenarios.complete(id, by: identity.user.id, reflection: form.reflection ?? "")
+        do {
+            _ = try await services.scenarios.complete(id, by: identity.user.id, reflection: form.reflection ?? "")
+        } catch let invalid as InvalidInput {
+            let strings = Strings(identity.user.language)
+            let errors = invalid.issues.map { FormError(field: strings.reflectionField, fieldId: "reflection", message: Self.formMessage($0, strings: strings)) }
+            return try await scenarioPage(request, context: context, reflection: form.reflection ?? "", errors: errors, status: .unprocessableContent)
+        }
         return .redirect(to: Flash.scenarioDone.added(to: "/scenarios/\(id)"), type: .normal)
     }
 
@@ -119,7 +128,7 @@ extension PagesController {
                                         message: Self.formMessage(issue, strings: strings)))
             }
         }
-        let mentors = try await services.directory.mentors()
+        let mentors = try await services.directory.activeMentors()
         let chosen = form.audience == "chosen" ? mentors.filter { (form.mentors ?? []).contains($0.id.rawValue) } : mentors
         if chosen.isEmpty { errors.append(FormError(field: strings.publishTo, fieldId: "scenario-audience-all", message: strings.chooseMentors)) }
         guard errors.isEmpty, let valid else {
@@ -180,8 +189,11 @@ struct ScenarioPage {
     var id: Int64
     var state: String?
     var reflection: String
+    var reflectionError: String?
     var isMentor: Bool
     var progress: [String]
+    var errors: [FormError]
+    var hasErrors: Bool
     var strings: ScenarioDetailStrings
 }
 
@@ -190,4 +202,5 @@ struct ScenarioDetailStrings {
     var hint: String
     var save: String
     var progress: String
+    var errorSummary: String
 }

@@ -11,14 +11,17 @@ extension PagesController {
         try await settingsPage(request, context)
     }
 
-    /// The settings page; after a refused save, with the quiet hours as typed and what is wrong with them.
-    func settingsPage(_ request: Request, _ context: VarselContext, quietValues: (start: String, end: String)? = nil, errors: [FormError] = [],
+    /// The settings page; after a refused save, with the switches as sent (nothing was saved, and a save after the
+    /// times are mended must not turn back what was switched), the quiet hours as typed and what is wrong with them.
+    func settingsPage(_ request: Request, _ context: VarselContext, sent: NotificationPreferences? = nil,
+                      quietValues: (start: String, end: String)? = nil, errors: [FormError] = [],
                       status: HTTPResponse.Status = .ok) async throws -> Response {
         let identity = try signedIn(request, context)
         let resumePoint = try await self.resumePoint()
         let user = identity.user
         let describer = services.describer(user.language)
-        let preferences = try await services.settings.preferences(of: user.id)
+        let stored = try await services.settings.preferences(of: user.id)
+        let preferences = sent ?? stored
         func view(_ setting: NotificationPreferences.Setting) -> SwitchView {
             let element = describer.settingSwitch(setting, preferences: preferences)
             let web = WebAccessibility(element)
@@ -36,7 +39,7 @@ extension PagesController {
                 note: channels[channel]?.isVerified == true ? nil : strings.channelNotVerified(channel),
                 switches: NotificationKind.allCases.map { view(channel == .textMessage ? .textMessage($0) : .email($0)) })
         }
-        let quiet = preferences.quietHours
+        let quiet = stored.quietHours
         let quietHours = QuietHoursView(
             legend: strings.quietHoursLegend, startLabel: strings.quietHoursStart, endLabel: strings.quietHoursEnd, hint: strings.quietHoursHint,
             start: quietValues?.start ?? quiet.map { QuietHours.clock($0.start) } ?? "",
@@ -67,7 +70,9 @@ extension PagesController {
         if !services.channels.offers(.textMessage) { preferences.textMessageKinds = current.textMessageKinds }
         if !services.channels.offers(.email) { preferences.emailKinds = current.emailKinds }
         do {
-            preferences.quietHours = try Validation.quietHours(start: form.quietStart, end: form.quietEnd,
+            // The form takes times as typed (2200, 22.00, 7); the API, `HH:MM` only.
+            preferences.quietHours = try Validation.quietHours(start: QuietHours.clock(typed: form.quietStart) ?? form.quietStart,
+                                                               end: QuietHours.clock(typed: form.quietEnd) ?? form.quietEnd,
                                                                timeZone: current.quietHours?.timeZoneIdentifier ?? QuietHours.defaultTimeZone,
                                                                field: "quietHours")
         } catch {
@@ -78,7 +83,8 @@ extension PagesController {
                 return FormError(field: isStart ? strings.quietHoursStart : strings.quietHoursEnd, fieldId: isStart ? "quiet-start" : "quiet-end",
                                  message: message)
             }
-            return try await settingsPage(request, context, quietValues: (form.quietStart, form.quietEnd), errors: errors, status: .unprocessableContent)
+            return try await settingsPage(request, context, sent: preferences, quietValues: (form.quietStart, form.quietEnd), errors: errors,
+                                          status: .unprocessableContent)
         }
         try await services.settings.savePreferences(preferences, for: identity.user.id)
         return .redirect(to: Flash.settingsSaved.added(to: "/settings"), type: .normal)

@@ -145,6 +145,13 @@ struct NotificationCentrePage {
     var deleteSelected: String
     var listLabel: String
     var settingsLink: String
+    /// A later page of the list: the API's cursor where it starts (the script adds no live rows to it, whose first
+    /// rows are older, and refreshes its times from the same page of the API).
+    var cursor: String?
+    /// The link to the page after this one, when there is one, and back to the first from a later page.
+    var olderLink: LinkItem?
+    var newestLink: LinkItem?
+    var hasPages: Bool
 }
 
 struct FilterBarView {
@@ -261,6 +268,15 @@ struct DetailPage {
     var focusHeading: Bool
     var paragraphs: [String]
     var contact: ContactView?
+    /// A refused visit-done form's errors, summed up above the page.
+    var errors: [FormError] = []
+    var hasErrors = false
+    var strings = ErrorSummaryStrings(errorSummary: "")
+}
+
+/// The words of a page whose only form errors are summed up by the `errors` partial.
+struct ErrorSummaryStrings {
+    var errorSummary: String
 }
 
 struct ContactView {
@@ -303,6 +319,9 @@ struct AssignmentView {
     var markDone: String
     var noteLabel: String
     var noteHint: String
+    /// The note as typed, when the form was refused; empty otherwise.
+    var note: String
+    var noteError: String?
 }
 
 struct SignInPage {
@@ -339,6 +358,8 @@ struct CoordinatorPage {
     var notOffered: [String]
     /// Stored, not computed: templates read stored properties only.
     var hasNotOffered: Bool
+    /// The ids that describe the mentor field: its error, then the sentences on who is not offered; nil for none.
+    var mentorDescribedBy: String?
     var kinds: [KindOption]
     var errors: [FormError]
     var hasErrors: Bool
@@ -359,12 +380,22 @@ struct CoordinatorValues {
     var contactNotes: String
     /// The send form's personal details, one phrase per line, as typed.
     var personalDetails: String
+    /// The choices sent with a refused form, shown chosen again: the send form's recipient, kind and urgency, and
+    /// the assignment form's mentor (never another one in its place).
+    var recipient: UserID?
+    var kind: String?
+    var isUrgent = false
+    var mentor: UserID?
     var titleError: String?
     var bodyError: String?
     var personalDetailsError: String?
     var recipientError: String?
+    var kindError: String?
+    var mentorError: String?
     var contactNameError: String?
     var contactAddressError: String?
+    var contactPhoneError: String?
+    var contactNotesError: String?
 }
 
 extension CoordinatorValues {
@@ -380,6 +411,8 @@ struct CoordinatorStrings {
     var recipient: String
     /// The recipient list's first, empty choice, named so a screen reader says what to do.
     var chooseRecipient: String
+    /// The mentor field's empty choice, chosen when the mentor sent was refused: no one else is chosen in their place.
+    var chooseMentor: String
     var kind: String
     var title: String
     var titleHint: String

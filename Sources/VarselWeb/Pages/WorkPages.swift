@@ -33,7 +33,8 @@ extension PagesController {
         let resumePoint = try await self.resumePoint()
         try await markFollowedNotificationRead(request, identity)
         let user = identity.user
-        let strings = Strings(user.language)
+        let describer = services.describer(user.language)
+        let strings = describer.strings
         let now = services.now()
         var items: [LinkItem] = []
         if user.role == .mentor {
@@ -41,7 +42,7 @@ extension PagesController {
             let waiting = mine.filter { $0.progress == .waitingForAnswer }
             items.append(LinkItem(text: strings.assignmentsWaiting(waiting.count), href: waiting.count == 1 ? Self.contactLink(waiting[0]) : "/assignments"))
             if let next = mine.first(where: { $0.progress == .acknowledged }) {
-                items.append(LinkItem(text: strings.nextVisit(name: next.contactName, address: next.address), href: Self.contactLink(next)))
+                items.append(LinkItem(text: strings.nextVisit(describer.whoAndWhere(next)), href: Self.contactLink(next)))
             }
             let toDo = try await services.scenarios.scenarios(ofMentor: user.id).filter { $0.doneAt == nil }
             if let first = toDo.first {
@@ -85,12 +86,13 @@ extension PagesController {
                                  let isLive = progress == .waitingForAnswer || progress == .acknowledged
                                  var item = LinkItem(text: describer.mentorAssignmentRow(summary, now: now), href: isLive ? Self.contactLink(summary) : nil)
                                  if progress == .waitingForAnswer {
+                                     let name = summary.detailsRemovedAt == nil ? summary.contactName : nil
                                      item.actions = [
-                                         RowAction(label: strings.acknowledgeShort, name: strings.acknowledgeAssignment(with: summary.contactName),
+                                         RowAction(label: strings.acknowledgeShort, name: strings.acknowledgeAssignment(with: name),
                                                    method: "get", action: "/contacts/\(summary.contactID)", isPost: false,
                                                    fields: [HiddenField(name: "assignment", value: "\(summary.id)"),
                                                             HiddenField(name: "confirm", value: "acknowledge")]),
-                                         RowAction(label: strings.declineShort, name: strings.declineAssignment(with: summary.contactName),
+                                         RowAction(label: strings.declineShort, name: strings.declineAssignment(with: name),
                                                    method: "post", action: "/assignments/\(summary.id)/decline", isPost: true,
                                                    fields: []),
                                      ]
@@ -106,12 +108,13 @@ extension PagesController {
         let identity = try signedIn(request, context)
         let resumePoint = try await self.resumePoint()
         let user = identity.user
-        let strings = Strings(user.language)
+        let describer = services.describer(user.language)
+        let strings = describer.strings
         // Only the people of the mentor's live assignments: a declined, done or reassigned one gives no access.
         let live = try await services.reports.liveSummaries(ofMentor: user.id)
         return try await listPage(request, identity, resumePoint: resumePoint, screen: .contacts, tab: .contacts,
                                   groups: live.isEmpty ? [] : [ListGroup(heading: nil, headingId: nil, items: live.map {
-                                      LinkItem(text: "\($0.contactName), \($0.address)", href: Self.contactLink($0))
+                                      LinkItem(text: describer.whoAndWhere($0), href: Self.contactLink($0))
                                   })],
                                   emptyText: live.isEmpty ? strings.noContacts : nil)
     }
@@ -211,9 +214,21 @@ struct HiddenField {
 
 /// A titled list on a screen.
 struct ListGroup {
-    var heading: String?
-    var headingId: String?
+    /// The group's own heading, under a key the page does not use: a template looks a missing key up in the page,
+    /// so a group without a heading would otherwise repeat the page's, id and all.
+    var groupHeading: GroupHeading?
     var items: [LinkItem]
+
+    init(heading: String?, headingId: String?, items: [LinkItem]) {
+        groupHeading = heading.flatMap { text in headingId.map { GroupHeading(text: text, id: $0) } }
+        self.items = items
+    }
+}
+
+/// A list group's heading and the id its section is labelled by.
+struct GroupHeading {
+    var text: String
+    var id: String
 }
 
 /// A screen of lists: Home, Assignments, Contacts.

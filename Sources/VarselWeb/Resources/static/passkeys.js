@@ -28,6 +28,19 @@
     live.textContent = "";
     window.setTimeout(() => { live.textContent = text; }, 100);
   };
+  // A refused field says it is invalid and has its rule heard once: as the field's description when focus moves to
+  // it, or through the live region when focus is in it already (Enter pressed there), where nothing else speaks.
+  const refuseField = (field, element, text) => {
+    field.setAttribute("aria-invalid", "true");
+    if (document.activeElement === field) {
+      say(element, text);
+      return;
+    }
+    element.textContent = text;
+    // Focus follows once the browser has drawn the new words, so the field is presented with them, once: focused
+    // in the same frame, Chromium reports the changed description after the focus, and Orca says it again.
+    requestAnimationFrame(() => requestAnimationFrame(() => field.focus()));
+  };
   const post = (path, body, csrf) => fetch(path, {
     method: "POST", credentials: "same-origin",
     headers: Object.assign({ "Content-Type": "application/json" }, csrf ? { "X-CSRF-Token": csrf } : {}),
@@ -107,9 +120,7 @@
       name.removeAttribute("aria-invalid");
       const chosen = name.value.trim();
       if (!chosen || chosen.length > 60) {
-        name.setAttribute("aria-invalid", "true");
-        say(error, addForm.dataset.nameRule);
-        name.focus();
+        refuseField(name, error, addForm.dataset.nameRule);
         return;
       }
       // On the set-password page the one-time link's code is the credential; on the Profile, the session.
@@ -134,9 +145,7 @@
           } },
         }), csrf);
         if (saved.status === 422 && (await saved.json()).errors) {
-          name.setAttribute("aria-invalid", "true");
-          say(error, addForm.dataset.nameRule);
-          name.focus();
+          refuseField(name, error, addForm.dataset.nameRule);
           return;
         }
         if (!saved.ok) throw new Error("not added");

@@ -39,11 +39,42 @@
 
   // ---- Cues: heard and felt, as the server's cue says (seed 000) ------------------------------
   // Plays the earcon the cue describes: its tones, lengths and spacing are the core's (CuePlan.Earcon).
+  // The page's audio runs only while earcons sound: each earcon wakes it and the last to end suspends it, so no
+  // audio device is kept busy between arrivals. Waking at each earcon also means that once the person has pressed a
+  // key or touched the page, earcons are heard, even if the audio was made before that, when browsers keep it
+  // suspended.
   let audio = null;
+  let sounding = 0;
+  function audioContext() {
+    audio = audio || new (window.AudioContext || window.webkitAudioContext)();
+    return audio;
+  }
+  // Suspends the audio when no earcon is sounding.
+  function rest() {
+    if (sounding === 0) return audio.suspend().catch(() => undefined);
+  }
+  // iOS lets a page's audio start only from inside a tap, however much the person has used the page before: there the
+  // first tap or click (VoiceOver's double-tap is a click) makes and wakes it, once, and it rests suspended until an
+  // earcon sounds. Only there (iPadOS says it is a Mac with a touch screen): with a click listener on the window,
+  // Chromium exposes every element as clickable, and Orca says "clickable" after each heading.
+  const unlockEvents = ["click", "touchend"];
+  function unlockAudio() {
+    unlockEvents.forEach((type) => window.removeEventListener(type, unlockAudio, true));
+    try {
+      audioContext().resume().then(rest).catch(() => undefined);
+    } catch (error) { /* no audio device */ }
+  }
+  const startsAudioOnlyFromATap = /iPhone|iPad|iPod/.test(navigator.userAgent)
+    || (/Macintosh/.test(navigator.userAgent) && navigator.maxTouchPoints > 1);
+  if (startsAudioOnlyFromATap) {
+    unlockEvents.forEach((type) => window.addEventListener(type, unlockAudio, { capture: true, passive: true }));
+  }
   function earcon(cue) {
     if (!cue.tones || !cue.tones.length) return;
     try {
-      audio = audio || new (window.AudioContext || window.webkitAudioContext)();
+      // Also when it seems to run: a suspension asked for by the earcon before may not have taken effect yet.
+      audioContext().resume().catch(() => undefined);
+      let last = null;
       cue.tones.forEach((frequency, index) => {
         const oscillator = audio.createOscillator();
         const gain = audio.createGain();
@@ -53,7 +84,13 @@
         const start = audio.currentTime + (index * cue.spacingMs) / 1000;
         oscillator.start(start);
         oscillator.stop(start + cue.toneMs / 1000);
+        last = oscillator;
       });
+      sounding += 1;
+      last.onended = () => {
+        sounding -= 1;
+        rest();
+      };
     } catch (error) { /* no audio device */ }
   }
 
@@ -126,7 +163,8 @@
   }
 
   function insert(notification) {
-    if (!list || !rowTemplate || !matchesFilter(notification) || document.getElementById("notification-" + notification.id)) return;
+    // A later page of the list (data-cursor) holds older notifications: a new one belongs on the first page.
+    if (!list || list.dataset.cursor || !rowTemplate || !matchesFilter(notification) || document.getElementById("notification-" + notification.id)) return;
     // Inserted at the top without touching focus: the user keeps their place.
     list.insertBefore(row(notification), list.firstChild);
     const empty = document.getElementById("empty-list");
@@ -136,13 +174,16 @@
   function refreshTimes() {
     if (!list) return;
     const filter = list.dataset.filter || "all";
-    fetch("/api/v1/notifications?limit=100&filter=" + encodeURIComponent(filter), { credentials: "same-origin" })
+    const cursor = list.dataset.cursor ? "&cursor=" + encodeURIComponent(list.dataset.cursor) : "";
+    fetch("/api/v1/notifications?limit=100&filter=" + encodeURIComponent(filter) + cursor, { credentials: "same-origin" })
       .then((r) => (r.ok ? r.json() : null))
       .then((page) => {
         if (!page) return;
         page.items.forEach((notification) => {
           const item = document.getElementById("notification-" + notification.id);
-          if (item) update(item, notification);
+          // The row in focus keeps its name until the next tick after focus leaves it: screen readers read a change
+          // to the focused control's name aloud, and "6 minutes ago" is not worth interrupting the person for.
+          if (item && !item.contains(document.activeElement)) update(item, notification);
         });
       })
       .catch(() => {});
