@@ -10,7 +10,7 @@ extension PostgresRepository {
 
     public func createAssignment(
         mentorID: UserID, coordinatorID: UserID?, contact: NewContact, at date: Date,
-        makeNotification: @Sendable (ContactID, AssignmentID) -> NewNotification
+        makeNotification: @escaping @Sendable (ContactID, AssignmentID) -> NewNotification
     ) async throws -> (Assignment, Contact, NotificationItem) {
         let created: CreatedAssignment = try await write(appendsEvents: true) { c in
             let mentor = try await c.query("SELECT 1 FROM users WHERE id = \(mentorID)", logger: self.logger).collect()
@@ -317,7 +317,7 @@ extension PostgresRepository {
 
     public func reassign(
         assignmentID: AssignmentID, to mentorID: UserID, at date: Date,
-        makeNotification: @Sendable (ContactID, AssignmentID) -> NewNotification
+        makeNotification: @escaping @Sendable (ContactID, AssignmentID) -> NewNotification
     ) async throws -> (Assignment, NotificationItem) {
         let result: Reassigned = try await write(appendsEvents: true) { c in
             let old = try await self.lockedAssignment(assignmentID, c)

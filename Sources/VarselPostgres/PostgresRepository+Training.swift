@@ -28,7 +28,7 @@ extension PostgresRepository {
 
     public func publishScenario(
         title: String, body: String, coordinatorID: UserID?, mentorIDs: [UserID], at date: Date,
-        makeNotification: @Sendable (Int64, UserID) -> NewNotification
+        makeNotification: @escaping @Sendable (Int64, UserID) -> NewNotification
     ) async throws -> (Scenario, [NotificationItem]) {
         let mentors = Set(mentorIDs).sorted()
         // A statement for each kind of row, not one per mentor: a publish to every mentor is six round trips, and

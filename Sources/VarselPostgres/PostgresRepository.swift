@@ -24,6 +24,10 @@ public final class PostgresRepository: VarselRepository, Sendable {
     let notificationJSON = NotificationJSONCache(capacity: NotificationJSONCache.storeCapacity)
     /// Told after each transaction of this process that appended events, once it commits (``followCommittedEvents(_:)``).
     private let commitFollowers = Mutex<[@Sendable ([StoredEvent]) -> Void]>([])
+    /// The outages this store's operations met (``StoreCondition``).
+    public let health = StoreHealth()
+    /// How long one operation may wait for the database before it is refused (``defaultOperationTimeout``).
+    let operationTimeout: Duration
     static let encoder = JSONEncoder()
     static let decoder = JSONDecoder()
     /// The advisory lock that orders event-log writers.
@@ -44,13 +48,16 @@ public final class PostgresRepository: VarselRepository, Sendable {
     ///
     /// A database changed by a later version is refused (``SchemaFromNewerVersion``). `upgradesSchema: false` opens
     /// the tables as they are, changing nothing, for `varsel check`; ``schemaFound`` says how they stand.
+    ///
+    /// Each operation waits at most `operationTimeout` for the database, then fails with ``StoreUnavailable``.
     public init(url: String, logger: Logger, keys: DataKeyring? = nil, checksDataKey: Bool = true, createsSchema: Bool = true,
-                upgradesSchema: Bool = true) async throws {
+                upgradesSchema: Bool = true, operationTimeout: Duration = PostgresRepository.defaultOperationTimeout) async throws {
         guard !Self.needsPercentEncoding(url) else { throw PostgresOpenFailure.needsPercentEncoding }
         let configuration = try Self.configuration(from: url)
         // One connection first: a refused password or an unknown database is said at once, not retried by the pool.
         try await Self.probe(url: url, logger: logger)
         client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.operationTimeout = operationTimeout
         self.logger = logger
         self.url = url
         sealer = FieldSealer(keys)
@@ -122,7 +129,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
     /// The server's version as a number (`150004` for 15.4) and as it names it.
     public func serverVersion() async throws -> (number: Int, name: String) {
         try await read { connection in
-            let row = try await Self.one(connection.query("SELECT current_setting('server_version_num')::int, current_setting('server_version')", logger: logger))
+            let row = try await Self.one(connection.query("SELECT current_setting('server_version_num')::int, current_setting('server_version')", logger: self.logger))
             let (number, name) = try row.decode((Int, String).self)
             return (number, name)
         }
@@ -163,8 +170,11 @@ public final class PostgresRepository: VarselRepository, Sendable {
     // MARK: Transactions
 
     /// Runs `body` in a read-only snapshot.
-    func read<T: Sendable>(_ body: @Sendable (PostgresConnection) async throws -> T) async throws -> T {
-        try await client.withConnection { connection in try await body(connection) }
+    func read<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        let client = client
+        return try await bounded(wrote: false) {
+            try await client.withConnection { connection in try await body(connection) }
+        }
     }
 
     /// Runs `body` in a transaction; with `appendsEvents`, under the event-log lock. (A trigger on the event table
@@ -175,14 +185,16 @@ public final class PostgresRepository: VarselRepository, Sendable {
     /// `locksLate`, `body` takes it itself just before its first event (``lockEventLog(_:)``, or in the statement that
     /// appends its events), after the work that needs no order (the notifications' own rows).
     func write<T: Sendable>(appendsEvents: Bool = false, locksLate: Bool = false,
-                            _ body: @Sendable (PostgresConnection) async throws -> T) async throws -> T {
-        let logger = logger
+                            _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        let (logger, client) = (logger, client)
         do {
-            let result = try await client.withTransaction(logger: logger) { connection in
-                if appendsEvents && !locksLate {
-                    try await lockEventLog(connection)
+            let result = try await bounded(wrote: true) {
+                try await client.withTransaction(logger: logger) { connection in
+                    if appendsEvents && !locksLate {
+                        try await self.lockEventLog(connection)
+                    }
+                    return try await body(connection)
                 }
-                return try await body(connection)
             }
             if appendsEvents {
                 // The events are read back from the log (their ids are the database's); the followers are told to read.

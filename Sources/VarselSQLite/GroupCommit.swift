@@ -33,11 +33,14 @@ final class GroupCommit: Sendable {
     private let pause: @Sendable (ContinuousClock.Instant) async -> Void
     /// The store's collector of appended events, whose savepoints' events are dropped with them.
     private let events: CommittedEvents?
+    /// Told of each write's outcome: a full disk begins an outage, a commit ends one.
+    private let health: StoreHealth?
 
-    init(writer: any DatabaseWriter, interval: Duration = .zero, events: CommittedEvents? = nil,
+    init(writer: any DatabaseWriter, interval: Duration = .zero, events: CommittedEvents? = nil, health: StoreHealth? = nil,
          pause: @escaping @Sendable (ContinuousClock.Instant) async -> Void = { try? await Task.sleep(until: $0, clock: .continuous) }) {
         self.writer = writer
         self.events = events
+        self.health = health
         self.interval = interval
         self.pause = pause
     }
@@ -48,6 +51,12 @@ final class GroupCommit: Sendable {
     /// Runs `body` in the next transaction (in a savepoint of its own when others share it) and returns its result
     /// once committed.
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        guard let health else { return try await enqueue(body) }
+        return try await SQLiteRepository.observing(health) { try await self.enqueue(body) }
+    }
+
+    /// Runs `body` in the next transaction and returns its result once committed, as SQLite reports it.
+    private func enqueue<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             let job = Job(
                 run: { db, isShared in

@@ -9,10 +9,10 @@ extension SQLiteRepository {
 
     public func createAssignment(
         mentorID: UserID, coordinatorID: UserID?, contact: NewContact, at date: Date,
-        makeNotification: @Sendable (ContactID, AssignmentID) -> NewNotification
+        makeNotification: @escaping @Sendable (ContactID, AssignmentID) -> NewNotification
     ) async throws -> (Assignment, Contact, NotificationItem) {
         // A transaction of its own: `makeNotification` may not outlive this call, as a write waiting for a batch would.
-        try await writer.write { db in
+        try await writeAlone { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE id = ?", arguments: [mentorID]) == true else {
                 throw StoreError.notFound(.mentor)
             }
@@ -285,9 +285,9 @@ extension SQLiteRepository {
 
     public func reassign(
         assignmentID: AssignmentID, to mentorID: UserID, at date: Date,
-        makeNotification: @Sendable (ContactID, AssignmentID) -> NewNotification
+        makeNotification: @escaping @Sendable (ContactID, AssignmentID) -> NewNotification
     ) async throws -> (Assignment, NotificationItem) {
-        try await writer.write { db in
+        try await writeAlone { db in
             let old = try self.assignment(assignmentID, db: db)
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE id = ?", arguments: [mentorID]) == true else {
                 throw StoreError.notFound(.mentor)

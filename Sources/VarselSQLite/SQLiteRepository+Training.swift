@@ -18,9 +18,9 @@ extension SQLiteRepository {
 
     public func publishScenario(
         title: String, body: String, coordinatorID: UserID?, mentorIDs: [UserID], at date: Date,
-        makeNotification: @Sendable (Int64, UserID) -> NewNotification
+        makeNotification: @escaping @Sendable (Int64, UserID) -> NewNotification
     ) async throws -> (Scenario, [NotificationItem]) {
-        let (scenario, fanout, written) = try await writer.write { db in
+        let (scenario, fanout, written) = try await writeAlone { db in
             let mentors = Set(mentorIDs).sorted()
             for mentorID in mentors where try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE id = ?", arguments: [mentorID]) != true {
                 throw StoreError.notFound(.mentor)

@@ -18,6 +18,8 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     let committed = CommittedEvents()
     /// Encrypts personal details on their way in and opens them on their way out (see ``DataKeyring``).
     let sealer: FieldSealer
+    /// The outages this store's writes met (``StoreCondition``): a full disk.
+    public let health = StoreHealth()
     /// The notifications this store last wrote or read in its event log, by their JSON.
     let notificationJSON = NotificationJSONCache(capacity: NotificationJSONCache.storeCapacity)
     static let encoder = JSONEncoder()
@@ -83,7 +85,7 @@ public final class SQLiteRepository: VarselRepository, Sendable {
             }
         }
         self.writer = writer
-        commits = GroupCommit(writer: writer, interval: commitInterval, events: committed)
+        commits = GroupCommit(writer: writer, interval: commitInterval, events: committed, health: health)
         writer.add(transactionObserver: identities, extent: .databaseLifetime)
         writer.add(transactionObserver: committed, extent: .databaseLifetime)
         try writer.writeWithoutTransaction { db in

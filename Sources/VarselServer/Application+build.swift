@@ -176,6 +176,7 @@ public func buildApplication(
     if repository == nil, configuration.dataKeys == nil {
         logger.notice("Personal details are stored unencrypted: give --data-key-file for a real deployment (see docs/deploy.md)")
     }
+    StoreOutageLog(logger: logger).follow(store.health)
     let vapid: VAPIDKey
     if let fileKey { vapid = fileKey } else { vapid = try await configuration.push.storedKey(store: store) }
     let endpointPolicy = PushEndpointPolicy(allowsInsecureEndpoints: configuration.push.allowsInsecureEndpoints)
@@ -229,4 +230,24 @@ public func buildApplication(
         app.addServices(PostgresEventListener(repository: postgres, logger: logger) { pump.wake() })
     }
     return app
+}
+
+/// Says in the log when the store becomes unavailable and when it is back: once per outage, however many requests
+/// and rounds of the workers it refuses meanwhile.
+struct StoreOutageLog {
+    let logger: Logger
+
+    func follow(_ health: StoreHealth) {
+        let logger = logger
+        health.onChange { began, ended in
+            if let began {
+                logger.error("the store is unavailable: requests that need it are refused (503, or 507 for a full disk) until it is back",
+                             metadata: ["store.condition": "\(began.condition.name)"])
+            }
+            if let ended {
+                let seconds = String(format: "%.1f", Date().timeIntervalSince(ended.since))
+                logger.notice("the store is available again", metadata: ["store.condition": "\(ended.condition.name)", "outage.seconds": "\(seconds)"])
+            }
+        }
+    }
 }

@@ -70,6 +70,8 @@ public final class FollowUpWorker: Service, Sendable {
             while !Task.isCancelled {
                 do {
                     try await self.step()
+                } catch is StoreUnavailable {
+                    // Said once per outage by the store's health; tried again next round.
                 } catch {
                     self.logger.error("follow-ups could not read or write the store", metadata: ["error.type": "\(type(of: error))"])
                 }

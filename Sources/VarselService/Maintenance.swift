@@ -84,6 +84,8 @@ public struct MaintenanceService: Service {
             if erased > 0 { logger.info("contact details erased after their retention time", metadata: ["contact.count": "\(erased)"]) }
             let resealed = try await repository.resealAllStale()
             if resealed > 0 { logger.info("personal details re-encrypted under the current data key", metadata: ["value.count": "\(resealed)"]) }
+        } catch is StoreUnavailable {
+            // Said once per outage by the store's health; tried again next round.
         } catch {
             logger.error("maintenance failed", metadata: ["error.type": "\(type(of: error))"])
         }

@@ -84,6 +84,8 @@ public final class PushDeliveryWorker: Service, Sendable {
             while !Task.isCancelled {
                 do {
                     try await self.step()
+                } catch is StoreUnavailable {
+                    // Said once per outage by the store's health; tried again next round.
                 } catch {
                     self.logger.error("push delivery could not read or write the store", metadata: ["error.type": "\(type(of: error))"])
                 }

@@ -41,6 +41,8 @@ public final class VarselServices: Sendable {
     public let erasure: ContactErasure
     public let export: DataExport
     public let metrics: ServiceMetrics
+    /// Whether this instance can use its store now, for `/readyz` and the metrics.
+    public let readiness: Readiness
     public let throttle: LoginThrottle
     public let passwords: PasswordHasher
     public let configuration: Configuration
@@ -95,6 +97,7 @@ public final class VarselServices: Sendable {
         self.now = now
         let metrics = ServiceMetrics()
         self.metrics = metrics
+        self.readiness = Readiness(store: repository, now: now)
         let heartbeatInterval = Duration.milliseconds(Int64(configuration.heartbeatInterval * 1000))
         let broker = EventBroker(bufferLimit: configuration.streamBufferLimit, streamsPerUser: configuration.streamsPerUser,
                                  heartbeatSlices: EventPump.heartbeatSlices(over: heartbeatInterval), metrics: metrics)

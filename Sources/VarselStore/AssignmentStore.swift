@@ -10,7 +10,7 @@ public protocol AssignmentStore: Sendable {
     /// notification from the new contact and assignment ids.
     func createAssignment(
         mentorID: UserID, coordinatorID: UserID?, contact: NewContact, at date: Date,
-        makeNotification: @Sendable (_ contactID: ContactID, _ assignmentID: AssignmentID) -> NewNotification
+        makeNotification: @escaping @Sendable (_ contactID: ContactID, _ assignmentID: AssignmentID) -> NewNotification
     ) async throws -> (Assignment, Contact, NotificationItem)
     func assignment(id: AssignmentID) async throws -> Assignment?
     /// The assignments `listing` holds, newest first, filtered in the store.
@@ -51,7 +51,7 @@ public protocol AssignmentStore: Sendable {
     /// Throws ``StoreError/notAllowed(_:)`` for a done or already reassigned assignment.
     func reassign(
         assignmentID: AssignmentID, to mentorID: UserID, at date: Date,
-        makeNotification: @Sendable (_ contactID: ContactID, _ assignmentID: AssignmentID) -> NewNotification
+        makeNotification: @escaping @Sendable (_ contactID: ContactID, _ assignmentID: AssignmentID) -> NewNotification
     ) async throws -> (Assignment, NotificationItem)
     /// Marks an acknowledged assignment's visit done with the mentor's short note; throws
     /// ``StoreError/notAllowed(_:)`` unless it is acknowledged and still the mentor's.

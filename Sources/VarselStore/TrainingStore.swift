@@ -8,7 +8,7 @@ public protocol TrainingStore: Sendable {
     /// first notifications in one transaction, the rest of a fan-out (``FanOut``) after it.
     func publishScenario(
         title: String, body: String, coordinatorID: UserID?, mentorIDs: [UserID], at date: Date,
-        makeNotification: @Sendable (_ scenarioID: Int64, _ mentorID: UserID) -> NewNotification
+        makeNotification: @escaping @Sendable (_ scenarioID: Int64, _ mentorID: UserID) -> NewNotification
     ) async throws -> (Scenario, [NotificationItem])
     /// A mentor's scenarios, newest first.
     func scenarios(forMentor mentorID: UserID) async throws -> [MentorScenario]

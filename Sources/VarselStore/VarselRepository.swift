@@ -8,4 +8,4 @@ import VarselCore
 /// and the PostgreSQL store; the contract tests hold them to the same behaviour, one suite per role. A service asks
 /// for the role it needs.
 public protocol VarselRepository: UserStore, NotificationStore, EventLogStore, AssignmentStore, TrainingStore,
-    SignInThrottleStore, SealedDataStore, PushStore, PasskeyStore, IntegrationStore, ContactChannelStore, Sendable {}
+    SignInThrottleStore, SealedDataStore, PushStore, PasskeyStore, IntegrationStore, ContactChannelStore, StoreCondition, Sendable {}

@@ -48,6 +48,17 @@ public struct Problem: HTTPResponseError, Sendable, Equatable {
     public static func notFound(_ detail: String) -> Problem { Problem(.notFound, detail) }
     public static func forbidden(_ detail: String) -> Problem { Problem(.forbidden, detail) }
     public static func conflict(_ detail: String) -> Problem { Problem(.conflict, detail) }
+    /// The store cannot serve now: 503 (507 for a full disk) with `Retry-After`, so a client tries again later; a
+    /// create sent again with its `Idempotency-Key` is stored once, whether or not the first one was.
+    public static func unavailable(_ condition: StoreUnavailable) -> Problem {
+        let status = condition == .diskFull ? HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage") : .serviceUnavailable
+        return Problem(status, "\(condition.description) Try again in a few seconds; a request sent again with the same "
+                           + "Idempotency-Key is carried out once.", headers: [.retryAfter: "\(retryAfterSeconds)"])
+    }
+
+    /// The `Retry-After` of an answer refused while the store cannot serve, in seconds.
+    public static let retryAfterSeconds = 5
+
     public static func unauthorized(_ detail: String) -> Problem {
         Problem(.unauthorized, detail, headers: [.wwwAuthenticate: "Bearer realm=\"varsel\""])
     }
@@ -94,6 +105,8 @@ public struct Problem: HTTPResponseError, Sendable, Equatable {
             case .idempotencyKeyReused:
                 return .unprocessable("This Idempotency-Key was already used with a different request body. Use a new key for a new request.")
             }
+        case let unavailable as StoreUnavailable:
+            return .unavailable(unavailable)
         case is DataExport.Refused:
             return .notFound("No such contact, or you are not an admin.")
         case is ContactErasure.Refused:
@@ -141,7 +154,8 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             return try redirect.response(from: request, context: context)
         } catch {
             let problem = Problem.from(error)
-            if problem.status.code >= 500 {
+            // An outage is logged once, when it begins, by the store's health; not once per request it refuses.
+            if problem.status.code >= 500, !(error is StoreUnavailable) {
                 // The error's description may hold request data; log only its type.
                 context.logger.error("request failed", metadata: ["error.type": "\(type(of: error))"])
             }

@@ -54,6 +54,7 @@ struct AuthorizationMatrixTests {
     /// One row per route, keyed `METHOD /path` as the router spells it.
     static let matrix: [String: Row] = [
         "GET /healthz": .signedIn(200, 200),
+        "GET /readyz": .signedIn(200, 200),
         "GET /metrics": .signedIn(401, 401),
         "GET /api/v1/openapi.yaml": .signedIn(200, 200),
         "POST /api/v1/session": .signedIn(201, 201, body: signIn),

@@ -32,7 +32,7 @@ struct OpenAPITests {
         let world = try await TestWorld()
         let router = try await VarselRouter.build(services: world.services)
         var served = Set(router.routes.map { "\($0.method.rawValue) \($0.path.description.hasPrefix("/") ? "" : "/")\($0.path)" }
-            .filter { $0.contains(" /api/") || $0.hasSuffix(" /healthz") || $0.hasSuffix(" /metrics") })
+            .filter { $0.contains(" /api/") || $0.hasSuffix(" /healthz") || $0.hasSuffix(" /readyz") || $0.hasSuffix(" /metrics") })
         var documented = Self.documentedOperations(try VarselRouter.openAPIDocument())
         // The document's rules say once that every path answering GET answers HEAD too.
         #expect(try VarselRouter.openAPIDocument().contains("Every path that answers GET also answers HEAD"))

@@ -21,6 +21,9 @@ final class WindowInjectingStore: VarselRepository {
 
     var publishesCommittedEvents: Bool { base.publishesCommittedEvents }
     func followCommittedEvents(_ follower: @escaping @Sendable ([StoredEvent]) -> Void) { base.followCommittedEvents(follower) }
+    var health: StoreHealth { base.health }
+    func ping() async throws { try await base.ping() }
+    func outboxBacklog(at date: Date) async throws -> [OutboxBacklog] { try await base.outboxBacklog(at: date) }
 
     /// Arms the store: `notification` is committed right after the next list or resume-point read returns.
     func inject(_ notification: NewNotification, at date: Date) {
@@ -90,7 +93,7 @@ final class WindowInjectingStore: VarselRepository {
     func preferences(for userID: UserID) async throws -> NotificationPreferences { try await base.preferences(for: userID) }
     func setPreferences(_ preferences: NotificationPreferences, for userID: UserID) async throws { try await base.setPreferences(preferences, for: userID) }
     func createAssignment(mentorID: UserID, coordinatorID: UserID?, contact: NewContact, at date: Date,
-                          makeNotification: @Sendable (ContactID, AssignmentID) -> NewNotification) async throws -> (Assignment, Contact, NotificationItem) {
+                          makeNotification: @escaping @Sendable (ContactID, AssignmentID) -> NewNotification) async throws -> (Assignment, Contact, NotificationItem) {
         try await base.createAssignment(mentorID: mentorID, coordinatorID: coordinatorID, contact: contact, at: date, makeNotification: makeNotification)
     }
     func assignment(id: AssignmentID) async throws -> Assignment? { try await base.assignment(id: id) }
@@ -175,7 +178,7 @@ extension WindowInjectingStore {
     }
     func escalations(assignmentID: AssignmentID) async throws -> [EscalationStep: Date] { try await base.escalations(assignmentID: assignmentID) }
     func reassign(assignmentID: AssignmentID, to mentorID: UserID, at date: Date,
-                  makeNotification: @Sendable (ContactID, AssignmentID) -> NewNotification) async throws -> (Assignment, NotificationItem) {
+                  makeNotification: @escaping @Sendable (ContactID, AssignmentID) -> NewNotification) async throws -> (Assignment, NotificationItem) {
         try await base.reassign(assignmentID: assignmentID, to: mentorID, at: date, makeNotification: makeNotification)
     }
     func completeVisit(assignmentID: AssignmentID, note: String, at date: Date) async throws -> Assignment {
@@ -183,7 +186,7 @@ extension WindowInjectingStore {
     }
     func recordLiveDelivery(notificationID: NotificationID, at date: Date) async throws { try await base.recordLiveDelivery(notificationID: notificationID, at: date) }
     func publishScenario(title: String, body: String, coordinatorID: UserID?, mentorIDs: [UserID], at date: Date,
-                         makeNotification: @Sendable (Int64, UserID) -> NewNotification) async throws -> (Scenario, [NotificationItem]) {
+                         makeNotification: @escaping @Sendable (Int64, UserID) -> NewNotification) async throws -> (Scenario, [NotificationItem]) {
         try await base.publishScenario(title: title, body: body, coordinatorID: coordinatorID, mentorIDs: mentorIDs, at: date, makeNotification: makeNotification)
     }
     func scenarios(forMentor mentorID: UserID) async throws -> [MentorScenario] { try await base.scenarios(forMentor: mentorID) }

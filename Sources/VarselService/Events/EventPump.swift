@@ -139,6 +139,8 @@ public final class EventPump: Service, Sendable {
                 for await _ in signals {
                     do {
                         cursor = try await drain(after: cursor)
+                    } catch is StoreUnavailable {
+                        // Said once per outage by the store's health; tried again next round.
                     } catch {
                         logger.error("event pump could not read the event log", metadata: ["error.type": "\(type(of: error))"])
                     }

@@ -2,7 +2,8 @@ import Foundation
 import Hummingbird
 import VarselService
 
-/// The operator's routes: `/healthz` for the load balancer and `/metrics` for the scraper.
+/// The operator's routes: `/healthz` (the process runs: liveness, for systemd and restarts), `/readyz` (it can use
+/// its store now: readiness, for the load balancer) and `/metrics` for the scraper.
 struct OperationsController {
     let services: VarselServices
 
@@ -10,10 +11,20 @@ struct OperationsController {
         router.get("healthz") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: "ok\n")))
         }
+        router.get("readyz") { _, _ in
+            let report = await services.readiness.check()
+            guard let problem = report.problem else {
+                return Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: "ready\n")))
+            }
+            return Response(status: .serviceUnavailable,
+                            headers: [.contentType: "text/plain; charset=utf-8", .retryAfter: "\(Problem.retryAfterSeconds)", .cacheControl: "no-store"],
+                            body: .init(byteBuffer: ByteBuffer(string: "not ready: \(problem.description)\n")))
+        }
         router.get("metrics") { request, _ in
             try MetricsAccess(token: services.configuration.metricsToken).check(request)
+            let text = services.metrics.render() + (await services.readiness.metricsText())
             return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                            body: .init(byteBuffer: ByteBuffer(string: services.metrics.render())))
+                            body: .init(byteBuffer: ByteBuffer(string: text)))
         }
     }
 }
