@@ -9,6 +9,11 @@ extension PostgresRepository: StoreCondition {
     /// enough that a request during a hang is answered well before a proxy or a person gives up.
     public static let defaultOperationTimeout: Duration = .seconds(5)
 
+    /// How long one operation may wait once an outage has lasted ``defaultOperationTimeout``: the database is not
+    /// coming back within seconds, so requests are refused fast (and a load balancer sees it fast) rather than each
+    /// waiting the full time; an operation still tries, so the first to succeed ends the outage.
+    static let operationTimeoutDuringOutage: Duration = .seconds(1)
+
     /// How long a readiness check waits for its `SELECT 1`.
     static let pingTimeout: Duration = .seconds(2)
 
@@ -45,7 +50,8 @@ extension PostgresRepository: StoreCondition {
     /// and telling ``health`` how it went.
     func bounded<T: Sendable>(wrote: Bool, within limit: Duration? = nil,
                               _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
-        let limit = limit ?? operationTimeout
+        let limit = limit ?? (health.outageDuration().map { $0 >= Self.seconds(operationTimeout) } == true
+            ? min(operationTimeout, Self.operationTimeoutDuringOutage) : operationTimeout)
         return try await health.observe(wrote: wrote) {
             do {
                 return try await StoreDeadline.run(within: limit, operation)
@@ -53,6 +59,10 @@ extension PostgresRepository: StoreCondition {
                 throw Self.unavailability(of: error)!
             }
         }
+    }
+
+    static func seconds(_ duration: Duration) -> TimeInterval {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     /// The outage an error of PostgresNIO stands for, or nil when it is an answer (a constraint, a refusal).

@@ -32,6 +32,8 @@ public final class PostgresRepository: VarselRepository, Sendable {
     static let decoder = JSONDecoder()
     /// The advisory lock that orders event-log writers.
     static let eventLock: Int64 = 0x7661_7273_656C_0001
+    /// How long the server lets one of Varsel's transactions sit idle before it ends it (`idle_in_transaction_session_timeout`).
+    static let idleTransactionTimeoutMilliseconds = 3000
     /// The advisory lock migrations take.
     static let migrationLock: Int64 = 0x7661_7273_656C_0002
     /// The channel `NOTIFY` uses when events are committed.
@@ -164,6 +166,10 @@ public final class PostgresRepository: VarselRepository, Sendable {
             host: parts.host, port: parts.port, username: parts.user, password: parts.password,
             database: parts.database, tls: parts.requiresTLS ? .require(.makeClientConfiguration()) : .disable)
         configuration.options.maximumConnections = 16
+        // A transaction left open by an instance that stopped talking to the server (cut off by the network, or hung)
+        // is ended by the server after this long, and its locks with it: the event log's lock above all, which every
+        // other instance's writes wait for. Varsel's own transactions never sit idle for anything like it.
+        configuration.options.additionalStartupParameters = [("idle_in_transaction_session_timeout", "\(Self.idleTransactionTimeoutMilliseconds)")]
         return configuration
     }
 

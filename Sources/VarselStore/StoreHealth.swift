@@ -35,6 +35,11 @@ public final class StoreHealth: Sendable {
     /// The outage going on, if any.
     public var outage: Outage? { state.withLock { $0.outage } }
 
+    /// How long the outage going on has lasted, or nil when there is none.
+    public func outageDuration() -> TimeInterval? {
+        state.withLock { $0.outage }.map { max(0, now().timeIntervalSince($0.since)) }
+    }
+
     /// How many operations each condition refused since start, by ``StoreUnavailable/name``.
     public var refusedCounts: [String: Int] { state.withLock { $0.refused } }
 

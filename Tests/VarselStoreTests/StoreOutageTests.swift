@@ -39,14 +39,13 @@ struct StoreOutageTests: StoreContract {
     @Test("a deadline answers timedOut while the operation still waits, and the operation's own answer when it comes first")
     func deadline() async throws {
         let gate = Gate()
-        let started = ContinuousClock.now
+        // The gate opens only after the caller was answered: the answer came while the operation still waited.
         await #expect(throws: StoreUnavailable.timedOut) {
             try await StoreDeadline.run(within: .milliseconds(200)) {
                 await gate.wait()
                 return 1
             }
         }
-        #expect(started.duration(to: .now) < .seconds(5), "the caller was answered while the operation still waited")
         gate.open()
         #expect(try await StoreDeadline.run(within: .seconds(30)) { 7 } == 7)
         await #expect(throws: StoreError.idempotencyKeyReused) {
@@ -145,11 +144,10 @@ struct StoreOutageTests: StoreContract {
             }
         }
         await holding.wait()
-        let started = ContinuousClock.now
+        // The lock is released only after the write was answered: it was refused while still waiting.
         await #expect(throws: StoreUnavailable.timedOut) {
             try await store.createNotifications([note(kari.id)], idempotencyKey: IdempotencyKey(senderID: kari.id, key: "held", fingerprint: "f"), at: now)
         }
-        #expect(started.duration(to: .now) < .seconds(4))
         #expect(store.health.outage?.condition == .timedOut)
         release.open()
         try await holder.value
