@@ -9,7 +9,7 @@ struct Varsel: AsyncParsableCommand {
         commandName: "varsel",
         abstract: "An accessible notification centre for peer mentors who use a screen reader.",
         version: "varsel \(VarselRelease.version)",
-        subcommands: [ServeCommand.self, CheckCommand.self, UserCommand.self, TokenCommand.self, KeysCommand.self, TranscriptCommand.self]
+        subcommands: [ServeCommand.self, CheckCommand.self, ReadyCommand.self, UserCommand.self, TokenCommand.self, KeysCommand.self, TranscriptCommand.self]
     )
 
     /// Runs the command; a mistake in the arguments is answered in one sentence with exit code 1, like any other
@@ -234,6 +234,24 @@ struct CheckCommand: AsyncParsableCommand {
             throw Administration.Failure(problems == 1 ? "1 problem found: see the line that starts with Problem."
                                          : "\(problems) problems found: see the lines that start with Problem.")
         }
+    }
+}
+
+/// Waits until a running instance can use its database, for systemd and rolling restarts.
+struct ReadyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ready",
+        abstract: "Wait until the instance on this port answers /readyz with ready (it can use its database); exit 1 if it does not in time.")
+
+    @Option(help: "The address the instance listens on.") var host = "127.0.0.1"
+    @Option(help: "The instance's port.") var port: Int
+    @Option(help: "How many seconds to wait.") var wait = 60
+
+    func run() async throws {
+        guard (1...65535).contains(port) else { throw Administration.Failure("--port must be a port number from 1 to 65535.") }
+        guard wait >= 0 else { throw Administration.Failure("--wait must be a number of seconds, 0 or more.") }
+        try await ReadinessWait.wait(host: host, port: port, seconds: wait)
+        print("The instance at \(host):\(port) is ready.")
     }
 }
 

@@ -478,3 +478,17 @@ def test_refusals_about_a_person_name_the_database(tmp_path):
     unknown = run_varsel("user", "deactivate", "nobody", "--database", str(database))
     assert_one_sentence(unknown)
     assert unknown.stderr.strip() == f"Error: There is no user with that username in {shown(database)}: see `varsel user list`."
+
+
+def test_ready_waits_for_a_running_instance_and_says_in_one_sentence_when_nothing_answers(server):
+    result = run_varsel("ready", "--port", str(server.port), "--wait", "10")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == f"The instance at 127.0.0.1:{server.port} is ready.\n"
+    import socket
+    with socket.socket() as unused:
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+    refused = run_varsel("ready", "--port", str(port), "--wait", "1")
+    assert_one_sentence(refused)
+    assert f"Nothing answered at 127.0.0.1:{port} within 1 second:" in refused.stderr
+    assert_one_sentence(run_varsel("ready", "--port", "0"))
