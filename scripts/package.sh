@@ -68,6 +68,8 @@ install -d "$tree/share/doc/varsel"
 cp README.md docs/*.md "$tree/share/doc/varsel/"
 install -m 644 packaging/varsel@.service "$tree/varsel@.service"
 install -m 644 packaging/env.example "$tree/env.example"
+install -d "$tree/share/varsel/prometheus"
+install -m 644 packaging/prometheus/*.yml "$tree/share/varsel/prometheus/"
 tar -C "$stage" -czf "$dist/$name.tar.gz" "$name"
 
 # The Debian package.
@@ -77,6 +79,9 @@ install -d "$deb/usr/share/doc/varsel" "$deb/lib/systemd/system" "$deb/etc/varse
 cp README.md docs/*.md "$deb/usr/share/doc/varsel/"
 install -m 644 packaging/varsel@.service "$deb/lib/systemd/system/varsel@.service"
 install -m 640 packaging/env.example "$deb/etc/varsel/env"
+# The alert rules and their tests, for the operator's Prometheus (docs/reliability.md).
+install -d "$deb/usr/share/varsel/prometheus"
+install -m 644 packaging/prometheus/*.yml "$deb/usr/share/varsel/prometheus/"
 install -m 755 packaging/deb/postinst packaging/deb/postrm "$deb/DEBIAN/"
 echo "/etc/varsel/env" > "$deb/DEBIAN/conffiles"
 size="$(du -sk "$deb/usr" "$deb/lib" "$deb/etc" | awk '{sum += $1} END {print sum}')"

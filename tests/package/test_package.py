@@ -88,6 +88,7 @@ def test_the_deb_installs_on_a_debian_without_swift_and_serves_the_demo(debian):
     assert chroot(debian, "stat", "-c", "%U:%G %a", "/var/lib/varsel").stdout.strip() == "varsel:varsel 750"
     assert chroot(debian, "stat", "-c", "%U:%G %a", "/etc/varsel/env").stdout.strip() == "root:varsel 640"
     assert (debian / "lib/systemd/system/varsel@.service").exists()
+    assert (debian / "usr/share/varsel/prometheus/varsel-alerts.yml").exists()
     assert chroot(debian, "stat", "-c", "%U:%G %a", "/etc/varsel/keys").stdout.strip() == "varsel:varsel 700"
 
     # The guide's first commands, as it writes them: the data key made by the varsel user, then `varsel check` with the
