@@ -15,7 +15,7 @@ extension PostgresRepository: StoreCondition {
     static let operationTimeoutDuringOutage: Duration = .seconds(1)
 
     /// How long a readiness check waits for its `SELECT 1`.
-    static let pingTimeout: Duration = .seconds(2)
+    static let pingTimeout: Duration = .seconds(1)
 
     public func ping() async throws {
         try await bounded(wrote: false, within: Self.pingTimeout) {

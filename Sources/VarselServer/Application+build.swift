@@ -31,7 +31,7 @@ public struct ServerConfiguration: Sendable {
     public var bcryptCost: UInt8 = 12
     public var logLevel: Logger.Level = .info
     public var http = VarselServices.Configuration()
-    /// How often maintenance (expiry warnings, escalations, pruning) runs.
+    /// How often maintenance (expiry warnings, pruning, erasure) runs.
     public var maintenanceInterval: Duration = .seconds(300)
     /// How long an assignment may wait for an answer before its mentor is reminded (`--escalate-after`); twice
     /// that and its coordinator is told.
@@ -217,7 +217,6 @@ public func buildApplication(
     pushConfiguration.origin = { configuration.publicOrigin(port: listeningPort.value) }
     let pushWorker = services.pushDelivery(transport: HTTPPushTransport(), vapid: vapid, configuration: pushConfiguration, logger: logger)
     let upkeep = services.maintenance(interval: configuration.maintenanceInterval,
-                                      escalation: .init(remindAfter: configuration.remindUnansweredAfter),
                                       accessLogRetention: configuration.accessLogRetention,
                                       contactRetention: configuration.contactRetention, logger: logger)
     let followUps = services.followUps(configuration: .init(delay: configuration.messaging.followUpDelay,

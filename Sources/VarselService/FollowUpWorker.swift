@@ -22,7 +22,7 @@ public final class FollowUpWorker: Service, Sendable {
         /// How long a notification may go unseen before a text message and an email follow it (`--message-after`).
         public var delay: TimeInterval = 15 * 60
         /// The assignment reminder and the coordinator's notice (`--escalate-after`).
-        public var escalation = MaintenanceService.EscalationDeadlines()
+        public var escalation = EscalationDeadlines()
         /// How often it looks for due messages.
         public var pollInterval: Duration = .seconds(1)
         /// How often it looks for due reminders and notices: each read of the unanswered assignments costs more than
@@ -39,7 +39,7 @@ public final class FollowUpWorker: Service, Sendable {
         /// How long a claimed message stays this instance's; if it dies meanwhile, another sends it after.
         public var lease: TimeInterval = 120
 
-        public init(delay: TimeInterval = 15 * 60, escalation: MaintenanceService.EscalationDeadlines = .init()) {
+        public init(delay: TimeInterval = 15 * 60, escalation: EscalationDeadlines = .init()) {
             self.delay = delay
             self.escalation = escalation
         }

@@ -4,8 +4,9 @@ import Logging
 import ServiceLifecycle
 import VarselStore
 
-/// Periodic upkeep: fan-outs a crash left unfinished, certification-expiry warnings, reminders and escalations for
-/// unanswered assignments, and pruning of old events, ended text messages and emails, and expired sessions.
+/// Periodic upkeep: fan-outs a crash left unfinished, certification-expiry warnings, and pruning of old events, ended
+/// text messages and emails, and expired sessions. Reminders and escalations of unanswered assignments are the
+/// follow-up worker's (``FollowUpWorker``), which runs every few seconds.
 public struct MaintenanceService: Service {
     let repository: any VarselRepository
     let sender: NotificationSender
@@ -17,24 +18,11 @@ public struct MaintenanceService: Service {
     /// How long a contact's details are kept after their last assignment closed.
     let contactRetention: TimeInterval
     let erasure: ContactErasure
-    let escalation: EscalationDeadlines
     let logger: Logger
-
-    /// How long an assignment may wait for an answer before the mentor is reminded, and before the coordinator is told.
-    public struct EscalationDeadlines: Sendable {
-        public var remindAfter: TimeInterval
-        public var escalateAfter: TimeInterval
-
-        /// `--escalate-after` (24 h by default) reminds the mentor; twice that tells the coordinator.
-        public init(remindAfter: TimeInterval = 24 * 3600, escalateAfter: TimeInterval? = nil) {
-            self.remindAfter = remindAfter
-            self.escalateAfter = escalateAfter ?? remindAfter * 2
-        }
-    }
 
     public init(repository: any VarselRepository, sender: NotificationSender, now: @escaping @Sendable () -> Date,
                 interval: Duration = .seconds(3600), eventRetention: TimeInterval = 7 * 86400,
-                escalation: EscalationDeadlines = EscalationDeadlines(), accessLogRetention: TimeInterval = 365 * 86400,
+                accessLogRetention: TimeInterval = 365 * 86400,
                 contactRetention: TimeInterval = 90 * 86400, logger: Logger) {
         self.accessLogRetention = accessLogRetention
         self.contactRetention = contactRetention
@@ -44,7 +32,6 @@ public struct MaintenanceService: Service {
         self.now = now
         self.interval = interval
         self.eventRetention = eventRetention
-        self.escalation = escalation
         self.logger = logger
     }
 
@@ -70,11 +57,6 @@ public struct MaintenanceService: Service {
             let warnings = try await sender.sendDueCertificationWarnings(now: now)
             if !warnings.isEmpty {
                 logger.info("certification warnings created", metadata: ["notification.count": "\(warnings.count)"])
-            }
-            let escalations = try await sender.sendDueEscalations(now: now, remindAfter: escalation.remindAfter,
-                                                                  escalateAfter: escalation.escalateAfter)
-            if !escalations.isEmpty {
-                logger.info("assignment reminders and escalations sent", metadata: ["notification.count": "\(escalations.count)"])
             }
             _ = try await repository.pruneEvents(before: now.addingTimeInterval(-eventRetention))
             _ = try await repository.pruneMessages(before: now.addingTimeInterval(-eventRetention))

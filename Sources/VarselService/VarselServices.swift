@@ -130,10 +130,10 @@ public final class VarselServices: Sendable {
         self.scenarios = ScenarioProgress(repository: repository, now: now)
     }
 
-    /// The upkeep over the same store and clock: reminders and escalations, expiry warnings, pruning and erasure.
-    public func maintenance(interval: Duration, escalation: MaintenanceService.EscalationDeadlines, accessLogRetention: TimeInterval,
+    /// The upkeep over the same store and clock: expiry warnings, pruning and erasure.
+    public func maintenance(interval: Duration, accessLogRetention: TimeInterval,
                             contactRetention: TimeInterval, logger: Logger) -> MaintenanceService {
-        MaintenanceService(repository: repository, sender: sender, now: now, interval: interval, escalation: escalation,
+        MaintenanceService(repository: repository, sender: sender, now: now, interval: interval,
                            accessLogRetention: accessLogRetention, contactRetention: contactRetention, logger: logger)
     }
 

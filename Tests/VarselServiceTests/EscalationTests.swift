@@ -66,6 +66,26 @@ struct EscalationTests {
         #expect(Set(steps.keys) == [.mentorReminded, .coordinatorTold])
     }
 
+    @Test("an assignment overdue for both steps at once (as the demo's at start-up) reminds its mentor before telling the coordinator, and upkeep leaves both to the follow-ups")
+    func bothStepsInOrder() async throws {
+        let world = try await World()
+        let (assignment, _, _) = try await world.sender.assign(mentor: world.mentor, coordinatorID: world.coordinator.id,
+                                                               contact: NewContact(name: "Per Olsen", phone: "", address: "Torggata 3", notes: ""),
+                                                               urgency: .normal)
+        world.clock.advance(hours: 72)
+        let clock = world.clock
+        // Upkeep runs beside the follow-up worker; a second scheduler, with a clock read earlier, could date the
+        // coordinator's notice before the mentor's reminder.
+        await MaintenanceService(repository: world.repository, sender: world.sender, now: { clock.now }, logger: Logger(label: "test")).runOnce()
+        #expect(try await world.repository.escalations(assignmentID: assignment.id).isEmpty)
+        let sent = try await world.escalate()
+        #expect(sent.map(\.recipientID) == [world.mentor.id, world.coordinator.id])
+        let steps = try await world.repository.escalations(assignmentID: assignment.id)
+        let reminded = try #require(steps[.mentorReminded])
+        let told = try #require(steps[.coordinatorTold])
+        #expect(reminded <= told)
+    }
+
     @Test("an answered assignment is neither reminded nor escalated")
     func answeredIsLeftAlone() async throws {
         let world = try await World()

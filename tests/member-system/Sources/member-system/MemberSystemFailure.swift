@@ -18,6 +18,15 @@ struct MemberSystemFailure: Error {
         }
     }
 
+    /// Varsel's database could not serve (503, or 507 for a full disk): what was tried, and when to try again.
+    static func unavailable(_ action: String, status: Int, answer: Components.Responses.Unavailable) -> MemberSystemFailure {
+        let retry = answer.headers.retryAfter.map { " Try again in \($0) seconds." } ?? ""
+        switch answer.body {
+        case .applicationProblemJson(let details):
+            return MemberSystemFailure("Varsel could not serve \(action) (\(status)): \(details.detail)\(retry)")
+        }
+    }
+
     /// An answer the OpenAPI document does not list for the operation.
     static func undocumented(_ action: String, status: Int) -> MemberSystemFailure {
         MemberSystemFailure("Varsel answered \(action) with status \(status), which its OpenAPI document does not list")

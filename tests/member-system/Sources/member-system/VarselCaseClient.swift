@@ -15,6 +15,7 @@ struct VarselCaseClient {
         case .badRequest(let problem): throw MemberSystemFailure.refused("listing the people", status: 400, problem: problem)
         case .unauthorized(let problem): throw MemberSystemFailure.refused("listing the people", status: 401, problem: problem)
         case .forbidden(let problem): throw MemberSystemFailure.refused("listing the people", status: 403, problem: problem)
+        case .serviceUnavailable(let answer): throw MemberSystemFailure.unavailable("listing the people", status: 503, answer: answer)
         case .undocumented(let status, _): throw MemberSystemFailure.undocumented("listing the people", status: status)
         }
         guard let person = people.first(where: { $0.username == username }) else {
@@ -41,6 +42,8 @@ struct VarselCaseClient {
         case .contentTooLarge(let problem): throw MemberSystemFailure.refused("creating the assignment", status: 413, problem: problem)
         case .unprocessableContent(let problem):
             throw MemberSystemFailure.refused("creating the assignment", status: 422, problem: problem)
+        case .serviceUnavailable(let answer): throw MemberSystemFailure.unavailable("creating the assignment", status: 503, answer: answer)
+        case .code507(let answer): throw MemberSystemFailure.unavailable("creating the assignment", status: 507, answer: answer)
         case .undocumented(let status, _): throw MemberSystemFailure.undocumented("creating the assignment", status: status)
         }
     }
@@ -54,6 +57,7 @@ struct VarselCaseClient {
         case .badRequest(let problem): throw MemberSystemFailure.refused(action, status: 400, problem: problem)
         case .unauthorized(let problem): throw MemberSystemFailure.refused(action, status: 401, problem: problem)
         case .notFound(let problem): throw MemberSystemFailure.refused(action, status: 404, problem: problem)
+        case .serviceUnavailable(let answer): throw MemberSystemFailure.unavailable(action, status: 503, answer: answer)
         case .undocumented(let status, _): throw MemberSystemFailure.undocumented(action, status: status)
         }
     }
