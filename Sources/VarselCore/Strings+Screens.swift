@@ -15,6 +15,17 @@ extension Strings {
     /// On a later page of the list, the link back to its first.
     public var newestNotifications: String { en ? "Newest notifications" : "Nyeste varsler" }
     public var noNotifications: String { en ? "No notifications here." : "Ingen varsler her." }
+    /// The heading of the page a browser gets for an address that is no page.
+    public var pageNotFound: String { en ? "Page not found" : "Fant ikke siden" }
+    /// What the page for an address that is no page says under its heading.
+    public var pageNotFoundExplanation: String {
+        en ? "There is no page at this address. The link may be old or mistyped."
+           : "Det finnes ingen side på denne adressen. Lenken kan være gammel eller skrevet feil."
+    }
+    /// Its way home, for a signed-in person: `Go to your notifications`.
+    public var goToNotifications: String { en ? "Go to your notifications" : "Gå til varslene dine" }
+    /// Its way in, for someone not signed in.
+    public var goToSignIn: String { en ? "Go to sign-in" : "Gå til innloggingen" }
     public var coordinatorTools: String { en ? "Send notifications" : "Send varsler" }
     public var save: String { en ? "Save settings" : "Lagre innstillingene" }
     public var settingsKindsLegend: String { en ? "Notify me about" : "Gi meg beskjed om" }

@@ -33,6 +33,7 @@ public enum VarselRouter {
         router.add(middleware: HeadMiddleware())
         router.add(middleware: SameOriginMiddleware(publicOrigin: services.configuration.publicOrigin))
         router.add(middleware: AuthenticationMiddleware(services: services))
+        router.add(middleware: NotFoundPageMiddleware(pages: PagesController(services: services, renderer: renderer)))
 
         OperationsController(services: services).addRoutes(to: router)
 

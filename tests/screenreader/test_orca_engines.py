@@ -121,6 +121,23 @@ def test_following_an_assignment_puts_focus_on_the_contact_name_heading(engine_r
         assert spoken[spoken.index("Kari Nordmann") + 1] == "heading level 1", spoken
 
 
+def test_an_address_that_is_no_page_says_page_not_found_and_one_tab_reaches_the_way_home(engine_reader):
+    reader = engine_reader
+    focus = reader.probe.mark()
+    loaded = reader.goto("/dashboard")
+    heading = reader.probe.wait_for(lambda r: r["event"] == "focus" and r["id"] == "not-found-heading", 10,
+                                    "focus did not land on the heading", since=focus)
+    assert heading["role"] == "heading" and heading["name"] == "Page not found", heading
+    if is_webkit(reader):
+        # Orca 43's WebKit script is silent when focus lands on a heading: it says the window's title only.
+        assert "Page not found – Varsel" in loaded, loaded
+    else:
+        assert loaded[loaded.index("Page not found") + 1] == "heading level 1", loaded
+    spoken, steps = reader.tab_until(lambda text: text.startswith("Go to your notifications"))
+    # "visited link" once the person has been to their notifications, as every signed-in person has.
+    assert len(steps) == 1 and any(re.fullmatch(r"Go to your notifications (visited )?link", text) for text in spoken), steps
+
+
 def test_the_dialog_is_spoken_when_it_opens_keeps_focus_inside_and_escape_returns_to_the_launcher(engine_reader):
     # 001: the dialog's title and text are read when it opens; Tab stays inside; Escape returns focus to the launcher.
     reader = engine_reader

@@ -451,6 +451,16 @@ def test_a_deactivated_persons_row_says_so_in_its_words_once_and_its_mark_is_for
     assert not any(text.startswith("Deactivated") for text in line), line
 
 
+def test_an_address_that_is_no_page_says_page_not_found_and_one_tab_reaches_the_way_home(reader):
+    # A mistyped or old address is a page in the frame, not raw JSON: its heading takes focus, then the way home.
+    loaded = reader.goto("/dashboard")
+    assert loaded[loaded.index("Page not found") + 1] == "heading level 1", loaded
+    assert reader.focused_id() == "not-found-heading"
+    spoken, steps = reader.tab_until(lambda text: text.startswith("Go to your notifications"))
+    # "visited link" once the person has been to their notifications, as every signed-in person has.
+    assert len(steps) == 1 and any(re.fullmatch(r"Go to your notifications (visited )?link", text) for text in spoken), steps
+
+
 def test_the_sign_in_page_says_where_a_new_person_types_their_coordinators_code(reader):
     # After the sign-in button, one more Tab: the way to the page for the code a coordinator read aloud.
     loaded = reader.goto("/signin")

@@ -12,7 +12,7 @@ public struct PageRenderer: Sendable {
     static let templateNames = [
         "notifications", "settings", "detail", "signin", "coordinator", "header", "footer", "switch", "notification-row", "offline", "list",
         "dashboard", "profile", "errors", "scenarios", "scenario", "list-groups", "people", "person-new", "person", "link", "password", "add-passkey-form",
-        "integrations", "integration-token",
+        "integrations", "integration-token", "not-found",
     ]
     static let assetNames = [
         "varsel.js": "text/javascript; charset=utf-8", "varsel.css": "text/css; charset=utf-8", "noscript.css": "text/css; charset=utf-8",
