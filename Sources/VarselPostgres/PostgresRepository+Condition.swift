@@ -61,6 +61,7 @@ extension PostgresRepository: StoreCondition {
         }
     }
 
+    /// `duration` as seconds, to compare with the length of an outage.
     static func seconds(_ duration: Duration) -> TimeInterval {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
