@@ -8,9 +8,9 @@ import VarselStore
 
 /// Reads new events from the store's log, in id order, and hands them to the broker: the outbox pattern.
 ///
-/// Writers call ``wake()`` after committing; the pump also polls once a second, so an event is published even
-/// if a wake-up is missed. Publication follows the log's order, which is what lets a stream skip ids it has
-/// already sent without ever skipping one it has not.
+/// On PostgreSQL, other instances' commits wake it (``wake()``, from the `LISTEN` service); the pump also polls once a
+/// second, so an event is published even if a wake-up is missed. Publication follows the log's order, which is what
+/// lets a stream skip ids it has already sent without ever skipping one it has not.
 ///
 /// A store that hands over each transaction's events as it commits (``VarselRepository/publishesCommittedEvents``,
 /// SQLite) spares the pump the wake-up and the read: a committed batch that follows on from the last event published
