@@ -204,9 +204,6 @@ public final class DataKeyring: Sendable {
         return String(decoding: plain, as: UTF8.self)
     }
 
-    /// Whether `stored` is a sealed value.
-    public static func isSealed(_ stored: String) -> Bool { stored.utf8.first == 0x01 }
-
     /// The id of the key that sealed `stored`, or nil for plain text.
     public static func keyID(of stored: String) -> String? { parts(stored)?.id }
 
