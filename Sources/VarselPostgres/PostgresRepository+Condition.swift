@@ -14,6 +14,12 @@ extension PostgresRepository: StoreCondition {
     /// waiting the full time; an operation still tries, so the first to succeed ends the outage.
     static let operationTimeoutDuringOutage: Duration = .seconds(1)
 
+    /// How long a write of `rows` rows may take: the operation timeout, and 5 ms a row on top, so a create for
+    /// thousands of recipients in one transaction (which takes seconds on a busy machine) is not refused as a hang.
+    func deadline(forRows rows: Int) -> Duration {
+        operationTimeout + .milliseconds(5 * max(0, rows))
+    }
+
     /// How long a readiness check waits for its `SELECT 1`.
     static let pingTimeout: Duration = .seconds(1)
 

@@ -38,11 +38,13 @@ extension PostgresRepository: FanOutWriting {
     }
 
     public func writeNextChunk(of fanout: Int64) async throws -> FanOutChunk {
-        try await write(appendsEvents: true, locksLate: true) { c in try await self.writeFanOutChunk(fanout, c) }
+        try await write(appendsEvents: true, locksLate: true, within: deadline(forRows: FanOut.chunkSize)) { c in
+            try await self.writeFanOutChunk(fanout, c)
+        }
     }
 
     public func storedNotifications(_ ids: [NotificationID]) async throws -> [NotificationItem] {
-        try await read { c in
+        try await read(within: deadline(forRows: ids.count)) { c in
             var items: [NotificationItem] = []
             for id in ids { if let item = try await self.fetchNotification(c, id: id) { items.append(item) } }
             return items

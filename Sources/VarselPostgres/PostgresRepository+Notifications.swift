@@ -26,7 +26,7 @@ extension PostgresRepository {
     /// check and the idempotency key need no order, and the lock is held from the statement of the events to the
     /// commit. A fan-out's first chunk is written here and the rest after.
     func createNotificationsOnce(_ notifications: [NewNotification], idempotencyKey: IdempotencyKey?, at date: Date) async throws -> CreatedNotifications {
-        let start = try await write(appendsEvents: true, locksLate: true) { c in
+        let start = try await write(appendsEvents: true, locksLate: true, within: deadline(forRows: notifications.count)) { c in
             try await self.beginCreate(notifications, idempotencyKey: idempotencyKey, at: date, c)
         }
         return try await created(start) { try await createNotificationsOnce(notifications, idempotencyKey: idempotencyKey, at: date) }

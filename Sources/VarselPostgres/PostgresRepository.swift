@@ -176,9 +176,9 @@ public final class PostgresRepository: VarselRepository, Sendable {
     // MARK: Transactions
 
     /// Runs `body` in a read-only snapshot.
-    func read<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+    func read<T: Sendable>(within limit: Duration? = nil, _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         let client = client
-        return try await bounded(wrote: false) {
+        return try await bounded(wrote: false, within: limit) {
             try await client.withConnection { connection in try await body(connection) }
         }
     }
@@ -190,11 +190,14 @@ public final class PostgresRepository: VarselRepository, Sendable {
     /// for it, so the less a transaction does while holding it, the more writes per second the log takes. With
     /// `locksLate`, `body` takes it itself just before its first event (``lockEventLog(_:)``, or in the statement that
     /// appends its events), after the work that needs no order (the notifications' own rows).
-    func write<T: Sendable>(appendsEvents: Bool = false, locksLate: Bool = false,
+    ///
+    /// It waits at most `within` (the store's operation timeout when nil) for the database; a write of many rows
+    /// passes a longer one (``deadline(forRows:)``).
+    func write<T: Sendable>(appendsEvents: Bool = false, locksLate: Bool = false, within limit: Duration? = nil,
                             _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         let (logger, client) = (logger, client)
         do {
-            let result = try await bounded(wrote: true) {
+            let result = try await bounded(wrote: true, within: limit) {
                 try await client.withTransaction(logger: logger) { connection in
                     if appendsEvents && !locksLate {
                         try await self.lockEventLog(connection)
