@@ -45,14 +45,14 @@ struct PushDeliveryWorkerTests {
     let device = P256.KeyAgreement.PrivateKey()
     let auth = Data((0..<16).map { UInt8($0 * 3) })
 
-    func worker(store: (any VarselRepository)? = nil) -> PushDeliveryWorker {
+    func worker(store: (any VarselRepository)? = nil, contactReads: (any ContactReadRecorder)? = nil) -> PushDeliveryWorker {
         var configuration = PushDeliveryWorker.Configuration(subject: "mailto:drift@varsel.example",
                                                              endpointPolicy: PushEndpointPolicy(allowsInsecureEndpoints: true))
         configuration.initialBackoff = 5
         configuration.origin = { URL(string: "https://varsel.example.org/ignored/path")! }
         let clock = clock
         let store = store ?? self.store
-        return PushDeliveryWorker(store: store, contactReads: ContactAccess(repository: store, now: { clock.now }), transport: transport, vapid: VAPIDKey.generate(), configuration: configuration,
+        return PushDeliveryWorker(store: store, contactReads: contactReads ?? ContactAccess(repository: store, now: { clock.now }), transport: transport, vapid: VAPIDKey.generate(), configuration: configuration,
                                   metrics: metrics, now: { clock.now }, logger: Logger(label: "test"))
     }
 
@@ -140,6 +140,43 @@ struct PushDeliveryWorkerTests {
         #expect(reads.map(\.channel) == [.push])
         #expect(reads.map(\.userID) == [mentor.id])
         #expect(reads.map(\.at) == [clock.now])
+    }
+
+    /// Records contact reads after failing the first `failures` as a database that stopped answering does.
+    final class FailingReads: ContactReadRecorder {
+        let base: any ContactReadRecorder
+        private let failures: Mutex<Int>
+        init(base: any ContactReadRecorder, failures: Int) {
+            self.base = base
+            self.failures = Mutex(failures)
+        }
+        func recordRead(contactID: ContactID, by userID: UserID, through channel: ContactReadChannel) async throws {
+            let fails = failures.withLock { left in
+                defer { left = max(0, left - 1) }
+                return left > 0
+            }
+            if fails { throw StoreUnavailable.timedOut }
+            try await base.recordRead(contactID: contactID, by: userID, through: channel)
+        }
+    }
+
+    @Test("a push whose attempt the store cut short is sent in the next round, once, not after its lease")
+    func storeFailureDuringAnAttemptReleasesThePush() async throws {
+        let (mentor, _) = try await subscribedMentor()
+        var preferences = try await store.preferences(for: mentor.id)
+        preferences.isShowingDetailsOnLockScreen = true
+        try await store.setPreferences(preferences, for: mentor.id)
+        let worker = worker(contactReads: FailingReads(base: ContactAccess(repository: store, now: { [clock] in clock.now }), failures: 1))
+        try await worker.step()
+        _ = try await assignment(for: mentor)
+        try await worker.step()
+        #expect(transport.requests.isEmpty, "the read of the contact failed before the push was sent")
+        // The clock stands still: the push is due again at once, not when its lease ends.
+        try await worker.step()
+        #expect(transport.requests.count == 1)
+        #expect(try await store.contactReads(contactID: 4).map(\.channel) == [.push])
+        #expect(try await store.nextPushDeliveryDate() == nil)
+        #expect(metrics.counts.sent == 1)
     }
 
     @Test("410 from the push service marks the device revoked, with when, and it gets no more pushes")

@@ -11,7 +11,10 @@ import time
 
 import pytest
 
+import json
+
 from cluster import Nginx, Subscriber, new_database
+from push_service import Device, StandInPushService
 from infrastructure import HAProxy, PostgresServer, Relay
 from load import Load, Readers, call, check_promise, sign_in
 from varsel_server import VarselServer, wait_until
@@ -22,17 +25,39 @@ NEXT_UPSTREAM = "error timeout http_502 http_503 http_504"
 
 
 class Deployment:
-    """Two instances on `database` (the first through `first_url` when given), nginx in front, four mentor streams."""
+    """Two instances on `database` (the first through `first_url` when given), nginx in front, four mentor streams,
+    and the mentor's phone subscribed to pushes through a stand-in push service."""
 
     def __init__(self, database: str, first_url: str | None = None) -> None:
         self.database = database
-        self.first = VarselServer(database=first_url or database).start()
-        self.second = VarselServer(database=database).start()
+        self.push_service = StandInPushService()
+        self.first = VarselServer(database=first_url or database, extra_args=["--push-allow-http-endpoints"]).start()
+        self.second = VarselServer(database=database, extra_args=["--push-allow-http-endpoints"]).start()
         self.nginx = Nginx([self.first.port, self.second.port], next_upstream=NEXT_UPSTREAM, fail_timeout="10s")
         self.mentor = sign_in(self.nginx.port, "demo-mentor")
         self.coordinator = sign_in(self.nginx.port, "demo-coordinator")
         self.subscribers = [Subscriber(self.nginx.port, self.mentor) for _ in range(4)]
         assert wait_until(lambda: all(s.stream.status == 200 for s in self.subscribers))
+        self.phone = Device()
+        status, body, _ = call(self.nginx.port, "POST", "/api/v1/push-subscriptions", self.mentor,
+                               self.phone.subscription(self.push_service.endpoint("phone")))
+        assert status == 201, body
+
+    def pushed_titles(self) -> list[str]:
+        """The titles of every push the phone was sent, decrypted as the phone would."""
+        return [json.loads(self.phone.decrypt(push))["notification"]["title"] for push in self.push_service.pushes("phone")]
+
+    def check_pushes(self, load: Load) -> None:
+        """Each acknowledged create reached the phone as one push: the push outbox resumed after the fault and sent
+        each item once, whichever instance sent it."""
+        wanted = {f"{load.prefix} {n}" for n in range(load.issued)}
+
+        def pushed() -> list[str]:
+            return [title.split(": ", 1)[-1] for title in self.pushed_titles() if title.split(": ", 1)[-1] in wanted]
+        assert wait_until(lambda: set(pushed()) == wanted, 90, 0.5), f"{len(wanted - set(pushed()))} acknowledged creates never pushed"
+        # A push sent twice would have been sent with the rest: the marker's push comes after them.
+        assert wait_until(lambda: any(title.endswith("After the fault") for title in self.pushed_titles()), 60, 0.5)
+        assert sorted(pushed()) == sorted(wanted), "a push was sent twice"
 
     def readiness(self, server: VarselServer) -> int:
         return call(server.port, "GET", "/readyz")[0]
@@ -65,6 +90,7 @@ class Deployment:
         self.nginx.stop()
         self.first.stop()
         self.second.stop()
+        self.push_service.close()
 
 
 def stored_titles(server: PostgresServer, database_url: str) -> list[str]:
@@ -91,6 +117,7 @@ def test_a_postgres_restart_under_load_loses_and_doubles_nothing_and_no_answer_i
               f"{len(during)} answers during the restart, longest {max(a.seconds for a in during):.2f} s")
         assert back - started + ready <= 30
         check_promise(load, deployment.subscribers, stored_titles(postgres, database), deployment.finish)
+        deployment.check_pushes(load)
     finally:
         deployment.stop()
 
@@ -120,6 +147,7 @@ def test_a_postgres_that_stops_answering_for_30_seconds_gets_every_request_answe
         assert sum(s.reconnects for s in deployment.subscribers) == reconnects, "a stream was dropped during the hang"
         assert any(s.stream.comments for s in deployment.subscribers), "no heartbeat reached a stream"
         check_promise(load, deployment.subscribers, stored_titles(postgres, database), deployment.finish)
+        deployment.check_pushes(load)
         assert deployment.log_lines("the store is unavailable") == 2, "each instance says the outage once"
         assert deployment.log_lines("the store is available again") == 2
     finally:
@@ -156,6 +184,7 @@ def test_nginx_stops_sending_to_an_instance_cut_off_from_postgres_and_the_other_
         assert created >= 0.95 * len(settled_answers) and len(settled_answers) > 50
         assert all(answer.status == 200 for answer in readers.answers), "a read was not passed on to the other instance"
         check_promise(load, deployment.subscribers, stored_titles(postgres, database), deployment.finish)
+        deployment.check_pushes(load)
     finally:
         deployment.stop()
         relay.close()
@@ -185,6 +214,7 @@ def test_a_failover_to_the_synchronous_standby_loses_nothing_acknowledged_and_th
               f"{promoted - killed + resumed:.2f} s after the kill")
         assert promoted - killed + resumed <= 30
         check_promise(load, deployment.subscribers, stored_titles(standby, database), deployment.finish)
+        deployment.check_pushes(load)
     finally:
         if deployment:
             deployment.stop()

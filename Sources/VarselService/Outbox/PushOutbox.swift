@@ -1,47 +1,18 @@
 import Foundation
 import Logging
-import ServiceLifecycle
 import VarselCore
 import VarselPush
 import VarselStore
 
-/// Sends each new notification to each of its recipient's devices by Web Push, durably.
+/// The push outbox: one delivery per subscription of each new notification's person, sent by Web Push.
 ///
-/// It reads created notifications from the event log after its cursor and queues one delivery per subscription
-/// in the push outbox (``PushStore``), then sends what is due: encrypted for the device (RFC 8291), signed with
-/// VAPID (RFC 8292), with `TTL`, `Urgency` and `Topic` (RFC 8030). 429 and 5xx are retried with backoff,
-/// honouring `Retry-After`; 404 and 410 mark the subscription revoked. Each accepted push is recorded, so the
-/// device's receipt (its service worker's report that it showed the push) tells whether the device shows them. Everything it has not finished is in the
-/// store, so a restart resumes where it stopped.
-public final class PushDeliveryWorker: Service, Sendable {
-    /// How the worker paces and bounds its work.
-    public struct Configuration: Sendable {
-        /// The VAPID `sub` claim: a `mailto:` or https URL where the push service can reach the operator.
-        public var subject: String
-        public var endpointPolicy: PushEndpointPolicy
-        /// Varsel's public origin: where a notification's tap goes (`navigate` is absolute in a declarative push).
-        /// Asked at each push: without a public URL it is the address the server listens on, known once it does.
-        public var origin: @Sendable () -> URL = { URL(string: "http://localhost:8080")! }
-        /// How often it looks for new notifications and due retries.
-        public var pollInterval: Duration = .milliseconds(500)
-        /// How long a push service should keep a push for a device that is offline, counted from the
-        /// notification's creation; a push not accepted by then is given up.
-        public var timeToLive: TimeInterval = 24 * 3600
-        /// Attempts before a push is given up.
-        public var maximumAttempts = 10
-        /// The first retry's delay; each further retry doubles it, up to ``maximumBackoff``.
-        public var initialBackoff: TimeInterval = 5
-        public var maximumBackoff: TimeInterval = 1800
-        /// Pushes in flight at once.
-        public var concurrency = 8
-        /// How long a claimed push stays this worker's; if the instance dies meanwhile, another sends it after.
-        public var lease: TimeInterval = 120
-
-        public init(subject: String, endpointPolicy: PushEndpointPolicy = PushEndpointPolicy()) {
-            self.subject = subject
-            self.endpointPolicy = endpointPolicy
-        }
-    }
+/// Each push is encrypted for the device (RFC 8291), signed with VAPID (RFC 8292) and sent with `TTL`, `Urgency`
+/// and `Topic` (RFC 8030). 429 and 5xx are retried with backoff, honouring `Retry-After`; 404 and 410 mark the
+/// subscription revoked. Each accepted push is recorded, so the device's receipt (its service worker's report that
+/// it showed the push) tells whether the device shows them.
+struct PushOutbox: OutboxChannel {
+    /// The stores a push reads and writes.
+    typealias Store = PushStore & EventLogStore & UserStore & NotificationStore & AssignmentStore
 
     /// What one attempt came to.
     enum Outcome: Equatable {
@@ -54,99 +25,52 @@ public final class PushDeliveryWorker: Service, Sendable {
         case skipped
         /// A non-urgent push in its person's quiet hours: it waits until they end, with no attempt counted.
         case held(until: Date)
+        /// Nothing was sent (the store failed meanwhile): tried again at once, with no attempt counted.
+        case released
     }
 
-    private let store: any VarselRepository
+    let store: any Store
     /// Records that a push carried a contact's personal details to a device.
-    private let contactReads: any ContactReadRecorder
-    private let transport: any PushTransport
-    private let vapid: VAPIDKey
-    private let configuration: Configuration
-    private let metrics: PushMetrics
-    private let now: @Sendable () -> Date
-    private let logger: Logger
-    private static let batchSize = 64
+    let contactReads: any ContactReadRecorder
+    let transport: any PushTransport
+    let vapid: VAPIDKey
+    let configuration: PushDeliveryWorker.Configuration
+    let metrics: PushMetrics
+    let now: @Sendable () -> Date
+    let logger: Logger
 
-    public init(store: any VarselRepository, contactReads: any ContactReadRecorder, transport: any PushTransport, vapid: VAPIDKey,
-                configuration: Configuration, metrics: PushMetrics, now: @escaping @Sendable () -> Date, logger: Logger) {
-        self.store = store
-        self.contactReads = contactReads
-        self.transport = transport
-        self.vapid = vapid
-        self.configuration = configuration
-        self.metrics = metrics
-        self.now = now
-        self.logger = logger
+    func cursor() async throws -> Int64? { try await store.pushOutboxCursor() }
+
+    /// Queues one delivery per subscription of each created notification's person.
+    func enqueue(_ events: [StoredEvent], after cursor: Int64?, through last: Int64) async throws -> Bool {
+        let created = events.compactMap { event -> NotificationItem? in
+            guard case let .notificationCreated(item) = event.payload else { return nil }
+            return item
+        }
+        // One read for the whole batch's recipients (a burst to a thousand mentors is one query, not a thousand).
+        let subscriptions = created.isEmpty ? [:]
+            : Dictionary(grouping: try await store.pushSubscriptions(forAnyOf: Set(created.map(\.recipientID))), by: \.userID)
+        let deliveries = created.flatMap { item in
+            (subscriptions[item.recipientID] ?? []).map { NewPushDelivery(subscriptionID: $0.id, notificationID: item.id) }
+        }
+        return try await store.enqueuePushDeliveries(deliveries, after: cursor, through: last, at: now())
     }
 
-    public func run() async throws {
-        try? await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                do {
-                    try await self.step()
-                } catch is StoreUnavailable {
-                    // Said once per outage by the store's health; tried again next round.
-                } catch {
-                    self.logger.error("push delivery could not read or write the store", metadata: ["error.type": "\(type(of: error))"])
-                }
-                try await Task.sleep(for: self.configuration.pollInterval)
-            }
-        }
-        try? await transport.shutdown()
+    func claimDue(at date: Date, limit: Int, leaseUntil: Date) async throws -> [PushDelivery] {
+        try await store.claimDuePushDeliveries(at: date, limit: limit, leaseUntil: leaseUntil)
     }
 
-    /// One round: queue the notifications created since the last round, then send every push that is due.
-    public func step() async throws {
-        try await enqueueNewNotifications()
-        while try await sendDue() == Self.batchSize {}
+    func failedAttempt(_ delivery: PushDelivery) -> Outcome { .retry(after: nil) }
+
+    func released(_ delivery: PushDelivery) -> Outcome { .released }
+
+    func wentOut(_ outcome: Outcome) -> Bool {
+        if case .sent = outcome { return true }
+        return false
     }
 
-    /// Queues one delivery per subscription of each newly created notification's recipient.
-    func enqueueNewNotifications() async throws {
-        guard var cursor = try await store.pushOutboxCursor() else {
-            // First start: pushes begin with the notifications created from now on.
-            _ = try await store.enqueuePushDeliveries([], after: nil, through: try await store.latestEventID(), at: now())
-            return
-        }
-        while true {
-            let events = try await store.events(after: cursor, limit: 500)
-            guard let last = events.last else { return }
-            // One read for the whole batch's recipients (a burst to a thousand mentors is one query, not a thousand).
-            let created = events.compactMap { event -> NotificationItem? in
-                guard case let .notificationCreated(item) = event.payload else { return nil }
-                return item
-            }
-            let subscriptions = Dictionary(grouping: try await store.pushSubscriptions(forAnyOf: Set(created.map(\.recipientID))), by: \.userID)
-            let deliveries = created.flatMap { item in
-                (subscriptions[item.recipientID] ?? []).map { NewPushDelivery(subscriptionID: $0.id, notificationID: item.id) }
-            }
-            // Another instance on the same database may have queued these first; then read on from where it got.
-            guard try await store.enqueuePushDeliveries(deliveries, after: cursor, through: last.id, at: now()) else {
-                guard let moved = try await store.pushOutboxCursor() else { return }
-                cursor = moved
-                continue
-            }
-            cursor = last.id
-            if events.count < 500 { return }
-        }
-    }
-
-    /// Sends the pushes due now, a few at a time; returns how many it took from the outbox.
-    func sendDue() async throws -> Int {
-        let start = now()
-        let due = try await store.claimDuePushDeliveries(at: start, limit: Self.batchSize, leaseUntil: start.addingTimeInterval(configuration.lease))
-        await withTaskGroup(of: Void.self) { group in
-            var running = 0
-            for delivery in due {
-                if running >= configuration.concurrency {
-                    await group.next()
-                    running -= 1
-                }
-                group.addTask { await self.deliver(delivery) }
-                running += 1
-            }
-        }
-        return due.count
+    func metadata(for delivery: PushDelivery) -> Logger.Metadata {
+        ["push.subscription.id": "\(delivery.subscription.id)", "notification.id": "\(delivery.notificationID)"]
     }
 
     /// The message `encode` makes of `lockScreen`, its body shortened (ending "…") until the message fits in one
@@ -167,18 +91,6 @@ public final class PushDeliveryWorker: Service, Sendable {
             message = try encode(shown)
         }
         return message
-    }
-
-    /// Tries one delivery and records what came of it.
-    func deliver(_ delivery: PushDelivery) async {
-        let metadata: Logger.Metadata = ["push.subscription.id": "\(delivery.subscription.id)", "notification.id": "\(delivery.notificationID)"]
-        do {
-            let outcome = try await attempt(delivery)
-            try await record(outcome, for: delivery)
-            logger.debug("push attempt", metadata: metadata.merging(["push.outcome": "\(outcome)"]) { $1 })
-        } catch {
-            logger.error("push delivery failed to record", metadata: metadata.merging(["error.type": "\(type(of: error))"]) { $1 })
-        }
     }
 
     func attempt(_ delivery: PushDelivery) async throws -> Outcome {
@@ -301,6 +213,8 @@ public final class PushDeliveryWorker: Service, Sendable {
             metrics.skipped()
         case let .held(until):
             try await store.reschedulePushDelivery(id: delivery.id, attempts: delivery.attempts, at: until)
+        case .released:
+            try await store.reschedulePushDelivery(id: delivery.id, attempts: delivery.attempts, at: now())
         }
     }
 
