@@ -106,7 +106,7 @@ enum LiveFrames {
     /// notification's JSON is written straight into the buffer (``HotJSON``).
     @inline(never)
     static func writeFrame(for event: StoredEvent, describer: Describer, preferences: NotificationPreferences, live: Bool,
-                           services: VarselServices, into buffer: inout ByteBuffer) throws {
+                           services: LiveStreamServices, into buffer: inout ByteBuffer) throws {
         let json: Data
         switch event.payload {
         case let .notificationCreated(item), let .notificationUpdated(item):

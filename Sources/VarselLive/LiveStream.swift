@@ -18,14 +18,14 @@ import VarselStore
 /// writes the opening and the replay in the response, ``start(writingTo:)`` makes it live on its connection, and it
 /// ends once: when the broker finishes it, when its connection closes, or when it falls too far behind.
 public final class LiveStream: StreamSubscriber, Sendable {
-    let services: VarselServices
+    let services: LiveStreamServices
     let eventLoop: any EventLoop
     /// Whether the client keeps up; shared with the connection and the watchdog.
     let pace: StreamPace
     private let userID: UserID
     private let keeper: NIOLoopBoundBox<Keeper>
 
-    public init(services: VarselServices, watchdog: StreamWatchdog, user: User, isPlayer: Bool, preferences: NotificationPreferences,
+    public init(services: LiveStreamServices, watchdog: StreamWatchdog, user: User, isPlayer: Bool, preferences: NotificationPreferences,
          eventLoop: any EventLoop) {
         self.services = services
         self.eventLoop = eventLoop
@@ -96,7 +96,7 @@ public final class LiveStream: StreamSubscriber, Sendable {
 extension LiveStream {
     /// What one stream keeps, touched only on its event loop.
     final class Keeper {
-        let services: VarselServices
+        let services: LiveStreamServices
         /// Closes the stream when its client stops reading.
         let watchdog: StreamWatchdog
         let userID: UserID
@@ -131,12 +131,12 @@ extension LiveStream {
             case ended
         }
 
-        init(services: VarselServices, watchdog: StreamWatchdog, user: User, isPlayer: Bool, preferences: NotificationPreferences,
+        init(services: LiveStreamServices, watchdog: StreamWatchdog, user: User, isPlayer: Bool, preferences: NotificationPreferences,
              pace: StreamPace, eventLoop: any EventLoop) {
             self.services = services
             self.watchdog = watchdog
             userID = user.id
-            describer = services.describer(user.language)
+            describer = Describer.shared(user.language)
             self.isPlayer = isPlayer
             self.pace = pace
             self.eventLoop = eventLoop
@@ -154,7 +154,7 @@ extension LiveStream {
         /// The retry interval and, when the resume point is out of reach, a `reset`; and where a replay starts, if one does.
         func opening(resumeFrom: Int64?, latest: Int64, prunedThrough: Int64) throws -> (ByteBuffer, replayAfter: Int64?) {
             lastSent = latest
-            pending.writeString("retry: \(services.configuration.streamRetryMilliseconds)\n: connected\n\n")
+            pending.writeString("retry: \(services.retryMilliseconds)\n: connected\n\n")
             guard let point = resumeFrom else { return (takePending(), nil) }
             guard point >= prunedThrough, point <= latest else {
                 // Too old to replay (or not an id this server gave out): the client must reload its list.

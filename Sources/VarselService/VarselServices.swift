@@ -151,11 +151,8 @@ public final class VarselServices: Sendable {
         FollowUpWorker(store: repository, sender: sender, messaging: messaging, configuration: configuration, now: now, logger: logger)
     }
 
-    /// The describer for `language`; one per language, shared, so a request or stream does not build its own
-    /// calendar and formatters.
-    public func describer(_ language: Language) -> Describer { Self.describers[language] ?? Describer(language: language) }
-
-    private static let describers = Dictionary(uniqueKeysWithValues: Language.allCases.map { ($0, Describer(language: $0)) })
+    /// The describer for `language` (``Describer/shared(_:)``).
+    public func describer(_ language: Language) -> Describer { Describer.shared(language) }
 }
 
 /// What the HTTP layer needs to know of Web Push.

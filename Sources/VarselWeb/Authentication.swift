@@ -25,10 +25,12 @@ extension HTTPField.Name {
 ///
 /// It never rejects a request for being anonymous; routes that need a user call ``VarselContext/requireUser()``.
 public struct AuthenticationMiddleware: RouterMiddleware {
-    let services: VarselServices
+    let sessions: Sessions
+    let integrations: Integrations
 
-    public init(services: VarselServices) {
-        self.services = services
+    public init(sessions: Sessions, integrations: Integrations) {
+        self.sessions = sessions
+        self.integrations = integrations
     }
 
     public func handle(_ request: Request, context: VarselContext, next: (Request, VarselContext) async throws -> Response) async throws -> Response {
@@ -92,10 +94,10 @@ public struct AuthenticationMiddleware: RouterMiddleware {
 
     func lookUp(token: String, method: Identity.Method) async throws -> Identity? {
         if method == .bearer, token.hasPrefix(Integrations.tokenPrefix) {
-            guard let (session, user) = try await services.integrations.identify(token: token) else { return nil }
+            guard let (session, user) = try await integrations.identify(token: token) else { return nil }
             return Identity(user: user, session: session, method: .integration)
         }
-        guard let (session, user) = try await services.sessions.identify(token: token) else { return nil }
+        guard let (session, user) = try await sessions.identify(token: token) else { return nil }
         return Identity(user: user, session: session, method: method)
     }
 }

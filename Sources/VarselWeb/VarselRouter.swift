@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Synchronization
 import VarselCore
+import VarselLive
 import VarselService
 
 /// Builds the router: the JSON API under `/api/v1`, health and metrics, and the web pages.
@@ -32,27 +33,27 @@ public enum VarselRouter {
         router.add(middleware: MethodNotAllowedMiddleware(routes: routeTable))
         router.add(middleware: HeadMiddleware())
         router.add(middleware: SameOriginMiddleware(publicOrigin: services.configuration.publicOrigin))
-        router.add(middleware: AuthenticationMiddleware(services: services))
+        router.add(middleware: AuthenticationMiddleware(sessions: services.sessions, integrations: services.integrations))
         router.add(middleware: NotFoundPageMiddleware(pages: PagesController(services: services, renderer: renderer)))
 
-        OperationsController(services: services).addRoutes(to: router)
+        OperationsController(configuration: services.configuration, metrics: services.metrics, readiness: services.readiness).addRoutes(to: router)
 
         let api = router.group("api/v1")
         api.get("openapi.yaml") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/yaml; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: openAPI)))
         }
-        SessionController(services: services).addRoutes(to: api)
-        PasskeysController(services: services).addRoutes(to: api)
-        NotificationsController(services: services).addRoutes(to: api)
-        PreferencesController(services: services).addRoutes(to: api)
-        AssignmentsController(services: services).addRoutes(to: api)
-        PauseController(services: services).addRoutes(to: api)
-        ScenariosController(services: services).addRoutes(to: api)
-        CertificationsController(services: services).addRoutes(to: api)
-        UsersController(services: services).addRoutes(to: api)
-        ChannelsController(services: services).addRoutes(to: api)
-        EventsController(services: services).addRoutes(to: api)
-        PushSubscriptionsController(services: services).addRoutes(to: api)
+        SessionController(configuration: services.configuration, directory: services.directory, export: services.export, settings: services.settings, sessions: services.sessions).addRoutes(to: api)
+        PasskeysController(configuration: services.configuration, passkeys: services.passkeys).addRoutes(to: api)
+        NotificationsController(directory: services.directory, now: services.now, sender: services.sender, inbox: services.inbox, settings: services.settings).addRoutes(to: api)
+        PreferencesController(settings: services.settings).addRoutes(to: api)
+        AssignmentsController(answers: services.answers, configuration: services.configuration, contactAccess: services.contactAccess, directory: services.directory, erasure: services.erasure, export: services.export, now: services.now, reports: services.reports, sender: services.sender).addRoutes(to: api)
+        PauseController(directory: services.directory, sender: services.sender).addRoutes(to: api)
+        ScenariosController(directory: services.directory, sender: services.sender, scenarios: services.scenarios).addRoutes(to: api)
+        CertificationsController(directory: services.directory, users: services.users).addRoutes(to: api)
+        UsersController(configuration: services.configuration, now: services.now, users: services.users, pushSubscriptions: services.pushSubscriptions).addRoutes(to: api)
+        ChannelsController(users: services.users, channels: services.channels).addRoutes(to: api)
+        EventsController(services: LiveStreamServices(services), writeTimeout: services.configuration.streamWriteTimeout).addRoutes(to: api)
+        PushSubscriptionsController(answers: services.answers, now: services.now, pushSubscriptions: services.pushSubscriptions, webPush: services.webPush).addRoutes(to: api)
         PagesController(services: services, renderer: renderer).addRoutes(to: router)
         routeTable.set(router.routes.map { RouteTable.Route(method: $0.method, pattern: $0.path.description) })
         return router

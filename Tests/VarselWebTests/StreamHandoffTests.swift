@@ -30,7 +30,7 @@ struct StreamHandoffTests {
             }
             try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8080))
             handoff = try #require(await StreamHandoff.of(channel))
-            stream = LiveStream(services: world.services, watchdog: StreamWatchdog(timeout: .seconds(30), metrics: world.services.metrics),
+            stream = LiveStream(services: LiveStreamServices(world.services), watchdog: StreamWatchdog(timeout: .seconds(30), metrics: world.services.metrics),
                                 user: world.kari, isPlayer: isPlayer, preferences: .standard, eventLoop: channel.eventLoop)
             let id = try #require(world.services.broker.subscribe(userID: world.kari.id, session: "s", stream: stream))
             stream.attached(as: id)

@@ -6,7 +6,15 @@ import VarselStore
 
 /// Assignments: a coordinator creates one (contact + notification), the assigned mentor acknowledges or declines.
 struct AssignmentsController {
-    let services: VarselServices
+    let answers: AssignmentAnswers
+    let configuration: VarselServices.Configuration
+    let contactAccess: ContactAccess
+    let directory: Directory
+    let erasure: ContactErasure
+    let export: DataExport
+    let now: @Sendable () -> Date
+    let reports: AssignmentReports
+    let sender: NotificationSender
 
     func addRoutes(to router: some RouterMethods<VarselContext>) {
         router.get("assignments", use: list)
@@ -42,12 +50,12 @@ struct AssignmentsController {
         do { contact = try Validation.contact(body.contact) } catch { issues += error.issues }
         do { urgency = try Validation.urgency(body.urgency) } catch { issues += error.issues }
         guard issues.isEmpty else { throw InvalidInput(issues) }
-        let mentor = try await RecipientResolver(directory: services.directory).user(body.mentor, field: "mentor")
+        let mentor = try await RecipientResolver(directory: directory).user(body.mentor, field: "mentor")
         guard mentor.role == .mentor else {
             throw RecipientResolver.notAMentor(field: "mentor")
         }
         let (assignment, stored, item) = try await Self.conflicting {
-            try await services.sender.assign(mentor: mentor, coordinatorID: identity.user.id, contact: contact, urgency: urgency)
+            try await sender.assign(mentor: mentor, coordinatorID: identity.user.id, contact: contact, urgency: urgency)
         }
         context.logger.info("assignment created", metadata: ["assignment.id": "\(assignment.id)", "notification.id": "\(item.id)"])
         return try JSONCoding.response(CreateResponse(assignment: AssignmentResource(assignment, contact: stored), notificationId: item.id),
@@ -79,13 +87,13 @@ struct AssignmentsController {
         let identity = try context.requireUser()
         let user = identity.user
         let summaries: [AssignmentSummary] = if user.role == .mentor {
-            try await services.reports.mentorSummaries(of: user)
+            try await reports.mentorSummaries(of: user)
         } else {
-            try await services.reports.managedSummaries(of: user)
+            try await reports.managedSummaries(of: user)
         }
-        let describer = services.describer(user.language)
-        let now = services.now()
-        let deadline = services.configuration.answerDeadline
+        let describer = Describer.shared(user.language)
+        let now = now()
+        let deadline = configuration.answerDeadline
         let filter = try Self.filter(request.uri.queryParameters)
         return try JSONCoding.response(summaries.filter { filter.includes($0, now: now, deadline: deadline) }.map { summary in
             SummaryResource(id: summary.id, contactId: summary.contactID, mentorName: summary.mentorName, state: summary.progress,
@@ -122,7 +130,7 @@ struct AssignmentsController {
     func visibleAssignment(_ context: VarselContext) async throws -> (Identity, Assignment) {
         let identity = try context.requireUser()
         let id = try PathID.of(context, as: AssignmentID.self)
-        guard let assignment = try await services.contactAccess.assignment(id), services.contactAccess.canSee(assignment, user: identity.user) else {
+        guard let assignment = try await contactAccess.assignment(id), contactAccess.canSee(assignment, user: identity.user) else {
             throw Problem.notFound("You have no assignment with that id.")
         }
         return (identity, assignment)
@@ -131,10 +139,10 @@ struct AssignmentsController {
     /// `GET /api/v1/assignments/{id}`: the assignment, its history, and its contact while the reader may see it.
     func show(_ request: Request, context: VarselContext) async throws -> Response {
         let (identity, assignment) = try await visibleAssignment(context)
-        let contact = try await services.contactAccess.read(contactID: assignment.contactID, by: identity.user, through: .assignmentAPI,
+        let contact = try await contactAccess.read(contactID: assignment.contactID, by: identity.user, through: .assignmentAPI,
                                                                   sendsDetails: request.method != .head)
         var resource = AssignmentResource(assignment, contact: contact)
-        resource.trail = try await services.reports.assignmentSummaries([assignment]).first?.trail
+        resource.trail = try await reports.assignmentSummaries([assignment]).first?.trail
         return try JSONCoding.response(resource)
     }
 
@@ -144,12 +152,12 @@ struct AssignmentsController {
     func done(_ request: Request, context: VarselContext) async throws -> Response {
         let (identity, assignment) = try await visibleAssignment(context)
         do {
-            try services.answers.requireGiven(assignment, to: identity.user.id)
+            try answers.requireGiven(assignment, to: identity.user.id)
         } catch {
             throw Problem.forbidden("Only the assigned mentor can mark the visit done.")
         }
         let body = try await JSONCoding.decode(DoneRequest.self, from: request)
-        let done = try await services.answers.completeVisit(assignment, note: body.note ?? "", by: identity.user.id)
+        let done = try await answers.completeVisit(assignment, note: body.note ?? "", by: identity.user.id)
         context.logger.info("visit done", metadata: ["assignment.id": "\(assignment.id)"])
         return try JSONCoding.response(AssignmentResource(done, contact: nil))
     }
@@ -160,15 +168,15 @@ struct AssignmentsController {
     /// another mentor, who is notified; the first mentor's access to the contact ends.
     func reassign(_ request: Request, context: VarselContext) async throws -> Response {
         let (identity, assignment) = try await visibleAssignment(context)
-        guard services.contactAccess.canManage(assignment, user: identity.user) else {
+        guard contactAccess.canManage(assignment, user: identity.user) else {
             throw Problem.forbidden("Only the coordinator who manages the assignment, or an admin, can reassign it.")
         }
         let body = try await JSONCoding.decode(ReassignRequest.self, from: request)
-        let mentor = try await RecipientResolver(directory: services.directory).user(body.mentor, field: "mentor")
+        let mentor = try await RecipientResolver(directory: directory).user(body.mentor, field: "mentor")
         guard mentor.role == .mentor else {
             throw RecipientResolver.notAMentor(field: "mentor")
         }
-        let (new, item) = try await Self.conflicting { try await services.sender.reassign(assignment, to: mentor, by: identity.user.id) }
+        let (new, item) = try await Self.conflicting { try await sender.reassign(assignment, to: mentor, by: identity.user.id) }
         context.logger.info("assignment reassigned", metadata: ["assignment.id": "\(assignment.id)", "assignment.new_id": "\(new.id)"])
         return try JSONCoding.response(CreateResponse(assignment: AssignmentResource(new, contact: nil), notificationId: item.id), status: .created)
     }
@@ -177,7 +185,7 @@ struct AssignmentsController {
         let (identity, assignment) = try await visibleAssignment(context)
         let answered: Assignment
         do {
-            answered = try await services.answers.answer(assignment, with: status, by: identity.user.id)
+            answered = try await answers.answer(assignment, with: status, by: identity.user.id)
         } catch is AssignmentAnswers.Refusal {
             throw Problem.forbidden("Only the assigned mentor can acknowledge or decline this assignment.")
         }
@@ -188,7 +196,7 @@ struct AssignmentsController {
     func contact(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
         let id = try PathID.of(context, as: ContactID.self)
-        guard let contact = try await services.contactAccess.read(contactID: id, by: identity.user, through: .contactAPI,
+        guard let contact = try await contactAccess.read(contactID: id, by: identity.user, through: .contactAPI,
                                                                     sendsDetails: request.method != .head) else {
             throw Problem.notFound("You have no contact with that id.")
         }
@@ -199,7 +207,7 @@ struct AssignmentsController {
     func eraseContact(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
         let id = try PathID.of(context, as: ContactID.self)
-        let contact = try await services.erasure.erase(contactID: id, by: identity.user)
+        let contact = try await erasure.erase(contactID: id, by: identity.user)
         context.logger.info("contact details erased", metadata: ["contact.id": "\(id)"])
         return try JSONCoding.response(ContactResource(contact))
     }
@@ -208,7 +216,7 @@ struct AssignmentsController {
     func exportContact(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
         let id = try PathID.of(context, as: ContactID.self)
-        let data = try await services.export.contactData(id, for: identity.user, sendsDetails: request.method != .head)
+        let data = try await export.contactData(id, for: identity.user, sendsDetails: request.method != .head)
         return try JSONCoding.response(data, headers: [.cacheControl: "no-store", .contentDisposition: "attachment; filename=\"varsel-contact-\(id).json\""])
     }
 
@@ -222,7 +230,7 @@ struct AssignmentsController {
     func contactReads(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
         let id = try PathID.of(context, as: ContactID.self)
-        guard let reads = try await services.contactAccess.reads(of: id, for: identity.user) else {
+        guard let reads = try await contactAccess.reads(of: id, for: identity.user) else {
             throw Problem.notFound("You have no contact with that id.")
         }
         return try JSONCoding.response(reads.map { ContactReadResource(userId: $0.userID, channel: $0.channel, at: $0.at) })

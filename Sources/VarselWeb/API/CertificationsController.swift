@@ -6,7 +6,8 @@ import VarselStore
 
 /// `GET`/`PUT /api/v1/mentors/{id}/certifications`: coordinators record mentors' certifications.
 struct CertificationsController {
-    let services: VarselServices
+    let directory: Directory
+    let users: UserAdministration
 
     func addRoutes(to router: some RouterMethods<VarselContext>) {
         router.get("mentors/:id/certifications", use: list)
@@ -30,7 +31,7 @@ struct CertificationsController {
         if identity.user.role == .mentor, identity.user.id != id {
             throw Problem.notFound("You have no access to mentor \(id).")
         }
-        guard let mentor = try await services.directory.mentor(id) else {
+        guard let mentor = try await directory.mentor(id) else {
             throw Problem.notFound("There is no mentor with that id.")
         }
         return mentor
@@ -38,7 +39,7 @@ struct CertificationsController {
 
     func list(_ request: Request, context: VarselContext) async throws -> Response {
         let mentor = try await mentor(context)
-        let certifications = try await services.users.certifications(of: mentor.id)
+        let certifications = try await users.certifications(of: mentor.id)
         return try JSONCoding.response(certifications.map { CertificationResource(id: $0.id, name: $0.name, expiresAt: $0.expiresAt) })
     }
 
@@ -53,7 +54,7 @@ struct CertificationsController {
             guard issues.isEmpty else { throw InvalidInput(issues) }
             news.append(NewCertification(name: name, expiresAt: try Validation.day(entry.expiresOn, field: "[\(index)].expiresOn")))
         }
-        let stored = try await services.users.setCertifications(news, for: mentor.id, by: identity.user)
+        let stored = try await users.setCertifications(news, for: mentor.id, by: identity.user)
         return try JSONCoding.response(stored.map { CertificationResource(id: $0.id, name: $0.name, expiresAt: $0.expiresAt) })
     }
 }

@@ -9,7 +9,8 @@ import VarselStore
 /// codes that verify them. A person sets their own; a coordinator or admin may set one for a person they manage
 /// (the code goes to that person, who types it back).
 struct ChannelsController {
-    let services: VarselServices
+    let users: UserAdministration
+    let channels: ContactChannels
 
     func addRoutes(to router: some RouterMethods<VarselContext>) {
         router.get("me/channels", use: mine)
@@ -42,7 +43,7 @@ struct ChannelsController {
 
     func theirs(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.require(.admin, .coordinator)
-        let (person, _) = try await services.users.details(of: try PathID.of(context, as: UserID.self), for: identity.user)
+        let (person, _) = try await users.details(of: try PathID.of(context, as: UserID.self), for: identity.user)
         return try await list(of: person.user)
     }
 
@@ -53,7 +54,7 @@ struct ChannelsController {
 
     func setTheirs(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.require(.admin, .coordinator)
-        let (person, _) = try await services.users.details(of: try PathID.of(context, as: UserID.self), for: identity.user)
+        let (person, _) = try await users.details(of: try PathID.of(context, as: UserID.self), for: identity.user)
         return try await start(for: person.user, request, context)
     }
 
@@ -61,7 +62,7 @@ struct ChannelsController {
         let identity = try context.requirePerson()
         let channel = try Self.channel(context)
         let body = try await JSONCoding.decode(CodeRequest.self, from: request)
-        try await services.channels.verify(channel, code: body.code, for: identity.user)
+        try await channels.verify(channel, code: body.code, for: identity.user)
         context.logger.info("channel verified", metadata: ["person.id": "\(identity.user.id)", "channel": "\(channel.rawValue)"])
         return try await one(channel, of: identity.user, status: .ok)
     }
@@ -69,31 +70,31 @@ struct ChannelsController {
     func removeMine(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requirePerson()
         let channel = try Self.channel(context)
-        guard try await services.channels.remove(channel, for: identity.user) else { throw Problem.notFound("No such channel is set.") }
+        guard try await channels.remove(channel, for: identity.user) else { throw Problem.notFound("No such channel is set.") }
         return Response(status: .noContent)
     }
 
     private func start(for person: User, _ request: Request, _ context: VarselContext) async throws -> Response {
         let channel = try Self.channel(context)
         let body = try await JSONCoding.decode(AddressRequest.self, from: request)
-        try await services.channels.start(channel, address: body.address, for: person)
+        try await channels.start(channel, address: body.address, for: person)
         context.logger.info("channel code sent", metadata: ["person.id": "\(person.id)", "channel": "\(channel.rawValue)"])
         return try await one(channel, of: person, status: .accepted)
     }
 
     private func list(of person: User) async throws -> Response {
-        let states = try await services.channels.channels(of: person.id)
+        let states = try await channels.channels(of: person.id)
         return try JSONCoding.response(OutsideChannel.allCases.compactMap { channel in states[channel].map { resource($0) } })
     }
 
     private func one(_ channel: OutsideChannel, of person: User, status: HTTPResponse.Status) async throws -> Response {
-        guard let state = try await services.channels.channels(of: person.id)[channel] else { throw Problem.notFound("No such channel is set.") }
+        guard let state = try await channels.channels(of: person.id)[channel] else { throw Problem.notFound("No such channel is set.") }
         return try JSONCoding.response(resource(state), status: status)
     }
 
     private func resource(_ state: ContactChannelState) -> ChannelResource {
         ChannelResource(channel: state.channel, address: state.address, verified: state.isVerified, verifiedAt: state.verifiedAt,
-                        codeExpiresAt: state.codeExpiresAt, offered: services.channels.offers(state.channel))
+                        codeExpiresAt: state.codeExpiresAt, offered: channels.offers(state.channel))
     }
 
     /// The channel named in the path: `sms` or `email`.

@@ -9,7 +9,11 @@ import VarselStore
 
 /// The notification routes: list, count, create, read/unread, mark all read, delete, bulk actions.
 struct NotificationsController {
-    let services: VarselServices
+    let directory: Directory
+    let now: @Sendable () -> Date
+    let sender: NotificationSender
+    let inbox: NotificationInbox
+    let settings: AccountSettings
 
     func addRoutes(to router: some RouterMethods<VarselContext>) {
         router.get("notifications", use: list)
@@ -40,14 +44,14 @@ struct NotificationsController {
         }
         let limit = try Self.limit(query["limit"].map(String.init))
         let cursor = try query["cursor"].map { try Cursor.decode(String($0)) }
-        let page = try await services.inbox.page(of: identity.user.id, filter: filter, after: cursor, limit: limit)
-        let preferences = try await services.settings.preferences(of: identity.user.id)
-        let describer = services.describer(identity.user.language)
-        let now = services.now()
+        let page = try await inbox.page(of: identity.user.id, filter: filter, after: cursor, limit: limit)
+        let preferences = try await settings.preferences(of: identity.user.id)
+        let describer = Describer.shared(identity.user.language)
+        let now = now()
         return try JSONCoding.response(ListResponse(
             items: page.items.map { NotificationResource($0, describer: describer, preferences: preferences, now: now) },
             nextCursor: page.nextCursor.map(Cursor.encode),
-            unreadCount: try await services.inbox.unreadCount(of: identity.user.id),
+            unreadCount: try await inbox.unreadCount(of: identity.user.id),
             filter: filter.wireName))
     }
 
@@ -61,22 +65,22 @@ struct NotificationsController {
 
     func unreadCount(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
-        let count = try await services.inbox.unreadCount(of: identity.user.id)
-        return try JSONCoding.response(UnreadCountResource(count: count, describer: services.describer(identity.user.language)))
+        let count = try await inbox.unreadCount(of: identity.user.id)
+        return try JSONCoding.response(UnreadCountResource(count: count, describer: Describer.shared(identity.user.language)))
     }
 
     func show(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
         let id = try PathID.of(context, as: NotificationID.self)
-        guard let item = try await services.inbox.item(id, of: identity.user.id) else {
+        guard let item = try await inbox.item(id, of: identity.user.id) else {
             throw Problem.notFound("You have no notification with that id.")
         }
         return try JSONCoding.response(try await resource(item, for: identity.user))
     }
 
     func resource(_ item: NotificationItem, for user: User) async throws -> NotificationResource {
-        let preferences = try await services.settings.preferences(of: user.id)
-        return NotificationResource(item, describer: services.describer(user.language), preferences: preferences, now: services.now())
+        let preferences = try await settings.preferences(of: user.id)
+        return NotificationResource(item, describer: Describer.shared(user.language), preferences: preferences, now: now())
     }
 
     // MARK: Create
@@ -104,13 +108,13 @@ struct NotificationsController {
         let body = try JSONCoding.decode(CreateRequest.self, from: raw)
         let validated = try Validation.notification(kind: body.kind, title: body.title, body: body.body, urgency: body.urgency,
                                                     personalDetails: body.personalDetails ?? [], allowAssignment: false)
-        let recipients = try await RecipientResolver(directory: services.directory).ids(body.recipients)
+        let recipients = try await RecipientResolver(directory: directory).ids(body.recipients)
         let idempotency = key.map {
             IdempotencyKey(senderID: identity.user.id, key: $0, fingerprint: SHA256.hash(data: Data(buffer: raw)).map { String(format: "%02x", $0) }.joined())
         }
         let created: CreatedNotifications
         do {
-            created = try await services.sender.send(validated, from: identity.user.id, to: recipients, idempotencyKey: idempotency)
+            created = try await sender.send(validated, from: identity.user.id, to: recipients, idempotencyKey: idempotency)
         } catch let StoreError.unknownRecipient(id) {
             // The store checks ids in the create's own transaction and names the first unknown one; usernames were
             // resolved to existing people, so it is one given by id.
@@ -140,7 +144,7 @@ struct NotificationsController {
     func setRead(_ isRead: Bool, _ request: Request, _ context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
         let id = try PathID.of(context, as: NotificationID.self)
-        guard let item = try await services.inbox.setRead(isRead, notificationID: id, userID: identity.user.id) else {
+        guard let item = try await inbox.setRead(isRead, notificationID: id, userID: identity.user.id) else {
             throw Problem.notFound("You have no notification with that id.")
         }
         return try JSONCoding.response(try await resource(item, for: identity.user))
@@ -157,12 +161,12 @@ struct NotificationsController {
 
     func readAll(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
-        let count = try await services.inbox.markAllRead(userID: identity.user.id)
+        let count = try await inbox.markAllRead(userID: identity.user.id)
         return try JSONCoding.response(outcome(.markedAllRead(count: count), count: count, language: identity.user.language))
     }
 
     func outcome(_ outcome: ActionOutcome, count: Int, language: Language) -> OutcomeResponse {
-        let text = services.describer(language).confirmation(of: outcome) ?? ""
+        let text = Describer.shared(language).confirmation(of: outcome) ?? ""
         return OutcomeResponse(count: count, outcome: count == 0 ? "nothingToDo" : "done",
                                announcement: AnnouncementResource(text: text, politeness: .polite))
     }
@@ -179,10 +183,10 @@ struct NotificationsController {
         let result: OutcomeResponse
         switch body.action {
         case "read":
-            let count = try await services.inbox.markRead(ids: body.ids.map(NotificationID.init), userID: identity.user.id)
+            let count = try await inbox.markRead(ids: body.ids.map(NotificationID.init), userID: identity.user.id)
             result = outcome(.markedAllRead(count: count), count: count, language: identity.user.language)
         case "delete":
-            let count = try await services.inbox.delete(ids: body.ids.map(NotificationID.init), userID: identity.user.id)
+            let count = try await inbox.delete(ids: body.ids.map(NotificationID.init), userID: identity.user.id)
             result = outcome(.deleted(count: count), count: count, language: identity.user.language)
         default:
             throw Problem.badRequest("action must be 'read' or 'delete'.", errors: [.init(field: "action", message: "unknown")])
@@ -193,7 +197,7 @@ struct NotificationsController {
     func delete(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
         let id = try PathID.of(context, as: NotificationID.self)
-        guard try await services.inbox.delete(ids: [id], userID: identity.user.id) == 1 else {
+        guard try await inbox.delete(ids: [id], userID: identity.user.id) == 1 else {
             throw Problem.notFound("You have no notification with that id.")
         }
         return Response(status: .noContent)

@@ -8,7 +8,8 @@ import VarselStore
 /// Passkeys over JSON: adding one (two steps: options, then the browser's answer), listing, renaming and removing
 /// the signed-in user's; and signing in with one (options, then the assertion).
 struct PasskeysController {
-    let services: VarselServices
+    let configuration: VarselServices.Configuration
+    let passkeys: PasskeyCeremonies
 
     /// The cookie that binds a passkey sign-in's challenge to the browser that asked for it.
     static let attemptCookieName = "varsel_passkey_attempt"
@@ -86,7 +87,7 @@ struct PasskeysController {
     func registrationOptions(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requirePerson()
         _ = try await JSONCoding.decode(OptionsRequest.self, from: request)
-        let options = try await answering { try await services.passkeys.registrationOptions(for: identity.user, session: identity.session) }
+        let options = try await answering { try await passkeys.registrationOptions(for: identity.user, session: identity.session) }
         return try JSONCoding.response(options, headers: [.cacheControl: "no-store"])
     }
 
@@ -97,7 +98,7 @@ struct PasskeysController {
         let clientData = try Self.bytes(body.credential.response.clientDataJSON, field: "credential.response.clientDataJSON")
         let attestation = try Self.bytes(body.credential.response.attestationObject, field: "credential.response.attestationObject")
         let passkey = try await answering(context, registering: true) {
-            try await services.passkeys.register(user: identity.user, session: identity.session, name: body.name, clientDataJSON: clientData,
+            try await passkeys.register(user: identity.user, session: identity.session, name: body.name, clientDataJSON: clientData,
                                                  attestationObject: attestation)
         }
         context.logger.info("passkey added", metadata: ["passkey.id": "\(passkey.id)"])
@@ -106,28 +107,28 @@ struct PasskeysController {
 
     func list(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
-        return try JSONCoding.response(List(items: try await services.passkeys.passkeys(of: identity.user).map(PasskeyResource.init)))
+        return try JSONCoding.response(List(items: try await passkeys.passkeys(of: identity.user).map(PasskeyResource.init)))
     }
 
     func rename(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
         let id = try Self.passkeyID(context)
         let body = try await JSONCoding.decode(Rename.self, from: request)
-        let renamed = try await answering { try await services.passkeys.rename(id, of: identity.user, to: body.name) }
+        let renamed = try await answering { try await passkeys.rename(id, of: identity.user, to: body.name) }
         return try JSONCoding.response(PasskeyResource(renamed))
     }
 
     func remove(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
         let id = try Self.passkeyID(context)
-        try await answering { try await services.passkeys.remove(id, of: identity.user) }
+        try await answering { try await passkeys.remove(id, of: identity.user) }
         return Response(status: .noContent)
     }
 
     /// Starts adding a passkey instead of a password, for the holder of a one-time set-password link.
     func linkRegistrationOptions(_ request: Request, context: VarselContext) async throws -> Response {
         let body = try await JSONCoding.decode(LinkRequest.self, from: request)
-        let options = try await answering { try await services.passkeys.registrationOptions(forLink: body.code) }
+        let options = try await answering { try await passkeys.registrationOptions(forLink: body.code) }
         return try JSONCoding.response(options, headers: [.cacheControl: "no-store"])
     }
 
@@ -138,7 +139,7 @@ struct PasskeysController {
         let clientData = try Self.bytes(body.credential.response.clientDataJSON, field: "credential.response.clientDataJSON")
         let attestation = try Self.bytes(body.credential.response.attestationObject, field: "credential.response.attestationObject")
         let started = try await answering(context, registering: true) {
-            try await services.passkeys.register(withLink: body.code, name: body.name, clientDataJSON: clientData, attestationObject: attestation)
+            try await passkeys.register(withLink: body.code, name: body.name, clientDataJSON: clientData, attestationObject: attestation)
         }
         context.logger.info("passkey added through a set-password link", metadata: ["user.id": "\(started.user.id)"])
         return try signedIn(started)
@@ -147,10 +148,10 @@ struct PasskeysController {
     func signInOptions(_ request: Request, context: VarselContext) async throws -> Response {
         _ = try await JSONCoding.decode(OptionsRequest.self, from: request)
         let attempt = Tokens.random()
-        let options = try await answering { try await services.passkeys.signInOptions(attempt: attempt) }
+        let options = try await answering { try await passkeys.signInOptions(attempt: attempt) }
         var response = try JSONCoding.response(options, headers: [.cacheControl: "no-store"])
         response.setCookie(Cookie(name: Self.attemptCookieName, value: attempt, maxAge: 300, path: "/api/v1/session/passkey",
-                                  secure: services.configuration.usesSecureCookies, httpOnly: true, sameSite: .strict))
+                                  secure: configuration.usesSecureCookies, httpOnly: true, sameSite: .strict))
         return response
     }
 
@@ -165,14 +166,14 @@ struct PasskeysController {
         let userHandle = try response.userHandle.flatMap { $0.isEmpty ? nil : try Self.bytes($0, field: "credential.response.userHandle") }
         let attempt = request.cookies[Self.attemptCookieName]?.value ?? ""
         let client = ClientAddress.resolve(peer: context.peerAddress, forwardedFor: request.headers[.forwardedFor],
-                                           trustedProxies: services.configuration.trustedProxies)
+                                           trustedProxies: configuration.trustedProxies)
         let started = try await answering(context) {
-            try await services.passkeys.signIn(attempt: attempt, credentialID: body.credential.id, clientDataJSON: clientData,
+            try await passkeys.signIn(attempt: attempt, credentialID: body.credential.id, clientDataJSON: clientData,
                                                authenticatorData: authenticatorData, signature: signature, userHandle: userHandle, client: client)
         }
         var answer = try signedIn(started)
         answer.setCookie(Cookie(name: Self.attemptCookieName, value: "", maxAge: 0, path: "/api/v1/session/passkey",
-                                secure: services.configuration.usesSecureCookies, httpOnly: true, sameSite: .strict))
+                                secure: configuration.usesSecureCookies, httpOnly: true, sameSite: .strict))
         return answer
     }
 
@@ -184,7 +185,7 @@ struct PasskeysController {
             SessionController.SignInResponse(token: started.token, expiresAt: started.session.expiresAt, csrfToken: started.session.csrfToken,
                                              user: UserResource(started.user)),
             status: .created, headers: [.cacheControl: "no-store"])
-        answer.setCookie(services.configuration.sessionCookie(started.token))
+        answer.setCookie(configuration.sessionCookie(started.token))
         return answer
     }
 

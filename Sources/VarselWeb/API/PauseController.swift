@@ -7,7 +7,8 @@ import VarselStore
 /// `POST /api/v1/pause`: a mentor pauses new assignments (from a day, or now) until a day, and is told it took effect
 /// or is booked; `DELETE /api/v1/pause` ends it early.
 struct PauseController {
-    let services: VarselServices
+    let directory: Directory
+    let sender: NotificationSender
 
     func addRoutes(to router: some RouterMethods<VarselContext>) {
         router.post("pause", use: pause)
@@ -28,8 +29,8 @@ struct PauseController {
     func pause(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.require(.mentor)
         let body = try await JSONCoding.decode(PauseRequest.self, from: request)
-        let confirmation = try await services.sender.pause(identity.user, fromDay: body.from, untilDay: body.until)
-        guard let paused = try await services.directory.person(identity.user.id), let until = paused.pausedUntil else {
+        let confirmation = try await sender.pause(identity.user, fromDay: body.from, untilDay: body.until)
+        guard let paused = try await directory.person(identity.user.id), let until = paused.pausedUntil else {
             throw Problem.notFound("No such user.")
         }
         return try JSONCoding.response(PauseResponse(pausedFrom: paused.pausedFrom, pausedUntil: until, notificationId: confirmation.id),
@@ -39,7 +40,7 @@ struct PauseController {
     /// Ends the pause now: 204 with a confirmation notification, or 204 with nothing changed when there was none.
     func end(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.require(.mentor)
-        _ = try await services.sender.endPause(identity.user)
+        _ = try await sender.endPause(identity.user)
         return Response(status: .noContent)
     }
 }

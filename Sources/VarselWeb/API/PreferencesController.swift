@@ -6,7 +6,7 @@ import VarselStore
 
 /// `GET`/`PUT /api/v1/preferences`: the signed-in user's own notification preferences.
 struct PreferencesController {
-    let services: VarselServices
+    let settings: AccountSettings
 
     func addRoutes(to router: some RouterMethods<VarselContext>) {
         router.get("preferences", use: show)
@@ -15,7 +15,7 @@ struct PreferencesController {
 
     func show(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
-        return try JSONCoding.response(PreferencesResource(try await services.settings.preferences(of: identity.user.id)))
+        return try JSONCoding.response(PreferencesResource(try await settings.preferences(of: identity.user.id)))
     }
 
     func update(_ request: Request, context: VarselContext) async throws -> Response {
@@ -24,8 +24,8 @@ struct PreferencesController {
         try Validation.enabledKinds(body.enabledKinds)
         try Validation.enabledKinds(body.textMessageKinds ?? [], field: "textMessageKinds")
         try Validation.enabledKinds(body.emailKinds ?? [], field: "emailKinds")
-        let preferences = try body.preferences(current: try await services.settings.preferences(of: identity.user.id))
-        try await services.settings.savePreferences(preferences, for: identity.user.id)
+        let preferences = try body.preferences(current: try await settings.preferences(of: identity.user.id))
+        try await settings.savePreferences(preferences, for: identity.user.id)
         return try JSONCoding.response(PreferencesResource(preferences))
     }
 }

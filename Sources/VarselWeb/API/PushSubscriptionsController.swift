@@ -7,7 +7,10 @@ import VarselStore
 
 /// Web Push on the API: the VAPID public key, a device's subscriptions, and the "Acknowledge" button's post.
 struct PushSubscriptionsController {
-    let services: VarselServices
+    let answers: AssignmentAnswers
+    let now: @Sendable () -> Date
+    let pushSubscriptions: PushSubscriptions
+    let webPush: WebPushSettings
 
     func addRoutes(to router: some RouterMethods<VarselContext>) {
         router.get("push/public-key", use: publicKey)
@@ -24,7 +27,7 @@ struct PushSubscriptionsController {
     }
 
     func publicKey(_ request: Request, context: VarselContext) async throws -> Response {
-        try JSONCoding.response(PublicKeyResource(publicKey: services.webPush.publicKey))
+        try JSONCoding.response(PublicKeyResource(publicKey: webPush.publicKey))
     }
 
     /// A subscription as `PushSubscription.toJSON()` gives it.
@@ -79,9 +82,9 @@ struct PushSubscriptionsController {
     /// The user's subscriptions as the wire shows them, each with its health now, oldest first.
     func resources(of identity: Identity) async throws -> [SubscriptionResource] {
         let strings = Strings(identity.user.language)
-        let now = services.now()
-        let devices = Dictionary(try await services.pushSubscriptions.devices(of: [identity.user.id]).map { ($0.device.id, $0) }) { $1 }
-        return try await services.pushSubscriptions.subscriptions(of: identity.user.id).compactMap { subscription -> SubscriptionResource? in
+        let now = now()
+        let devices = Dictionary(try await pushSubscriptions.devices(of: [identity.user.id]).map { ($0.device.id, $0) }) { $1 }
+        return try await pushSubscriptions.subscriptions(of: identity.user.id).compactMap { subscription -> SubscriptionResource? in
             guard let (device, health) = devices[subscription.id] else { return nil }
             return SubscriptionResource(subscription, session: identity.session.tokenHash, device: device.status, health: health,
                                         description: strings.deviceLine(device.status, health: health, now: now, timeZone: osloTimeZone))
@@ -95,7 +98,7 @@ struct PushSubscriptionsController {
     func create(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requirePerson()
         let body = try await JSONCoding.decode(CreateRequest.self, from: request)
-        let saved = try await services.pushSubscriptions.subscribe(userID: identity.user.id, session: identity.session, endpoint: body.endpoint,
+        let saved = try await pushSubscriptions.subscribe(userID: identity.user.id, session: identity.session, endpoint: body.endpoint,
                                                                   p256dh: body.keys.p256dh, auth: body.keys.auth,
                                                                   userAgent: request.headers[.userAgent] ?? "")
         context.logger.info("push subscription saved", metadata: ["push.subscription.id": "\(saved.id)"])
@@ -103,14 +106,14 @@ struct PushSubscriptionsController {
         let fresh = PushDeviceStatus(name: "", createdAt: saved.createdAt)
         let resource = try await resources(of: identity).first { $0.id == saved.id } ?? SubscriptionResource(
             saved, session: identity.session.tokenHash, device: fresh, health: .waiting,
-            description: Strings(identity.user.language).deviceLine(fresh, health: .waiting, now: services.now(), timeZone: osloTimeZone))
+            description: Strings(identity.user.language).deviceLine(fresh, health: .waiting, now: now(), timeZone: osloTimeZone))
         return try JSONCoding.response(resource, status: .created)
     }
 
     func delete(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
         let id = try PathID.of(context)
-        guard try await services.pushSubscriptions.unsubscribe(id: id, userID: identity.user.id) else {
+        guard try await pushSubscriptions.unsubscribe(id: id, userID: identity.user.id) else {
             throw Problem.notFound("You have no push subscription with that id.")
         }
         return Response(status: .noContent)
@@ -128,11 +131,11 @@ struct PushSubscriptionsController {
         let id = try PathID.of(context)
         let body = try await JSONCoding.decode(AcknowledgeRequest.self, from: request)
         let invalid = Problem.notFound("This acknowledgement is not valid any more. Open Varsel to answer the assignment.")
-        guard let subscription = try await services.pushSubscriptions.acknowledging(subscriptionID: id, assignmentID: body.assignmentID,
+        guard let subscription = try await pushSubscriptions.acknowledging(subscriptionID: id, assignmentID: body.assignmentID,
                                                                                      token: body.token) else { throw invalid }
         let answered: Assignment
         do {
-            answered = try await services.answers.answer(body.assignmentID, with: .acknowledged, by: subscription.userID)
+            answered = try await answers.answer(body.assignmentID, with: .acknowledged, by: subscription.userID)
         } catch is AssignmentAnswers.Refusal {
             throw invalid
         }
@@ -152,7 +155,7 @@ struct PushSubscriptionsController {
         let id = try PathID.of(context)
         let body = try await JSONCoding.decode(ReceiptRequest.self, from: request)
         do {
-            try await services.pushSubscriptions.receipt(subscriptionID: id, notificationID: body.notificationID, token: body.token)
+            try await pushSubscriptions.receipt(subscriptionID: id, notificationID: body.notificationID, token: body.token)
         } catch PushSubscriptions.ReceiptRefusal.unknown {
             throw Problem.notFound("This receipt does not match a push sent to this device.")
         } catch PushSubscriptions.ReceiptRefusal.repeated {

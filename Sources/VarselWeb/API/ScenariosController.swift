@@ -7,7 +7,9 @@ import VarselStore
 /// Training scenarios: coordinators publish them to all mentors or chosen ones; a mentor reads theirs, marks one
 /// done and writes a reflection.
 struct ScenariosController {
-    let services: VarselServices
+    let directory: Directory
+    let sender: NotificationSender
+    let scenarios: ScenarioProgress
 
     func addRoutes(to router: some RouterMethods<VarselContext>) {
         router.get("scenarios", use: list)
@@ -53,21 +55,21 @@ struct ScenariosController {
     func list(_ request: Request, context: VarselContext) async throws -> Response {
         let user = try context.requireUser().user
         if user.role == .mentor {
-            return try JSONCoding.response(try await services.scenarios.scenarios(ofMentor: user.id).map(ScenarioResource.init))
+            return try JSONCoding.response(try await scenarios.scenarios(ofMentor: user.id).map(ScenarioResource.init))
         }
-        return try JSONCoding.response(try await services.scenarios.published(visibleTo: user).map { ScenarioResource($0.0, copies: $0.1) })
+        return try JSONCoding.response(try await scenarios.published(visibleTo: user).map { ScenarioResource($0.0, copies: $0.1) })
     }
 
     func show(_ request: Request, context: VarselContext) async throws -> Response {
         let user = try context.requireUser().user
         let id = try PathID.of(context)
         if user.role == .mentor {
-            guard let copy = try await services.scenarios.scenarios(ofMentor: user.id).first(where: { $0.scenario.id == id }) else {
+            guard let copy = try await scenarios.scenarios(ofMentor: user.id).first(where: { $0.scenario.id == id }) else {
                 throw Problem.notFound("You have no scenario with that id.")
             }
             return try JSONCoding.response(ScenarioResource(copy))
         }
-        guard let (scenario, copies) = try await services.scenarios.published(visibleTo: user).first(where: { $0.0.id == id }) else {
+        guard let (scenario, copies) = try await scenarios.published(visibleTo: user).first(where: { $0.0.id == id }) else {
             throw Problem.notFound("You published no scenario with that id.")
         }
         return try JSONCoding.response(ScenarioResource(scenario, copies: copies))
@@ -86,7 +88,7 @@ struct ScenariosController {
         let valid = try Validation.scenario(title: body.title, body: body.body)
         let mentors: [User]
         if let chosen = body.mentors {
-            mentors = try await RecipientResolver(directory: services.directory).users(chosen, field: "mentors")
+            mentors = try await RecipientResolver(directory: directory).users(chosen, field: "mentors")
             guard mentors.allSatisfy({ $0.role == .mentor }) else {
                 throw RecipientResolver.notAMentor(field: "mentors")
             }
@@ -95,12 +97,12 @@ struct ScenariosController {
                     .with(errors: [.init(field: "mentors", message: "deactivated")])
             }
         } else {
-            mentors = try await services.directory.activeMentors()
+            mentors = try await directory.activeMentors()
             guard !mentors.isEmpty else {
                 throw Problem.conflict("There are no mentors to publish to.").with(errors: [.init(field: "mentors", message: "empty")])
             }
         }
-        let (scenario, items) = try await services.sender.publishScenario(title: valid.title, body: valid.body, from: identity.user.id, to: mentors)
+        let (scenario, items) = try await sender.publishScenario(title: valid.title, body: valid.body, from: identity.user.id, to: mentors)
         context.logger.info("scenario published", metadata: ["scenario.id": "\(scenario.id)", "notification.count": "\(items.count)"])
         let copies = mentors.map { MentorScenario(scenario: scenario, mentorID: $0.id, doneAt: nil, reflection: "") }
         return try JSONCoding.response(ScenarioResource(scenario, copies: copies), status: .created)
@@ -112,7 +114,7 @@ struct ScenariosController {
         let identity = try context.require(.mentor)
         let id = try PathID.of(context)
         let body = try await JSONCoding.decode(DoneRequest.self, from: request)
-        let copy = try await services.scenarios.complete(id, by: identity.user.id, reflection: body.reflection ?? "")
+        let copy = try await scenarios.complete(id, by: identity.user.id, reflection: body.reflection ?? "")
         return try JSONCoding.response(ScenarioResource(copy))
     }
 }

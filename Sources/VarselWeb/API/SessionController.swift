@@ -7,7 +7,11 @@ import VarselStore
 
 /// Signing in and out, for API clients (bearer tokens) and the web client (cookies).
 struct SessionController {
-    let services: VarselServices
+    let configuration: VarselServices.Configuration
+    let directory: Directory
+    let export: DataExport
+    let settings: AccountSettings
+    let sessions: Sessions
 
     func addRoutes(to router: some RouterMethods<VarselContext>) {
         router.post("session", use: signIn)
@@ -44,9 +48,9 @@ struct SessionController {
     /// Signs in through ``Sessions``, answering its refusals as problems. Shared by the API and the web sign-in form.
     func startSession(username: String, password: String, request: Request, context: VarselContext) async throws -> Sessions.Started {
         let client = ClientAddress.resolve(peer: context.peerAddress, forwardedFor: request.headers[.forwardedFor],
-                                           trustedProxies: services.configuration.trustedProxies)
+                                           trustedProxies: configuration.trustedProxies)
         do {
-            return try await services.sessions.signIn(username: username, password: password, client: client)
+            return try await sessions.signIn(username: username, password: password, client: client)
         } catch let refusal as Sessions.Refusal {
             throw Self.problem(refusal)
         }
@@ -71,7 +75,7 @@ struct SessionController {
 
     func signOut(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requirePerson()
-        try await services.sessions.signOut(identity.session)
+        try await sessions.signOut(identity.session)
         return Response(status: .noContent)
     }
 
@@ -86,10 +90,10 @@ struct SessionController {
         let identity = try context.requirePerson()
         let body = try await JSONCoding.decode(PasswordChangeRequest.self, from: request)
         let client = ClientAddress.resolve(peer: context.peerAddress, forwardedFor: request.headers[.forwardedFor],
-                                           trustedProxies: services.configuration.trustedProxies)
+                                           trustedProxies: configuration.trustedProxies)
         let ended: Int
         do {
-            ended = try await services.sessions.changePassword(of: identity.user, keeping: identity.session, current: body.currentPassword,
+            ended = try await sessions.changePassword(of: identity.user, keeping: identity.session, current: body.currentPassword,
                                                                new: body.newPassword, client: client)
         } catch let refusal as Sessions.Refusal {
             throw Self.problem(refusal, isPasswordChange: true)
@@ -110,15 +114,15 @@ struct SessionController {
         guard let language = Language(rawValue: body.language) else {
             throw InvalidInput([.init(field: "language", rule: .other("must be en or nb"))])
         }
-        try await services.settings.setLanguage(language, for: identity.user.id)
-        guard let user = try await services.directory.person(identity.user.id) else { throw Problem.notFound("No such user.") }
+        try await settings.setLanguage(language, for: identity.user.id)
+        guard let user = try await directory.person(identity.user.id) else { throw Problem.notFound("No such user.") }
         return try JSONCoding.response(UserResource(user))
     }
 
     /// `GET /api/v1/me/export`: everything Varsel stores about the signed-in user, as a download.
     func export(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
-        let data = try await services.export.personalData(of: identity.user)
+        let data = try await export.personalData(of: identity.user)
         return try JSONCoding.response(data, headers: [.cacheControl: "no-store", .contentDisposition: "attachment; filename=\"varsel-my-data.json\""])
     }
 

@@ -8,7 +8,10 @@ import VarselStore
 /// (``UserAdministration`` decides); `POST /api/v1/password` lets a new person choose their password with the code
 /// of their one-time link.
 struct UsersController {
-    let services: VarselServices
+    let configuration: VarselServices.Configuration
+    let now: @Sendable () -> Date
+    let users: UserAdministration
+    let pushSubscriptions: PushSubscriptions
 
     func addRoutes(to router: some RouterMethods<VarselContext>) {
         router.get("users", use: list)
@@ -70,14 +73,14 @@ struct UsersController {
 
     func list(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.require(.admin, .coordinator)
-        let now = services.now()
+        let now = now()
         let filter = try request.uri.queryParameters["show"].map { raw in
             guard let filter = PersonFilter(rawValue: String(raw)) else {
                 throw Problem.badRequest("show must be one of: \(PersonFilter.allCases.map(\.rawValue).joined(separator: ", ")).")
             }
             return filter
         } ?? .all
-        let people = try await services.users.people(for: identity.user).filter { filter.includes($0.summary(now: now), now: now) }
+        let people = try await users.people(for: identity.user).filter { filter.includes($0.summary(now: now), now: now) }
         return try JSONCoding.response(people.map { UserResource($0.user) })
     }
 
@@ -86,11 +89,11 @@ struct UsersController {
         let body = try await JSONCoding.decode(CreateRequest.self, from: request)
         if let password = body.password {
             _ = try identity.require(.admin)
-            let user = try await services.users.add(username: body.username, password: password, role: body.role, displayName: body.displayName,
-                                                    locale: body.locale, at: services.now())
+            let user = try await users.add(username: body.username, password: password, role: body.role, displayName: body.displayName,
+                                                    locale: body.locale, at: now())
             return try JSONCoding.response(UserResource(user), status: .created)
         }
-        let issued = try await services.users.invite(username: body.username, displayName: body.displayName, role: body.role, locale: body.locale,
+        let issued = try await users.invite(username: body.username, displayName: body.displayName, role: body.role, locale: body.locale,
                                                      by: identity.user)
         context.logger.info("person added", metadata: ["person.id": "\(issued.user.id)"])
         return try JSONCoding.response(InvitedResource(user: UserResource(issued.user), setPasswordLink: link(issued, request)), status: .created,
@@ -99,25 +102,25 @@ struct UsersController {
 
     func show(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.require(.admin, .coordinator)
-        let (person, _) = try await services.users.details(of: try PathID.of(context, as: UserID.self), for: identity.user)
-        let now = services.now()
+        let (person, _) = try await users.details(of: try PathID.of(context, as: UserID.self), for: identity.user)
+        let now = now()
         return try JSONCoding.response(PersonResource(
             user: UserResource(person.user),
-            summary: services.describer(identity.user.language).personRow(
-                try await services.pushSubscriptions.markingDevices([person.summary(now: now)])[0], now: now, timeZone: osloTimeZone),
+            summary: Describer.shared(identity.user.language).personRow(
+                try await pushSubscriptions.markingDevices([person.summary(now: now)])[0], now: now, timeZone: osloTimeZone),
             certifications: person.certifications.map { .init(id: $0.id, name: $0.name, expiresAt: $0.expiresAt) },
             liveAssignmentIds: person.liveAssignments.map(\.id)))
     }
 
     func changes(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.require(.admin, .coordinator)
-        let log = try await services.users.log(of: try PathID.of(context, as: UserID.self), for: identity.user)
+        let log = try await users.log(of: try PathID.of(context, as: UserID.self), for: identity.user)
         return try JSONCoding.response(log.map { ChangeResource(action: $0.action, subject: $0.subject, date: $0.date, at: $0.at, actorId: $0.actorID) })
     }
 
     func issueLink(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.require(.admin, .coordinator)
-        let issued = try await services.users.issueLink(for: try PathID.of(context, as: UserID.self), by: identity.user)
+        let issued = try await users.issueLink(for: try PathID.of(context, as: UserID.self), by: identity.user)
         context.logger.info("set-password link made", metadata: ["person.id": "\(issued.user.id)"])
         return try JSONCoding.response(link(issued, request), status: .created, headers: [.cacheControl: "no-store"])
     }
@@ -125,7 +128,7 @@ struct UsersController {
     func setActive(_ active: Bool, _ request: Request, _ context: VarselContext) async throws -> Response {
         let identity = try context.require(.admin, .coordinator)
         let id = try PathID.of(context, as: UserID.self)
-        let outcome = active ? try await services.users.reactivate(id, by: identity.user) : try await services.users.deactivate(id, by: identity.user)
+        let outcome = active ? try await users.reactivate(id, by: identity.user) : try await users.deactivate(id, by: identity.user)
         context.logger.info(active ? "person reactivated" : "person deactivated",
                             metadata: ["person.id": "\(id)", "sessions.ended": "\(outcome.endedSessions.count)"])
         return try JSONCoding.response(UserResource(outcome.user))
@@ -135,19 +138,19 @@ struct UsersController {
         let identity = try context.require(.admin)
         let body = try await JSONCoding.decode(RoleRequest.self, from: request)
         guard let role = Role(rawValue: body.role) else { throw InvalidInput([.init(field: "role", rule: .other("must be mentor, coordinator or admin"))]) }
-        let outcome = try await services.users.changeRole(of: try PathID.of(context, as: UserID.self), to: role, by: identity.user)
+        let outcome = try await users.changeRole(of: try PathID.of(context, as: UserID.self), to: role, by: identity.user)
         return try JSONCoding.response(UserResource(outcome.user))
     }
 
     /// `POST /api/v1/password`: anonymous; the code proves who it is for.
     func choosePassword(_ request: Request, context: VarselContext) async throws -> Response {
         let body = try await JSONCoding.decode(ChoosePasswordRequest.self, from: request)
-        _ = try await services.users.choosePassword(code: body.code, password: body.password, repeated: body.password)
+        _ = try await users.choosePassword(code: body.code, password: body.password, repeated: body.password)
         return Response(status: .noContent)
     }
 
     func link(_ issued: UserAdministration.IssuedLink, _ request: Request) -> LinkResource {
-        let site = PagesController.site(services.configuration.publicURL, request: request)
+        let site = PagesController.site(configuration.publicURL, request: request)
         return LinkResource(url: "\(site.origin)/password/\(issued.code)", code: issued.code, expiresAt: issued.expiresAt)
     }
 }

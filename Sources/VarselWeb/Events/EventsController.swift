@@ -18,13 +18,13 @@ import VarselStore
 /// stream also carries what to play: an `announcement` (text, politeness) when the core's ``Announcer`` says, and a
 /// `cue` (earcon, vibration, system notification) for each arrival; neither has an id, so resuming is unchanged.
 struct EventsController {
-    let services: VarselServices
+    let services: LiveStreamServices
     /// Closes the streams whose clients stopped reading.
     let watchdog: StreamWatchdog
 
-    init(services: VarselServices) {
+    init(services: LiveStreamServices, writeTimeout: Duration) {
         self.services = services
-        watchdog = StreamWatchdog(timeout: services.configuration.streamWriteTimeout, metrics: services.metrics)
+        watchdog = StreamWatchdog(timeout: writeTimeout, metrics: services.metrics)
     }
 
     func addRoutes(to router: some RouterMethods<VarselContext>) {

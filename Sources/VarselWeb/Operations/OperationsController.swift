@@ -5,14 +5,16 @@ import VarselService
 /// The operator's routes: `/healthz` (the process runs: liveness, for systemd and restarts), `/readyz` (it can use
 /// its store now: readiness, for the load balancer) and `/metrics` for the scraper.
 struct OperationsController {
-    let services: VarselServices
+    let configuration: VarselServices.Configuration
+    let metrics: ServiceMetrics
+    let readiness: Readiness
 
     func addRoutes(to router: Router<VarselContext>) {
         router.get("healthz") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: "ok\n")))
         }
         router.get("readyz") { _, _ in
-            let report = await services.readiness.check()
+            let report = await readiness.check()
             guard let problem = report.problem else {
                 return Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: "ready\n")))
             }
@@ -21,8 +23,8 @@ struct OperationsController {
                             body: .init(byteBuffer: ByteBuffer(string: "not ready: \(problem.description)\n")))
         }
         router.get("metrics") { request, _ in
-            try MetricsAccess(token: services.configuration.metricsToken).check(request)
-            let text = services.metrics.render() + (await services.readiness.metricsText())
+            try MetricsAccess(token: configuration.metricsToken).check(request)
+            let text = metrics.render() + (await readiness.metricsText())
             return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                             body: .init(byteBuffer: ByteBuffer(string: text)))
         }

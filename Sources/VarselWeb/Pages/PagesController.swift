@@ -82,7 +82,7 @@ struct PagesController {
         let username = form.username ?? ""
         let next = Self.safeNext(form.next ?? "/notifications")
         do {
-            let started = try await SessionController(services: services).startSession(username: username, password: form.password ?? "", request: request, context: context)
+            let started = try await SessionController(configuration: services.configuration, directory: services.directory, export: services.export, settings: services.settings, sessions: services.sessions).startSession(username: username, password: form.password ?? "", request: request, context: context)
             var response = Response.redirect(to: next, type: .normal)
             response.setCookie(services.configuration.sessionCookie(started.token))
             return response
