@@ -6,10 +6,10 @@ import VarselStore
 ///
 /// Saving preferences also tells the user's open live streams, whose announcements depend on them.
 public struct AccountSettings: Sendable {
-    let repository: any VarselRepository
+    let repository: any UserStore
     let broker: EventBroker
 
-    public init(repository: any VarselRepository, broker: EventBroker) {
+    public init(repository: any UserStore, broker: EventBroker) {
         self.repository = repository
         self.broker = broker
     }

@@ -13,10 +13,10 @@ public struct AssignmentAnswers: Sendable {
         case notTheAssignedMentor
     }
 
-    let repository: any VarselRepository
+    let repository: any AssignmentStore
     let now: @Sendable () -> Date
 
-    public init(repository: any VarselRepository, now: @escaping @Sendable () -> Date) {
+    public init(repository: any AssignmentStore, now: @escaping @Sendable () -> Date) {
         self.repository = repository
         self.now = now
     }

@@ -6,10 +6,10 @@ import VarselStore
 /// dashboard and the JSON API alike: contact, mentor, read, delivery and escalation times, and the history of the
 /// reassignments before.
 public struct AssignmentReports: Sendable {
-    let repository: any VarselRepository
+    let repository: any AssignmentStore
     let contactAccess: ContactAccess
 
-    public init(repository: any VarselRepository, contactAccess: ContactAccess) {
+    public init(repository: any AssignmentStore, contactAccess: ContactAccess) {
         self.repository = repository
         self.contactAccess = contactAccess
     }

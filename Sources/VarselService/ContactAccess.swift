@@ -8,10 +8,10 @@ import VarselStore
 /// Every read of a contact's personal details goes through ``read(contactID:by:through:)``, which records who read
 /// them, when and where; the contact's coordinator and admins see that record (``reads(of:for:)``).
 public struct ContactAccess: ContactReadRecorder {
-    let repository: any VarselRepository
+    let repository: any AssignmentStore
     let now: @Sendable () -> Date
 
-    public init(repository: any VarselRepository, now: @escaping @Sendable () -> Date = { Date() }) {
+    public init(repository: any AssignmentStore, now: @escaping @Sendable () -> Date = { Date() }) {
         self.repository = repository
         self.now = now
     }

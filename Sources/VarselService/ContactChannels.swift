@@ -34,7 +34,7 @@ public enum ChannelVerificationError: Error, Sendable, Equatable {
 /// A code works for ten minutes and once; five wrong codes end it; a new one can be asked for once a minute. Only
 /// its hash is kept, and it appears in no log, URL or error.
 public struct ContactChannels: Sendable {
-    let repository: any VarselRepository
+    let repository: any ContactChannelStore & NotificationStore & UserStore
     let messaging: OutsideMessaging
     let now: @Sendable () -> Date
     /// Makes a new six-digit code; tests pass a known one.
@@ -44,7 +44,7 @@ public struct ContactChannels: Sendable {
     public static let resendAfter: TimeInterval = 60
     public static let maximumWrongCodes = 5
 
-    public init(repository: any VarselRepository, messaging: OutsideMessaging, now: @escaping @Sendable () -> Date,
+    public init(repository: any ContactChannelStore & NotificationStore & UserStore, messaging: OutsideMessaging, now: @escaping @Sendable () -> Date,
                 makeCode: @escaping @Sendable () -> String = { String(format: "%06d", Int.random(in: 0...999_999)) }) {
         self.repository = repository
         self.messaging = messaging

@@ -11,11 +11,11 @@ public struct ContactErasure: Sendable {
     /// Why an erasure was refused: the person is unknown, or not one the caller manages (the two are not told apart).
     public struct Refused: Error, Sendable, Equatable {}
 
-    let repository: any VarselRepository
+    let repository: any AssignmentStore
     let access: ContactAccess
     let now: @Sendable () -> Date
 
-    public init(repository: any VarselRepository, access: ContactAccess, now: @escaping @Sendable () -> Date) {
+    public init(repository: any AssignmentStore, access: ContactAccess, now: @escaping @Sendable () -> Date) {
         self.repository = repository
         self.access = access
         self.now = now

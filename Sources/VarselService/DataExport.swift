@@ -72,13 +72,13 @@ public struct DataExport: Sendable {
     /// Only admins export a visited person's data.
     public struct Refused: Error, Sendable, Equatable {}
 
-    let repository: any VarselRepository
+    let repository: any AssignmentStore & ContactChannelStore & NotificationStore & PushStore & TrainingStore & UserStore
     let now: @Sendable () -> Date
 
     /// Records the download of a contact's details as a read of them.
     let contactReads: any ContactReadRecorder
 
-    public init(repository: any VarselRepository, contactReads: any ContactReadRecorder, now: @escaping @Sendable () -> Date) {
+    public init(repository: any AssignmentStore & ContactChannelStore & NotificationStore & PushStore & TrainingStore & UserStore, contactReads: any ContactReadRecorder, now: @escaping @Sendable () -> Date) {
         self.repository = repository
         self.contactReads = contactReads
         self.now = now

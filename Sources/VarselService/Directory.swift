@@ -5,9 +5,9 @@ import VarselStore
 /// Who is who: the people a page or a form names or offers, looked up without the managing rules of
 /// ``UserAdministration`` (which decides who may change whom).
 public struct Directory: Sendable {
-    let repository: any VarselRepository
+    let repository: any UserStore
 
-    public init(repository: any VarselRepository) {
+    public init(repository: any UserStore) {
         self.repository = repository
     }
 

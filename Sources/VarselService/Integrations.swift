@@ -35,11 +35,11 @@ public struct Integrations: Sendable {
     /// How stale a token's recorded last use may get before a request records it again: one write a minute at most.
     public static let useRecordingInterval: TimeInterval = 60
 
-    let repository: any VarselRepository
+    let repository: any IntegrationStore & UserStore
     let broker: EventBroker?
     let now: @Sendable () -> Date
 
-    public init(repository: any VarselRepository, broker: EventBroker? = nil, now: @escaping @Sendable () -> Date) {
+    public init(repository: any IntegrationStore & UserStore, broker: EventBroker? = nil, now: @escaping @Sendable () -> Date) {
         self.repository = repository
         self.broker = broker
         self.now = now

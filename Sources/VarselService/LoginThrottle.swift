@@ -52,13 +52,13 @@ public actor LoginThrottle {
 
     public let configuration: Configuration
     private let now: @Sendable () -> Date
-    private let shared: (any VarselRepository)?
+    private let shared: (any SignInThrottleStore)?
     private var entries: [String: Entry] = [:]
     private var checksInProgress = 0
     /// Bumped by every attempt that ends, so a store read that raced one is not taken as the whole truth.
     private var revision = 0
 
-    public init(configuration: Configuration = .init(), now: @escaping @Sendable () -> Date, shared: (any VarselRepository)? = nil) {
+    public init(configuration: Configuration = .init(), now: @escaping @Sendable () -> Date, shared: (any SignInThrottleStore)? = nil) {
         self.configuration = configuration
         self.now = now
         self.shared = shared

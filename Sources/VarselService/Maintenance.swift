@@ -8,7 +8,7 @@ import VarselStore
 /// text messages and emails, and expired sessions. Reminders and escalations of unanswered assignments are the
 /// follow-up worker's (``FollowUpWorker``), which runs every few seconds.
 public struct MaintenanceService: Service {
-    let repository: any VarselRepository
+    let repository: any AssignmentStore & ContactChannelStore & EventLogStore & NotificationStore & SealedDataStore & UserStore
     let sender: NotificationSender
     let now: @Sendable () -> Date
     let interval: Duration
@@ -20,13 +20,13 @@ public struct MaintenanceService: Service {
     let erasure: ContactErasure
     let logger: Logger
 
-    public init(repository: any VarselRepository, sender: NotificationSender, now: @escaping @Sendable () -> Date,
-                interval: Duration = .seconds(3600), eventRetention: TimeInterval = 7 * 86400,
+    public init(repository: any AssignmentStore & ContactChannelStore & EventLogStore & NotificationStore & SealedDataStore & UserStore, sender: NotificationSender,
+                erasure: ContactErasure, now: @escaping @Sendable () -> Date, interval: Duration = .seconds(3600), eventRetention: TimeInterval = 7 * 86400,
                 accessLogRetention: TimeInterval = 365 * 86400,
                 contactRetention: TimeInterval = 90 * 86400, logger: Logger) {
         self.accessLogRetention = accessLogRetention
         self.contactRetention = contactRetention
-        self.erasure = ContactErasure(repository: repository, access: ContactAccess(repository: repository, now: now), now: now)
+        self.erasure = erasure
         self.repository = repository
         self.sender = sender
         self.now = now

@@ -5,10 +5,10 @@ import VarselStore
 /// What a recipient does with their own notifications: read, unread, read all, delete. The store tells the event
 /// pump of each change it records, so the user's other pages and devices hear of it.
 public struct NotificationInbox: Sendable {
-    let repository: any VarselRepository
+    let repository: any AssignmentStore & NotificationStore
     let now: @Sendable () -> Date
 
-    public init(repository: any VarselRepository, now: @escaping @Sendable () -> Date) {
+    public init(repository: any AssignmentStore & NotificationStore, now: @escaping @Sendable () -> Date) {
         self.repository = repository
         self.now = now
     }

@@ -6,11 +6,11 @@ import VarselStore
 /// assignment, a pause confirmation, a certification warning, the demo) goes through here. The store tells the event
 /// pump of each commit, so the live streams hear of it at once.
 public struct NotificationSender: Sendable {
-    let repository: any VarselRepository
+    let repository: any AssignmentStore & IntegrationStore & NotificationStore & TrainingStore & UserStore
     let now: @Sendable () -> Date
     let timeZone: TimeZone
 
-    public init(repository: any VarselRepository, now: @escaping @Sendable () -> Date, timeZone: TimeZone = osloTimeZone) {
+    public init(repository: any AssignmentStore & IntegrationStore & NotificationStore & TrainingStore & UserStore, now: @escaping @Sendable () -> Date, timeZone: TimeZone = osloTimeZone) {
         self.repository = repository
         self.now = now
         self.timeZone = timeZone

@@ -62,13 +62,13 @@ public struct PasskeyCeremonies: Sendable {
     public static let maximumNameLength = Limits.maxPasskeyNameLength
     static let challengeLifetime: TimeInterval = 300
 
-    let repository: any VarselRepository
+    let repository: any PasskeyStore & UserStore
     let sessions: Sessions
     let verifier: WebAuthnVerifier?
     let now: @Sendable () -> Date
 
     /// Passkeys for the relying party of `publicURL`; none without one.
-    public init(repository: any VarselRepository, sessions: Sessions, publicURL: URL?, now: @escaping @Sendable () -> Date) {
+    public init(repository: any PasskeyStore & UserStore, sessions: Sessions, publicURL: URL?, now: @escaping @Sendable () -> Date) {
         self.repository = repository
         self.sessions = sessions
         verifier = publicURL.flatMap(RelyingParty.init(publicURL:)).map(WebAuthnVerifier.init(relyingParty:))

@@ -6,7 +6,7 @@ import VarselStore
 /// A user's devices that receive Web Push: subscribing (the endpoint and keys checked, the oldest dropped past the
 /// limit), unsubscribing, the receipts of shown pushes, and each device's health.
 public struct PushSubscriptions: Sendable {
-    let repository: any VarselRepository
+    let repository: any PushStore
     let endpointPolicy: PushEndpointPolicy
     let perUser: Int
     let now: @Sendable () -> Date
@@ -14,7 +14,7 @@ public struct PushSubscriptions: Sendable {
     public let staleAfter: TimeInterval
     private let receipts: ReceiptLimiter
 
-    public init(repository: any VarselRepository, endpointPolicy: PushEndpointPolicy, perUser: Int, staleAfter: TimeInterval = 3 * 86400,
+    public init(repository: any PushStore, endpointPolicy: PushEndpointPolicy, perUser: Int, staleAfter: TimeInterval = 3 * 86400,
                 receiptsPerMinute: Int = 30, now: @escaping @Sendable () -> Date) {
         self.repository = repository
         self.endpointPolicy = endpointPolicy

@@ -5,10 +5,10 @@ import VarselStore
 /// Training scenarios after they are published: the coordinator's view of them, and a mentor marking one done with a
 /// reflection.
 public struct ScenarioProgress: Sendable {
-    let repository: any VarselRepository
+    let repository: any TrainingStore
     let now: @Sendable () -> Date
 
-    public init(repository: any VarselRepository, now: @escaping @Sendable () -> Date) {
+    public init(repository: any TrainingStore, now: @escaping @Sendable () -> Date) {
         self.repository = repository
         self.now = now
     }

@@ -24,14 +24,14 @@ public struct Sessions: Sendable {
         public var user: User
     }
 
-    let repository: any VarselRepository
+    let repository: any UserStore
     let passwords: PasswordHasher
     let throttle: LoginThrottle
     let broker: EventBroker
     let lifetime: TimeInterval
     let now: @Sendable () -> Date
 
-    public init(repository: any VarselRepository, passwords: PasswordHasher, throttle: LoginThrottle, broker: EventBroker,
+    public init(repository: any UserStore, passwords: PasswordHasher, throttle: LoginThrottle, broker: EventBroker,
                 lifetime: TimeInterval, now: @escaping @Sendable () -> Date) {
         self.repository = repository
         self.passwords = passwords

@@ -47,12 +47,12 @@ public struct UserAdministration: Sendable {
     /// How long a set-password link works.
     public static let linkLifetime: TimeInterval = 72 * 3600
 
-    let repository: any VarselRepository
+    let repository: any AssignmentStore & TrainingStore & UserStore
     let passwords: PasswordHasher
     let broker: EventBroker?
     let now: @Sendable () -> Date
 
-    public init(repository: any VarselRepository, passwords: PasswordHasher, broker: EventBroker? = nil,
+    public init(repository: any AssignmentStore & TrainingStore & UserStore, passwords: PasswordHasher, broker: EventBroker? = nil,
                 now: @escaping @Sendable () -> Date = { Date() }) {
         self.repository = repository
         self.passwords = passwords

@@ -133,7 +133,7 @@ public final class VarselServices: Sendable {
     /// The upkeep over the same store and clock: expiry warnings, pruning and erasure.
     public func maintenance(interval: Duration, accessLogRetention: TimeInterval,
                             contactRetention: TimeInterval, logger: Logger) -> MaintenanceService {
-        MaintenanceService(repository: repository, sender: sender, now: now, interval: interval,
+        MaintenanceService(repository: repository, sender: sender, erasure: erasure, now: now, interval: interval,
                            accessLogRetention: accessLogRetention, contactRetention: contactRetention, logger: logger)
     }
 

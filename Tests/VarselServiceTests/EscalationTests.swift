@@ -76,7 +76,7 @@ struct EscalationTests {
         let clock = world.clock
         // Upkeep runs beside the follow-up worker; a second scheduler, with a clock read earlier, could date the
         // coordinator's notice before the mentor's reminder.
-        await MaintenanceService(repository: world.repository, sender: world.sender, now: { clock.now }, logger: Logger(label: "test")).runOnce()
+        await MaintenanceService(repository: world.repository, sender: world.sender, erasure: ContactErasure(repository: world.repository, access: ContactAccess(repository: world.repository, now: { clock.now }), now: { clock.now }), now: { clock.now }, logger: Logger(label: "test")).runOnce()
         #expect(try await world.repository.escalations(assignmentID: assignment.id).isEmpty)
         let sent = try await world.escalate()
         #expect(sent.map(\.recipientID) == [world.mentor.id, world.coordinator.id])

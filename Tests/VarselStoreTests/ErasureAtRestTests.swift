@@ -34,7 +34,7 @@ struct ErasureAtRestTests {
             name: details[0], phone: details[2], address: details[1], notes: details[3]), urgency: .normal)
         _ = try await store.respond(to: assignment.id, status: .acknowledged, at: clock.now)
         _ = try await store.completeVisit(assignmentID: assignment.id, note: "Besøkte \(details[0]); alt vel.", at: clock.now)
-        let upkeep = MaintenanceService(repository: store, sender: sender, now: { clock.now }, contactRetention: 90 * 86400, logger: Logger(label: "test"))
+        let upkeep = MaintenanceService(repository: store, sender: sender, erasure: ContactErasure(repository: store, access: ContactAccess(repository: store, now: { clock.now }), now: { clock.now }), now: { clock.now }, contactRetention: 90 * 86400, logger: Logger(label: "test"))
         return (upkeep, contact.id)
     }
 

@@ -143,7 +143,7 @@ struct FanOutTests {
         let clock = Mutex(now)
         let pump = EventPump(repository: store, broker: EventBroker(bufferLimit: 64, metrics: ServiceMetrics()), logger: Logger(label: "test"))
         let sender = NotificationSender(repository: store, now: { clock.withLock { $0 } })
-        let upkeep = MaintenanceService(repository: store, sender: sender, now: { clock.withLock { $0 } }, logger: Logger(label: "test"))
+        let upkeep = MaintenanceService(repository: store, sender: sender, erasure: ContactErasure(repository: store, access: ContactAccess(repository: store, now: { clock.withLock { $0 } }), now: { clock.withLock { $0 } }), now: { clock.withLock { $0 } }, logger: Logger(label: "test"))
         clock.withLock { $0 = now.addingTimeInterval(MaintenanceService.fanOutGrace / 2) }
         await upkeep.runOnce()
         #expect(try await inboxes(store, users).map(\.count).reduce(0, +) == FanOut.chunkSize, "still its request's to finish")

@@ -236,7 +236,7 @@ struct ContactReadTests {
             #expect(try await client.call(.get, "/api/v1/contacts/\(contact.id)/reads", token: ola).status == .notFound)
             #expect(!(try await client.call(.get, "/contacts/\(contact.id)?assignment=\(assignment.id)", token: ola).text.contains("Who has read")))
         }
-        let upkeep = MaintenanceService(repository: world.repository, sender: world.services.sender, now: { world.clock.now },
+        let upkeep = MaintenanceService(repository: world.repository, sender: world.services.sender, erasure: world.services.erasure, now: { world.clock.now },
                                         accessLogRetention: 30 * 86400, logger: Logger(label: "test"))
         world.clock.advance(by: 30 * 86400 + 1)
         await upkeep.runOnce()

@@ -19,7 +19,7 @@ import VarselStore
 /// order. Publishing makes no frame: each stream takes its messages over to its own event loop (``StreamSubscriber``),
 /// so the next transaction does not wait for the streams.
 public final class EventPump: Service, Sendable {
-    private let repository: any VarselRepository
+    private let repository: any EventLogStore
     private let broker: EventBroker
     private let logger: Logger
     private let signal: AsyncStream<Void>.Continuation
@@ -32,7 +32,7 @@ public final class EventPump: Service, Sendable {
     /// Whether the store hands over its commits, making wake-ups unnecessary.
     private let storePublishesCommits: Bool
 
-    public init(repository: any VarselRepository, broker: EventBroker, logger: Logger,
+    public init(repository: any EventLogStore, broker: EventBroker, logger: Logger,
                 pollInterval: Duration = .seconds(1), heartbeatInterval: Duration = .seconds(20)) {
         self.repository = repository
         self.broker = broker
