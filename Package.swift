@@ -165,10 +165,13 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "VarselPasskeysTests", dependencies: ["VarselPasskeys", "VarselPasskeysTesting", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(
+            name: "VarselPasskeysTests", dependencies: ["VarselPasskeys", "VarselPasskeysTesting", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(
             name: "VarselPushTests",
-            dependencies: ["VarselPush", "VarselService", "VarselStore", "VarselSQLite", "VarselCore", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: [
+                "VarselPush", "VarselService", "VarselStore", "VarselSQLite", "VarselCore", .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         .testTarget(
             name: "VarselStoreTests",

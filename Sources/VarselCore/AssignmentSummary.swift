@@ -42,10 +42,14 @@ public struct AssignmentSummary: Sendable, Codable, Hashable, Identifiable {
     /// When the visited person's details were erased; the name and address are empty since.
     public var detailsRemovedAt: Date?
 
-    public init(id: AssignmentID, contactID: ContactID, contactName: String, address: String, mentorID: UserID = 0, mentorName: String, progress: AssignmentProgress,
-                createdAt: Date, respondedAt: Date? = nil, readAt: Date? = nil, wasRemindedAt: Date? = nil, wasEscalatedAt: Date? = nil,
-                textMessageSentAt: Date? = nil, emailSentAt: Date? = nil, deliveredAt: Date? = nil, doneAt: Date? = nil, visitNote: String? = nil, earlierTrail: [AssignmentEvent] = [],
-                detailsRemovedAt: Date? = nil) {
+    public init(
+        id: AssignmentID, contactID: ContactID, contactName: String, address: String, mentorID: UserID = 0, mentorName: String,
+        progress: AssignmentProgress,
+        createdAt: Date, respondedAt: Date? = nil, readAt: Date? = nil, wasRemindedAt: Date? = nil, wasEscalatedAt: Date? = nil,
+        textMessageSentAt: Date? = nil, emailSentAt: Date? = nil, deliveredAt: Date? = nil, doneAt: Date? = nil, visitNote: String? = nil,
+        earlierTrail: [AssignmentEvent] = [],
+        detailsRemovedAt: Date? = nil
+    ) {
         self.detailsRemovedAt = detailsRemovedAt
         self.id = id
         self.contactID = contactID
@@ -91,7 +95,8 @@ extension AssignmentSummary {
     /// Its history, oldest first: created (or, after a reassignment, the earlier history and the reassignment), the
     /// notification sent, delivered live, read, a reminder, the coordinator told, the answer, the visit done.
     public var trail: [AssignmentEvent] {
-        let start = earlierTrail.isEmpty ? AssignmentEvent(.created, at: createdAt) : AssignmentEvent(.reassigned, at: createdAt, mentorName: mentorName)
+        let start =
+            earlierTrail.isEmpty ? AssignmentEvent(.created, at: createdAt) : AssignmentEvent(.reassigned, at: createdAt, mentorName: mentorName)
         var events = [start, AssignmentEvent(.notified, at: createdAt)]
         if let deliveredAt { events.append(AssignmentEvent(.delivered, at: deliveredAt)) }
         if let readAt { events.append(AssignmentEvent(.read, at: readAt)) }
@@ -129,8 +134,10 @@ extension Describer {
     /// A coordinator's dashboard row: `Kari Nordmann, Storgata 1, Demo Mentor, waiting for an answer, 2 hours`,
     /// `…, 2 days, overdue` once it has waited past `overdueAfter`, and `…, no device shows notifications` while it
     /// waits for a mentor none of whose devices shows them (`mentorShowsNotifications` false).
-    public func coordinatorAssignmentRow(_ assignment: AssignmentSummary, now: Date, overdueAfter: TimeInterval = .infinity,
-                                         mentorShowsNotifications: Bool = true) -> String {
+    public func coordinatorAssignmentRow(
+        _ assignment: AssignmentSummary, now: Date, overdueAfter: TimeInterval = .infinity,
+        mentorShowsNotifications: Bool = true
+    ) -> String {
         "\(whoAndWhere(assignment)), \(assignment.mentorName), "
             + "\(strings.assignmentState(assignment.progress, forMentor: false)), "
             + strings.waited(since: assignment.createdAt, until: assignment.respondedAt ?? now, answered: assignment.respondedAt != nil)

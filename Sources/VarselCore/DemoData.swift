@@ -33,23 +33,30 @@ public enum DemoData {
 
     /// The person of the second demo mentor's overdue assignment.
     public static func overdueContact(_ language: Language) -> Contact {
-        Contact(name: "Per Olsen", phone: "+47 934 56 789", address: "Fjordveien 3, 0250 Oslo",
-                notes: language == .english ? "Lives alone. Call before the visit." : "Bor alene. Ring før besøket.")
+        Contact(
+            name: "Per Olsen", phone: "+47 934 56 789", address: "Fjordveien 3, 0250 Oslo",
+            notes: language == .english ? "Lives alone. Call before the visit." : "Bor alene. Ring før besøket.")
     }
 
     /// The demo's training scenario: its title and text.
     public static func scenario(_ language: Language) -> (title: String, body: String) {
         switch language {
         case .english:
-            ("A first visit", """
-            You visit a woman in her seventies who lost her sight this spring. She has not left her flat since, and says she does not want to be a burden.
-            Try how you would open the conversation, and how you would let her set the pace. Afterwards, note what you said first and how she answered.
-            """)
+            (
+                "A first visit",
+                """
+                You visit a woman in her seventies who lost her sight this spring. She has not left her flat since, and says she does not want to be a burden.
+                Try how you would open the conversation, and how you would let her set the pace. Afterwards, note what you said first and how she answered.
+                """
+            )
         case .norwegianBokmal:
-            ("Et første besøk", """
-            Du besøker en kvinne i syttiårene som mistet synet i vår. Hun har ikke gått ut av leiligheten siden, og sier hun ikke vil være til bry.
-            Prøv hvordan du ville åpnet samtalen, og hvordan du lar henne bestemme tempoet. Skriv etterpå hva du sa først, og hva hun svarte.
-            """)
+            (
+                "Et første besøk",
+                """
+                Du besøker en kvinne i syttiårene som mistet synet i vår. Hun har ikke gått ut av leiligheten siden, og sier hun ikke vil være til bry.
+                Prøv hvordan du ville åpnet samtalen, og hvordan du lar henne bestemme tempoet. Skriv etterpå hva du sa først, og hva hun svarte.
+                """
+            )
         }
     }
 
@@ -58,17 +65,21 @@ public enum DemoData {
         switch language {
         case .english:
             [
-                Contact(name: "Kari Nordmann", phone: "+47 912 34 567", address: "Storgata 1, 0155 Oslo",
-                        notes: "Lost her sight this spring. Prefers visits before noon."),
-                Contact(name: "Ola Hansen", phone: "+47 987 65 432", address: "Kirkegata 5, 0153 Oslo",
-                        notes: "Has a guide dog. Ring twice."),
+                Contact(
+                    name: "Kari Nordmann", phone: "+47 912 34 567", address: "Storgata 1, 0155 Oslo",
+                    notes: "Lost her sight this spring. Prefers visits before noon."),
+                Contact(
+                    name: "Ola Hansen", phone: "+47 987 65 432", address: "Kirkegata 5, 0153 Oslo",
+                    notes: "Has a guide dog. Ring twice."),
             ]
         case .norwegianBokmal:
             [
-                Contact(name: "Kari Nordmann", phone: "+47 912 34 567", address: "Storgata 1, 0155 Oslo",
-                        notes: "Mistet synet i vår. Foretrekker besøk før klokka tolv."),
-                Contact(name: "Ola Hansen", phone: "+47 987 65 432", address: "Kirkegata 5, 0153 Oslo",
-                        notes: "Har førerhund. Ring på to ganger."),
+                Contact(
+                    name: "Kari Nordmann", phone: "+47 912 34 567", address: "Storgata 1, 0155 Oslo",
+                    notes: "Mistet synet i vår. Foretrekker besøk før klokka tolv."),
+                Contact(
+                    name: "Ola Hansen", phone: "+47 987 65 432", address: "Kirkegata 5, 0153 Oslo",
+                    notes: "Har førerhund. Ring på to ganger."),
             ]
         }
     }
@@ -83,23 +94,30 @@ public enum DemoData {
         let expires = dayAndMonth(now.addingTimeInterval(-certificationAge + 7 * 86400), language)
         let pausedUntil = dayAndMonth(now.addingTimeInterval(-pauseAge + 17 * 86400), language)
         return [
-            Entry(kind: .assignment, title: en ? "New assignment" : "Nytt oppdrag",
-                  body: en ? "Visit Kari Nordmann at Storgata 1 on Tuesday" : "Besøk Kari Nordmann i Storgata 1 på tirsdag",
-                  age: 5 * 60, isRead: false, urgency: .normal, personalDetails: ["Kari Nordmann", "Storgata 1"], contactIndex: 0),
-            Entry(kind: .certificationExpiry, title: en ? "Certification expires in 7 days" : "Sertifiseringen utløper om 7 dager",
-                  body: en ? "Your peer mentor certification expires on \(expires). Book a renewal course."
-                      : "Likepersonsertifiseringen din utløper \(expires). Meld deg på et fornyelseskurs.",
-                  age: certificationAge, isRead: false, urgency: .normal, personalDetails: [], contactIndex: nil),
-            Entry(kind: .scenarioPrompt, title: en ? "New training scenario" : "Nytt treningsscenario",
-                  body: en ? "Practise a first visit with someone who recently lost their sight."
-                      : "Øv på et første besøk hos en som nylig har mistet synet.",
-                  age: 26 * 3600, isRead: false, urgency: .normal, personalDetails: [], contactIndex: nil),
-            Entry(kind: .pauseConfirmation, title: en ? "Your pause has started" : "Pausen din har startet",
-                  body: en ? "You will not get new assignments until \(pausedUntil)." : "Du får ikke nye oppdrag før \(pausedUntil).",
-                  age: pauseAge, isRead: true, urgency: .normal, personalDetails: [], contactIndex: nil),
-            Entry(kind: .assignment, title: en ? "New assignment" : "Nytt oppdrag",
-                  body: en ? "Visit Ola Hansen at Kirkegata 5 on Friday" : "Besøk Ola Hansen i Kirkegata 5 på fredag",
-                  age: 9 * 86400, isRead: true, urgency: .normal, personalDetails: ["Ola Hansen", "Kirkegata 5"], contactIndex: 1),
+            Entry(
+                kind: .assignment, title: en ? "New assignment" : "Nytt oppdrag",
+                body: en ? "Visit Kari Nordmann at Storgata 1 on Tuesday" : "Besøk Kari Nordmann i Storgata 1 på tirsdag",
+                age: 5 * 60, isRead: false, urgency: .normal, personalDetails: ["Kari Nordmann", "Storgata 1"], contactIndex: 0),
+            Entry(
+                kind: .certificationExpiry, title: en ? "Certification expires in 7 days" : "Sertifiseringen utløper om 7 dager",
+                body: en
+                    ? "Your peer mentor certification expires on \(expires). Book a renewal course."
+                    : "Likepersonsertifiseringen din utløper \(expires). Meld deg på et fornyelseskurs.",
+                age: certificationAge, isRead: false, urgency: .normal, personalDetails: [], contactIndex: nil),
+            Entry(
+                kind: .scenarioPrompt, title: en ? "New training scenario" : "Nytt treningsscenario",
+                body: en
+                    ? "Practise a first visit with someone who recently lost their sight."
+                    : "Øv på et første besøk hos en som nylig har mistet synet.",
+                age: 26 * 3600, isRead: false, urgency: .normal, personalDetails: [], contactIndex: nil),
+            Entry(
+                kind: .pauseConfirmation, title: en ? "Your pause has started" : "Pausen din har startet",
+                body: en ? "You will not get new assignments until \(pausedUntil)." : "Du får ikke nye oppdrag før \(pausedUntil).",
+                age: pauseAge, isRead: true, urgency: .normal, personalDetails: [], contactIndex: nil),
+            Entry(
+                kind: .assignment, title: en ? "New assignment" : "Nytt oppdrag",
+                body: en ? "Visit Ola Hansen at Kirkegata 5 on Friday" : "Besøk Ola Hansen i Kirkegata 5 på fredag",
+                age: 9 * 86400, isRead: true, urgency: .normal, personalDetails: ["Ola Hansen", "Kirkegata 5"], contactIndex: 1),
         ]
     }
 

@@ -60,11 +60,13 @@ public struct Describer: Sendable {
     /// 2 live assignments`, and `no device shows notifications` for an active mentor none of whose devices does.
     public func personRow(_ person: PersonSummary, now: Date, timeZone: TimeZone) -> String {
         let isActiveMentor = person.role == .mentor && person.deactivatedAt == nil
-        return [person.displayName, strings.personState(person, now: now, timeZone: timeZone),
-                person.deactivatedAt == nil ? strings.certificationStanding(person, now: now, timeZone: timeZone) : nil,
-                strings.liveAssignments(person.liveAssignments),
-                isActiveMentor && person.showsNotifications == false ? strings.noDeviceShowsNotifications : nil]
-            .compactMap { $0 }.joined(separator: ", ")
+        return [
+            person.displayName, strings.personState(person, now: now, timeZone: timeZone),
+            person.deactivatedAt == nil ? strings.certificationStanding(person, now: now, timeZone: timeZone) : nil,
+            strings.liveAssignments(person.liveAssignments),
+            isActiveMentor && person.showsNotifications == false ? strings.noDeviceShowsNotifications : nil,
+        ]
+        .compactMap { $0 }.joined(separator: ", ")
     }
 
     /// The filter bar as one element: `Filter: Assignments`, valued `active` while a filter narrows the list

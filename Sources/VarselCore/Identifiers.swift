@@ -4,7 +4,8 @@
 /// types change no wire format. An integer literal makes one (in tests and demo data); a value from outside (a path,
 /// a form) goes through ``init(_:)-(String)``, which refuses anything that is not a number.
 public protocol StoredID: RawRepresentable, Hashable, Comparable, Sendable, Codable, CustomStringConvertible,
-    LosslessStringConvertible, ExpressibleByIntegerLiteral where RawValue == Int64, IntegerLiteralType == Int64 {
+    LosslessStringConvertible, ExpressibleByIntegerLiteral
+where RawValue == Int64, IntegerLiteralType == Int64 {
     init(rawValue: Int64)
 }
 

@@ -50,8 +50,10 @@ extension Describer {
     /// notification for it (the kind is muted, or system notifications are off). An assignment's notification has an
     /// "Acknowledge" button only when `mayAcknowledge`: its recipient is the assignment's mentor and it waits for an
     /// answer (a coordinator told of an unanswered one cannot acknowledge it).
-    public func lockScreenNotification(for item: NotificationItem, preferences: NotificationPreferences,
-                                       mayAcknowledge: Bool = true) -> LockScreenNotification? {
+    public func lockScreenNotification(
+        for item: NotificationItem, preferences: NotificationPreferences,
+        mayAcknowledge: Bool = true
+    ) -> LockScreenNotification? {
         let cues = CuePlan(for: item, preferences: preferences, isAppInForeground: false)
         guard cues.showsSystemNotification else { return nil }
         let showsDetails = preferences.isShowingDetailsOnLockScreen
@@ -61,8 +63,9 @@ extension Describer {
         var acknowledgement: LockScreenNotification.Acknowledgement?
         if mayAcknowledge, item.kind == .assignment, case let .contact(_, assignmentID?) = item.deepLink {
             actions.append(.init(id: "acknowledge", title: strings.lockScreenAcknowledge))
-            acknowledgement = .init(assignmentID: assignmentID, confirmation: strings.assignmentAcknowledged,
-                                    failure: strings.lockScreenAcknowledgeFailed)
+            acknowledgement = .init(
+                assignmentID: assignmentID, confirmation: strings.assignmentAcknowledged,
+                failure: strings.lockScreenAcknowledgeFailed)
         }
         return LockScreenNotification(
             title: strings.lockScreenTitle(kind: item.kind, title: title, isUrgent: item.urgency == .urgent),

@@ -110,7 +110,8 @@ public struct QuietHours: Sendable, Codable, Hashable {
             (hours, minutes) = (typed.dropLast(2), typed.suffix(2))
         }
         guard (1...2).contains(hours.count), (hours + minutes).allSatisfy({ $0.isASCII && $0.isNumber }),
-              let hour = Int(hours), let minute = Int(minutes), hour < 24, minute < 60 else { return nil }
+            let hour = Int(hours), let minute = Int(minutes), hour < 24, minute < 60
+        else { return nil }
         return clock(hour * 60 + minute)
     }
 
@@ -118,8 +119,9 @@ public struct QuietHours: Sendable, Codable, Hashable {
     public static func minutes(_ text: String) -> Int? {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, parts[0].count == 2, parts[1].count == 2,
-              parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
-              let hour = Int(parts[0]), let minute = Int(parts[1]), hour < 24, minute < 60 else { return nil }
+            parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+            let hour = Int(parts[0]), let minute = Int(parts[1]), hour < 24, minute < 60
+        else { return nil }
         return hour * 60 + minute
     }
 }
@@ -144,20 +146,21 @@ public enum GSM7 {
     /// `text` with each character outside the alphabet replaced by its nearest one (`–` by `-`, `’` by `'`), or by
     /// `?` when it has none.
     public static func transliterated(_ text: String) -> String {
-        String(text.map { character -> Character in
-            if basic.contains(character) || extended.contains(character) { return character }
-            switch character {
-            case "–", "—", "‐", "−": return "-"
-            case "‘", "’", "‚", "′": return "'"
-            case "“", "”", "„", "«", "»": return "\""
-            case "…": return "."
-            case "\u{00A0}", "\t": return " "
-            default:
-                let folded = String(character).folding(options: [.diacriticInsensitive, .widthInsensitive], locale: nil)
-                if folded.count == 1, let first = folded.first, basic.contains(first) { return first }
-                return "?"
-            }
-        })
+        String(
+            text.map { character -> Character in
+                if basic.contains(character) || extended.contains(character) { return character }
+                switch character {
+                case "–", "—", "‐", "−": return "-"
+                case "‘", "’", "‚", "′": return "'"
+                case "“", "”", "„", "«", "»": return "\""
+                case "…": return "."
+                case "\u{00A0}", "\t": return " "
+                default:
+                    let folded = String(character).folding(options: [.diacriticInsensitive, .widthInsensitive], locale: nil)
+                    if folded.count == 1, let first = folded.first, basic.contains(first) { return first }
+                    return "?"
+                }
+            })
     }
 }
 
@@ -221,11 +224,14 @@ public struct OutsideMessageText: Sendable, Hashable {
     /// A verification code's email as plain text and as HTML: the code's line, then why the person gets it.
     public static func codeEmail(_ code: String, minutes: Int, strings: Strings) -> (plainText: String, html: String) {
         let line = Self.code(code, minutes: minutes, strings: strings)
-        return ("\(line)\n\n\(strings.codeEmailWhy)", """
+        return (
+            "\(line)\n\n\(strings.codeEmailWhy)",
+            """
             <!doctype html>
             <html lang="\(strings.language.rawValue)"><head><meta charset="utf-8"><title>\(escaped(strings.codeEmailSubject))</title></head>
             <body><p>\(escaped(line))</p><p>\(escaped(strings.codeEmailWhy))</p></body></html>
-            """)
+            """
+        )
     }
 
     /// `text` escaped for HTML's text and attribute values.

@@ -17,8 +17,10 @@ public struct PersonSummary: Sendable, Hashable, Identifiable {
     /// Whether any of the person's devices can be counted on to show a notification; nil when not known.
     public var showsNotifications: Bool?
 
-    public init(id: UserID, displayName: String, username: String, role: PersonRole, deactivatedAt: Date?, pausedUntil: Date?,
-                firstExpiring: (name: String, expiresAt: Date)?, liveAssignments: Int) {
+    public init(
+        id: UserID, displayName: String, username: String, role: PersonRole, deactivatedAt: Date?, pausedUntil: Date?,
+        firstExpiring: (name: String, expiresAt: Date)?, liveAssignments: Int
+    ) {
         self.id = id
         self.displayName = displayName
         self.username = username

@@ -19,8 +19,10 @@ public struct PushDeviceStatus: Sendable, Hashable {
     /// When the push service said the subscription is gone (404, 410).
     public var revokedAt: Date?
 
-    public init(name: String, createdAt: Date, lastAcceptedAt: Date? = nil, lastShownAt: Date? = nil, firstUnshownAt: Date? = nil,
-                unshownCount: Int = 0, revokedAt: Date? = nil) {
+    public init(
+        name: String, createdAt: Date, lastAcceptedAt: Date? = nil, lastShownAt: Date? = nil, firstUnshownAt: Date? = nil,
+        unshownCount: Int = 0, revokedAt: Date? = nil
+    ) {
         self.name = name
         self.createdAt = createdAt
         self.lastAcceptedAt = lastAcceptedAt
@@ -54,7 +56,8 @@ public struct PushDeviceStatus: Sendable, Hashable {
     public func health(now: Date, staleAfter: TimeInterval, staleCount: Int = 3) -> Health {
         if let revokedAt { return .revoked(at: revokedAt) }
         if unshownCount > 0, let firstUnshownAt,
-           unshownCount >= staleCount || now.timeIntervalSince(firstUnshownAt) >= staleAfter {
+            unshownCount >= staleCount || now.timeIntervalSince(firstUnshownAt) >= staleAfter
+        {
             return .notConfirmed(since: lastShownAt ?? firstUnshownAt)
         }
         if let lastShownAt { return .shows(lastShown: lastShownAt) }
@@ -64,12 +67,28 @@ public struct PushDeviceStatus: Sendable, Hashable {
     /// A device's name from its browser's User-Agent: `iPhone (Safari)`, `Android (Chrome)`, `Windows (Firefox)`.
     public static func deviceName(userAgent: String) -> String {
         let agent = userAgent.lowercased()
-        let system = agent.contains("iphone") ? "iPhone" : agent.contains("ipad") ? "iPad" : agent.contains("android") ? "Android"
-            : agent.contains("windows") ? "Windows" : agent.contains("mac os") || agent.contains("macintosh") ? "Mac"
-            : agent.contains("cros") ? "ChromeOS" : agent.contains("linux") ? "Linux" : nil
-        let browser = agent.contains("edg/") ? "Edge" : agent.contains("firefox/") || agent.contains("fxios/") ? "Firefox"
-            : agent.contains("samsungbrowser/") ? "Samsung Internet" : agent.contains("crios/") ? "Chrome"
-            : agent.contains("chromium/") ? "Chromium" : agent.contains("chrome/") ? "Chrome" : agent.contains("safari/") ? "Safari" : nil
+        let system =
+            agent.contains("iphone")
+            ? "iPhone"
+            : agent.contains("ipad")
+                ? "iPad"
+                : agent.contains("android")
+                    ? "Android"
+                    : agent.contains("windows")
+                        ? "Windows"
+                        : agent.contains("mac os") || agent.contains("macintosh")
+                            ? "Mac"
+                            : agent.contains("cros") ? "ChromeOS" : agent.contains("linux") ? "Linux" : nil
+        let browser =
+            agent.contains("edg/")
+            ? "Edge"
+            : agent.contains("firefox/") || agent.contains("fxios/")
+                ? "Firefox"
+                : agent.contains("samsungbrowser/")
+                    ? "Samsung Internet"
+                    : agent.contains("crios/")
+                        ? "Chrome"
+                        : agent.contains("chromium/") ? "Chromium" : agent.contains("chrome/") ? "Chrome" : agent.contains("safari/") ? "Safari" : nil
         switch (system, browser) {
         case let (system?, browser?): return "\(system) (\(browser))"
         case let (system?, nil): return system

@@ -31,9 +31,10 @@ public struct RelativeTime: Sendable {
         if elapsed < 24 * 60 * 60 {
             return anchored(date, fields: elapsed < 60 * 60 ? [.minute] : [.hour]).format(now)
         }
-        let days = calendar.dateComponents(
-            [.day], from: calendar.startOfDay(for: date), to: calendar.startOfDay(for: now)
-        ).day ?? 0
+        let days =
+            calendar.dateComponents(
+                [.day], from: calendar.startOfDay(for: date), to: calendar.startOfDay(for: now)
+            ).day ?? 0
         if days < 7 {
             return anchored(date, fields: [.day]).format(now)
         }

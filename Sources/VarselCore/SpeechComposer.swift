@@ -61,7 +61,8 @@ public struct SpeechComposer: Sendable {
         case .voiceOver:
             // VoiceOver speaks "Selected" before the label, a switch's on/off as its value, then the traits.
             let leading = element.state.isSelected && element.role != .listItem ? [vocabulary.selectedWord] : []
-            parts = leading + [label] + [value].compactMap { $0 } + states.filter { $0 != vocabulary.selectedWord }
+            parts =
+                leading + [label] + [value].compactMap { $0 } + states.filter { $0 != vocabulary.selectedWord }
                 + [role].compactMap { $0 } + [position].compactMap { $0 }
         case .talkBack:
             parts = states + [label] + [value].compactMap { $0 } + [role].compactMap { $0 } + [position].compactMap { $0 }
@@ -77,7 +78,8 @@ public struct SpeechComposer: Sendable {
     private func speakWeb(_ element: AccessibilityElement) -> SpokenPhrase {
         let vocabulary = RoleVocabulary(reader: .web, language: strings.language)
         let web = WebAccessibility(element)
-        let parts = [web.name] + [vocabulary.roleName(element.role, level: element.state.headingLevel)].compactMap { $0 }
+        let parts =
+            [web.name] + [vocabulary.roleName(element.role, level: element.state.headingLevel)].compactMap { $0 }
             + vocabulary.stateWords(element.state, role: element.role) + [web.position.map(strings.position)].compactMap { $0 }
         return SpokenPhrase(parts: parts.filter { !$0.isEmpty }, hint: web.description)
     }

@@ -122,7 +122,8 @@ extension Strings {
 
     /// The Contacts screen when there is nobody to visit.
     public var noContacts: String {
-        isEnglish ? "You have no one to visit now. People appear here when you have an assignment with them."
+        isEnglish
+            ? "You have no one to visit now. People appear here when you have an assignment with them."
             : "Du har ingen å besøke nå. Personer vises her når du har et oppdrag hos dem."
     }
 
@@ -141,13 +142,15 @@ extension Strings {
 
     /// Under the coordinator's mentor list: `Ola Hansen is not offered: paused until 1 December 2026`.
     public func mentorNotOfferedPaused(_ name: String, until: Date, timeZone: TimeZone) -> String {
-        isEnglish ? "\(name) is not offered: paused until \(longDate(until, timeZone: timeZone))"
+        isEnglish
+            ? "\(name) is not offered: paused until \(longDate(until, timeZone: timeZone))"
             : "\(name) vises ikke: pause til \(longDate(until, timeZone: timeZone))"
     }
 
     /// `Per Olsen is not offered: First aid expired on 1 March 2026`.
     public func mentorNotOfferedExpired(_ name: String, certification: String, on date: Date, timeZone: TimeZone) -> String {
-        isEnglish ? "\(name) is not offered: \(certification) expired on \(longDate(date, timeZone: timeZone))"
+        isEnglish
+            ? "\(name) is not offered: \(certification) expired on \(longDate(date, timeZone: timeZone))"
             : "\(name) vises ikke: \(certification) utløp \(longDate(date, timeZone: timeZone))"
     }
 
@@ -160,13 +163,15 @@ extension Strings {
 
     /// The reminder's body, without the visited person's details.
     public func reminderBody(waited: TimeInterval) -> String {
-        isEnglish ? "It has waited \(duration(waited)). Open it to acknowledge or decline."
+        isEnglish
+            ? "It has waited \(duration(waited)). Open it to acknowledge or decline."
             : "Det har ventet i \(duration(waited)). Åpne det for å bekrefte eller avslå."
     }
 
     /// The coordinator's urgent notice: `Unanswered assignment: Demo Mentor has not answered in 2 days`.
     public func escalationTitle(mentor: String, waited: TimeInterval) -> String {
-        isEnglish ? "Unanswered assignment: \(mentor) has not answered in \(duration(waited))"
+        isEnglish
+            ? "Unanswered assignment: \(mentor) has not answered in \(duration(waited))"
             : "Ubesvart oppdrag: \(mentor) har ikke svart på \(duration(waited))"
     }
 

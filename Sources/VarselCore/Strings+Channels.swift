@@ -4,7 +4,9 @@ import Foundation
 extension Strings {
     // MARK: Settings
 
-    public var settingsTextMessageLegend: String { isEnglish ? "Text message when I have not seen it in time" : "SMS når jeg ikke har sett det i tide" }
+    public var settingsTextMessageLegend: String {
+        isEnglish ? "Text message when I have not seen it in time" : "SMS når jeg ikke har sett det i tide"
+    }
     public var settingsEmailLegend: String { isEnglish ? "Email when I have not seen it in time" : "E-post når jeg ikke har sett det i tide" }
     public var quietHoursLegend: String { isEnglish ? "Quiet hours" : "Stille timer" }
     public var quietHoursStart: String { isEnglish ? "Quiet hours start" : "Stille timer starter" }
@@ -16,9 +18,13 @@ extension Strings {
     }
     /// Said when only one of the two times is filled in, or they are the same.
     public var quietHoursIncomplete: String {
-        isEnglish ? "Fill in both times, different from each other, or leave both empty." : "Fyll inn begge tidene, ulike hverandre, eller la begge stå tomme."
+        isEnglish
+            ? "Fill in both times, different from each other, or leave both empty."
+            : "Fyll inn begge tidene, ulike hverandre, eller la begge stå tomme."
     }
-    public var invalidClockTime: String { isEnglish ? "Write a time as hours and minutes, such as 22:00." : "Skriv et klokkeslett som timer og minutter, for eksempel 22:00." }
+    public var invalidClockTime: String {
+        isEnglish ? "Write a time as hours and minutes, such as 22:00." : "Skriv et klokkeslett som timer og minutter, for eksempel 22:00."
+    }
     /// What the settings say of a channel that is not verified: `No verified mobile number: add one on your Profile.`
     public func channelNotVerified(_ channel: OutsideChannel) -> String {
         switch (channel, isEnglish) {
@@ -90,14 +96,15 @@ extension Strings {
         let name = channelAddressLabel(channel)
         guard let state else { return isEnglish ? "\(name): none" : "\(name): ingen" }
         let shown = Self.readable(state.address, channel: channel)
-        let status: String = switch (state.isVerified, state.codeExpiresAt != nil, isEnglish) {
-        case (true, _, true): "verified"
-        case (true, _, false): "bekreftet"
-        case (false, true, true): "not verified: a code was sent"
-        case (false, true, false): "ikke bekreftet: en kode er sendt"
-        case (false, false, true): "not verified"
-        case (false, false, false): "ikke bekreftet"
-        }
+        let status: String =
+            switch (state.isVerified, state.codeExpiresAt != nil, isEnglish) {
+            case (true, _, true): "verified"
+            case (true, _, false): "bekreftet"
+            case (false, true, true): "not verified: a code was sent"
+            case (false, true, false): "ikke bekreftet: en kode er sendt"
+            case (false, false, true): "not verified"
+            case (false, false, false): "ikke bekreftet"
+            }
         return "\(name) \(shown), \(status)"
     }
     /// A number written to be read: `+47 912 34 567` for a Norwegian mobile number; other numbers and addresses as stored.
@@ -144,13 +151,17 @@ extension Strings {
         }
     }
     public func wrongCode(triesLeft: Int) -> String {
-        isEnglish ? "The code is wrong. \(triesLeft) \(triesLeft == 1 ? "try" : "tries") left." : "Koden er feil. \(triesLeft) \(triesLeft == 1 ? "forsøk" : "forsøk") igjen."
+        isEnglish
+            ? "The code is wrong. \(triesLeft) \(triesLeft == 1 ? "try" : "tries") left."
+            : "Koden er feil. \(triesLeft) \(triesLeft == 1 ? "forsøk" : "forsøk") igjen."
     }
     public var codeExpired: String { isEnglish ? "The code has expired. Ask for a new code." : "Koden er utløpt. Be om en ny kode." }
     public var tooManyWrongCodes: String { isEnglish ? "Too many wrong codes. Ask for a new code." : "For mange feil koder. Be om en ny kode." }
     public var noCodeWaiting: String { isEnglish ? "No code waits for this. Ask for a new code." : "Ingen kode venter på dette. Be om en ny kode." }
     public func waitBeforeNewCode(seconds: Int) -> String {
-        isEnglish ? "A code was sent a moment ago. Ask again in \(seconds) seconds." : "En kode ble sendt for et øyeblikk siden. Spør igjen om \(seconds) sekunder."
+        isEnglish
+            ? "A code was sent a moment ago. Ask again in \(seconds) seconds."
+            : "En kode ble sendt for et øyeblikk siden. Spør igjen om \(seconds) sekunder."
     }
     public var codeNotSent: String {
         isEnglish ? "The code could not be sent now. Try again in a few minutes." : "Koden kunne ikke sendes nå. Prøv igjen om noen minutter."
@@ -168,7 +179,9 @@ extension Strings {
         isEnglish ? "This Varsel does not send these messages." : "Denne Varsel sender ikke slike meldinger."
     }
     public var invalidMobileNumber: String {
-        isEnglish ? "Write a mobile number, such as 912 34 567 or +46 70 123 45 67." : "Skriv et mobilnummer, for eksempel 912 34 567 eller +46 70 123 45 67."
+        isEnglish
+            ? "Write a mobile number, such as 912 34 567 or +46 70 123 45 67."
+            : "Skriv et mobilnummer, for eksempel 912 34 567 eller +46 70 123 45 67."
     }
     public var invalidEmailAddress: String {
         isEnglish ? "Write an email address, such as name@example.org." : "Skriv en e-postadresse, for eksempel navn@example.org."
@@ -191,7 +204,9 @@ extension Strings {
     public var codeEmailSubject: String { isEnglish ? "Your code for Varsel" : "Koden din til Varsel" }
     /// `Your Varsel code is 123 456. It works for 10 minutes.`
     public func verificationCodeText(_ grouped: String, minutes: Int) -> String {
-        isEnglish ? "Your Varsel code is \(grouped). It works for \(minutes) minutes." : "Koden din til Varsel er \(grouped). Den virker i \(minutes) minutter."
+        isEnglish
+            ? "Your Varsel code is \(grouped). It works for \(minutes) minutes."
+            : "Koden din til Varsel er \(grouped). Den virker i \(minutes) minutter."
     }
     public var codeEmailWhy: String {
         isEnglish

@@ -27,7 +27,8 @@ extension Strings {
     public var integrationsTitle: String { isEnglish ? "Integration tokens" : "Integrasjonsnøkler" }
 
     public var integrationsIntro: String {
-        isEnglish ? "A member or case system uses a token to create assignments and read their state without anyone's password. Everything it changes is recorded under its name."
+        isEnglish
+            ? "A member or case system uses a token to create assignments and read their state without anyone's password. Everything it changes is recorded under its name."
             : "Et medlems- eller saksbehandlingssystem bruker en nøkkel til å opprette oppdrag og lese hvordan det går med dem, uten noens passord. Alt det endrer, står oppført under navnet dets."
     }
 
@@ -48,11 +49,17 @@ extension Strings {
     public func integrationRow(_ summary: IntegrationSummary, now: Date, timeZone: TimeZone) -> String {
         let relative = RelativeTime(language: language, timeZone: timeZone)
         let made = longDate(summary.madeAt, timeZone: timeZone)
-        let madePart = summary.madeBy.map { isEnglish ? "made \(made) by \($0)" : "laget \(made) av \($0)" }
+        let madePart =
+            summary.madeBy.map { isEnglish ? "made \(made) by \($0)" : "laget \(made) av \($0)" }
             ?? (isEnglish ? "made \(made) on the command line" : "laget \(made) på kommandolinjen")
-        let usePart = summary.lastUsedAt.map { isEnglish ? "last used \(relative.phrase(for: $0, now: now))" : "sist brukt \(relative.phrase(for: $0, now: now))" }
+        let usePart =
+            summary.lastUsedAt.map {
+                isEnglish ? "last used \(relative.phrase(for: $0, now: now))" : "sist brukt \(relative.phrase(for: $0, now: now))"
+            }
             ?? (isEnglish ? "never used" : "aldri brukt")
-        let statePart = summary.revokedAt.map { isEnglish ? "revoked \(longDate($0, timeZone: timeZone))" : "trukket tilbake \(longDate($0, timeZone: timeZone))" }
+        let statePart = summary.revokedAt.map {
+            isEnglish ? "revoked \(longDate($0, timeZone: timeZone))" : "trukket tilbake \(longDate($0, timeZone: timeZone))"
+        }
         return ([summary.name, roleName(summary.role), madePart, usePart] + (statePart.map { [$0] } ?? [])).joined(separator: ", ")
     }
 
@@ -63,7 +70,8 @@ extension Strings {
     public var makeTokenHeading: String { isEnglish ? "Make a token" : "Lag en nøkkel" }
     public var tokenNameField: String { isEnglish ? "System's name" : "Systemets navn" }
     public var tokenNameHint: String {
-        isEnglish ? "As logs and histories will show it, for example Member system." : "Slik logger og historikk viser det, for eksempel Medlemssystem."
+        isEnglish
+            ? "As logs and histories will show it, for example Member system." : "Slik logger og historikk viser det, for eksempel Medlemssystem."
     }
     public var tokenRoleField: String { isEnglish ? "What it may do" : "Hva det får gjøre" }
     public var makeTokenButton: String { isEnglish ? "Make token" : "Lag nøkkel" }
@@ -72,7 +80,8 @@ extension Strings {
     public func tokenHeading(for name: String) -> String { isEnglish ? "Token for \(name)" : "Nøkkel for \(name)" }
 
     public func tokenInstructions(for name: String) -> String {
-        isEnglish ? "Copy this token into \(name) now. It is shown this once: Varsel keeps only a fingerprint of it. Whoever holds it can act as \(name), so keep it secret."
+        isEnglish
+            ? "Copy this token into \(name) now. It is shown this once: Varsel keeps only a fingerprint of it. Whoever holds it can act as \(name), so keep it secret."
             : "Kopier denne nøkkelen inn i \(name) nå. Den vises bare denne ene gangen: Varsel tar bare vare på et fingeravtrykk av den. Den som har den, kan handle som \(name), så hold den hemmelig."
     }
     public var tokenLabel: String { isEnglish ? "Token" : "Nøkkel" }
@@ -81,7 +90,8 @@ extension Strings {
     public func tokenMade(for name: String) -> String { isEnglish ? "Made a token for \(name)" : "Laget en nøkkel for \(name)" }
 
     public var tokenShownOnce: String {
-        isEnglish ? "That token was shown once and cannot be shown again. If it was lost, revoke it and make a new one."
+        isEnglish
+            ? "That token was shown once and cannot be shown again. If it was lost, revoke it and make a new one."
             : "Den nøkkelen ble vist én gang og kan ikke vises igjen. Hvis den ble borte, trekk den tilbake og lag en ny."
     }
     public var tokenRevoked: String {

@@ -41,8 +41,11 @@ extension Strings {
     public func personState(_ person: PersonSummary, now: Date, timeZone: TimeZone) -> String {
         switch person.state(now: now) {
         case .deactivated: isEnglish ? "deactivated" : "deaktivert"
-        case .paused: person.pausedUntil.map { isEnglish ? "paused until \(longDate($0, timeZone: timeZone))" : "pause til \(longDate($0, timeZone: timeZone))" }
-            ?? (isEnglish ? "paused" : "på pause")
+        case .paused:
+            person.pausedUntil.map {
+                isEnglish ? "paused until \(longDate($0, timeZone: timeZone))" : "pause til \(longDate($0, timeZone: timeZone))"
+            }
+                ?? (isEnglish ? "paused" : "på pause")
         default: isEnglish ? "active" : "aktiv"
         }
     }
@@ -52,15 +55,19 @@ extension Strings {
     public func certificationStanding(_ person: PersonSummary, now: Date, timeZone: TimeZone) -> String? {
         guard let first = person.firstExpiring, let days = person.daysUntilExpiry(now: now) else { return nil }
         if first.expiresAt <= now {
-            return isEnglish ? "\(first.name) expired on \(longDate(first.expiresAt, timeZone: timeZone))"
+            return isEnglish
+                ? "\(first.name) expired on \(longDate(first.expiresAt, timeZone: timeZone))"
                 : "\(first.name) utløp \(longDate(first.expiresAt, timeZone: timeZone))"
         }
         switch days {
         case 0: return isEnglish ? "\(first.name) expires today" : "\(first.name) utløper i dag"
         case 1: return isEnglish ? "\(first.name) expires tomorrow" : "\(first.name) utløper i morgen"
-        case 2...PersonFilter.expiringWithinDays: return isEnglish ? "\(first.name) expires in \(days) days" : "\(first.name) utløper om \(days) dager"
-        default: return isEnglish ? "\(first.name) valid until \(longDate(first.expiresAt, timeZone: timeZone))"
-            : "\(first.name) gyldig til \(longDate(first.expiresAt, timeZone: timeZone))"
+        case 2...PersonFilter.expiringWithinDays:
+            return isEnglish ? "\(first.name) expires in \(days) days" : "\(first.name) utløper om \(days) dager"
+        default:
+            return isEnglish
+                ? "\(first.name) valid until \(longDate(first.expiresAt, timeZone: timeZone))"
+                : "\(first.name) gyldig til \(longDate(first.expiresAt, timeZone: timeZone))"
         }
     }
 
@@ -82,7 +89,8 @@ extension Strings {
     public var addPersonHeading: String { isEnglish ? "Add a person" : "Legg til en person" }
     public var displayNameField: String { isEnglish ? "Full name" : "Fullt navn" }
     public var usernameHint: String {
-        isEnglish ? "What they sign in with: 2 to 64 letters, digits, full stops, hyphens or underscores."
+        isEnglish
+            ? "What they sign in with: 2 to 64 letters, digits, full stops, hyphens or underscores."
             : "Det de logger inn med: 2 til 64 bokstaver, sifre, punktum, bindestrek eller understrek."
     }
     public var languageField: String { isEnglish ? "Language" : "Språk" }
@@ -91,7 +99,9 @@ extension Strings {
     public var usernameTaken: String { isEnglish ? "This username is taken." : "Brukernavnet er tatt." }
     /// A username that breaks the rule; the field's hint says the rule, so the error does not repeat it.
     public var usernameRule: String {
-        isEnglish ? "This username is too short, too long, or has characters that are not allowed." : "Brukernavnet er for kort, for langt eller har tegn som ikke er tillatt."
+        isEnglish
+            ? "This username is too short, too long, or has characters that are not allowed."
+            : "Brukernavnet er for kort, for langt eller har tegn som ikke er tillatt."
     }
 
     // MARK: The one-time link
@@ -103,7 +113,8 @@ extension Strings {
 
     /// How to pass the link on, and that it is shown only once.
     public func linkInstructions(for name: String, until date: Date, timeZone: TimeZone) -> String {
-        isEnglish ? "Pass this on to \(name). It works once, until \(dateAndTime(date, timeZone: timeZone)), and is not shown again."
+        isEnglish
+            ? "Pass this on to \(name). It works once, until \(dateAndTime(date, timeZone: timeZone)), and is not shown again."
             : "Gi dette videre til \(name). Det virker én gang, til \(dateAndTime(date, timeZone: timeZone)), og vises ikke igjen."
     }
 
@@ -125,7 +136,8 @@ extension Strings {
         isEnglish ? "For \(name), who signs in as \(username)." : "For \(name), som logger inn som \(username)."
     }
     public var passwordRules: String {
-        isEnglish ? "8 to 72 characters. A few words you will remember make a good password."
+        isEnglish
+            ? "8 to 72 characters. A few words you will remember make a good password."
             : "8 til 72 tegn. Noen ord du husker, gir et godt passord."
     }
     public var newPasswordField: String { isEnglish ? "New password" : "Nytt passord" }
@@ -134,13 +146,15 @@ extension Strings {
     public var passwordsDiffer: String { isEnglish ? "The two passwords are not the same." : "De to passordene er ikke like." }
     public var passwordBreaksRules: String { isEnglish ? "Use 8 to 72 characters." : "Bruk 8 til 72 tegn." }
     public var linkNotValid: String {
-        isEnglish ? "This link has expired or has been used. Ask your coordinator for a new one."
+        isEnglish
+            ? "This link has expired or has been used. Ask your coordinator for a new one."
             : "Denne lenken er utløpt eller brukt. Be koordinatoren om en ny."
     }
     public var codeField: String { isEnglish ? "Code from your coordinator" : "Koden fra koordinatoren" }
     public var continueButton: String { isEnglish ? "Continue" : "Fortsett" }
     public var codeNotValid: String {
-        isEnglish ? "This code is not valid: it has expired, has been used, or has a typing error. Ask your coordinator if it goes on."
+        isEnglish
+            ? "This code is not valid: it has expired, has been used, or has a typing error. Ask your coordinator if it goes on."
             : "Koden er ikke gyldig: den er utløpt, brukt eller har en skrivefeil. Spør koordinatoren hvis det fortsetter."
     }
     public var accountDeactivated: String {
@@ -157,12 +171,14 @@ extension Strings {
     public var changeLogHeading: String { isEnglish ? "Changes to the account" : "Endringer i kontoen" }
     public var newLinkButton: String { isEnglish ? "Make a new set-password link" : "Lag en ny lenke for å velge passord" }
     public var newLinkHint: String {
-        isEnglish ? "The person is signed out everywhere; their old password stops working once they choose a new one."
+        isEnglish
+            ? "The person is signed out everywhere; their old password stops working once they choose a new one."
             : "Personen logges ut overalt; det gamle passordet slutter å virke når de velger et nytt."
     }
     public var deactivateButton: String { isEnglish ? "Deactivate" : "Deaktiver" }
     public var deactivateHint: String {
-        isEnglish ? "Signs them out everywhere and refuses sign-in. Nothing is deleted; you can reactivate."
+        isEnglish
+            ? "Signs them out everywhere and refuses sign-in. Nothing is deleted; you can reactivate."
             : "Logger dem ut overalt og nekter innlogging. Ingenting slettes; du kan aktivere igjen."
     }
     public var reactivateButton: String { isEnglish ? "Reactivate" : "Aktiver igjen" }
@@ -181,7 +197,8 @@ extension Strings {
     public func renewCertification(_ name: String) -> String { isEnglish ? "Renew \(name)" : "Forny \(name)" }
     public var dateRule: String { isEnglish ? "Write a date as 2027-06-30." : "Skriv en dato som 2027-06-30." }
     public var ownAccountNote: String {
-        isEnglish ? "This is your own account: your role and access are changed by another administrator."
+        isEnglish
+            ? "This is your own account: your role and access are changed by another administrator."
             : "Dette er din egen konto: rollen og tilgangen endres av en annen administrator."
     }
 
@@ -190,10 +207,13 @@ extension Strings {
     public func personAdded(_ name: String) -> String { isEnglish ? "\(name) added" : "\(name) er lagt til" }
     /// Said on the person's page when the one-time link's page is opened again: it is shown once only.
     public var linkShownOnce: String {
-        isEnglish ? "The set-password link was shown once and is not shown again. If it was lost, make a new one."
+        isEnglish
+            ? "The set-password link was shown once and is not shown again. If it was lost, make a new one."
             : "Lenken for å velge passord ble vist én gang og vises ikke igjen. Lag en ny hvis den ble borte."
     }
-    public var linkMade: String { isEnglish ? "New set-password link made; the person is signed out everywhere" : "Ny lenke laget; personen er logget ut overalt" }
+    public var linkMade: String {
+        isEnglish ? "New set-password link made; the person is signed out everywhere" : "Ny lenke laget; personen er logget ut overalt"
+    }
     public var personDeactivated: String { isEnglish ? "Deactivated and signed out everywhere" : "Deaktivert og logget ut overalt" }
     public var personReactivated: String { isEnglish ? "Reactivated" : "Aktivert igjen" }
     public var roleChanged: String { isEnglish ? "Role changed" : "Rollen er endret" }
@@ -208,7 +228,8 @@ extension Strings {
     public var detailsRemovedShort: String { isEnglish ? "details removed" : "opplysningene er fjernet" }
     /// The page of an erased contact: `The details of this person were removed on 25 November 2026 at 14:03.`
     public func detailsRemovedText(on date: Date, timeZone: TimeZone) -> String {
-        isEnglish ? "The details of this person were removed on \(dateAndTime(date, timeZone: timeZone))."
+        isEnglish
+            ? "The details of this person were removed on \(dateAndTime(date, timeZone: timeZone))."
             : "Opplysningene om denne personen ble fjernet \(dateAndTime(date, timeZone: timeZone))."
     }
     public var eraseButton: String { isEnglish ? "Erase these details" : "Slett disse opplysningene" }
@@ -217,7 +238,8 @@ extension Strings {
         isEnglish ? "Erase the details of \(name)?" : "Slette opplysningene om \(name)?"
     }
     public var eraseDialogText: String {
-        isEnglish ? "Their name, address, phone number and notes are removed from Varsel everywhere, at once. The assignment's history stays. This cannot be undone."
+        isEnglish
+            ? "Their name, address, phone number and notes are removed from Varsel everywhere, at once. The assignment's history stays. This cannot be undone."
             : "Navn, adresse, telefonnummer og notater fjernes fra Varsel overalt, med en gang. Historikken til oppdraget blir. Dette kan ikke angres."
     }
     public var eraseConfirm: String { isEnglish ? "Erase" : "Slett" }
@@ -226,7 +248,9 @@ extension Strings {
     // MARK: Downloads of stored data
 
     public var yourDataHeading: String { isEnglish ? "Your data" : "Dine data" }
-    public var downloadMyData: String { isEnglish ? "Download everything Varsel stores about you (JSON)" : "Last ned alt Varsel lagrer om deg (JSON)" }
+    public var downloadMyData: String {
+        isEnglish ? "Download everything Varsel stores about you (JSON)" : "Last ned alt Varsel lagrer om deg (JSON)"
+    }
     public var downloadContactData: String {
         isEnglish ? "Download everything stored about this person (JSON)" : "Last ned alt som er lagret om denne personen (JSON)"
     }
@@ -247,7 +271,8 @@ extension Strings {
 
     /// One read: `Kari Mentor, through this page, 25 November 2026 at 14:03`.
     public func contactReadLine(by name: String, through channel: ContactReadChannel, at date: Date, timeZone: TimeZone) -> String {
-        isEnglish ? "\(name), through \(channelName(channel)), \(dateAndTime(date, timeZone: timeZone))"
+        isEnglish
+            ? "\(name), through \(channelName(channel)), \(dateAndTime(date, timeZone: timeZone))"
             : "\(name), gjennom \(channelName(channel)), \(dateAndTime(date, timeZone: timeZone))"
     }
 
@@ -265,7 +290,9 @@ extension Strings {
     public var linkIssuedChange: String { isEnglish ? "Set-password link made" : "Lenke for å velge passord laget" }
     public var passwordSetChange: String { isEnglish ? "Password chosen with the link" : "Passord valgt med lenken" }
     public var passwordChangedChange: String { isEnglish ? "Password changed" : "Passord endret" }
-    public func roleChangedChange(to role: PersonRole) -> String { isEnglish ? "Role changed to \(roleName(role))" : "Rolle endret til \(roleName(role))" }
+    public func roleChangedChange(to role: PersonRole) -> String {
+        isEnglish ? "Role changed to \(roleName(role))" : "Rolle endret til \(roleName(role))"
+    }
     public var deactivatedChange: String { isEnglish ? "Deactivated" : "Deaktivert" }
     public var reactivatedChange: String { isEnglish ? "Reactivated" : "Aktivert igjen" }
     public func certificationAddedChange(_ name: String, expires date: Date?, timeZone: TimeZone) -> String {

@@ -120,20 +120,21 @@ extension Strings {
     /// One device and how its delivery stands: `iPhone (Safari), last notification shown today at 2:02 PM`,
     /// `iPhone (Safari), not confirmed since December 3, 2026: open Varsel on this phone to wake it up`.
     public func deviceLine(_ device: PushDeviceStatus, health: PushDeviceStatus.Health, now: Date, timeZone: TimeZone) -> String {
-        let state: String = switch (health, isEnglish) {
-        case (.waiting, true): "no notification sent to it yet"
-        case (.waiting, false): "ingen varsler sendt dit ennå"
-        case let (.shows(shown), true): "last notification shown \(dayAndTime(shown, now: now, timeZone: timeZone))"
-        case let (.shows(shown), false): "siste varsel vist \(dayAndTime(shown, now: now, timeZone: timeZone))"
-        case let (.notConfirmed(since), true):
-            "not confirmed since \(longDate(since, timeZone: timeZone)): open Varsel on this phone to wake it up"
-        case let (.notConfirmed(since), false):
-            "ikke bekreftet siden \(longDate(since, timeZone: timeZone)): åpne Varsel på denne telefonen for å vekke den"
-        case let (.revoked(at), true):
-            "stopped taking notifications on \(longDate(at, timeZone: timeZone)): turn notifications on again on this phone"
-        case let (.revoked(at), false):
-            "sluttet å ta imot varsler \(longDate(at, timeZone: timeZone)): slå på varsler igjen på denne telefonen"
-        }
+        let state: String =
+            switch (health, isEnglish) {
+            case (.waiting, true): "no notification sent to it yet"
+            case (.waiting, false): "ingen varsler sendt dit ennå"
+            case let (.shows(shown), true): "last notification shown \(dayAndTime(shown, now: now, timeZone: timeZone))"
+            case let (.shows(shown), false): "siste varsel vist \(dayAndTime(shown, now: now, timeZone: timeZone))"
+            case let (.notConfirmed(since), true):
+                "not confirmed since \(longDate(since, timeZone: timeZone)): open Varsel on this phone to wake it up"
+            case let (.notConfirmed(since), false):
+                "ikke bekreftet siden \(longDate(since, timeZone: timeZone)): åpne Varsel på denne telefonen for å vekke den"
+            case let (.revoked(at), true):
+                "stopped taking notifications on \(longDate(at, timeZone: timeZone)): turn notifications on again on this phone"
+            case let (.revoked(at), false):
+                "sluttet å ta imot varsler \(longDate(at, timeZone: timeZone)): slå på varsler igjen på denne telefonen"
+            }
         return "\(device.name), \(state)"
     }
 
@@ -151,8 +152,10 @@ extension Strings {
     public func dayAndTime(_ date: Date, now: Date, timeZone: TimeZone) -> String {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
-        let time = date.formatted(Date.FormatStyle(date: .omitted, time: .shortened, locale: language.locale, calendar: calendar,
-                                                   timeZone: timeZone))
+        let time = date.formatted(
+            Date.FormatStyle(
+                date: .omitted, time: .shortened, locale: language.locale, calendar: calendar,
+                timeZone: timeZone))
         if calendar.isDate(date, inSameDayAs: now) { return isEnglish ? "today at \(time)" : "i dag kl. \(time)" }
         if let yesterday = calendar.date(byAdding: .day, value: -1, to: now), calendar.isDate(date, inSameDayAs: yesterday) {
             return isEnglish ? "yesterday at \(time)" : "i går kl. \(time)"

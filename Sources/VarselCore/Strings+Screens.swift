@@ -19,8 +19,9 @@ extension Strings {
     public var pageNotFound: String { en ? "Page not found" : "Fant ikke siden" }
     /// What the page for an address that is no page says under its heading.
     public var pageNotFoundExplanation: String {
-        en ? "There is no page at this address. The link may be old or mistyped."
-           : "Det finnes ingen side på denne adressen. Lenken kan være gammel eller skrevet feil."
+        en
+            ? "There is no page at this address. The link may be old or mistyped."
+            : "Det finnes ingen side på denne adressen. Lenken kan være gammel eller skrevet feil."
     }
     /// Its way home, for a signed-in person: `Go to your notifications`.
     public var goToNotifications: String { en ? "Go to your notifications" : "Gå til varslene dine" }
@@ -35,7 +36,8 @@ extension Strings {
     public var address: String { en ? "Address" : "Adresse" }
     public var notes: String { en ? "Notes" : "Notater" }
     public var acknowledgeDialogText: String {
-        en ? "You confirm that you will visit and that the coordinator may count on you."
+        en
+            ? "You confirm that you will visit and that the coordinator may count on you."
             : "Du bekrefter at du skal på besøk, og at koordinatoren kan regne med deg."
     }
     public func assignmentStatus(_ status: String) -> String {
@@ -56,19 +58,22 @@ extension Strings {
     public var bodyField: String { en ? "Message" : "Melding" }
     /// Said with the send form's Title field: a title is public by contract.
     public var titleFieldHint: String {
-        en ? "Read aloud when the notification arrives and shown on lock screens, so it must not name anyone."
-           : "Leses opp når varselet kommer og vises på låseskjermen, så den må ikke nevne noen ved navn."
+        en
+            ? "Read aloud when the notification arrives and shown on lock screens, so it must not name anyone."
+            : "Leses opp når varselet kommer og vises på låseskjermen, så den må ikke nevne noen ved navn."
     }
     public var personalDetailsField: String { en ? "Names and addresses in the message" : "Navn og adresser i meldingen" }
     /// Said with the send form's personal-details field.
     public var personalDetailsFieldHint: String {
-        en ? "One per line. They are never read aloud when the notification arrives and are hidden on lock screens unless the mentor allows it."
-           : "Én per linje. De leses aldri opp når varselet kommer, og skjules på låseskjermen med mindre likepersonen tillater det."
+        en
+            ? "One per line. They are never read aloud when the notification arrives and are hidden on lock screens unless the mentor allows it."
+            : "Én per linje. De leses aldri opp når varselet kommer, og skjules på låseskjermen med mindre likepersonen tillater det."
     }
     /// A title that names a listed personal detail.
     public var titleNamesPersonalDetail: String {
-        en ? "The title must not contain a name or address listed below: it is read aloud and shown on lock screens."
-           : "Tittelen kan ikke inneholde et navn eller en adresse som står nedenfor: den leses opp og vises på låseskjermen."
+        en
+            ? "The title must not contain a name or address listed below: it is read aloud and shown on lock screens."
+            : "Tittelen kan ikke inneholde et navn eller en adresse som står nedenfor: den leses opp og vises på låseskjermen."
     }
     public var urgentField: String { en ? "Urgent" : "Haster" }
     public var send: String { en ? "Send" : "Send" }
@@ -82,13 +87,15 @@ extension Strings {
     public func tooLong(_ max: Int) -> String { en ? "At most \(max) characters." : "Høyst \(max) tegn." }
     /// A field holding a control character (a tab pasted in, say) or an invisible formatting character.
     public var noControlCharacters: String {
-        en ? "Remove the tabs and other control characters; line breaks are fine where the field has several lines."
-           : "Fjern tabulatorer og andre kontrolltegn; linjeskift går fint der feltet har flere linjer."
+        en
+            ? "Remove the tabs and other control characters; line breaks are fine where the field has several lines."
+            : "Fjern tabulatorer og andre kontrolltegn; linjeskift går fint der feltet har flere linjer."
     }
     /// The send form's personal details when there are too many, one is too long, or one holds a control character.
     public func personalDetailsRule(count: Int, length: Int) -> String {
-        en ? "At most \(count) lines of at most \(length) characters each, without tabs or other control characters."
-           : "Høyst \(count) linjer på høyst \(length) tegn hver, uten tabulatorer eller andre kontrolltegn."
+        en
+            ? "At most \(count) lines of at most \(length) characters each, without tabs or other control characters."
+            : "Høyst \(count) linjer på høyst \(length) tegn hver, uten tabulatorer eller andre kontrolltegn."
     }
     /// Sign-in refused for a while after too many wrong attempts: `Too many sign-in attempts. Try again in 60 seconds.`
     public func tooManySignInAttempts(seconds: Int) -> String {

@@ -87,7 +87,8 @@ extension Strings {
 
     /// Profile and Home: a pause booked for later: `Pause booked from 1 December 2026 until 8 December 2026`.
     public func pauseBooked(from: Date, until: Date, timeZone: TimeZone) -> String {
-        isEnglish ? "Pause booked from \(longDate(from, timeZone: timeZone)) until \(longDate(until, timeZone: timeZone))"
+        isEnglish
+            ? "Pause booked from \(longDate(from, timeZone: timeZone)) until \(longDate(until, timeZone: timeZone))"
             : "Pause bestilt fra \(longDate(from, timeZone: timeZone)) til \(longDate(until, timeZone: timeZone))"
     }
 
@@ -95,7 +96,8 @@ extension Strings {
 
     /// `You will not get new assignments from 1 December 2026 until 8 December 2026.`
     public func pauseBookedBody(from: Date, until: Date, timeZone: TimeZone) -> String {
-        isEnglish ? "You will not get new assignments from \(longDate(from, timeZone: timeZone)) until \(longDate(until, timeZone: timeZone))."
+        isEnglish
+            ? "You will not get new assignments from \(longDate(from, timeZone: timeZone)) until \(longDate(until, timeZone: timeZone))."
             : "Du får ikke nye oppdrag fra \(longDate(from, timeZone: timeZone)) til \(longDate(until, timeZone: timeZone))."
     }
 
@@ -144,12 +146,14 @@ extension Strings {
 
     /// A coordinator's scenario row: `The first visit, 2 of 3 mentors done`.
     public func scenarioProgress(title: String, done: Int, of total: Int) -> String {
-        isEnglish ? "\(title), \(number(done)) of \(number(total)) mentors done" : "\(title), \(number(done)) av \(number(total)) likepersoner ferdige"
+        isEnglish
+            ? "\(title), \(number(done)) of \(number(total)) mentors done" : "\(title), \(number(done)) av \(number(total)) likepersoner ferdige"
     }
 
     public var reflectionField: String { isEnglish ? "Your reflection" : "Din refleksjon" }
     public var reflectionHint: String {
-        isEnglish ? "What went well, and what would you do differently? Up to 2,000 characters."
+        isEnglish
+            ? "What went well, and what would you do differently? Up to 2,000 characters."
             : "Hva gikk bra, og hva ville du gjort annerledes? Inntil 2000 tegn."
     }
     public var markScenarioDone: String { isEnglish ? "Mark done and save the reflection" : "Marker som gjort og lagre refleksjonen" }
@@ -169,7 +173,9 @@ extension Strings {
 
 extension Strings {
     public var noCertifications: String { isEnglish ? "No certifications are registered." : "Ingen sertifiseringer er registrert." }
-    public var invalidDay: String { isEnglish ? "Write a date as year-month-day, like 2026-12-01." : "Skriv en dato som år-måned-dag, for eksempel 2026-12-01." }
+    public var invalidDay: String {
+        isEnglish ? "Write a date as year-month-day, like 2026-12-01." : "Skriv en dato som år-måned-dag, for eksempel 2026-12-01."
+    }
     public var pauseUntilInFuture: String { isEnglish ? "The end of the pause must be after today." : "Slutten på pausen må være etter i dag." }
     public var pauseFromBeforeUntil: String { isEnglish ? "The pause must start before it ends." : "Pausen må starte før den slutter." }
 }

@@ -60,14 +60,22 @@ public struct Transcript: Sendable {
             events.append((offset, { announcer, at in announcer.notificationArrived(item, at: at) }))
         }
         items.insert(contentsOf: arrivals.reversed(), at: 0)
-        events.append((10, { announcer, at in
-            let count = unread()
-            for index in items.indices where items[index].isUnread { items[index].readAt = at }
-            announcer.actionCompleted(.markedAllRead(count: count), at: at)
-        }))
-        events.append((14, { announcer, at in
-            announcer.actionCompleted(.markedAllRead(count: unread()), at: at)
-        }))
+        events.append(
+            (
+                10,
+                { announcer, at in
+                    let count = unread()
+                    for index in items.indices where items[index].isUnread { items[index].readAt = at }
+                    announcer.actionCompleted(.markedAllRead(count: count), at: at)
+                }
+            ))
+        events.append(
+            (
+                14,
+                { announcer, at in
+                    announcer.actionCompleted(.markedAllRead(count: unread()), at: at)
+                }
+            ))
         // A coordinator's message, then an urgent one: each said with its own title.
         let messages = Self.simulatedMessages(language, firstID: NotificationID(Int64(items.count + 1)), start: now)
         for (offset, item) in zip([20.0, 25.0], messages) {
@@ -84,10 +92,11 @@ public struct Transcript: Sendable {
         }
         for announcement in delivered {
             let offset = announcement.deliverAt.timeIntervalSince(now)
-            let region = switch announcement.region {
-            case .main: "main"
-            case let .modal(id): "modal \(id)"
-            }
+            let region =
+                switch announcement.region {
+                case .main: "main"
+                case let .modal(id): "modal \(id)"
+                }
             lines.append("  +\(String(format: "%.1f", offset)) s  \(announcement.politeness.rawValue)  \(region)  \(announcement.text)")
         }
         return lines.joined(separator: "\n") + "\n"
@@ -97,13 +106,15 @@ public struct Transcript: Sendable {
     static func simulatedMessages(_ language: Language, firstID: NotificationID, start: Date) -> [NotificationItem] {
         let en = language == .english
         return [
-            NotificationItem(id: firstID, recipientID: 1, kind: .scenarioPrompt, title: en ? "Stairs drill" : "Trappeøvelse",
-                             body: en ? "Practise guiding on stairs with a partner." : "Øv på ledsaging i trapper sammen med en partner.",
-                             createdAt: start.addingTimeInterval(20), deepLink: .scenario(scenarioID: nil)),
-            NotificationItem(id: NotificationID(firstID.rawValue + 1), recipientID: 1, kind: .certificationExpiry,
-                             title: en ? "Guide certificate expires today" : "Ledsagerbeviset går ut i dag",
-                             body: en ? "Renew it today." : "Forny det i dag.", createdAt: start.addingTimeInterval(25), urgency: .urgent,
-                             deepLink: .certification(certificationID: nil)),
+            NotificationItem(
+                id: firstID, recipientID: 1, kind: .scenarioPrompt, title: en ? "Stairs drill" : "Trappeøvelse",
+                body: en ? "Practise guiding on stairs with a partner." : "Øv på ledsaging i trapper sammen med en partner.",
+                createdAt: start.addingTimeInterval(20), deepLink: .scenario(scenarioID: nil)),
+            NotificationItem(
+                id: NotificationID(firstID.rawValue + 1), recipientID: 1, kind: .certificationExpiry,
+                title: en ? "Guide certificate expires today" : "Ledsagerbeviset går ut i dag",
+                body: en ? "Renew it today." : "Forny det i dag.", createdAt: start.addingTimeInterval(25), urgency: .urgent,
+                deepLink: .certification(certificationID: nil)),
         ]
     }
 
@@ -111,14 +122,22 @@ public struct Transcript: Sendable {
     static func simulatedArrivals(_ language: Language, firstID: NotificationID, start: Date) -> [NotificationItem] {
         let en = language == .english
         let specs: [(NotificationKind, String, String, [String], TimeInterval)] = [
-            (.assignment, en ? "New assignment" : "Nytt oppdrag",
-             en ? "Visit Per Olsen at Torggata 3 on Thursday" : "Besøk Per Olsen i Torggata 3 på torsdag", ["Per Olsen", "Torggata 3"], 0),
-            (.scenarioPrompt, en ? "Scenario: the first phone call" : "Scenario: den første telefonsamtalen",
-             en ? "Plan what you say when you first call." : "Planlegg hva du sier når du ringer første gang.", [], 5),
-            (.certificationExpiry, en ? "Certification expires tomorrow" : "Sertifiseringen utløper i morgen",
-             en ? "Renew today to keep receiving assignments." : "Forny i dag for å fortsatt få oppdrag.", [], 5.3),
-            (.scenarioPrompt, en ? "Scenario: guiding on stairs" : "Scenario: ledsaging i trapper",
-             en ? "Describe the stairs before you reach them." : "Beskriv trappen før dere kommer til den.", [], 5.6),
+            (
+                .assignment, en ? "New assignment" : "Nytt oppdrag",
+                en ? "Visit Per Olsen at Torggata 3 on Thursday" : "Besøk Per Olsen i Torggata 3 på torsdag", ["Per Olsen", "Torggata 3"], 0
+            ),
+            (
+                .scenarioPrompt, en ? "Scenario: the first phone call" : "Scenario: den første telefonsamtalen",
+                en ? "Plan what you say when you first call." : "Planlegg hva du sier når du ringer første gang.", [], 5
+            ),
+            (
+                .certificationExpiry, en ? "Certification expires tomorrow" : "Sertifiseringen utløper i morgen",
+                en ? "Renew today to keep receiving assignments." : "Forny i dag for å fortsatt få oppdrag.", [], 5.3
+            ),
+            (
+                .scenarioPrompt, en ? "Scenario: guiding on stairs" : "Scenario: ledsaging i trapper",
+                en ? "Describe the stairs before you reach them." : "Beskriv trappen før dere kommer til den.", [], 5.6
+            ),
         ]
         return specs.enumerated().map { index, spec in
             NotificationItem(

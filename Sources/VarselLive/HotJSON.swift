@@ -1,9 +1,10 @@
-import VarselCore
-import VarselStore
 import Foundation
 import NIOCore
+import VarselCore
+import VarselStore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// JSON for the payloads written once per notification, by hand: the live stream's `notification.created` event,

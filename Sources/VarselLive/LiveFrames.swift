@@ -63,7 +63,10 @@ enum LiveFrames {
     /// reference in tests.
     struct CreatedPayload: Encodable { var notification: NotificationResource }
     struct DeletedPayload: Encodable { var id: NotificationID }
-    struct ResetPayload: Encodable { var reason: String; var lastEventId: Int64 }
+    struct ResetPayload: Encodable {
+        var reason: String
+        var lastEventId: Int64
+    }
 
     /// How the browser should make one arrival perceived, as the core's ``CuePlan`` decides it. The browser adds
     /// only what it alone knows: a system notification is shown only while the page is hidden. ``HotJSON/cue(_:into:)``
@@ -105,8 +108,10 @@ enum LiveFrames {
     /// Appends the frame for one stored event to `buffer`; never inlined, like ``Frame``'s encoding builders. A
     /// notification's JSON is written straight into the buffer (``HotJSON``).
     @inline(never)
-    static func writeFrame(for event: StoredEvent, describer: Describer, preferences: NotificationPreferences, live: Bool,
-                           services: LiveStreamServices, into buffer: inout ByteBuffer) throws {
+    static func writeFrame(
+        for event: StoredEvent, describer: Describer, preferences: NotificationPreferences, live: Bool,
+        services: LiveStreamServices, into buffer: inout ByteBuffer
+    ) throws {
         let json: Data
         switch event.payload {
         case let .notificationCreated(item), let .notificationUpdated(item):

@@ -25,15 +25,19 @@ public final class LiveStream: StreamSubscriber, Sendable {
     private let userID: UserID
     private let keeper: NIOLoopBoundBox<Keeper>
 
-    public init(services: LiveStreamServices, watchdog: StreamWatchdog, user: User, isPlayer: Bool, preferences: NotificationPreferences,
-         eventLoop: any EventLoop) {
+    public init(
+        services: LiveStreamServices, watchdog: StreamWatchdog, user: User, isPlayer: Bool, preferences: NotificationPreferences,
+        eventLoop: any EventLoop
+    ) {
         self.services = services
         self.eventLoop = eventLoop
         pace = StreamPace(limit: services.broker.bufferLimit)
         userID = user.id
         // Made here, then only ever touched on the loop.
-        keeper = .makeBoxSendingValue(Keeper(services: services, watchdog: watchdog, user: user, isPlayer: isPlayer, preferences: preferences,
-                                             pace: pace, eventLoop: eventLoop), eventLoop: eventLoop)
+        keeper = .makeBoxSendingValue(
+            Keeper(
+                services: services, watchdog: watchdog, user: user, isPlayer: isPlayer, preferences: preferences,
+                pace: pace, eventLoop: eventLoop), eventLoop: eventLoop)
     }
 
     // MARK: From any thread
@@ -131,8 +135,10 @@ extension LiveStream {
             case ended
         }
 
-        init(services: LiveStreamServices, watchdog: StreamWatchdog, user: User, isPlayer: Bool, preferences: NotificationPreferences,
-             pace: StreamPace, eventLoop: any EventLoop) {
+        init(
+            services: LiveStreamServices, watchdog: StreamWatchdog, user: User, isPlayer: Bool, preferences: NotificationPreferences,
+            pace: StreamPace, eventLoop: any EventLoop
+        ) {
             self.services = services
             self.watchdog = watchdog
             userID = user.id
@@ -163,7 +169,7 @@ extension LiveStream {
                 return (takePending(), nil)
             }
             lastSent = point
-            return (takePending(), point)
+            return (takePending(), point < latest ? point : nil)
         }
 
         /// The frames of a batch of replayed events.
@@ -271,8 +277,9 @@ extension LiveStream {
 
         /// Adds one logged event to the next write, then plays its arrival.
         private func add(_ event: StoredEvent, live: Bool) throws {
-            try LiveFrames.writeFrame(for: event, describer: describer, preferences: preferences, live: live, services: services,
-                                            into: &pending)
+            try LiveFrames.writeFrame(
+                for: event, describer: describer, preferences: preferences, live: live, services: services,
+                into: &pending)
             lastSent = event.id
             guard case let .notificationCreated(item) = event.payload else { return }
             // The coordinator's history says when an assignment reached the mentor's open page or app.

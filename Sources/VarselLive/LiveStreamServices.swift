@@ -15,8 +15,10 @@ public final class LiveStreamServices: Sendable {
     /// The `retry:` hint sent to event-stream clients, in milliseconds.
     public let retryMilliseconds: Int
 
-    public init(broker: EventBroker, pump: EventPump, settings: AccountSettings, inbox: NotificationInbox, metrics: ServiceMetrics,
-                now: @escaping @Sendable () -> Date, retryMilliseconds: Int) {
+    public init(
+        broker: EventBroker, pump: EventPump, settings: AccountSettings, inbox: NotificationInbox, metrics: ServiceMetrics,
+        now: @escaping @Sendable () -> Date, retryMilliseconds: Int
+    ) {
         self.broker = broker
         self.pump = pump
         self.settings = settings
@@ -30,7 +32,8 @@ public final class LiveStreamServices: Sendable {
 extension LiveStreamServices {
     /// The stream's services taken from the service graph.
     public convenience init(_ services: VarselServices) {
-        self.init(broker: services.broker, pump: services.pump, settings: services.settings, inbox: services.inbox, metrics: services.metrics,
-                  now: services.now, retryMilliseconds: services.configuration.streamRetryMilliseconds)
+        self.init(
+            broker: services.broker, pump: services.pump, settings: services.settings, inbox: services.inbox, metrics: services.metrics,
+            now: services.now, retryMilliseconds: services.configuration.streamRetryMilliseconds)
     }
 }

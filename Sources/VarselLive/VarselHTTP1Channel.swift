@@ -58,8 +58,10 @@ public struct VarselHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     private let http1: HTTP1Channel
     private let malformedRequest: MalformedRequestResponder
 
-    public init(responder: @escaping HTTPChannelHandler.Responder, configuration: HTTP1Channel.Configuration,
-                malformedRequest: @escaping MalformedRequestResponder = VarselHTTP1Channel.emptyBadRequest) {
+    public init(
+        responder: @escaping HTTPChannelHandler.Responder, configuration: HTTP1Channel.Configuration,
+        malformedRequest: @escaping MalformedRequestResponder = VarselHTTP1Channel.emptyBadRequest
+    ) {
         var configuration = configuration
         let additional = configuration.additionalChannelHandlers
         configuration.additionalChannelHandlers = { additional() + [StreamHandoffHandler()] }
@@ -156,7 +158,8 @@ public struct VarselHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     /// Reads a request's body until its end, or until it holds more than ``Limits/maxBodyBytes`` (the handlers then
     /// refuse it as too large). Returns the body and, when it was cut short, the first part not read.
     static func readBody(from requests: inout NIOAsyncChannelInboundStream<HTTPRequestPart>.AsyncIterator) async throws
-        -> (ByteBuffer, rest: HTTPRequestPart?) {
+        -> (ByteBuffer, rest: HTTPRequestPart?)
+    {
         var body = ByteBuffer()
         while let part = try await requests.next() {
             switch part {
@@ -181,9 +184,12 @@ public struct VarselHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
 extension HTTPServerBuilder {
     /// Varsel's HTTP/1 server: Hummingbird's, with live streams that leave the connection's task
     /// (``VarselHTTP1Channel``), and `malformedRequest`'s answer to bytes that are not HTTP/1.1.
-    public static func varselHTTP1(configuration: HTTP1Channel.Configuration = .init(),
-                                   malformedRequest: @escaping VarselHTTP1Channel.MalformedRequestResponder = VarselHTTP1Channel.emptyBadRequest)
-        -> HTTPServerBuilder {
+    public static func varselHTTP1(
+        configuration: HTTP1Channel.Configuration = .init(),
+        malformedRequest: @escaping VarselHTTP1Channel.MalformedRequestResponder = VarselHTTP1Channel.emptyBadRequest
+    )
+        -> HTTPServerBuilder
+    {
         .init { responder in VarselHTTP1Channel(responder: responder, configuration: configuration, malformedRequest: malformedRequest) }
     }
 }

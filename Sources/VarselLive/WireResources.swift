@@ -96,9 +96,10 @@ public struct UnreadCountResource: Codable, Sendable, Equatable {
         self.count = count
         summary = describer.strings.unreadSummary(count)
         let element = describer.tab(.notifications, unreadCount: count, selected: nil)
-        badge = Badge(label: element.label, name: WebAccessibility(element).name, value: element.value,
-                      phrase: SpeechComposer(reader: .web, language: describer.language).speak(element).text,
-                      position: element.position?.index ?? 5, setSize: element.position?.count ?? 5)
+        badge = Badge(
+            label: element.label, name: WebAccessibility(element).name, value: element.value,
+            phrase: SpeechComposer(reader: .web, language: describer.language).speak(element).text,
+            position: element.position?.index ?? 5, setSize: element.position?.count ?? 5)
     }
 }
 

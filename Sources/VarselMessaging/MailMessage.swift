@@ -48,7 +48,7 @@ extension MailMessage {
         let forbidden = Set("<>,;\\\" ".unicodeScalars)
         guard !address.isEmpty, address.utf8.count <= 254 else { return false }
         guard let at = address.lastIndex(of: "@"), at != address.startIndex,
-              address.index(after: at) != address.endIndex
+            address.index(after: at) != address.endIndex
         else { return false }
         return address.unicodeScalars.allSatisfy { scalar in
             scalar.value > 32 && scalar.value < 127 && !forbidden.contains(scalar)
@@ -60,7 +60,8 @@ extension MailMessage {
         let domain = fromAddress.split(separator: "@").last.map(String.init) ?? "localhost"
         let id = messageID ?? "<\(UUID().uuidString.lowercased())@\(domain)>"
         let boundary = boundary ?? "=_varsel_\(UUID().uuidString.replacingOccurrences(of: "-", with: ""))"
-        let isLanguageTag = !language.isEmpty && language.utf8.count <= 35
+        let isLanguageTag =
+            !language.isEmpty && language.utf8.count <= 35
             && language.unicodeScalars.allSatisfy { MIME.isASCIILetterOrDigit($0) || $0 == "-" }
         let language = isLanguageTag ? language : "en"
 
@@ -187,7 +188,8 @@ enum MIME {
             var length = 0
             for (position, byte) in bytes.enumerated() {
                 let isLast = position == bytes.count - 1
-                let literal = (byte >= 33 && byte <= 126 && byte != UInt8(ascii: "="))
+                let literal =
+                    (byte >= 33 && byte <= 126 && byte != UInt8(ascii: "="))
                     || ((byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")) && !isLast)
                 let token = literal ? [byte] : [UInt8(ascii: "="), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
                 // Room must stay for the "=" of a soft break, unless this token ends the line.

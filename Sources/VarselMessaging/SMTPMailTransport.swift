@@ -245,8 +245,9 @@ struct SMTPSession {
 
     /// Greets with EHLO and returns its extensions, keyword to parameters; falls back to HELO only without TLS.
     func hello() async throws -> [String: [String]] {
-        let name = configuration.heloName.unicodeScalars.allSatisfy({ $0.value > 32 && $0.value < 127 })
-            && !configuration.heloName.isEmpty ? configuration.heloName : "localhost"
+        let name =
+            configuration.heloName.unicodeScalars.allSatisfy({ $0.value > 32 && $0.value < 127 })
+                && !configuration.heloName.isEmpty ? configuration.heloName : "localhost"
         let reply = try await command("EHLO \(name)")
         if (500..<600).contains(reply.code), configuration.security == .none {
             try await command("HELO \(name)").require([250], "the server refused HELO")
@@ -435,9 +436,9 @@ final class SMTPReplyHandler: ChannelInboundHandler {
         let digits = line.prefix(3)
         let last = line.count == 3 || (line.count > 3 && line[3] == UInt8(ascii: " "))
         guard digits.count == 3, digits.allSatisfy({ (48...57).contains($0) }),
-              last || line[3] == UInt8(ascii: "-"),
-              let code = Int(String(decoding: digits, as: UTF8.self)),
-              partial == nil || partial?.code == code
+            last || line[3] == UInt8(ascii: "-"),
+            let code = Int(String(decoding: digits, as: UTF8.self)),
+            partial == nil || partial?.code == code
         else { throw .transient("the server sent a malformed reply") }
         var reply = partial ?? SMTPReply(code: code, lines: [])
         reply.lines.append(String(decoding: line.dropFirst(4), as: UTF8.self))

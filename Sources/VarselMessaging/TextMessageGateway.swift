@@ -58,8 +58,9 @@ public final class HTTPTextMessageGateway: TextMessageGateway {
     /// A gateway with a client of its own that follows no redirect (the token must reach only the configured URL).
     public init(configuration: Configuration) {
         self.configuration = configuration
-        client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup,
-                            configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))
+        client = HTTPClient(
+            eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+            configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))
     }
 
     /// Closes the client's connections; call once, when the server stops.

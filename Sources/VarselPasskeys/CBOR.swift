@@ -180,10 +180,21 @@ public enum CBOREncoder {
         switch value {
         case let .unsigned(n): head(0, n, &out)
         case let .negative(n): head(1, n, &out)
-        case let .bytes(b): head(2, UInt64(b.count), &out); out += b
-        case let .text(t): head(3, UInt64(t.utf8.count), &out); out += Array(t.utf8)
-        case let .array(items): head(4, UInt64(items.count), &out); items.forEach { write($0, into: &out) }
-        case let .map(pairs): head(5, UInt64(pairs.count), &out); pairs.forEach { write($0.0, into: &out); write($0.1, into: &out) }
+        case let .bytes(b):
+            head(2, UInt64(b.count), &out)
+            out += b
+        case let .text(t):
+            head(3, UInt64(t.utf8.count), &out)
+            out += Array(t.utf8)
+        case let .array(items):
+            head(4, UInt64(items.count), &out)
+            for item in items { write(item, into: &out) }
+        case let .map(pairs):
+            head(5, UInt64(pairs.count), &out)
+            for (key, value) in pairs {
+                write(key, into: &out)
+                write(value, into: &out)
+            }
         case let .bool(b): out.append(b ? 0xF5 : 0xF4)
         case .null: out.append(0xF6)
         }

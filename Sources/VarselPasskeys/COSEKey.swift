@@ -15,13 +15,15 @@ public enum COSEKey: Sendable {
         switch (cose[int: 1]?.integer, cose[int: 3]?.integer) {
         case (2, -7):
             guard cose[int: -1]?.integer == 1, case let .bytes(x)? = cose[int: -2], case let .bytes(y)? = cose[int: -3], x.count == 32, y.count == 32,
-                  let key = try? P256.Signing.PublicKey(x963Representation: [0x04] + x + y) else {
+                let key = try? P256.Signing.PublicKey(x963Representation: [0x04] + x + y)
+            else {
                 throw PasskeyError.malformed("The credential's ES256 key is not a P-256 point.")
             }
             self = .es256(key)
         case (1, -8):
             guard cose[int: -1]?.integer == 6, case let .bytes(x)? = cose[int: -2], x.count == 32,
-                  let key = try? Curve25519.Signing.PublicKey(rawRepresentation: x) else {
+                let key = try? Curve25519.Signing.PublicKey(rawRepresentation: x)
+            else {
                 throw PasskeyError.malformed("The credential's EdDSA key is not an Ed25519 key.")
             }
             self = .ed25519(key)

@@ -68,19 +68,23 @@ public struct WebAuthnVerifier: Sendable {
     public func register(clientDataJSON: [UInt8], attestationObject: [UInt8], challenge: [UInt8]) throws -> RegisteredCredential {
         try checkClientData(clientDataJSON, type: "webauthn.create", challenge: challenge)
         let attestation = try CBORDecoder.decode(attestationObject)
-        guard case .text? = attestation[text: "fmt"], case .map? = attestation[text: "attStmt"], case let .bytes(authData)? = attestation[text: "authData"]
+        guard case .text? = attestation[text: "fmt"], case .map? = attestation[text: "attStmt"],
+            case let .bytes(authData)? = attestation[text: "authData"]
         else { throw PasskeyError.malformed("The attestation object lacks fmt, attStmt or authData.") }
         let data = try AuthenticatorData(authData)
         try check(data)
         guard let credential = data.attestedCredential else { throw PasskeyError.malformed("The authenticator data holds no credential.") }
         _ = try COSEKey(try CBORDecoder.decode(credential.publicKey))
-        return RegisteredCredential(id: credential.id, publicKey: credential.publicKey, signCount: data.signCount, backupEligible: data.flags & 0x08 != 0)
+        return RegisteredCredential(
+            id: credential.id, publicKey: credential.publicKey, signCount: data.signCount, backupEligible: data.flags & 0x08 != 0)
     }
 
     /// Verifies an assertion by the credential with `publicKey` whose counter stood at `storedCount`; returns the
     /// new counter to store.
-    public func authenticate(clientDataJSON: [UInt8], authenticatorData: [UInt8], signature: [UInt8], challenge: [UInt8],
-                             publicKey: [UInt8], storedCount: UInt32) throws -> UInt32 {
+    public func authenticate(
+        clientDataJSON: [UInt8], authenticatorData: [UInt8], signature: [UInt8], challenge: [UInt8],
+        publicKey: [UInt8], storedCount: UInt32
+    ) throws -> UInt32 {
         try checkClientData(clientDataJSON, type: "webauthn.get", challenge: challenge)
         let data = try AuthenticatorData(authenticatorData)
         try check(data)
@@ -93,7 +97,7 @@ public struct WebAuthnVerifier: Sendable {
 
     private func checkClientData(_ json: [UInt8], type: String, challenge: [UInt8]) throws {
         guard let object = try? JSONSerialization.jsonObject(with: Data(json)) as? [String: Any],
-              let actualType = object["type"] as? String, let sentChallenge = object["challenge"] as? String, let origin = object["origin"] as? String
+            let actualType = object["type"] as? String, let sentChallenge = object["challenge"] as? String, let origin = object["origin"] as? String
         else { throw PasskeyError.malformed("The client data is not JSON with type, challenge and origin.") }
         guard actualType == type else { throw PasskeyError.wrongCeremony }
         guard let decoded = Base64URL.decode(sentChallenge), decoded == challenge else { throw PasskeyError.challengeMismatch }
@@ -126,7 +130,7 @@ public struct AuthenticatorData: Sendable {
         var offset = 37
         if flags & 0x40 != 0 {
             guard bytes.count >= offset + 18 else { throw PasskeyError.malformed("The attested credential data ends early.") }
-            offset += 16 // AAGUID
+            offset += 16  // AAGUID
             let length = Int(bytes[offset]) << 8 | Int(bytes[offset + 1])
             offset += 2
             guard length > 0, length <= Self.maximumCredentialIDLength, bytes.count >= offset + length else {

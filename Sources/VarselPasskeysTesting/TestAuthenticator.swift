@@ -26,11 +26,17 @@ public struct TestAuthenticator: Sendable {
         switch key {
         case let .p256(key):
             let point = Array(key.publicKey.x963Representation)
-            return CBOREncoder.encode(.map([(.unsigned(1), .unsigned(2)), (.unsigned(3), .negative(6)), (.negative(0), .unsigned(1)),
-                                            (.negative(1), .bytes(Array(point[1..<33]))), (.negative(2), .bytes(Array(point[33..<65])))]))
+            return CBOREncoder.encode(
+                .map([
+                    (.unsigned(1), .unsigned(2)), (.unsigned(3), .negative(6)), (.negative(0), .unsigned(1)),
+                    (.negative(1), .bytes(Array(point[1..<33]))), (.negative(2), .bytes(Array(point[33..<65]))),
+                ]))
         case let .ed25519(key):
-            return CBOREncoder.encode(.map([(.unsigned(1), .unsigned(1)), (.unsigned(3), .negative(7)), (.negative(0), .unsigned(6)),
-                                            (.negative(1), .bytes(Array(key.publicKey.rawRepresentation)))]))
+            return CBOREncoder.encode(
+                .map([
+                    (.unsigned(1), .unsigned(1)), (.unsigned(3), .negative(7)), (.negative(0), .unsigned(6)),
+                    (.negative(1), .bytes(Array(key.publicKey.rawRepresentation))),
+                ]))
         }
     }
 
@@ -48,24 +54,30 @@ public struct TestAuthenticator: Sendable {
         Array("{\"type\":\"\(type)\",\"challenge\":\"\(Base64URL.encode(challenge))\",\"origin\":\"\(origin)\",\"crossOrigin\":\(crossOrigin)}".utf8)
     }
 
-    public func registration(challenge: [UInt8], rpID: String = "localhost", origin: String = "http://localhost:8080",
-                      flags: UInt8 = presentAndVerified) -> (clientData: [UInt8], attestationObject: [UInt8]) {
+    public func registration(
+        challenge: [UInt8], rpID: String = "localhost", origin: String = "http://localhost:8080",
+        flags: UInt8 = presentAndVerified
+    ) -> (clientData: [UInt8], attestationObject: [UInt8]) {
         let authData = authenticatorData(rpID: rpID, flags: flags, counter: counter, attested: true)
         let object = CBOREncoder.encode(.map([(.text("fmt"), .text("none")), (.text("attStmt"), .map([])), (.text("authData"), .bytes(authData))]))
         return (Self.clientData(type: "webauthn.create", challenge: challenge, origin: origin), object)
     }
 
-    public mutating func assertion(challenge: [UInt8], rpID: String = "localhost", origin: String = "http://localhost:8080",
-                            flags: UInt8 = presentAndVerified, type: String = "webauthn.get")
-        -> (clientData: [UInt8], authenticatorData: [UInt8], signature: [UInt8]) {
+    public mutating func assertion(
+        challenge: [UInt8], rpID: String = "localhost", origin: String = "http://localhost:8080",
+        flags: UInt8 = presentAndVerified, type: String = "webauthn.get"
+    )
+        -> (clientData: [UInt8], authenticatorData: [UInt8], signature: [UInt8])
+    {
         counter += 1
         let authData = authenticatorData(rpID: rpID, flags: flags, counter: counter, attested: false)
         let clientData = Self.clientData(type: type, challenge: challenge, origin: origin)
         let message = Data(authData + Array(SHA256.hash(data: clientData)))
-        let signature: [UInt8] = switch key {
-        case let .p256(key): Array(try! key.signature(for: message).derRepresentation)
-        case let .ed25519(key): Array(try! key.signature(for: message))
-        }
+        let signature: [UInt8] =
+            switch key {
+            case let .p256(key): Array(try! key.signature(for: message).derRepresentation)
+            case let .ed25519(key): Array(try! key.signature(for: message))
+            }
         return (clientData, authData, signature)
     }
 }

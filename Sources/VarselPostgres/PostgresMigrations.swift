@@ -7,333 +7,372 @@ import VarselStore
 /// Dates are seconds since 1970 (`DOUBLE PRECISION`), as in the SQLite store, so both stores read the same values.
 enum PostgresMigrations {
     static let all: [(name: String, sql: [String])] = [
-        ("v1: users, sessions, notifications, assignments, certifications, events, web push", [
-            """
-            CREATE TABLE users (
-                id BIGSERIAL PRIMARY KEY,
-                username TEXT NOT NULL,
-                display_name TEXT NOT NULL,
-                role TEXT NOT NULL,
-                password_hash TEXT NOT NULL,
-                language TEXT NOT NULL,
-                created_at DOUBLE PRECISION NOT NULL,
-                paused_until DOUBLE PRECISION
-            )
-            """,
-            "CREATE UNIQUE INDEX users_by_username ON users (lower(username))",
-            """
-            CREATE TABLE session (
-                token_hash TEXT PRIMARY KEY,
-                user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                csrf_token TEXT NOT NULL,
-                created_at DOUBLE PRECISION NOT NULL,
-                expires_at DOUBLE PRECISION NOT NULL
-            )
-            """,
-            """
-            CREATE TABLE notification (
-                id BIGSERIAL PRIMARY KEY,
-                recipient_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                sender_id BIGINT,
-                kind TEXT NOT NULL,
-                title TEXT NOT NULL,
-                body TEXT NOT NULL,
-                urgency TEXT NOT NULL,
-                created_at DOUBLE PRECISION NOT NULL,
-                read_at DOUBLE PRECISION,
-                deep_link TEXT NOT NULL,
-                personal_details TEXT NOT NULL
-            )
-            """,
-            "CREATE INDEX notification_by_recipient ON notification (recipient_id, id)",
-            """
-            CREATE TABLE idempotency_key (
-                sender_id BIGINT NOT NULL,
-                key TEXT NOT NULL,
-                fingerprint TEXT NOT NULL,
-                notification_ids TEXT NOT NULL,
-                created_at DOUBLE PRECISION NOT NULL,
-                PRIMARY KEY (sender_id, key)
-            )
-            """,
-            "CREATE TABLE preferences (user_id BIGINT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE, json TEXT NOT NULL)",
-            "CREATE TABLE contact (id BIGSERIAL PRIMARY KEY, name TEXT NOT NULL, phone TEXT NOT NULL, address TEXT NOT NULL, notes TEXT NOT NULL)",
-            """
-            CREATE TABLE assignment (
-                id BIGSERIAL PRIMARY KEY,
-                mentor_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                contact_id BIGINT NOT NULL REFERENCES contact(id),
-                coordinator_id BIGINT,
-                status TEXT NOT NULL,
-                created_at DOUBLE PRECISION NOT NULL,
-                responded_at DOUBLE PRECISION,
-                notification_id BIGINT
-            )
-            """,
-            "CREATE INDEX assignment_by_mentor ON assignment (mentor_id, id)",
-            """
-            CREATE TABLE certification (
-                id BIGSERIAL PRIMARY KEY,
-                mentor_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                name TEXT NOT NULL,
-                expires_at DOUBLE PRECISION NOT NULL
-            )
-            """,
-            "CREATE INDEX certification_by_expiry ON certification (expires_at)",
-            "CREATE TABLE certification_warning (certification_id BIGINT NOT NULL, threshold INTEGER NOT NULL, PRIMARY KEY (certification_id, threshold))",
-            """
-            CREATE TABLE event (
-                id BIGSERIAL PRIMARY KEY,
-                user_id BIGINT NOT NULL,
-                type TEXT NOT NULL,
-                notification_id BIGINT,
-                notification TEXT,
-                unread_count INTEGER,
-                created_at DOUBLE PRECISION NOT NULL
-            )
-            """,
-            "CREATE INDEX event_by_user ON event (user_id, id)",
-            "CREATE INDEX event_by_time ON event (created_at)",
-            "CREATE TABLE meta (key TEXT PRIMARY KEY, value BIGINT NOT NULL)",
-            "CREATE TABLE vapid_key (id INTEGER PRIMARY KEY CHECK (id = 1), private_key BYTEA NOT NULL)",
-            """
-            CREATE TABLE push_subscription (
-                id BIGSERIAL PRIMARY KEY,
-                user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                session_token_hash TEXT NOT NULL REFERENCES session(token_hash) ON DELETE CASCADE,
-                endpoint TEXT NOT NULL UNIQUE,
-                p256dh BYTEA NOT NULL,
-                auth BYTEA NOT NULL,
-                action_secret BYTEA NOT NULL,
-                created_at DOUBLE PRECISION NOT NULL
-            )
-            """,
-            "CREATE INDEX push_subscription_by_user ON push_subscription (user_id, id)",
-            """
-            CREATE TABLE push_delivery (
-                id BIGSERIAL PRIMARY KEY,
-                subscription_id BIGINT NOT NULL REFERENCES push_subscription(id) ON DELETE CASCADE,
-                notification_id BIGINT NOT NULL,
-                attempts INTEGER NOT NULL DEFAULT 0,
-                enqueued_at DOUBLE PRECISION NOT NULL,
-                next_attempt_at DOUBLE PRECISION NOT NULL
-            )
-            """,
-            "CREATE INDEX push_delivery_by_due ON push_delivery (next_attempt_at)",
-        ]),
-        ("v2: assignment escalations", [
-            """
-            CREATE TABLE assignment_escalation (
-                assignment_id BIGINT NOT NULL REFERENCES assignment(id) ON DELETE CASCADE,
-                step TEXT NOT NULL,
-                at DOUBLE PRECISION NOT NULL,
-                PRIMARY KEY (assignment_id, step)
-            )
-            """,
-            "CREATE INDEX assignment_pending_by_age ON assignment (status, created_at)",
-        ]),
-        ("v3: booked pauses, reassignment, visits done, live delivery, scenarios", [
-            "ALTER TABLE users ADD COLUMN paused_from DOUBLE PRECISION",
-            """
-            ALTER TABLE assignment ADD COLUMN previous_id BIGINT REFERENCES assignment(id),
-                ADD COLUMN reassigned_at DOUBLE PRECISION, ADD COLUMN done_at DOUBLE PRECISION,
-                ADD COLUMN visit_note TEXT, ADD COLUMN delivered_at DOUBLE PRECISION
-            """,
-            "CREATE INDEX assignment_by_notification ON assignment (notification_id)",
-            """
-            CREATE TABLE scenario (
-                id BIGSERIAL PRIMARY KEY,
-                title TEXT NOT NULL,
-                body TEXT NOT NULL,
-                coordinator_id BIGINT,
-                created_at DOUBLE PRECISION NOT NULL
-            )
-            """,
-            """
-            CREATE TABLE scenario_recipient (
-                scenario_id BIGINT NOT NULL REFERENCES scenario(id) ON DELETE CASCADE,
-                mentor_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                done_at DOUBLE PRECISION,
-                reflection TEXT NOT NULL DEFAULT '',
-                PRIMARY KEY (scenario_id, mentor_id)
-            )
-            """,
-            "CREATE INDEX scenario_recipient_by_mentor ON scenario_recipient (mentor_id, scenario_id)",
-            "CREATE TABLE sign_in_failure (key TEXT PRIMARY KEY, failures INTEGER NOT NULL, last DOUBLE PRECISION NOT NULL)",
-            // Every statement that appends events wakes the other instances at commit: no round trip of its own.
-            """
-            CREATE FUNCTION varsel_notify_events() RETURNS trigger LANGUAGE plpgsql AS $$
-            BEGIN PERFORM pg_notify('varsel_events', ''); RETURN NULL; END $$
-            """,
-            "CREATE TRIGGER event_notify AFTER INSERT ON event FOR EACH STATEMENT EXECUTE FUNCTION varsel_notify_events()",
-        ]),
+        (
+            "v1: users, sessions, notifications, assignments, certifications, events, web push",
+            [
+                """
+                CREATE TABLE users (
+                    id BIGSERIAL PRIMARY KEY,
+                    username TEXT NOT NULL,
+                    display_name TEXT NOT NULL,
+                    role TEXT NOT NULL,
+                    password_hash TEXT NOT NULL,
+                    language TEXT NOT NULL,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    paused_until DOUBLE PRECISION
+                )
+                """,
+                "CREATE UNIQUE INDEX users_by_username ON users (lower(username))",
+                """
+                CREATE TABLE session (
+                    token_hash TEXT PRIMARY KEY,
+                    user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    csrf_token TEXT NOT NULL,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    expires_at DOUBLE PRECISION NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE notification (
+                    id BIGSERIAL PRIMARY KEY,
+                    recipient_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    sender_id BIGINT,
+                    kind TEXT NOT NULL,
+                    title TEXT NOT NULL,
+                    body TEXT NOT NULL,
+                    urgency TEXT NOT NULL,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    read_at DOUBLE PRECISION,
+                    deep_link TEXT NOT NULL,
+                    personal_details TEXT NOT NULL
+                )
+                """,
+                "CREATE INDEX notification_by_recipient ON notification (recipient_id, id)",
+                """
+                CREATE TABLE idempotency_key (
+                    sender_id BIGINT NOT NULL,
+                    key TEXT NOT NULL,
+                    fingerprint TEXT NOT NULL,
+                    notification_ids TEXT NOT NULL,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    PRIMARY KEY (sender_id, key)
+                )
+                """,
+                "CREATE TABLE preferences (user_id BIGINT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE, json TEXT NOT NULL)",
+                "CREATE TABLE contact (id BIGSERIAL PRIMARY KEY, name TEXT NOT NULL, phone TEXT NOT NULL, address TEXT NOT NULL, notes TEXT NOT NULL)",
+                """
+                CREATE TABLE assignment (
+                    id BIGSERIAL PRIMARY KEY,
+                    mentor_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    contact_id BIGINT NOT NULL REFERENCES contact(id),
+                    coordinator_id BIGINT,
+                    status TEXT NOT NULL,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    responded_at DOUBLE PRECISION,
+                    notification_id BIGINT
+                )
+                """,
+                "CREATE INDEX assignment_by_mentor ON assignment (mentor_id, id)",
+                """
+                CREATE TABLE certification (
+                    id BIGSERIAL PRIMARY KEY,
+                    mentor_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    name TEXT NOT NULL,
+                    expires_at DOUBLE PRECISION NOT NULL
+                )
+                """,
+                "CREATE INDEX certification_by_expiry ON certification (expires_at)",
+                "CREATE TABLE certification_warning (certification_id BIGINT NOT NULL, threshold INTEGER NOT NULL, PRIMARY KEY (certification_id, threshold))",
+                """
+                CREATE TABLE event (
+                    id BIGSERIAL PRIMARY KEY,
+                    user_id BIGINT NOT NULL,
+                    type TEXT NOT NULL,
+                    notification_id BIGINT,
+                    notification TEXT,
+                    unread_count INTEGER,
+                    created_at DOUBLE PRECISION NOT NULL
+                )
+                """,
+                "CREATE INDEX event_by_user ON event (user_id, id)",
+                "CREATE INDEX event_by_time ON event (created_at)",
+                "CREATE TABLE meta (key TEXT PRIMARY KEY, value BIGINT NOT NULL)",
+                "CREATE TABLE vapid_key (id INTEGER PRIMARY KEY CHECK (id = 1), private_key BYTEA NOT NULL)",
+                """
+                CREATE TABLE push_subscription (
+                    id BIGSERIAL PRIMARY KEY,
+                    user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    session_token_hash TEXT NOT NULL REFERENCES session(token_hash) ON DELETE CASCADE,
+                    endpoint TEXT NOT NULL UNIQUE,
+                    p256dh BYTEA NOT NULL,
+                    auth BYTEA NOT NULL,
+                    action_secret BYTEA NOT NULL,
+                    created_at DOUBLE PRECISION NOT NULL
+                )
+                """,
+                "CREATE INDEX push_subscription_by_user ON push_subscription (user_id, id)",
+                """
+                CREATE TABLE push_delivery (
+                    id BIGSERIAL PRIMARY KEY,
+                    subscription_id BIGINT NOT NULL REFERENCES push_subscription(id) ON DELETE CASCADE,
+                    notification_id BIGINT NOT NULL,
+                    attempts INTEGER NOT NULL DEFAULT 0,
+                    enqueued_at DOUBLE PRECISION NOT NULL,
+                    next_attempt_at DOUBLE PRECISION NOT NULL
+                )
+                """,
+                "CREATE INDEX push_delivery_by_due ON push_delivery (next_attempt_at)",
+            ]
+        ),
+        (
+            "v2: assignment escalations",
+            [
+                """
+                CREATE TABLE assignment_escalation (
+                    assignment_id BIGINT NOT NULL REFERENCES assignment(id) ON DELETE CASCADE,
+                    step TEXT NOT NULL,
+                    at DOUBLE PRECISION NOT NULL,
+                    PRIMARY KEY (assignment_id, step)
+                )
+                """,
+                "CREATE INDEX assignment_pending_by_age ON assignment (status, created_at)",
+            ]
+        ),
+        (
+            "v3: booked pauses, reassignment, visits done, live delivery, scenarios",
+            [
+                "ALTER TABLE users ADD COLUMN paused_from DOUBLE PRECISION",
+                """
+                ALTER TABLE assignment ADD COLUMN previous_id BIGINT REFERENCES assignment(id),
+                    ADD COLUMN reassigned_at DOUBLE PRECISION, ADD COLUMN done_at DOUBLE PRECISION,
+                    ADD COLUMN visit_note TEXT, ADD COLUMN delivered_at DOUBLE PRECISION
+                """,
+                "CREATE INDEX assignment_by_notification ON assignment (notification_id)",
+                """
+                CREATE TABLE scenario (
+                    id BIGSERIAL PRIMARY KEY,
+                    title TEXT NOT NULL,
+                    body TEXT NOT NULL,
+                    coordinator_id BIGINT,
+                    created_at DOUBLE PRECISION NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE scenario_recipient (
+                    scenario_id BIGINT NOT NULL REFERENCES scenario(id) ON DELETE CASCADE,
+                    mentor_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    done_at DOUBLE PRECISION,
+                    reflection TEXT NOT NULL DEFAULT '',
+                    PRIMARY KEY (scenario_id, mentor_id)
+                )
+                """,
+                "CREATE INDEX scenario_recipient_by_mentor ON scenario_recipient (mentor_id, scenario_id)",
+                "CREATE TABLE sign_in_failure (key TEXT PRIMARY KEY, failures INTEGER NOT NULL, last DOUBLE PRECISION NOT NULL)",
+                // Every statement that appends events wakes the other instances at commit: no round trip of its own.
+                """
+                CREATE FUNCTION varsel_notify_events() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN PERFORM pg_notify('varsel_events', ''); RETURN NULL; END $$
+                """,
+                "CREATE TRIGGER event_notify AFTER INSERT ON event FOR EACH STATEMENT EXECUTE FUNCTION varsel_notify_events()",
+            ]
+        ),
         // Every create counts its recipient's unread notifications; without this the count visits every notification
         // the recipient ever had, read or not.
-        ("v4: unread notifications by recipient", [
-            "CREATE INDEX notification_unread_by_recipient ON notification (recipient_id) WHERE read_at IS NULL",
-        ]),
-        ("v5: deactivated accounts, one-time password links, account change log", [
-            "ALTER TABLE users ADD COLUMN deactivated_at DOUBLE PRECISION",
-            """
-            CREATE TABLE password_link (
-                token_hash TEXT PRIMARY KEY,
-                user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                expires_at DOUBLE PRECISION NOT NULL
-            )
-            """,
-            "CREATE INDEX password_link_by_user ON password_link (user_id)",
-            """
-            CREATE TABLE account_log (
-                id BIGSERIAL PRIMARY KEY,
-                user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                actor_id BIGINT,
-                action TEXT NOT NULL,
-                subject TEXT NOT NULL DEFAULT '',
-                date DOUBLE PRECISION,
-                at DOUBLE PRECISION NOT NULL
-            )
-            """,
-            "CREATE INDEX account_log_by_user ON account_log (user_id, id)",
-        ]),
-        ("v6: who read a contact's details", [
-            """
-            CREATE TABLE contact_read (
-                id BIGSERIAL PRIMARY KEY,
-                contact_id BIGINT NOT NULL,
-                user_id BIGINT NOT NULL,
-                channel TEXT NOT NULL,
-                at DOUBLE PRECISION NOT NULL
-            )
-            """,
-            "CREATE INDEX contact_read_by_contact ON contact_read (contact_id, id)",
-            "CREATE INDEX contact_read_by_time ON contact_read (at)",
-        ]),
-        ("v7: erased contacts", [
-            "ALTER TABLE contact ADD COLUMN erased_at DOUBLE PRECISION",
-            "CREATE INDEX assignment_by_contact ON assignment (contact_id)",
-        ]),
-        ("v8: the data key check", [
-            "CREATE TABLE data_key_check (id INTEGER PRIMARY KEY CHECK (id = 1), sealed TEXT NOT NULL)",
-        ]),
-        ("v9: passkeys", [
-            """
-            CREATE TABLE passkey (
-                id BIGSERIAL PRIMARY KEY,
-                user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                credential_id TEXT NOT NULL UNIQUE,
-                public_key BYTEA NOT NULL,
-                sign_count BIGINT NOT NULL,
-                name TEXT NOT NULL,
-                created_at DOUBLE PRECISION NOT NULL,
-                last_used_at DOUBLE PRECISION
-            )
-            """,
-            "CREATE INDEX passkey_by_user ON passkey (user_id, id)",
-            """
-            CREATE TABLE passkey_challenge (
-                challenge_hash TEXT PRIMARY KEY,
-                purpose TEXT NOT NULL,
-                user_id BIGINT,
-                binding_hash TEXT NOT NULL,
-                expires_at DOUBLE PRECISION NOT NULL
-            )
-            """,
-            "CREATE INDEX passkey_challenge_by_expiry ON passkey_challenge (expires_at)",
-        ]),
+        (
+            "v4: unread notifications by recipient",
+            [
+                "CREATE INDEX notification_unread_by_recipient ON notification (recipient_id) WHERE read_at IS NULL"
+            ]
+        ),
+        (
+            "v5: deactivated accounts, one-time password links, account change log",
+            [
+                "ALTER TABLE users ADD COLUMN deactivated_at DOUBLE PRECISION",
+                """
+                CREATE TABLE password_link (
+                    token_hash TEXT PRIMARY KEY,
+                    user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    expires_at DOUBLE PRECISION NOT NULL
+                )
+                """,
+                "CREATE INDEX password_link_by_user ON password_link (user_id)",
+                """
+                CREATE TABLE account_log (
+                    id BIGSERIAL PRIMARY KEY,
+                    user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    actor_id BIGINT,
+                    action TEXT NOT NULL,
+                    subject TEXT NOT NULL DEFAULT '',
+                    date DOUBLE PRECISION,
+                    at DOUBLE PRECISION NOT NULL
+                )
+                """,
+                "CREATE INDEX account_log_by_user ON account_log (user_id, id)",
+            ]
+        ),
+        (
+            "v6: who read a contact's details",
+            [
+                """
+                CREATE TABLE contact_read (
+                    id BIGSERIAL PRIMARY KEY,
+                    contact_id BIGINT NOT NULL,
+                    user_id BIGINT NOT NULL,
+                    channel TEXT NOT NULL,
+                    at DOUBLE PRECISION NOT NULL
+                )
+                """,
+                "CREATE INDEX contact_read_by_contact ON contact_read (contact_id, id)",
+                "CREATE INDEX contact_read_by_time ON contact_read (at)",
+            ]
+        ),
+        (
+            "v7: erased contacts",
+            [
+                "ALTER TABLE contact ADD COLUMN erased_at DOUBLE PRECISION",
+                "CREATE INDEX assignment_by_contact ON assignment (contact_id)",
+            ]
+        ),
+        (
+            "v8: the data key check",
+            [
+                "CREATE TABLE data_key_check (id INTEGER PRIMARY KEY CHECK (id = 1), sealed TEXT NOT NULL)"
+            ]
+        ),
+        (
+            "v9: passkeys",
+            [
+                """
+                CREATE TABLE passkey (
+                    id BIGSERIAL PRIMARY KEY,
+                    user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    credential_id TEXT NOT NULL UNIQUE,
+                    public_key BYTEA NOT NULL,
+                    sign_count BIGINT NOT NULL,
+                    name TEXT NOT NULL,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    last_used_at DOUBLE PRECISION
+                )
+                """,
+                "CREATE INDEX passkey_by_user ON passkey (user_id, id)",
+                """
+                CREATE TABLE passkey_challenge (
+                    challenge_hash TEXT PRIMARY KEY,
+                    purpose TEXT NOT NULL,
+                    user_id BIGINT,
+                    binding_hash TEXT NOT NULL,
+                    expires_at DOUBLE PRECISION NOT NULL
+                )
+                """,
+                "CREATE INDEX passkey_challenge_by_expiry ON passkey_challenge (expires_at)",
+            ]
+        ),
         // A notification to many recipients is written in several transactions (see ``FanOut``): what is still to be
         // written is kept here, so a crash in between loses nothing and writes nothing twice.
-        ("v10: fan-outs", [
-            "CREATE TABLE fanout (id BIGSERIAL PRIMARY KEY, created_at DOUBLE PRECISION NOT NULL, notification_ids TEXT)",
-            """
-            CREATE TABLE fanout_variant (
-                fanout_id BIGINT NOT NULL REFERENCES fanout(id) ON DELETE CASCADE,
-                variant INTEGER NOT NULL,
-                sender_id BIGINT,
-                kind TEXT NOT NULL,
-                title TEXT NOT NULL,
-                body TEXT NOT NULL,
-                urgency TEXT NOT NULL,
-                deep_link TEXT NOT NULL,
-                personal_details TEXT NOT NULL,
-                PRIMARY KEY (fanout_id, variant)
-            )
-            """,
-            """
-            CREATE TABLE fanout_recipient (
-                fanout_id BIGINT NOT NULL REFERENCES fanout(id) ON DELETE CASCADE,
-                position INTEGER NOT NULL,
-                recipient_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                variant INTEGER NOT NULL,
-                notification_id BIGINT,
-                PRIMARY KEY (fanout_id, position)
-            )
-            """,
-            "CREATE INDEX fanout_pending ON fanout_recipient (fanout_id, position) WHERE notification_id IS NULL",
-            "ALTER TABLE idempotency_key ADD COLUMN fanout_id BIGINT",
-            "CREATE INDEX idempotency_key_by_fanout ON idempotency_key (fanout_id) WHERE fanout_id IS NOT NULL",
-        ]),
+        (
+            "v10: fan-outs",
+            [
+                "CREATE TABLE fanout (id BIGSERIAL PRIMARY KEY, created_at DOUBLE PRECISION NOT NULL, notification_ids TEXT)",
+                """
+                CREATE TABLE fanout_variant (
+                    fanout_id BIGINT NOT NULL REFERENCES fanout(id) ON DELETE CASCADE,
+                    variant INTEGER NOT NULL,
+                    sender_id BIGINT,
+                    kind TEXT NOT NULL,
+                    title TEXT NOT NULL,
+                    body TEXT NOT NULL,
+                    urgency TEXT NOT NULL,
+                    deep_link TEXT NOT NULL,
+                    personal_details TEXT NOT NULL,
+                    PRIMARY KEY (fanout_id, variant)
+                )
+                """,
+                """
+                CREATE TABLE fanout_recipient (
+                    fanout_id BIGINT NOT NULL REFERENCES fanout(id) ON DELETE CASCADE,
+                    position INTEGER NOT NULL,
+                    recipient_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    variant INTEGER NOT NULL,
+                    notification_id BIGINT,
+                    PRIMARY KEY (fanout_id, position)
+                )
+                """,
+                "CREATE INDEX fanout_pending ON fanout_recipient (fanout_id, position) WHERE notification_id IS NULL",
+                "ALTER TABLE idempotency_key ADD COLUMN fanout_id BIGINT",
+                "CREATE INDEX idempotency_key_by_fanout ON idempotency_key (fanout_id) WHERE fanout_id IS NOT NULL",
+            ]
+        ),
         // What is known of each device's delivery: accepted pushes, the ones its service worker reported shown, and
         // when its push service stopped taking them; a queued push is a notification or its withdrawal.
-        ("v11: push receipts, device health and withdrawals", [
-            "ALTER TABLE push_subscription ADD COLUMN device_name TEXT NOT NULL DEFAULT ''",
-            "ALTER TABLE push_subscription ADD COLUMN last_accepted_at DOUBLE PRECISION",
-            "ALTER TABLE push_subscription ADD COLUMN last_shown_at DOUBLE PRECISION",
-            "ALTER TABLE push_subscription ADD COLUMN first_unshown_at DOUBLE PRECISION",
-            "ALTER TABLE push_subscription ADD COLUMN unshown_count INTEGER NOT NULL DEFAULT 0",
-            "ALTER TABLE push_subscription ADD COLUMN revoked_at DOUBLE PRECISION",
-            "ALTER TABLE push_delivery ADD COLUMN kind TEXT NOT NULL DEFAULT 'show'",
-            """
-            CREATE TABLE push_sent (
-                subscription_id BIGINT NOT NULL REFERENCES push_subscription(id) ON DELETE CASCADE,
-                notification_id BIGINT NOT NULL,
-                accepted_at DOUBLE PRECISION NOT NULL,
-                shown_at DOUBLE PRECISION,
-                PRIMARY KEY (subscription_id, notification_id)
-            )
-            """,
-        ]),
+        (
+            "v11: push receipts, device health and withdrawals",
+            [
+                "ALTER TABLE push_subscription ADD COLUMN device_name TEXT NOT NULL DEFAULT ''",
+                "ALTER TABLE push_subscription ADD COLUMN last_accepted_at DOUBLE PRECISION",
+                "ALTER TABLE push_subscription ADD COLUMN last_shown_at DOUBLE PRECISION",
+                "ALTER TABLE push_subscription ADD COLUMN first_unshown_at DOUBLE PRECISION",
+                "ALTER TABLE push_subscription ADD COLUMN unshown_count INTEGER NOT NULL DEFAULT 0",
+                "ALTER TABLE push_subscription ADD COLUMN revoked_at DOUBLE PRECISION",
+                "ALTER TABLE push_delivery ADD COLUMN kind TEXT NOT NULL DEFAULT 'show'",
+                """
+                CREATE TABLE push_sent (
+                    subscription_id BIGINT NOT NULL REFERENCES push_subscription(id) ON DELETE CASCADE,
+                    notification_id BIGINT NOT NULL,
+                    accepted_at DOUBLE PRECISION NOT NULL,
+                    shown_at DOUBLE PRECISION,
+                    PRIMARY KEY (subscription_id, notification_id)
+                )
+                """,
+            ]
+        ),
         // Systems that act through an integration token, each with an account of its own.
-        ("v13: integration tokens", [
-            "ALTER TABLE users ADD COLUMN is_integration BOOLEAN NOT NULL DEFAULT false",
-            """
-            CREATE TABLE integration (
-                user_id BIGINT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
-                token_hash TEXT NOT NULL UNIQUE,
-                created_by BIGINT,
-                last_used_at DOUBLE PRECISION
-            )
-            """,
-        ]),
-        ("v14: text messages and email", [
-            """
-            CREATE TABLE contact_channel (
-                user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                channel TEXT NOT NULL,
-                address TEXT NOT NULL,
-                verified_at DOUBLE PRECISION,
-                code_hash TEXT,
-                code_sent_at DOUBLE PRECISION,
-                code_expires_at DOUBLE PRECISION,
-                wrong_codes INTEGER NOT NULL DEFAULT 0,
-                PRIMARY KEY (user_id, channel)
-            )
-            """,
-            """
-            CREATE TABLE message_delivery (
-                id BIGSERIAL PRIMARY KEY,
-                notification_id BIGINT NOT NULL,
-                user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                channel TEXT NOT NULL,
-                attempts INTEGER NOT NULL DEFAULT 0,
-                enqueued_at DOUBLE PRECISION NOT NULL,
-                next_attempt_at DOUBLE PRECISION NOT NULL,
-                ended_at DOUBLE PRECISION,
-                outcome TEXT,
-                UNIQUE (notification_id, channel)
-            )
-            """,
-            "CREATE INDEX message_delivery_by_due ON message_delivery(next_attempt_at) WHERE ended_at IS NULL",
-        ]),
+        (
+            "v13: integration tokens",
+            [
+                "ALTER TABLE users ADD COLUMN is_integration BOOLEAN NOT NULL DEFAULT false",
+                """
+                CREATE TABLE integration (
+                    user_id BIGINT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+                    token_hash TEXT NOT NULL UNIQUE,
+                    created_by BIGINT,
+                    last_used_at DOUBLE PRECISION
+                )
+                """,
+            ]
+        ),
+        (
+            "v14: text messages and email",
+            [
+                """
+                CREATE TABLE contact_channel (
+                    user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    channel TEXT NOT NULL,
+                    address TEXT NOT NULL,
+                    verified_at DOUBLE PRECISION,
+                    code_hash TEXT,
+                    code_sent_at DOUBLE PRECISION,
+                    code_expires_at DOUBLE PRECISION,
+                    wrong_codes INTEGER NOT NULL DEFAULT 0,
+                    PRIMARY KEY (user_id, channel)
+                )
+                """,
+                """
+                CREATE TABLE message_delivery (
+                    id BIGSERIAL PRIMARY KEY,
+                    notification_id BIGINT NOT NULL,
+                    user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    channel TEXT NOT NULL,
+                    attempts INTEGER NOT NULL DEFAULT 0,
+                    enqueued_at DOUBLE PRECISION NOT NULL,
+                    next_attempt_at DOUBLE PRECISION NOT NULL,
+                    ended_at DOUBLE PRECISION,
+                    outcome TEXT,
+                    UNIQUE (notification_id, channel)
+                )
+                """,
+                "CREATE INDEX message_delivery_by_due ON message_delivery(next_attempt_at) WHERE ended_at IS NULL",
+            ]
+        ),
     ]
 
     /// Whether the database has Varsel's tables (any migration applied).

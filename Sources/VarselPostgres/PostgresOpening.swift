@@ -82,13 +82,16 @@ extension PostgresRepository {
         let parts = try URLParts(url)
         let (host, port, user) = (parts.host, parts.port, parts.user)
         let database = parts.database ?? user
-        var connection = PostgresConnection.Configuration(host: host, port: port, username: user, password: parts.password,
-                                                          database: database,
-                                                          tls: parts.requiresTLS ? .require(try NIOSSLContext(configuration: .makeClientConfiguration())) : .disable)
+        var connection = PostgresConnection.Configuration(
+            host: host, port: port, username: user, password: parts.password,
+            database: database,
+            tls: parts.requiresTLS ? .require(try NIOSSLContext(configuration: .makeClientConfiguration())) : .disable)
         connection.options.connectTimeout = TimeAmount.seconds(Int64(connectTimeout))
         do {
-            let opened = try await PostgresConnection.connect(on: MultiThreadedEventLoopGroup.singleton.any(), configuration: connection,
-                                                              id: 0, logger: logger).get()
+            let opened = try await PostgresConnection.connect(
+                on: MultiThreadedEventLoopGroup.singleton.any(), configuration: connection,
+                id: 0, logger: logger
+            ).get()
             try? await opened.close()
         } catch let error as PSQLError {
             throw failure(for: error, user: user, database: database, host: host, port: port) ?? error
@@ -134,7 +137,9 @@ extension PostgresRepository {
         }
         if let connection = error as? NIOConnectionError {
             if connection.connectionErrors.isEmpty { return .unknownHost(host: host) }
-            if connection.connectionErrors.contains(where: { ($0.error as? ChannelError).map { if case .connectTimeout = $0 { true } else { false } } ?? false }) {
+            if connection.connectionErrors.contains(where: {
+                ($0.error as? ChannelError).map { if case .connectTimeout = $0 { true } else { false } } ?? false
+            }) {
                 return .noAnswer(host: host, port: port, seconds: connectTimeout)
             }
             return .refused(host: host, port: port)

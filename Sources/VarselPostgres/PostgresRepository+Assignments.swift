@@ -15,23 +15,30 @@ extension PostgresRepository {
         let created: CreatedAssignment = try await write(appendsEvents: true) { c in
             let mentor = try await c.query("SELECT 1 FROM users WHERE id = \(mentorID)", logger: self.logger).collect()
             guard !mentor.isEmpty else { throw StoreError.notFound(.mentor) }
-            let contactID = try await Self.one(c.query("""
-                INSERT INTO contact (name, phone, address, notes)
-                VALUES (\(self.sealer.seal(contact.name, field: .contactName)), \(self.sealer.seal(contact.phone, field: .contactPhone)),
-                        \(self.sealer.seal(contact.address, field: .contactAddress)), \(self.sealer.seal(contact.notes, field: .contactNotes)))
-                RETURNING id
-                """, logger: self.logger)).decode(ContactID.self)
+            let contactID = try await Self.one(
+                c.query(
+                    """
+                    INSERT INTO contact (name, phone, address, notes)
+                    VALUES (\(self.sealer.seal(contact.name, field: .contactName)), \(self.sealer.seal(contact.phone, field: .contactPhone)),
+                            \(self.sealer.seal(contact.address, field: .contactAddress)), \(self.sealer.seal(contact.notes, field: .contactNotes)))
+                    RETURNING id
+                    """, logger: self.logger)
+            ).decode(ContactID.self)
             let stored = Contact(id: contactID, name: contact.name, phone: contact.phone, address: contact.address, notes: contact.notes)
-            let assignmentID = try await Self.one(c.query("""
-                INSERT INTO assignment (mentor_id, contact_id, coordinator_id, status, created_at)
-                VALUES (\(mentorID), \(contactID), \(coordinatorID), \(AssignmentStatus.pending.rawValue), \(date.timeIntervalSince1970))
-                RETURNING id
-                """, logger: self.logger)).decode(AssignmentID.self)
+            let assignmentID = try await Self.one(
+                c.query(
+                    """
+                    INSERT INTO assignment (mentor_id, contact_id, coordinator_id, status, created_at)
+                    VALUES (\(mentorID), \(contactID), \(coordinatorID), \(AssignmentStatus.pending.rawValue), \(date.timeIntervalSince1970))
+                    RETURNING id
+                    """, logger: self.logger)
+            ).decode(AssignmentID.self)
             let item = try await self.insertRow(makeNotification(contactID, assignmentID), at: date, c)
             try await self.appendCreatedEvents([item], at: date, c)
             try await c.query("UPDATE assignment SET notification_id = \(item.id) WHERE id = \(assignmentID)", logger: self.logger)
-            let assignment = Assignment(id: assignmentID, mentorID: mentorID, contactID: contactID, coordinatorID: coordinatorID,
-                                        status: .pending, createdAt: date, respondedAt: nil, notificationID: item.id)
+            let assignment = Assignment(
+                id: assignmentID, mentorID: mentorID, contactID: contactID, coordinatorID: coordinatorID,
+                status: .pending, createdAt: date, respondedAt: nil, notificationID: item.id)
             return CreatedAssignment(assignment: assignment, contact: stored, item: item)
         }
         return (created.assignment, created.contact, created.item)
@@ -50,12 +57,17 @@ extension PostgresRepository {
 
     func assignment(_ row: PostgresRow) throws -> Assignment {
         let (id, mentor, contact, coordinator, status, created, responded, notification, previous, reassigned, done, note, delivered) =
-            try row.decode((AssignmentID, UserID, ContactID, UserID?, String, Double, Double?, NotificationID?, AssignmentID?, Double?, Double?, String?, Double?).self)
-        return Assignment(id: id, mentorID: mentor, contactID: contact, coordinatorID: coordinator,
-                          status: try AssignmentStatus(stored: status, column: "assignment.status"),
-                          createdAt: Self.date(created), respondedAt: responded.map(Self.date), notificationID: notification,
-                          previousID: previous, reassignedAt: reassigned.map(Self.date), doneAt: done.map(Self.date),
-                          visitNote: try sealer.openIfPresent(note, field: .visitNote), deliveredAt: delivered.map(Self.date))
+            try row.decode(
+                (
+                    AssignmentID, UserID, ContactID, UserID?, String, Double, Double?, NotificationID?, AssignmentID?, Double?, Double?, String?,
+                    Double?
+                ).self)
+        return Assignment(
+            id: id, mentorID: mentor, contactID: contact, coordinatorID: coordinator,
+            status: try AssignmentStatus(stored: status, column: "assignment.status"),
+            createdAt: Self.date(created), respondedAt: responded.map(Self.date), notificationID: notification,
+            previousID: previous, reassignedAt: reassigned.map(Self.date), doneAt: done.map(Self.date),
+            visitNote: try sealer.openIfPresent(note, field: .visitNote), deliveredAt: delivered.map(Self.date))
     }
 
     public func assignment(id: AssignmentID) async throws -> Assignment? {
@@ -106,7 +118,9 @@ extension PostgresRepository {
 
     /// `select` (naming the assignment `a`) with the condition an assignment meets to be in `listing`, newest first.
     static func listing(_ listing: AssignmentListing, select: String) -> PostgresQuery {
-        let (mentor, coordinator, contact, ids, scope) = (listing.mentorID, listing.coordinatorID, listing.contactID, listing.ids, listing.scope.rawValue)
+        let (mentor, coordinator, contact, ids, scope) = (
+            listing.mentorID, listing.coordinatorID, listing.contactID, listing.ids, listing.scope.rawValue
+        )
         return """
             \(unescaped: select)
             WHERE (\(mentor)::BIGINT IS NULL OR a.mentor_id = \(mentor)) AND (\(coordinator)::BIGINT IS NULL OR a.coordinator_id = \(coordinator))
@@ -118,23 +132,29 @@ extension PostgresRepository {
 
     public func pendingAssignments(createdBefore date: Date) async throws -> [Assignment] {
         try await read { c in
-            try await c.query("""
+            try await c.query(
+                """
                 SELECT \(unescaped: Self.assignmentColumns) FROM assignment
                 WHERE status = \(AssignmentStatus.pending.rawValue) AND created_at < \(date.timeIntervalSince1970) AND reassigned_at IS NULL
                 ORDER BY id
-                """, logger: self.logger).collect().map(self.assignment)
+                """, logger: self.logger
+            ).collect().map(self.assignment)
         }
     }
 
-    public func recordEscalation(assignmentID: AssignmentID, step: EscalationStep, notification: NewNotification, at date: Date) async throws -> NotificationItem? {
+    public func recordEscalation(assignmentID: AssignmentID, step: EscalationStep, notification: NewNotification, at date: Date) async throws
+        -> NotificationItem?
+    {
         try await write(appendsEvents: true) { c in
             let exists = try await c.query("SELECT 1 FROM assignment WHERE id = \(assignmentID)", logger: self.logger).collect()
             guard !exists.isEmpty else { throw StoreError.notFound(.assignment) }
             // The primary key makes each step happen once, however many instances run the upkeep.
-            let inserted = try await c.query("""
+            let inserted = try await c.query(
+                """
                 INSERT INTO assignment_escalation (assignment_id, step, at) VALUES (\(assignmentID), \(step.rawValue), \(date.timeIntervalSince1970))
                 ON CONFLICT DO NOTHING RETURNING assignment_id
-                """, logger: self.logger).collect()
+                """, logger: self.logger
+            ).collect()
             guard !inserted.isEmpty else { return nil }
             let item = try await self.insertRow(notification, at: date, c)
             try await self.appendCreatedEvents([item], at: date, c)
@@ -145,7 +165,9 @@ extension PostgresRepository {
     public func escalations(assignmentID: AssignmentID) async throws -> [EscalationStep: Date] {
         try await read { c in
             var steps: [EscalationStep: Date] = [:]
-            for row in try await c.query("SELECT step, at FROM assignment_escalation WHERE assignment_id = \(assignmentID)", logger: self.logger).collect() {
+            for row in try await c.query("SELECT step, at FROM assignment_escalation WHERE assignment_id = \(assignmentID)", logger: self.logger)
+                .collect()
+            {
                 let (step, at) = try row.decode((String, Double).self)
                 steps[try EscalationStep(stored: step, column: "assignment_escalation.step")] = Self.date(at)
             }
@@ -155,28 +177,34 @@ extension PostgresRepository {
 
     public func eraseContact(contactID: ContactID, titles: [Language: String], at date: Date) async throws -> [NotificationItem]? {
         try await write(appendsEvents: true) { c in
-            let found = try await c.query("""
+            let found = try await c.query(
+                """
                 UPDATE contact SET name = '', phone = '', address = '', notes = '', erased_at = coalesce(erased_at, \(date.timeIntervalSince1970))
                 WHERE id = \(contactID) RETURNING id
-                """, logger: self.logger).collect()
+                """, logger: self.logger
+            ).collect()
             guard !found.isEmpty else { return nil }
             try await c.query("UPDATE assignment SET visit_note = '' WHERE contact_id = \(contactID) AND visit_note IS NOT NULL", logger: self.logger)
-            let named = try await c.query("""
+            let named = try await c.query(
+                """
                 SELECT notification.id, users.language FROM assignment
                 JOIN notification ON notification.id = assignment.notification_id JOIN users ON users.id = notification.recipient_id
                 WHERE assignment.contact_id = \(contactID) ORDER BY notification.id
-                """, logger: self.logger).collect().map { try $0.decode((NotificationID, String).self) }
+                """, logger: self.logger
+            ).collect().map { try $0.decode((NotificationID, String).self) }
             var items: [NotificationItem] = []
             for (id, stored) in named {
                 let title = titles[try Language(stored: stored, column: "users.language")] ?? ""
                 guard var item = try await self.fetchNotification(c, id: id) else { continue }
                 if item.title != title || !item.body.isEmpty || !item.personalDetails.isEmpty {
-                    try await c.query("UPDATE notification SET title = \(title), body = '', personal_details = '[]' WHERE id = \(id)", logger: self.logger)
+                    try await c.query(
+                        "UPDATE notification SET title = \(title), body = '', personal_details = '[]' WHERE id = \(id)", logger: self.logger)
                     item.title = title
                     item.body = ""
                     item.personalDetails = []
                     // The event log's copies now say what the notification says.
-                    try await c.query("""
+                    try await c.query(
+                        """
                         UPDATE event SET notification = \(try Self.storedJSON(item)) WHERE notification_id = \(id) AND notification IS NOT NULL
                         """, logger: self.logger)
                     try await self.queuePushWithdrawal(notificationID: id, at: date, c)
@@ -190,14 +218,16 @@ extension PostgresRepository {
 
     public func contactsClosed(before date: Date) async throws -> [ContactID] {
         try await read { c in
-            try await c.query("""
+            try await c.query(
+                """
                 SELECT assignment.contact_id FROM assignment JOIN contact ON contact.id = assignment.contact_id
                 WHERE contact.erased_at IS NULL
                 GROUP BY assignment.contact_id
                 HAVING sum(CASE WHEN assignment.reassigned_at IS NULL AND assignment.status IN ('pending', 'acknowledged') THEN 1 ELSE 0 END) = 0
                    AND max(coalesce(assignment.reassigned_at, assignment.done_at, assignment.responded_at)) < \(date.timeIntervalSince1970)
                 ORDER BY assignment.contact_id
-                """, logger: self.logger).collect().map { try $0.decode(ContactID.self) }
+                """, logger: self.logger
+            ).collect().map { try $0.decode(ContactID.self) }
         }
     }
 
@@ -213,13 +243,17 @@ extension PostgresRepository {
                 select.append(current)
                 select.append(SealedColumn.marker)
                 select.append(Int64(room))
-                let rows = try await c.query(PostgresQuery(unsafeSQL: """
-                    SELECT \(column.column), \(keys) FROM \(column.table)
-                    WHERE \(column.column) <> '' AND substr(\(column.column), 1, \(SealedColumn.prefixLength)) <> $1
-                      AND (substr(\(column.column), 1, 1) = $2 OR (\(column.plainCondition)))
-                    LIMIT $3 FOR UPDATE
-                    """, binds: select), logger: self.logger).collect()
-                let update = "UPDATE \(column.table) SET \(column.column) = $1 WHERE "
+                let rows = try await c.query(
+                    PostgresQuery(
+                        unsafeSQL: """
+                            SELECT \(column.column), \(keys) FROM \(column.table)
+                            WHERE \(column.column) <> '' AND substr(\(column.column), 1, \(SealedColumn.prefixLength)) <> $1
+                              AND (substr(\(column.column), 1, 1) = $2 OR (\(column.plainCondition)))
+                            LIMIT $3 FOR UPDATE
+                            """, binds: select), logger: self.logger
+                ).collect()
+                let update =
+                    "UPDATE \(column.table) SET \(column.column) = $1 WHERE "
                     + column.keys.enumerated().map { "\($0.element) = $\($0.offset + 2)" }.joined(separator: " AND ")
                 for row in rows {
                     let cells = Array(row)
@@ -240,16 +274,19 @@ extension PostgresRepository {
             var counts: [String: Int] = [:]
             // A database opened as it is, before an upgrade, may lack a column a later version seals.
             var present: Set<String> = []
-            let columns = try await c.query("""
+            let columns = try await c.query(
+                """
                 SELECT table_name || '.' || column_name FROM information_schema.columns WHERE table_schema = current_schema()
                 """, logger: self.logger)
             for try await name in columns.decode(String.self) { present.insert(name) }
             for column in SealedColumn.all where present.contains("\(column.table).\(column.column)") {
                 var binds = PostgresBindings()
                 binds.append(SealedColumn.marker)
-                let rows = try await c.query(PostgresQuery(unsafeSQL: """
-                    SELECT substr(\(column.column), 2, 8), count(*) FROM \(column.table) WHERE substr(\(column.column), 1, 1) = $1 GROUP BY 1
-                    """, binds: binds), logger: self.logger)
+                let rows = try await c.query(
+                    PostgresQuery(
+                        unsafeSQL: """
+                            SELECT substr(\(column.column), 2, 8), count(*) FROM \(column.table) WHERE substr(\(column.column), 1, 1) = $1 GROUP BY 1
+                            """, binds: binds), logger: self.logger)
                 for try await (key, n) in rows.decode((String, Int64).self) { counts[key, default: 0] += Int(n) }
             }
             return counts
@@ -258,7 +295,8 @@ extension PostgresRepository {
 
     public func recordContactRead(contactID: ContactID, userID: UserID, channel: ContactReadChannel, at date: Date) async throws {
         try await write { c in
-            try await c.query("""
+            try await c.query(
+                """
                 INSERT INTO contact_read (contact_id, user_id, channel, at) VALUES (\(contactID), \(userID), \(channel.rawValue), \(date.timeIntervalSince1970))
                 """, logger: self.logger)
         }
@@ -266,8 +304,10 @@ extension PostgresRepository {
 
     public func contactReads(contactID: ContactID) async throws -> [ContactRead] {
         try await read { c in
-            try await c.query("SELECT id, contact_id, user_id, channel, at FROM contact_read WHERE contact_id = \(contactID) ORDER BY id",
-                              logger: self.logger).collect().map { row in
+            try await c.query(
+                "SELECT id, contact_id, user_id, channel, at FROM contact_read WHERE contact_id = \(contactID) ORDER BY id",
+                logger: self.logger
+            ).collect().map { row in
                 let (id, contact, user, channel, at) = try row.decode((Int64, ContactID, UserID, String, Double).self)
                 guard let parsed = ContactReadChannel(rawValue: channel) else { throw StoreError.unknownStoredValue(column: "contact_read.channel") }
                 return ContactRead(id: id, contactID: contact, userID: user, channel: parsed, at: Self.date(at))
@@ -283,11 +323,13 @@ extension PostgresRepository {
 
     public func contact(id: ContactID) async throws -> Contact? {
         try await read { c in
-            try await Self.first(c.query("SELECT id, name, phone, address, notes, erased_at FROM contact WHERE id = \(id)", logger: self.logger)).map { row in
+            try await Self.first(c.query("SELECT id, name, phone, address, notes, erased_at FROM contact WHERE id = \(id)", logger: self.logger)).map
+            { row in
                 let (id, name, phone, address, notes, erased) = try row.decode((ContactID, String, String, String, String, Double?).self)
-                return Contact(id: id, name: try self.sealer.open(name, field: .contactName), phone: try self.sealer.open(phone, field: .contactPhone),
-                               address: try self.sealer.open(address, field: .contactAddress), notes: try self.sealer.open(notes, field: .contactNotes),
-                               erasedAt: erased.map(Self.date))
+                return Contact(
+                    id: id, name: try self.sealer.open(name, field: .contactName), phone: try self.sealer.open(phone, field: .contactPhone),
+                    address: try self.sealer.open(address, field: .contactAddress), notes: try self.sealer.open(notes, field: .contactNotes),
+                    erasedAt: erased.map(Self.date))
             }
         }
     }
@@ -298,7 +340,8 @@ extension PostgresRepository {
             if let refusal = assignment.refusalToRespond { throw refusal }
             assignment.status = status
             assignment.respondedAt = date
-            try await c.query("""
+            try await c.query(
+                """
                 UPDATE assignment SET status = \(status.rawValue), responded_at = \(date.timeIntervalSince1970) WHERE id = \(assignmentID)
                 """, logger: self.logger)
             return assignment
@@ -307,9 +350,14 @@ extension PostgresRepository {
 
     /// The assignment, its row locked for the rest of the transaction.
     func lockedAssignment(_ id: AssignmentID, _ c: PostgresConnection) async throws -> Assignment {
-        guard let assignment = try await Self.first(c.query("""
-            SELECT \(unescaped: Self.assignmentColumns) FROM assignment WHERE id = \(id) FOR UPDATE
-            """, logger: logger)).map(self.assignment) else {
+        guard
+            let assignment = try await Self.first(
+                c.query(
+                    """
+                    SELECT \(unescaped: Self.assignmentColumns) FROM assignment WHERE id = \(id) FOR UPDATE
+                    """, logger: logger)
+            ).map(self.assignment)
+        else {
             throw StoreError.notFound(.assignment)
         }
         return assignment
@@ -328,17 +376,22 @@ extension PostgresRepository {
             try await c.query("UPDATE assignment SET reassigned_at = \(seconds) WHERE id = \(assignmentID)", logger: self.logger)
             // The first mentor's phones take down the notification that named the person they will no longer visit.
             if let notificationID = old.notificationID { try await self.queuePushWithdrawal(notificationID: notificationID, at: date, c) }
-            let newID = try await Self.one(c.query("""
-                INSERT INTO assignment (mentor_id, contact_id, coordinator_id, status, created_at, previous_id)
-                VALUES (\(mentorID), \(old.contactID), \(old.coordinatorID), \(AssignmentStatus.pending.rawValue), \(seconds), \(assignmentID))
-                RETURNING id
-                """, logger: self.logger)).decode(AssignmentID.self)
+            let newID = try await Self.one(
+                c.query(
+                    """
+                    INSERT INTO assignment (mentor_id, contact_id, coordinator_id, status, created_at, previous_id)
+                    VALUES (\(mentorID), \(old.contactID), \(old.coordinatorID), \(AssignmentStatus.pending.rawValue), \(seconds), \(assignmentID))
+                    RETURNING id
+                    """, logger: self.logger)
+            ).decode(AssignmentID.self)
             let item = try await self.insertRow(makeNotification(old.contactID, newID), at: date, c)
             try await self.appendCreatedEvents([item], at: date, c)
             try await c.query("UPDATE assignment SET notification_id = \(item.id) WHERE id = \(newID)", logger: self.logger)
-            return Reassigned(assignment: Assignment(id: newID, mentorID: mentorID, contactID: old.contactID, coordinatorID: old.coordinatorID,
-                                                     status: .pending, createdAt: date, respondedAt: nil, notificationID: item.id,
-                                                     previousID: assignmentID), item: item)
+            return Reassigned(
+                assignment: Assignment(
+                    id: newID, mentorID: mentorID, contactID: old.contactID, coordinatorID: old.coordinatorID,
+                    status: .pending, createdAt: date, respondedAt: nil, notificationID: item.id,
+                    previousID: assignmentID), item: item)
         }
         return (result.assignment, result.item)
     }
@@ -355,7 +408,8 @@ extension PostgresRepository {
             assignment.status = .done
             assignment.doneAt = date
             assignment.visitNote = note
-            try await c.query("""
+            try await c.query(
+                """
                 UPDATE assignment SET status = \(AssignmentStatus.done.rawValue), done_at = \(date.timeIntervalSince1970),
                     visit_note = \(self.sealer.seal(note, field: .visitNote))
                 WHERE id = \(assignmentID)
@@ -366,7 +420,8 @@ extension PostgresRepository {
 
     public func recordLiveDelivery(notificationID: NotificationID, at date: Date) async throws {
         try await write { c in
-            try await c.query("""
+            try await c.query(
+                """
                 UPDATE assignment SET delivered_at = \(date.timeIntervalSince1970) WHERE notification_id = \(notificationID) AND delivered_at IS NULL
                 """, logger: self.logger)
         }

@@ -34,15 +34,19 @@ extension PostgresRepository: StoreCondition {
     public func outboxBacklog(at date: Date) async throws -> [OutboxBacklog] {
         try await read { connection in
             let now = date.timeIntervalSince1970
-            let push = try await Self.one(connection.query("""
-                SELECT COUNT(*)::bigint, MIN(next_attempt_at) FILTER (WHERE next_attempt_at <= \(now)) FROM push_delivery
-                """, logger: self.logger))
+            let push = try await Self.one(
+                connection.query(
+                    """
+                    SELECT COUNT(*)::bigint, MIN(next_attempt_at) FILTER (WHERE next_attempt_at <= \(now)) FROM push_delivery
+                    """, logger: self.logger))
             let (pushCount, pushDue) = try push.decode((Int64, Double?).self)
             var messages: [String: (Int64, Double?)] = [:]
-            for try await (channel, count, due) in try await connection.query("""
+            for try await (channel, count, due) in try await connection.query(
+                """
                 SELECT channel, COUNT(*)::bigint, MIN(next_attempt_at) FILTER (WHERE next_attempt_at <= \(now))
                 FROM message_delivery WHERE ended_at IS NULL GROUP BY channel
-                """, logger: self.logger).decode((String, Int64, Double?).self) {
+                """, logger: self.logger
+            ).decode((String, Int64, Double?).self) {
                 messages[channel] = (count, due)
             }
             return [OutboxBacklog(outbox: "push", items: Int(pushCount), oldestDue: pushDue.map(Self.date))]
@@ -54,10 +58,14 @@ extension PostgresRepository: StoreCondition {
 
     /// Runs `operation` within `limit`, turning the ways PostgreSQL or the road to it fail into ``StoreUnavailable``
     /// and telling ``health`` how it went.
-    func bounded<T: Sendable>(wrote: Bool, within limit: Duration? = nil,
-                              _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
-        let limit = limit ?? (health.outageDuration().map { $0 >= Self.seconds(operationTimeout) } == true
-            ? min(operationTimeout, Self.operationTimeoutDuringOutage) : operationTimeout)
+    func bounded<T: Sendable>(
+        wrote: Bool, within limit: Duration? = nil,
+        _ operation: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        let limit =
+            limit
+            ?? (health.outageDuration().map { $0 >= Self.seconds(operationTimeout) } == true
+                ? min(operationTimeout, Self.operationTimeoutDuringOutage) : operationTimeout)
         return try await health.observe(wrote: wrote) {
             do {
                 return try await StoreDeadline.run(within: limit, operation)
@@ -87,7 +95,7 @@ extension PostgresRepository: StoreCondition {
             case .server:
                 return unavailability(sqlState: error.serverInfo?[.sqlState])
             case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed,
-                 .queryCancelled:
+                .queryCancelled:
                 return .unreachable
             default:
                 return nil

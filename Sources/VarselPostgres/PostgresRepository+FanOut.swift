@@ -9,10 +9,14 @@ extension PostgresRepository: FanOutWriting {
     /// returns its id. Writes none of them.
     func recordFanOut(_ notifications: [NewNotification], at date: Date, _ c: PostgresConnection) async throws -> Int64 {
         let (variants, recipients) = FanOut.variants(of: notifications)
-        let fanout = try await Self.one(c.query("INSERT INTO fanout (created_at) VALUES (\(date.timeIntervalSince1970)) RETURNING id",
-                                                logger: logger)).decode(Int64.self)
+        let fanout = try await Self.one(
+            c.query(
+                "INSERT INTO fanout (created_at) VALUES (\(date.timeIntervalSince1970)) RETURNING id",
+                logger: logger)
+        ).decode(Int64.self)
         // A notification to many has a content or two; a batch of different notifications has as many as rows.
-        var insert = PostgresRowsInsert("""
+        var insert = PostgresRowsInsert(
+            """
             INSERT INTO fanout_variant (fanout_id, variant, sender_id, kind, title, body, urgency, deep_link, personal_details) VALUES
             """)
         for (index, variant) in variants.enumerated() {
@@ -22,13 +26,16 @@ extension PostgresRepository: FanOutWriting {
                 body = sealer.seal(body, field: .notificationBody)
                 details = sealer.seal(details, field: .notificationDetails)
             }
-            let values = [insert.bind(fanout), insert.bind(Int32(index)), insert.bind(variant.senderID), insert.bind(variant.kind.rawValue),
-                          insert.bind(variant.title), insert.bind(body), insert.bind(variant.urgency.rawValue),
-                          insert.bind(try Self.json(variant.deepLink)), insert.bind(details)]
+            let values = [
+                insert.bind(fanout), insert.bind(Int32(index)), insert.bind(variant.senderID), insert.bind(variant.kind.rawValue),
+                insert.bind(variant.title), insert.bind(body), insert.bind(variant.urgency.rawValue),
+                insert.bind(try Self.json(variant.deepLink)), insert.bind(details),
+            ]
             insert.addRow("(\(values.joined(separator: ", ")))")
         }
         for query in insert.queries() { try await c.query(query, logger: logger) }
-        try await c.query("""
+        try await c.query(
+            """
             INSERT INTO fanout_recipient (fanout_id, position, recipient_id, variant)
             SELECT \(fanout), r.position - 1, r.recipient_id, r.variant
             FROM unnest(\(recipients.map(\.recipientID))::bigint[], \(recipients.map { Int32($0.variant) })::integer[])
@@ -55,8 +62,12 @@ extension PostgresRepository: FanOutWriting {
     /// their events); the last chunk records the ids for the request's idempotency key and forgets what the fan-out
     /// kept to write them. The fan-out's row is locked first, so two instances finishing it take turns.
     func writeFanOutChunk(_ fanout: Int64, _ c: PostgresConnection) async throws -> FanOutChunk {
-        guard let row = try await Self.first(c.query("SELECT created_at, notification_ids FROM fanout WHERE id = \(fanout) FOR UPDATE",
-                                                     logger: logger)) else {
+        guard
+            let row = try await Self.first(
+                c.query(
+                    "SELECT created_at, notification_ids FROM fanout WHERE id = \(fanout) FOR UPDATE",
+                    logger: logger))
+        else {
             return FanOutChunk(written: [], isLast: true, finished: nil)
         }
         let (createdAt, finishedIDs) = try row.decode((Double, String?).self)
@@ -66,20 +77,24 @@ extension PostgresRepository: FanOutWriting {
         let date = Self.date(createdAt)
         // One more than a chunk, to know whether this is the last.
         var pending: [(position: Int32, recipientID: UserID, variant: Int32)] = []
-        for try await (position, recipientID, variant) in try await c.query("""
+        for try await (position, recipientID, variant) in try await c.query(
+            """
             SELECT position, recipient_id, variant FROM fanout_recipient WHERE fanout_id = \(fanout) AND notification_id IS NULL
             ORDER BY position LIMIT \(FanOut.chunkSize + 1)
-            """, logger: logger).decode((Int32, UserID, Int32).self) {
+            """, logger: logger
+        ).decode((Int32, UserID, Int32).self) {
             pending.append((position, recipientID, variant))
         }
         // The contents this chunk needs, each read as a notification whose id is the variant's index, and its sender.
         let needed = Array(Set(pending.prefix(FanOut.chunkSize).map(\.variant)))
         var variants: [Int64: (senderID: UserID?, item: NotificationItem)] = [:]
-        for try await row in try await c.query("""
+        for try await row in try await c.query(
+            """
             SELECT v.variant::bigint, 0::bigint, v.kind, v.title, v.body, f.created_at, NULL::double precision, v.urgency, v.deep_link,
                    v.personal_details, v.sender_id
             FROM fanout_variant v JOIN fanout f ON f.id = v.fanout_id WHERE v.fanout_id = \(fanout) AND v.variant = ANY(\(needed)::integer[])
-            """, logger: logger) {
+            """, logger: logger)
+        {
             let item = try notification(row)
             variants[item.id.rawValue] = (try row.makeRandomAccess()[10].decode(UserID?.self), item)
         }
@@ -88,12 +103,14 @@ extension PostgresRepository: FanOutWriting {
             guard let (senderID, item) = variants[Int64(pending.variant)] else {
                 throw StoreError.unknownStoredValue(column: "fanout_recipient.variant")
             }
-            return NewNotification(recipientID: pending.recipientID, senderID: senderID, kind: item.kind, title: item.title,
-                                   body: item.body, urgency: item.urgency, deepLink: item.deepLink, personalDetails: item.personalDetails)
+            return NewNotification(
+                recipientID: pending.recipientID, senderID: senderID, kind: item.kind, title: item.title,
+                body: item.body, urgency: item.urgency, deepLink: item.deepLink, personalDetails: item.personalDetails)
         }
         let written = news.isEmpty ? [] : try await insertRows([(news, date)], c)[0]
         if !written.isEmpty {
-            try await c.query("""
+            try await c.query(
+                """
                 UPDATE fanout_recipient r SET notification_id = w.id
                 FROM unnest(\(chunk.map(\.position))::integer[], \(written.map(\.id))::bigint[]) AS w(position, id)
                 WHERE r.fanout_id = \(fanout) AND r.position = w.position
@@ -102,9 +119,11 @@ extension PostgresRepository: FanOutWriting {
         }
         guard pending.count <= FanOut.chunkSize else { return FanOutChunk(written: written, isLast: false) }
         var ids: [NotificationID] = []
-        for try await id in try await c.query("""
+        for try await id in try await c.query(
+            """
             SELECT notification_id FROM fanout_recipient WHERE fanout_id = \(fanout) ORDER BY position
-            """, logger: logger).decode(NotificationID.self) {
+            """, logger: logger
+        ).decode(NotificationID.self) {
             ids.append(id)
         }
         let json = String(decoding: try Self.encoder.encode(ids), as: UTF8.self)
@@ -118,10 +137,13 @@ extension PostgresRepository: FanOutWriting {
     public func unfinishedFanOuts(startedBefore date: Date) async throws -> [Int64] {
         // Finished ones are kept a while for their other finishers to read their ids, then forgotten here.
         try await write { c in
-            try await c.query("DELETE FROM fanout WHERE created_at < \(date.timeIntervalSince1970) AND notification_ids IS NOT NULL", logger: self.logger)
+            try await c.query(
+                "DELETE FROM fanout WHERE created_at < \(date.timeIntervalSince1970) AND notification_ids IS NOT NULL", logger: self.logger)
             var ids: [Int64] = []
-            for try await id in try await c.query("SELECT id FROM fanout WHERE created_at < \(date.timeIntervalSince1970)",
-                                                  logger: self.logger).decode(Int64.self) {
+            for try await id in try await c.query(
+                "SELECT id FROM fanout WHERE created_at < \(date.timeIntervalSince1970)",
+                logger: self.logger
+            ).decode(Int64.self) {
                 ids.append(id)
             }
             return ids

@@ -8,14 +8,19 @@ import VarselStore
 extension PostgresRepository {
     // MARK: Notifications
 
-    public func createNotifications(_ notifications: [NewNotification], idempotencyKey: IdempotencyKey?, at date: Date) async throws -> CreatedNotifications {
+    public func createNotifications(_ notifications: [NewNotification], idempotencyKey: IdempotencyKey?, at date: Date) async throws
+        -> CreatedNotifications
+    {
         // Without a key there is nothing to look up first: it shares a transaction with the creates waiting with it.
         // A fan-out has transactions of its own.
-        guard idempotencyKey != nil || FanOut.isSpread(notifications.count) else { return try await creates.create(notifications, at: date, in: self) }
+        guard idempotencyKey != nil || FanOut.isSpread(notifications.count) else {
+            return try await creates.create(notifications, at: date, in: self)
+        }
         do {
             return try await createNotificationsOnce(notifications, idempotencyKey: idempotencyKey, at: date)
         } catch let error as PostgresTransactionError
-                    where idempotencyKey != nil && (error.closureError as? PSQLError)?.serverInfo?[.sqlState] == "23505" {
+            where idempotencyKey != nil && (error.closureError as? PSQLError)?.serverInfo?[.sqlState] == "23505"
+        {
             // The same key was being used by a request still in flight when this one looked; it has committed now,
             // so this try finds it and answers as a replay (or as a reused key).
             return try await createNotificationsOnce(notifications, idempotencyKey: idempotencyKey, at: date)
@@ -25,7 +30,9 @@ extension PostgresRepository {
     /// Creates the notifications, then takes the event-log lock only for their events: the rows, the recipient
     /// check and the idempotency key need no order, and the lock is held from the statement of the events to the
     /// commit. A fan-out's first chunk is written here and the rest after.
-    func createNotificationsOnce(_ notifications: [NewNotification], idempotencyKey: IdempotencyKey?, at date: Date) async throws -> CreatedNotifications {
+    func createNotificationsOnce(_ notifications: [NewNotification], idempotencyKey: IdempotencyKey?, at date: Date) async throws
+        -> CreatedNotifications
+    {
         let start = try await write(appendsEvents: true, locksLate: true, within: deadline(forRows: notifications.count)) { c in
             try await self.beginCreate(notifications, idempotencyKey: idempotencyKey, at: date, c)
         }
@@ -34,11 +41,17 @@ extension PostgresRepository {
 
     /// The first transaction of a create: the replay of an idempotency key, or the recipient check and the
     /// notifications (the first chunk of a fan-out).
-    func beginCreate(_ notifications: [NewNotification], idempotencyKey: IdempotencyKey?, at date: Date,
-                     _ c: PostgresConnection) async throws -> CreateStart {
-        if let key = idempotencyKey, let row = try await Self.first(c.query("""
-            SELECT fingerprint, notification_ids, fanout_id FROM idempotency_key WHERE sender_id = \(key.senderID) AND key = \(key.key)
-            """, logger: self.logger)) {
+    func beginCreate(
+        _ notifications: [NewNotification], idempotencyKey: IdempotencyKey?, at date: Date,
+        _ c: PostgresConnection
+    ) async throws -> CreateStart {
+        if let key = idempotencyKey,
+            let row = try await Self.first(
+                c.query(
+                    """
+                    SELECT fingerprint, notification_ids, fanout_id FROM idempotency_key WHERE sender_id = \(key.senderID) AND key = \(key.key)
+                    """, logger: self.logger))
+        {
             let (fingerprint, idsJSON, fanout) = try row.decode((String, String, Int64?).self)
             guard fingerprint == key.fingerprint else { throw StoreError.idempotencyKeyReused }
             if let fanout { return .unfinished(fanout) }
@@ -61,7 +74,8 @@ extension PostgresRepository {
             // A concurrent request with the same key waits here until this one ends, then fails as a duplicate and is
             // tried again (above). A fan-out has written none yet: its ids are recorded when it is finished.
             let ids = String(decoding: try Self.encoder.encode(rows.written.map(\.id)), as: UTF8.self)
-            try await c.query("""
+            try await c.query(
+                """
                 INSERT INTO idempotency_key (sender_id, key, fingerprint, notification_ids, created_at, fanout_id)
                 VALUES (\(key.senderID), \(key.key), \(key.fingerprint), \(ids), \(date.timeIntervalSince1970), \(rows.fanout))
                 """, logger: self.logger)
@@ -141,16 +155,19 @@ extension PostgresRepository {
                 later[item.recipientID, default: 0] -= 1
                 let json = try Self.storedJSON(item)
                 notificationJSON.remember(item, json: json)
-                insert.addRow("(\(insert.bind(item.recipientID)), \(insert.bind(EventType.notificationCreated.rawValue)), "
-                              + "\(insert.bind(item.id)), \(insert.bind(sealedEventJSON(json, of: item))), NULL::integer, \(insert.bind(create.date.timeIntervalSince1970)))")
+                insert.addRow(
+                    "(\(insert.bind(item.recipientID)), \(insert.bind(EventType.notificationCreated.rawValue)), "
+                        + "\(insert.bind(item.id)), \(insert.bind(sealedEventJSON(json, of: item))), NULL::integer, \(insert.bind(create.date.timeIntervalSince1970)))"
+                )
             }
             var seen = Set<UserID>()
             for recipient in create.items.map(\.recipientID) where seen.insert(recipient).inserted {
                 let user = insert.bind(recipient)
                 let count = "(SELECT COUNT(*)::integer FROM notification WHERE recipient_id = \(user) AND read_at IS NULL)"
                 let laterOnes = later[recipient, default: 0]
-                insert.addRow("(\(user), \(insert.bind(EventType.unreadCount.rawValue)), NULL::bigint, NULL::text, "
-                              + "\(laterOnes == 0 ? count : "\(count) - \(insert.bind(laterOnes))"), \(insert.bind(create.date.timeIntervalSince1970)))")
+                insert.addRow(
+                    "(\(user), \(insert.bind(EventType.unreadCount.rawValue)), NULL::bigint, NULL::text, "
+                        + "\(laterOnes == 0 ? count : "\(count) - \(insert.bind(laterOnes))"), \(insert.bind(create.date.timeIntervalSince1970)))")
             }
         }
         for query in insert.queries() { try await c.query(query, logger: logger) }
@@ -163,7 +180,8 @@ extension PostgresRepository {
     /// the rows' ids are their column's default, taken as each row is inserted, after it. Taking it again in a later
     /// statement of the same transaction is harmless: the lock is already held.
     static func lockedEventsInsert() -> PostgresRowsInsert {
-        PostgresRowsInsert("""
+        PostgresRowsInsert(
+            """
             INSERT INTO event (user_id, type, notification_id, notification, unread_count, created_at) SELECT * FROM (VALUES
             """, tail: ") AS v WHERE (SELECT pg_advisory_xact_lock(\(eventLock))::text) IS NOT NULL")
     }
@@ -176,7 +194,8 @@ extension PostgresRepository {
     /// The rows of several creates' notifications, in as few statements as the protocol allows; returns each
     /// create's items with their ids. Their events come from ``appendCreatedEvents(_:_:)``.
     func insertRows(_ creates: [(notifications: [NewNotification], date: Date)], _ c: PostgresConnection) async throws -> [[NotificationItem]] {
-        var insert = PostgresRowsInsert("""
+        var insert = PostgresRowsInsert(
+            """
             INSERT INTO notification (recipient_id, sender_id, kind, title, body, urgency, created_at, read_at, deep_link, personal_details) VALUES
             """, tail: "RETURNING id")
         for create in creates {
@@ -187,9 +206,11 @@ extension PostgresRepository {
                     body = sealer.seal(body, field: .notificationBody)
                     details = sealer.seal(details, field: .notificationDetails)
                 }
-                let values = [insert.bind(new.recipientID), insert.bind(new.senderID), insert.bind(new.kind.rawValue), insert.bind(new.title),
-                              insert.bind(body), insert.bind(new.urgency.rawValue), insert.bind(create.date.timeIntervalSince1970), "NULL",
-                              insert.bind(StoredNotificationJSON.encode(new.deepLink)), insert.bind(details)]
+                let values = [
+                    insert.bind(new.recipientID), insert.bind(new.senderID), insert.bind(new.kind.rawValue), insert.bind(new.title),
+                    insert.bind(body), insert.bind(new.urgency.rawValue), insert.bind(create.date.timeIntervalSince1970), "NULL",
+                    insert.bind(StoredNotificationJSON.encode(new.deepLink)), insert.bind(details),
+                ]
                 insert.addRow("(\(values.joined(separator: ", ")))")
             }
         }
@@ -203,9 +224,10 @@ extension PostgresRepository {
         return try creates.map { create in
             try create.notifications.map { new in
                 guard let id = next.next() else { throw StoreError.unknownStoredValue(column: "notification.id") }
-                return NotificationItem(id: id, recipientID: new.recipientID, kind: new.kind, title: new.title, body: new.body,
-                                        createdAt: create.date, urgency: new.urgency, deepLink: new.deepLink,
-                                        personalDetails: new.personalDetails)
+                return NotificationItem(
+                    id: id, recipientID: new.recipientID, kind: new.kind, title: new.title, body: new.body,
+                    createdAt: create.date, urgency: new.urgency, deepLink: new.deepLink,
+                    personalDetails: new.personalDetails)
             }
         }
     }
@@ -219,7 +241,8 @@ extension PostgresRepository {
         case let .unreadCount(count): unreadCount = Int32(count)
         }
         let json = try notification.map { sealedEventJSON(try Self.storedJSON($0), of: $0) }
-        try await c.query("""
+        try await c.query(
+            """
             INSERT INTO event (user_id, type, notification_id, notification, unread_count, created_at)
             VALUES (\(userID), \(payload.type.rawValue), \(payload.notificationID), \(json), \(unreadCount), \(date.timeIntervalSince1970))
             """, logger: logger)
@@ -238,8 +261,12 @@ extension PostgresRepository {
     }
 
     func unreadCount(_ userID: UserID, _ c: PostgresConnection) async throws -> Int {
-        Int(try await Self.one(c.query("SELECT COUNT(*) FROM notification WHERE recipient_id = \(userID) AND read_at IS NULL",
-                                       logger: logger)).decode(Int64.self))
+        Int(
+            try await Self.one(
+                c.query(
+                    "SELECT COUNT(*) FROM notification WHERE recipient_id = \(userID) AND read_at IS NULL",
+                    logger: logger)
+            ).decode(Int64.self))
     }
 
     static let notificationColumns = "id, recipient_id, kind, title, body, created_at, read_at, urgency, deep_link, personal_details"
@@ -252,27 +279,32 @@ extension PostgresRepository {
     func notification(_ row: PostgresRow) throws -> NotificationItem {
         let (id, recipient, kind, title, body, created, read, urgency, deepLink, details) =
             try row.decode((NotificationID, UserID, String, String, String, Double, Double?, String, String, String).self)
-        return NotificationItem(id: id, recipientID: recipient, kind: try NotificationKind(stored: kind, column: "notification.kind"),
-                                title: title, body: try sealer.open(body, field: .notificationBody), createdAt: Self.date(created),
-                                readAt: read.map(Self.date), urgency: try Urgency(stored: urgency, column: "notification.urgency"),
-                                deepLink: try Self.decoder.decode(DeepLinkTarget.self, from: Data(deepLink.utf8)),
-                                personalDetails: try Self.decoder.decode([String].self, from: Data(try sealer.open(details, field: .notificationDetails).utf8)))
+        return NotificationItem(
+            id: id, recipientID: recipient, kind: try NotificationKind(stored: kind, column: "notification.kind"),
+            title: title, body: try sealer.open(body, field: .notificationBody), createdAt: Self.date(created),
+            readAt: read.map(Self.date), urgency: try Urgency(stored: urgency, column: "notification.urgency"),
+            deepLink: try Self.decoder.decode(DeepLinkTarget.self, from: Data(deepLink.utf8)),
+            personalDetails: try Self.decoder.decode([String].self, from: Data(try sealer.open(details, field: .notificationDetails).utf8)))
     }
 
     public func notification(id: NotificationID) async throws -> NotificationItem? {
         try await read { c in try await self.fetchNotification(c, id: id) }
     }
 
-    public func notifications(for userID: UserID, filter: NotificationFilter, after cursor: NotificationID?, limit: Int) async throws -> NotificationPage {
+    public func notifications(for userID: UserID, filter: NotificationFilter, after cursor: NotificationID?, limit: Int) async throws
+        -> NotificationPage
+    {
         try await read { c in
             let unreadOnly = filter == .unread
             let kind: String? = if case let .kind(kind) = filter { kind.rawValue } else { nil }
-            let rows = try await c.query("""
+            let rows = try await c.query(
+                """
                 SELECT \(unescaped: Self.notificationColumns) FROM notification
                 WHERE recipient_id = \(userID) AND (NOT \(unreadOnly) OR read_at IS NULL) AND (\(kind)::TEXT IS NULL OR kind = \(kind))
                   AND (\(cursor)::BIGINT IS NULL OR id < \(cursor))
                 ORDER BY id DESC LIMIT \(Int64(limit + 1))
-                """, logger: self.logger).collect().map(self.notification)
+                """, logger: self.logger
+            ).collect().map(self.notification)
             let page = Array(rows.prefix(limit))
             return NotificationPage(items: page, nextCursor: rows.count > limit ? page.last?.id : nil)
         }
@@ -323,8 +355,10 @@ extension PostgresRepository {
         try await write(appendsEvents: true) { c in
             var deleted = 0
             for id in Set(ids).sorted() {
-                let rows = try await c.query("DELETE FROM notification WHERE id = \(id) AND recipient_id = \(userID) RETURNING id",
-                                             logger: self.logger).collect()
+                let rows = try await c.query(
+                    "DELETE FROM notification WHERE id = \(id) AND recipient_id = \(userID) RETURNING id",
+                    logger: self.logger
+                ).collect()
                 guard !rows.isEmpty else { continue }
                 try await self.appendEvent(userID: userID, .notificationDeleted(notificationID: id), at: date, c)
                 try await self.queuePushWithdrawal(notificationID: id, at: date, c)
@@ -340,37 +374,45 @@ extension PostgresRepository {
     func event(_ row: PostgresRow) throws -> StoredEvent {
         let (id, userID, type, notificationID, notification, unreadCount, created) =
             try row.decode((Int64, UserID, String, NotificationID?, String?, Int32?, Double).self)
-        let payload = try EventPayload.stored(type: type, notificationJSON: try sealer.openIfPresent(notification, field: .eventNotification),
-                                              notificationID: notificationID, unreadCount: unreadCount.map(Int.init), decoder: Self.decoder,
-                                              cache: notificationJSON)
+        let payload = try EventPayload.stored(
+            type: type, notificationJSON: try sealer.openIfPresent(notification, field: .eventNotification),
+            notificationID: notificationID, unreadCount: unreadCount.map(Int.init), decoder: Self.decoder,
+            cache: notificationJSON)
         return StoredEvent(id: id, userID: userID, payload: payload, createdAt: Self.date(created))
     }
 
     public func events(after id: Int64, limit: Int) async throws -> [StoredEvent] {
         try await read { c in
-            try await c.query("""
+            try await c.query(
+                """
                 SELECT id, user_id, type, notification_id, notification, unread_count, created_at FROM event
                 WHERE id > \(id) ORDER BY id LIMIT \(Int64(limit))
-                """, logger: self.logger).collect().map(self.event)
+                """, logger: self.logger
+            ).collect().map(self.event)
         }
     }
 
     public func events(for userID: UserID, after id: Int64, limit: Int) async throws -> [StoredEvent] {
         try await read { c in
-            try await c.query("""
+            try await c.query(
+                """
                 SELECT id, user_id, type, notification_id, notification, unread_count, created_at FROM event
                 WHERE user_id = \(userID) AND id > \(id) ORDER BY id LIMIT \(Int64(limit))
-                """, logger: self.logger).collect().map(self.event)
+                """, logger: self.logger
+            ).collect().map(self.event)
         }
     }
 
     public func latestEventID() async throws -> Int64 {
         try await read { c in
             // The newest committed event; after pruning everything, the highest id pruned.
-            try await Self.one(c.query("""
-                SELECT GREATEST(COALESCE((SELECT MAX(id) FROM event), 0),
-                                COALESCE((SELECT value FROM meta WHERE key = 'events_pruned_through'), 0))
-                """, logger: self.logger)).decode(Int64.self)
+            try await Self.one(
+                c.query(
+                    """
+                    SELECT GREATEST(COALESCE((SELECT MAX(id) FROM event), 0),
+                                    COALESCE((SELECT value FROM meta WHERE key = 'events_pruned_through'), 0))
+                    """, logger: self.logger)
+            ).decode(Int64.self)
         }
     }
 
@@ -382,10 +424,16 @@ extension PostgresRepository {
 
     public func pruneEvents(before date: Date) async throws -> Int {
         try await write(appendsEvents: true) { c in
-            guard let highest = try await Self.one(c.query("SELECT MAX(id) FROM event WHERE created_at < \(date.timeIntervalSince1970)",
-                                                           logger: self.logger)).decode(Int64?.self) else { return 0 }
+            guard
+                let highest = try await Self.one(
+                    c.query(
+                        "SELECT MAX(id) FROM event WHERE created_at < \(date.timeIntervalSince1970)",
+                        logger: self.logger)
+                ).decode(Int64?.self)
+            else { return 0 }
             let count = try await c.query("DELETE FROM event WHERE id <= \(highest) RETURNING id", logger: self.logger).collect().count
-            try await c.query("""
+            try await c.query(
+                """
                 INSERT INTO meta (key, value) VALUES ('events_pruned_through', \(highest))
                 ON CONFLICT (key) DO UPDATE SET value = GREATEST(meta.value, excluded.value)
                 """, logger: self.logger)

@@ -22,8 +22,9 @@ extension PostgresRepository {
     func mentorScenario(_ row: PostgresRow) throws -> MentorScenario {
         let (id, title, body, coordinator, created, mentor, done, reflection) =
             try row.decode((Int64, String, String, UserID?, Double, UserID, Double?, String).self)
-        return MentorScenario(scenario: Scenario(id: id, title: title, body: body, coordinatorID: coordinator, createdAt: Self.date(created)),
-                              mentorID: mentor, doneAt: done.map(Self.date), reflection: try sealer.open(reflection, field: .reflection))
+        return MentorScenario(
+            scenario: Scenario(id: id, title: title, body: body, coordinatorID: coordinator, createdAt: Self.date(created)),
+            mentorID: mentor, doneAt: done.map(Self.date), reflection: try sealer.open(reflection, field: .reflection))
     }
 
     public func publishScenario(
@@ -36,11 +37,15 @@ extension PostgresRepository {
         let published: Published = try await write(appendsEvents: true, locksLate: true) { c in
             let found = try await Self.one(c.query("SELECT COUNT(*) FROM users WHERE id = ANY(\(mentors))", logger: self.logger)).decode(Int64.self)
             guard found == mentors.count else { throw StoreError.notFound(.mentor) }
-            let id = try await Self.one(c.query("""
-                INSERT INTO scenario (title, body, coordinator_id, created_at) VALUES (\(title), \(body), \(coordinatorID), \(date.timeIntervalSince1970))
-                RETURNING id
-                """, logger: self.logger)).decode(Int64.self)
-            try await c.query("INSERT INTO scenario_recipient (scenario_id, mentor_id) SELECT \(id), unnest(\(mentors)::bigint[])", logger: self.logger)
+            let id = try await Self.one(
+                c.query(
+                    """
+                    INSERT INTO scenario (title, body, coordinator_id, created_at) VALUES (\(title), \(body), \(coordinatorID), \(date.timeIntervalSince1970))
+                    RETURNING id
+                    """, logger: self.logger)
+            ).decode(Int64.self)
+            try await c.query(
+                "INSERT INTO scenario_recipient (scenario_id, mentor_id) SELECT \(id), unnest(\(mentors)::bigint[])", logger: self.logger)
             let scenario = Scenario(id: id, title: title, body: body, coordinatorID: coordinatorID, createdAt: date)
             let rows = try await self.writeRows(mentors.map { makeNotification(id, $0) }, at: date, c)
             let (fanout, written) = try await self.writeEvents(rows, at: date, c)
@@ -78,13 +83,18 @@ extension PostgresRepository {
 
     public func completeScenario(scenarioID: Int64, mentorID: UserID, reflection: String, at date: Date) async throws -> MentorScenario {
         try await write { c in
-            try await c.query("""
+            try await c.query(
+                """
                 UPDATE scenario_recipient SET done_at = COALESCE(done_at, \(date.timeIntervalSince1970)), reflection = \(self.sealer.seal(reflection, field: .reflection))
                 WHERE scenario_id = \(scenarioID) AND mentor_id = \(mentorID)
                 """, logger: self.logger)
-            guard let row = try await Self.first(c.query("""
-                \(unescaped: Self.mentorScenarioQuery) WHERE r.scenario_id = \(scenarioID) AND r.mentor_id = \(mentorID)
-                """, logger: self.logger)) else { throw StoreError.notFound(.scenario) }
+            guard
+                let row = try await Self.first(
+                    c.query(
+                        """
+                        \(unescaped: Self.mentorScenarioQuery) WHERE r.scenario_id = \(scenarioID) AND r.mentor_id = \(mentorID)
+                        """, logger: self.logger))
+            else { throw StoreError.notFound(.scenario) }
             return try self.mentorScenario(row)
         }
     }
@@ -97,8 +107,10 @@ extension PostgresRepository {
     }
 
     func replaceCertifications(_ certifications: [NewCertification], mentorID: UserID, _ c: PostgresConnection) async throws {
-        let existing = try await c.query("SELECT id, mentor_id, name, expires_at FROM certification WHERE mentor_id = \(mentorID)",
-                                         logger: logger).collect().map(Self.certification)
+        let existing = try await c.query(
+            "SELECT id, mentor_id, name, expires_at FROM certification WHERE mentor_id = \(mentorID)",
+            logger: logger
+        ).collect().map(Self.certification)
         var result: [Certification] = []
         for new in certifications {
             // An unchanged certification keeps its id, and so the warnings already sent for it.
@@ -106,10 +118,13 @@ extension PostgresRepository {
                 result.append(same)
                 continue
             }
-            let id = try await Self.one(c.query("""
-                INSERT INTO certification (mentor_id, name, expires_at) VALUES (\(mentorID), \(new.name), \(new.expiresAt.timeIntervalSince1970))
-                RETURNING id
-                """, logger: logger)).decode(Int64.self)
+            let id = try await Self.one(
+                c.query(
+                    """
+                    INSERT INTO certification (mentor_id, name, expires_at) VALUES (\(mentorID), \(new.name), \(new.expiresAt.timeIntervalSince1970))
+                    RETURNING id
+                    """, logger: logger)
+            ).decode(Int64.self)
             result.append(Certification(id: id, mentorID: mentorID, name: new.name, expiresAt: new.expiresAt))
         }
         for old in existing where !result.contains(old) {
@@ -119,28 +134,37 @@ extension PostgresRepository {
 
     public func certifications(mentorID: UserID) async throws -> [Certification] {
         try await read { c in
-            try await c.query("SELECT id, mentor_id, name, expires_at FROM certification WHERE mentor_id = \(mentorID) ORDER BY id",
-                              logger: self.logger).collect().map(Self.certification)
+            try await c.query(
+                "SELECT id, mentor_id, name, expires_at FROM certification WHERE mentor_id = \(mentorID) ORDER BY id",
+                logger: self.logger
+            ).collect().map(Self.certification)
         }
     }
 
     public func certifications(expiringBefore date: Date) async throws -> [Certification] {
         try await read { c in
-            try await c.query("SELECT id, mentor_id, name, expires_at FROM certification WHERE expires_at < \(date.timeIntervalSince1970) ORDER BY id",
-                              logger: self.logger).collect().map(Self.certification)
+            try await c.query(
+                "SELECT id, mentor_id, name, expires_at FROM certification WHERE expires_at < \(date.timeIntervalSince1970) ORDER BY id",
+                logger: self.logger
+            ).collect().map(Self.certification)
         }
     }
 
-    public func recordExpiryWarning(certificationID: Int64, threshold: Int, alsoCovers: [Int], notification: NewNotification, at date: Date) async throws -> NotificationItem? {
+    public func recordExpiryWarning(certificationID: Int64, threshold: Int, alsoCovers: [Int], notification: NewNotification, at date: Date)
+        async throws -> NotificationItem?
+    {
         try await write(appendsEvents: true) { c in
             // The primary key makes this exactly once, however many instances run the upkeep at the same time.
-            let inserted = try await c.query("""
+            let inserted = try await c.query(
+                """
                 INSERT INTO certification_warning (certification_id, threshold) VALUES (\(certificationID), \(threshold))
                 ON CONFLICT DO NOTHING RETURNING certification_id
-                """, logger: self.logger).collect()
+                """, logger: self.logger
+            ).collect()
             guard !inserted.isEmpty else { return nil }
             for other in alsoCovers {
-                try await c.query("""
+                try await c.query(
+                    """
                     INSERT INTO certification_warning (certification_id, threshold) VALUES (\(certificationID), \(other)) ON CONFLICT DO NOTHING
                     """, logger: self.logger)
             }

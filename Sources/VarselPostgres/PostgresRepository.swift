@@ -52,8 +52,10 @@ public final class PostgresRepository: VarselRepository, Sendable {
     /// the tables as they are, changing nothing, for `varsel check`; ``schemaFound`` says how they stand.
     ///
     /// Each operation waits at most `operationTimeout` for the database, then fails with ``StoreUnavailable``.
-    public init(url: String, logger: Logger, keys: DataKeyring? = nil, checksDataKey: Bool = true, createsSchema: Bool = true,
-                upgradesSchema: Bool = true, operationTimeout: Duration = PostgresRepository.defaultOperationTimeout) async throws {
+    public init(
+        url: String, logger: Logger, keys: DataKeyring? = nil, checksDataKey: Bool = true, createsSchema: Bool = true,
+        upgradesSchema: Bool = true, operationTimeout: Duration = PostgresRepository.defaultOperationTimeout
+    ) async throws {
         guard !Self.needsPercentEncoding(url) else { throw PostgresOpenFailure.needsPercentEncoding }
         let configuration = try Self.configuration(from: url)
         // One connection first: a refused password or an unknown database is said at once, not retried by the pool.
@@ -104,8 +106,10 @@ public final class PostgresRepository: VarselRepository, Sendable {
     /// have the check's table yet.
     static func checkDataKeyBeforeChanges(_ client: PostgresClient, sealer: FieldSealer, logger: Logger) async throws {
         let hasTable = try await first(client.query("SELECT to_regclass('data_key_check') IS NOT NULL", logger: logger))?.decode(Bool.self) ?? false
-        guard hasTable, let existing = try await first(client.query("SELECT sealed FROM data_key_check WHERE id = 1", logger: logger))?
-            .decode(String.self) else { return }
+        guard hasTable,
+            let existing = try await first(client.query("SELECT sealed FROM data_key_check WHERE id = 1", logger: logger))?
+                .decode(String.self)
+        else { return }
         _ = try sealer.startingCheck(existing: existing)
     }
 
@@ -131,7 +135,8 @@ public final class PostgresRepository: VarselRepository, Sendable {
     /// The server's version as a number (`150004` for 15.4) and as it names it.
     public func serverVersion() async throws -> (number: Int, name: String) {
         try await read { connection in
-            let row = try await Self.one(connection.query("SELECT current_setting('server_version_num')::int, current_setting('server_version')", logger: self.logger))
+            let row = try await Self.one(
+                connection.query("SELECT current_setting('server_version_num')::int, current_setting('server_version')", logger: self.logger))
             let (number, name) = try row.decode((Int, String).self)
             return (number, name)
         }
@@ -193,8 +198,10 @@ public final class PostgresRepository: VarselRepository, Sendable {
     ///
     /// It waits at most `within` (the store's operation timeout when nil) for the database; a write of many rows
     /// passes a longer one (``deadline(forRows:)``).
-    func write<T: Sendable>(appendsEvents: Bool = false, locksLate: Bool = false, within limit: Duration? = nil,
-                            _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+    func write<T: Sendable>(
+        appendsEvents: Bool = false, locksLate: Bool = false, within limit: Duration? = nil,
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
         let (logger, client) = (logger, client)
         do {
             let result = try await bounded(wrote: true, within: limit) {
@@ -258,7 +265,8 @@ struct URLParts {
 
     init(_ url: String) throws {
         guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme?.lowercased() ?? ""),
-              let host = components.host, let user = components.user, !user.isEmpty else {
+            let host = components.host, let user = components.user, !user.isEmpty
+        else {
             throw PostgresURLError()
         }
         let database = components.path.trimmingCharacters(in: CharacterSet(charactersIn: "/"))

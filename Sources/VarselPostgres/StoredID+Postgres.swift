@@ -14,8 +14,10 @@ extension PostgresStoredID {
         rawValue.encode(into: &byteBuffer, context: context)
     }
 
-    public init<JSONDecoder: PostgresJSONDecoder>(from byteBuffer: inout ByteBuffer, type: PostgresDataType, format: PostgresFormat,
-                                           context: PostgresDecodingContext<JSONDecoder>) throws {
+    public init<JSONDecoder: PostgresJSONDecoder>(
+        from byteBuffer: inout ByteBuffer, type: PostgresDataType, format: PostgresFormat,
+        context: PostgresDecodingContext<JSONDecoder>
+    ) throws {
         self.init(rawValue: try Int64(from: &byteBuffer, type: type, format: format, context: context))
     }
 }

@@ -1,6 +1,6 @@
-import VarselCore
 import Crypto
 import Foundation
+import VarselCore
 import VarselStore
 
 /// The credential a push notification's button or receipt carries: "Acknowledge", and the report that the
@@ -11,16 +11,18 @@ import VarselStore
 public enum PushActionToken {
     /// The token that lets `subscription`'s device acknowledge `assignmentID`.
     public static func acknowledge(assignmentID: AssignmentID, subscription: PushSubscription) -> String {
-        let code = HMAC<SHA256>.authenticationCode(for: Data("acknowledge:\(assignmentID)".utf8),
-                                                    using: SymmetricKey(data: subscription.actionSecret))
+        let code = HMAC<SHA256>.authenticationCode(
+            for: Data("acknowledge:\(assignmentID)".utf8),
+            using: SymmetricKey(data: subscription.actionSecret))
         return Base64URL.encode(Data(code))
     }
 
     /// Whether `token` lets `subscription`'s device acknowledge `assignmentID`; compared in constant time.
     public static func verifyAcknowledge(_ token: String, assignmentID: AssignmentID, subscription: PushSubscription) -> Bool {
         guard let presented = Base64URL.decode(token), presented.count == SHA256.byteCount else { return false }
-        return HMAC<SHA256>.isValidAuthenticationCode(presented, authenticating: Data("acknowledge:\(assignmentID)".utf8),
-                                                      using: SymmetricKey(data: subscription.actionSecret))
+        return HMAC<SHA256>.isValidAuthenticationCode(
+            presented, authenticating: Data("acknowledge:\(assignmentID)".utf8),
+            using: SymmetricKey(data: subscription.actionSecret))
     }
 
     /// The token with which `subscription`'s device reports that it showed `notificationID`'s push (a receipt).
@@ -32,8 +34,9 @@ public enum PushActionToken {
     /// Whether `token` lets `subscription`'s device report `notificationID`'s push shown; compared in constant time.
     public static func verifyShown(_ token: String, notificationID: NotificationID, subscription: PushSubscription) -> Bool {
         guard let presented = Base64URL.decode(token), presented.count == SHA256.byteCount else { return false }
-        return HMAC<SHA256>.isValidAuthenticationCode(presented, authenticating: Data("shown:\(notificationID)".utf8),
-                                                      using: SymmetricKey(data: subscription.actionSecret))
+        return HMAC<SHA256>.isValidAuthenticationCode(
+            presented, authenticating: Data("shown:\(notificationID)".utf8),
+            using: SymmetricKey(data: subscription.actionSecret))
     }
 
     /// A fresh secret for a new subscription.

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Which push endpoints the server will POST to: https only, and never an address inside the server's own
@@ -36,7 +37,8 @@ public struct PushEndpointPolicy: Sendable {
             throw Refusal(description: "The endpoint is longer than \(Self.maximumLength) characters.")
         }
         guard let components = URLComponents(string: endpoint), let url = components.url,
-              let scheme = components.scheme?.lowercased(), let host = components.host, !host.isEmpty else {
+            let scheme = components.scheme?.lowercased(), let host = components.host, !host.isEmpty
+        else {
             throw Refusal(description: "The endpoint must be an absolute URL, such as the one PushSubscription.endpoint gives.")
         }
         guard scheme == "https" || (scheme == "http" && allowsInsecureEndpoints) else {
@@ -48,7 +50,8 @@ public struct PushEndpointPolicy: Sendable {
         guard !allowsInsecureEndpoints else { return url }
         let bareHost = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
         if bareHost == "localhost" || bareHost.hasSuffix(".localhost") || bareHost.hasSuffix(".local") || bareHost.hasSuffix(".internal")
-            || !bareHost.contains(where: { $0 == "." || $0 == ":" }) {
+            || !bareHost.contains(where: { $0 == "." || $0 == ":" })
+        {
             throw Refusal(description: "The endpoint's host must be a public push service.")
         }
         if CIDR.parseAddress(bareHost) != nil, Self.isRefused(address: bareHost) {

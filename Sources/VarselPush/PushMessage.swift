@@ -20,7 +20,10 @@ public struct PushMessage: Codable, Sendable, Equatable {
     public var mutable: Bool
 
     enum CodingKeys: String, CodingKey {
-        case webPush = "web_push", notification, appBadge = "app_badge", mutable
+        case webPush = "web_push"
+        case notification
+        case appBadge = "app_badge"
+        case mutable
     }
 
     /// What the system shows, in the members of the declarative format.
@@ -42,7 +45,9 @@ public struct PushMessage: Codable, Sendable, Equatable {
         public var data: Details
 
         enum CodingKeys: String, CodingKey {
-            case title, body, lang, dir, tag, navigate, silent, requireInteraction = "require_interaction", vibrate, actions, data
+            case title, body, lang, dir, tag, navigate, silent
+            case requireInteraction = "require_interaction"
+            case vibrate, actions, data
         }
     }
 
@@ -78,8 +83,10 @@ public struct PushMessage: Codable, Sendable, Equatable {
 
     /// The message for `notification` as `subscription`'s device shows it; `origin` is Varsel's public origin
     /// (`https://varsel.example.org`), `unreadCount` the recipient's unread notifications.
-    public init(_ notification: LockScreenNotification, notificationID: NotificationID, subscription: PushSubscription, origin: URL,
-                unreadCount: Int, asksForReceipt: Bool = true) {
+    public init(
+        _ notification: LockScreenNotification, notificationID: NotificationID, subscription: PushSubscription, origin: URL,
+        unreadCount: Int, asksForReceipt: Bool = true
+    ) {
         let navigate = Self.absolute(notification.path, origin: origin)
         webPush = 8030
         appBadge = unreadCount
@@ -89,12 +96,17 @@ public struct PushMessage: Codable, Sendable, Equatable {
             navigate: navigate, silent: notification.isSilent, requireInteraction: notification.requiresInteraction,
             vibrate: notification.isSilent || notification.vibration.isEmpty ? nil : notification.vibration,
             actions: notification.actions.map { Action(action: $0.id, title: $0.title, navigate: navigate) },
-            data: Details(acknowledge: notification.acknowledgement.map {
-                Acknowledge(url: "/api/v1/push-subscriptions/\(subscription.id)/acknowledge", assignmentID: $0.assignmentID,
-                            token: PushActionToken.acknowledge(assignmentID: $0.assignmentID, subscription: subscription),
-                            confirmation: $0.confirmation, failure: $0.failure)
-            }, receipt: asksForReceipt ? Receipt(url: "/api/v1/push-subscriptions/\(subscription.id)/receipts", notificationID: notificationID,
-                                                 token: PushActionToken.shown(notificationID: notificationID, subscription: subscription)) : nil))
+            data: Details(
+                acknowledge: notification.acknowledgement.map {
+                    Acknowledge(
+                        url: "/api/v1/push-subscriptions/\(subscription.id)/acknowledge", assignmentID: $0.assignmentID,
+                        token: PushActionToken.acknowledge(assignmentID: $0.assignmentID, subscription: subscription),
+                        confirmation: $0.confirmation, failure: $0.failure)
+                },
+                receipt: asksForReceipt
+                    ? Receipt(
+                        url: "/api/v1/push-subscriptions/\(subscription.id)/receipts", notificationID: notificationID,
+                        token: PushActionToken.shown(notificationID: notificationID, subscription: subscription)) : nil))
     }
 
     /// `path` on `origin`, whatever path the origin's URL has.

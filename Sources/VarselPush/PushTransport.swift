@@ -52,8 +52,9 @@ public final class HTTPPushTransport: PushTransport {
     private let timeout: TimeAmount
 
     public init(timeout: TimeAmount = .seconds(15)) {
-        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow,
-                                                     timeout: .init(connect: .seconds(10), read: timeout))
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: .seconds(10), read: timeout))
         configuration.httpVersion = .automatic
         client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
         self.timeout = timeout
@@ -67,8 +68,9 @@ public final class HTTPPushTransport: PushTransport {
         let response = try await client.execute(outgoing, timeout: timeout)
         // The body is not needed; read a little so the connection can be reused.
         _ = try? await response.body.collect(upTo: 64 * 1024)
-        return PushResponse(status: Int(response.status.code),
-                            retryAfter: PushResponse.retryAfter(response.headers.first(name: "Retry-After"), now: Date()))
+        return PushResponse(
+            status: Int(response.status.code),
+            retryAfter: PushResponse.retryAfter(response.headers.first(name: "Retry-After"), now: Date()))
     }
 
     public func shutdown() async throws {

@@ -46,7 +46,8 @@ public enum WebPushEncryption {
         try validate(p256dh: p256dh, auth: auth)
         guard plaintext.count <= maximumPlaintextBytes else { throw .payloadTooLarge(bytes: plaintext.count) }
         guard let userAgentKey = try? P256.KeyAgreement.PublicKey(x963Representation: p256dh),
-              let sharedSecret = try? ephemeralKey.sharedSecretFromKeyAgreement(with: userAgentKey) else {
+            let sharedSecret = try? ephemeralKey.sharedSecretFromKeyAgreement(with: userAgentKey)
+        else {
             throw .invalidPublicKey
         }
         let senderPublicKey = ephemeralKey.publicKey.x963Representation
@@ -54,14 +55,17 @@ public enum WebPushEncryption {
         let keyInfo = Data("WebPush: info".utf8) + [0] + p256dh + senderPublicKey
         let inputKeyMaterial = sharedSecret.hkdfDerivedSymmetricKey(using: SHA256.self, salt: auth, sharedInfo: keyInfo, outputByteCount: 32)
         // RFC 8188 §2.2–2.3: the content-encryption key and the nonce, from the message's salt.
-        let contentKey = HKDF<SHA256>.deriveKey(inputKeyMaterial: inputKeyMaterial, salt: salt,
-                                                info: Data("Content-Encoding: aes128gcm".utf8) + [0], outputByteCount: 16)
-        let nonceKey = HKDF<SHA256>.deriveKey(inputKeyMaterial: inputKeyMaterial, salt: salt,
-                                              info: Data("Content-Encoding: nonce".utf8) + [0], outputByteCount: 12)
+        let contentKey = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: inputKeyMaterial, salt: salt,
+            info: Data("Content-Encoding: aes128gcm".utf8) + [0], outputByteCount: 16)
+        let nonceKey = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: inputKeyMaterial, salt: salt,
+            info: Data("Content-Encoding: nonce".utf8) + [0], outputByteCount: 12)
         let nonceBytes = nonceKey.withUnsafeBytes { Data($0) }
         // One record, so it is the last: its padding delimiter is 0x02, with no padding after it.
         guard let nonce = try? AES.GCM.Nonce(data: nonceBytes),
-              let sealed = try? AES.GCM.seal(plaintext + [2], using: contentKey, nonce: nonce) else {
+            let sealed = try? AES.GCM.seal(plaintext + [2], using: contentKey, nonce: nonce)
+        else {
             throw .invalidPublicKey
         }
         var body = salt

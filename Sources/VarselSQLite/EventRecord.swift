@@ -69,8 +69,9 @@ struct EventRecord: FetchableRecord, TableRecord {
 
     /// The typed event; a type this version does not know, or a payload its type lacks, is an error.
     func event(decoder: JSONDecoder, sealer: FieldSealer, cache: NotificationJSONCache) throws -> StoredEvent {
-        let payload = try EventPayload.stored(type: type, notificationJSON: try sealer.openIfPresent(notification, field: .eventNotification), notificationID: notificationID,
-                                              unreadCount: unreadCount, decoder: decoder, cache: cache)
+        let payload = try EventPayload.stored(
+            type: type, notificationJSON: try sealer.openIfPresent(notification, field: .eventNotification), notificationID: notificationID,
+            unreadCount: unreadCount, decoder: decoder, cache: cache)
         return StoredEvent(id: id ?? 0, userID: userID, payload: payload, createdAt: Date(timeIntervalSince1970: createdAt))
     }
 }

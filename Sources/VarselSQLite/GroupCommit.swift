@@ -36,8 +36,10 @@ final class GroupCommit: Sendable {
     /// Told of each write's outcome: a full disk begins an outage, a commit ends one.
     private let health: StoreHealth?
 
-    init(writer: any DatabaseWriter, interval: Duration = .zero, events: CommittedEvents? = nil, health: StoreHealth? = nil,
-         pause: @escaping @Sendable (ContinuousClock.Instant) async -> Void = { try? await Task.sleep(until: $0, clock: .continuous) }) {
+    init(
+        writer: any DatabaseWriter, interval: Duration = .zero, events: CommittedEvents? = nil, health: StoreHealth? = nil,
+        pause: @escaping @Sendable (ContinuousClock.Instant) async -> Void = { try? await Task.sleep(until: $0, clock: .continuous) }
+    ) {
         self.writer = writer
         self.events = events
         self.health = health
@@ -124,9 +126,9 @@ final class GroupCommit: Sendable {
                 answers = try batch.map { try $0.run(db, batch.count > 1) }
                 return .commit
             }
-            answers.forEach { $0() }
+            for answer in answers { answer() }
         } catch {
-            batch.forEach { $0.fail(error) }
+            for waiting in batch { waiting.fail(error) }
         }
         commitOnWriter()
     }

@@ -1,7 +1,7 @@
-import VarselCore
 import Foundation
 import GRDB
 import Synchronization
+import VarselCore
 import VarselStore
 
 /// Sessions and users as last read, so a request does not read its session and its user from the file every time.

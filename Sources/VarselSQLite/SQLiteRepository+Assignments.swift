@@ -16,30 +16,37 @@ extension SQLiteRepository {
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE id = ?", arguments: [mentorID]) == true else {
                 throw StoreError.notFound(.mentor)
             }
-            try db.execute(sql: "INSERT INTO contact (name, phone, address, notes) VALUES (?, ?, ?, ?)",
-                           arguments: [self.sealer.seal(contact.name, field: .contactName), self.sealer.seal(contact.phone, field: .contactPhone),
-                                       self.sealer.seal(contact.address, field: .contactAddress), self.sealer.seal(contact.notes, field: .contactNotes)])
-            let stored = Contact(id: ContactID(db.lastInsertedRowID), name: contact.name, phone: contact.phone, address: contact.address, notes: contact.notes)
-            try db.execute(sql: """
-                INSERT INTO assignment (mentor_id, contact_id, coordinator_id, status, created_at) VALUES (?, ?, ?, ?, ?)
-                """, arguments: [mentorID, stored.id, coordinatorID, AssignmentStatus.pending.rawValue, date.timeIntervalSince1970])
+            try db.execute(
+                sql: "INSERT INTO contact (name, phone, address, notes) VALUES (?, ?, ?, ?)",
+                arguments: [
+                    self.sealer.seal(contact.name, field: .contactName), self.sealer.seal(contact.phone, field: .contactPhone),
+                    self.sealer.seal(contact.address, field: .contactAddress), self.sealer.seal(contact.notes, field: .contactNotes),
+                ])
+            let stored = Contact(
+                id: ContactID(db.lastInsertedRowID), name: contact.name, phone: contact.phone, address: contact.address, notes: contact.notes)
+            try db.execute(
+                sql: """
+                    INSERT INTO assignment (mentor_id, contact_id, coordinator_id, status, created_at) VALUES (?, ?, ?, ?, ?)
+                    """, arguments: [mentorID, stored.id, coordinatorID, AssignmentStatus.pending.rawValue, date.timeIntervalSince1970])
             let assignmentID = AssignmentID(db.lastInsertedRowID)
             let item = try self.insert(makeNotification(stored.id, assignmentID), at: date, db: db)
             try self.appendUnreadCounts(for: [item.recipientID], at: date, db: db)
             try db.execute(sql: "UPDATE assignment SET notification_id = ? WHERE id = ?", arguments: [item.id, assignmentID])
-            let assignment = Assignment(id: assignmentID, mentorID: mentorID, contactID: stored.id, coordinatorID: coordinatorID,
-                                        status: .pending, createdAt: date, respondedAt: nil, notificationID: item.id)
+            let assignment = Assignment(
+                id: assignmentID, mentorID: mentorID, contactID: stored.id, coordinatorID: coordinatorID,
+                status: .pending, createdAt: date, respondedAt: nil, notificationID: item.id)
             return (assignment, stored, item)
         }
     }
 
     func assignment(_ row: Row) throws -> Assignment {
-        Assignment(id: row["id"], mentorID: row["mentor_id"], contactID: row["contact_id"], coordinatorID: row["coordinator_id"],
-                   status: try AssignmentStatus(stored: row["status"], column: "assignment.status"), createdAt: Self.date(row["created_at"]),
-                   respondedAt: (row["responded_at"] as Double?).map(Self.date), notificationID: row["notification_id"],
-                   previousID: row["previous_id"], reassignedAt: (row["reassigned_at"] as Double?).map(Self.date),
-                   doneAt: (row["done_at"] as Double?).map(Self.date), visitNote: try sealer.openIfPresent(row["visit_note"] as String?, field: .visitNote),
-                   deliveredAt: (row["delivered_at"] as Double?).map(Self.date))
+        Assignment(
+            id: row["id"], mentorID: row["mentor_id"], contactID: row["contact_id"], coordinatorID: row["coordinator_id"],
+            status: try AssignmentStatus(stored: row["status"], column: "assignment.status"), createdAt: Self.date(row["created_at"]),
+            respondedAt: (row["responded_at"] as Double?).map(Self.date), notificationID: row["notification_id"],
+            previousID: row["previous_id"], reassignedAt: (row["reassigned_at"] as Double?).map(Self.date),
+            doneAt: (row["done_at"] as Double?).map(Self.date), visitNote: try sealer.openIfPresent(row["visit_note"] as String?, field: .visitNote),
+            deliveredAt: (row["delivered_at"] as Double?).map(Self.date))
     }
 
     public func assignment(id: AssignmentID) async throws -> Assignment? {
@@ -48,8 +55,10 @@ extension SQLiteRepository {
 
     public func assignments(_ listing: AssignmentListing) async throws -> [Assignment] {
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT a.* FROM assignment a WHERE \(Self.listingCondition) ORDER BY a.id DESC",
-                             arguments: Self.arguments(for: listing)).map(self.assignment)
+            try Row.fetchAll(
+                db, sql: "SELECT a.* FROM assignment a WHERE \(Self.listingCondition) ORDER BY a.id DESC",
+                arguments: Self.arguments(for: listing)
+            ).map(self.assignment)
         }
     }
 
@@ -95,24 +104,31 @@ extension SQLiteRepository {
 
     static func arguments(for listing: AssignmentListing) -> StatementArguments {
         let ids = listing.ids.map { "[" + $0.map(String.init).joined(separator: ",") + "]" }
-        return [listing.mentorID, listing.mentorID, listing.coordinatorID, listing.coordinatorID, listing.contactID, listing.contactID,
-                ids, ids, listing.scope.rawValue, listing.scope.rawValue]
+        return [
+            listing.mentorID, listing.mentorID, listing.coordinatorID, listing.coordinatorID, listing.contactID, listing.contactID,
+            ids, ids, listing.scope.rawValue, listing.scope.rawValue,
+        ]
     }
 
     public func pendingAssignments(createdBefore date: Date) async throws -> [Assignment] {
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM assignment WHERE status = ? AND created_at < ? AND reassigned_at IS NULL ORDER BY id",
-                             arguments: [AssignmentStatus.pending.rawValue, date.timeIntervalSince1970]).map(self.assignment)
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM assignment WHERE status = ? AND created_at < ? AND reassigned_at IS NULL ORDER BY id",
+                arguments: [AssignmentStatus.pending.rawValue, date.timeIntervalSince1970]
+            ).map(self.assignment)
         }
     }
 
-    public func recordEscalation(assignmentID: AssignmentID, step: EscalationStep, notification: NewNotification, at date: Date) async throws -> NotificationItem? {
+    public func recordEscalation(assignmentID: AssignmentID, step: EscalationStep, notification: NewNotification, at date: Date) async throws
+        -> NotificationItem?
+    {
         try await commits.write { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM assignment WHERE id = ?", arguments: [assignmentID]) == true else {
                 throw StoreError.notFound(.assignment)
             }
-            try db.execute(sql: "INSERT OR IGNORE INTO assignment_escalation (assignment_id, step, at) VALUES (?, ?, ?)",
-                           arguments: [assignmentID, step.rawValue, date.timeIntervalSince1970])
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO assignment_escalation (assignment_id, step, at) VALUES (?, ?, ?)",
+                arguments: [assignmentID, step.rawValue, date.timeIntervalSince1970])
             guard db.changesCount > 0 else { return nil }
             let item = try self.insert(notification, at: date, db: db)
             try self.appendUnreadCounts(for: [item.recipientID], at: date, db: db)
@@ -133,29 +149,34 @@ extension SQLiteRepository {
     public func eraseContact(contactID: ContactID, titles: [Language: String], at date: Date) async throws -> [NotificationItem]? {
         let erased: [NotificationItem]? = try await commits.write { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM contact WHERE id = ?", arguments: [contactID]) == true else { return nil }
-            try db.execute(sql: """
-                UPDATE contact SET name = '', phone = '', address = '', notes = '', erased_at = coalesce(erased_at, ?) WHERE id = ?
-                """, arguments: [date.timeIntervalSince1970, contactID])
+            try db.execute(
+                sql: """
+                    UPDATE contact SET name = '', phone = '', address = '', notes = '', erased_at = coalesce(erased_at, ?) WHERE id = ?
+                    """, arguments: [date.timeIntervalSince1970, contactID])
             try db.execute(sql: "UPDATE assignment SET visit_note = '' WHERE contact_id = ? AND visit_note IS NOT NULL", arguments: [contactID])
-            let named = try Row.fetchAll(db, sql: """
-                SELECT notification.id, user.language FROM assignment
-                JOIN notification ON notification.id = assignment.notification_id JOIN user ON user.id = notification.recipient_id
-                WHERE assignment.contact_id = ? ORDER BY notification.id
-                """, arguments: [contactID])
+            let named = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT notification.id, user.language FROM assignment
+                    JOIN notification ON notification.id = assignment.notification_id JOIN user ON user.id = notification.recipient_id
+                    WHERE assignment.contact_id = ? ORDER BY notification.id
+                    """, arguments: [contactID])
             var items: [NotificationItem] = []
             for row in named {
                 let id: NotificationID = row["id"]
                 let language = try Language(stored: row["language"], column: "user.language")
                 guard var item = try self.fetchNotification(db, id: id) else { continue }
                 if item.title != (titles[language] ?? "") || !item.body.isEmpty || !item.personalDetails.isEmpty {
-                    try db.execute(sql: "UPDATE notification SET title = ?, body = '', personal_details = '[]' WHERE id = ?",
-                                   arguments: [(titles[language] ?? ""), id])
+                    try db.execute(
+                        sql: "UPDATE notification SET title = ?, body = '', personal_details = '[]' WHERE id = ?",
+                        arguments: [(titles[language] ?? ""), id])
                     item.title = (titles[language] ?? "")
                     item.body = ""
                     item.personalDetails = []
                     // The event log's copies now say what the notification says.
-                    try db.execute(sql: "UPDATE event SET notification = ? WHERE notification_id = ? AND notification IS NOT NULL",
-                                   arguments: [try StoredNotificationJSON.encode(item) ?? String(decoding: Self.encoder.encode(item), as: UTF8.self), id])
+                    try db.execute(
+                        sql: "UPDATE event SET notification = ? WHERE notification_id = ? AND notification IS NOT NULL",
+                        arguments: [try StoredNotificationJSON.encode(item) ?? String(decoding: Self.encoder.encode(item), as: UTF8.self), id])
                     try self.queuePushWithdrawal(notificationID: id, at: date, db: db)
                     try self.appendEvent(userID: item.recipientID, .notificationUpdated(item), at: date, db: db)
                 }
@@ -170,14 +191,16 @@ extension SQLiteRepository {
 
     public func contactsClosed(before date: Date) async throws -> [ContactID] {
         try read { db in
-            try ContactID.fetchAll(db, sql: """
-                SELECT assignment.contact_id FROM assignment JOIN contact ON contact.id = assignment.contact_id
-                WHERE contact.erased_at IS NULL
-                GROUP BY assignment.contact_id
-                HAVING sum(CASE WHEN assignment.reassigned_at IS NULL AND assignment.status IN ('pending', 'acknowledged') THEN 1 ELSE 0 END) = 0
-                   AND max(coalesce(assignment.reassigned_at, assignment.done_at, assignment.responded_at)) < ?
-                ORDER BY assignment.contact_id
-                """, arguments: [date.timeIntervalSince1970])
+            try ContactID.fetchAll(
+                db,
+                sql: """
+                    SELECT assignment.contact_id FROM assignment JOIN contact ON contact.id = assignment.contact_id
+                    WHERE contact.erased_at IS NULL
+                    GROUP BY assignment.contact_id
+                    HAVING sum(CASE WHEN assignment.reassigned_at IS NULL AND assignment.status IN ('pending', 'acknowledged') THEN 1 ELSE 0 END) = 0
+                       AND max(coalesce(assignment.reassigned_at, assignment.done_at, assignment.responded_at)) < ?
+                    ORDER BY assignment.contact_id
+                    """, arguments: [date.timeIntervalSince1970])
         }
     }
 
@@ -189,13 +212,16 @@ extension SQLiteRepository {
             let room = limit - done
             done += try await commits.write { db in
                 let keys = column.keys.joined(separator: ", ")
-                let rows = try Row.fetchAll(db, sql: """
-                    SELECT \(keys), \(column.column) AS value FROM \(column.table)
-                    WHERE \(column.column) <> '' AND substr(\(column.column), 1, \(SealedColumn.prefixLength)) <> ?
-                      AND (substr(\(column.column), 1, 1) = ? OR (\(column.plainCondition)))
-                    LIMIT ?
-                    """, arguments: [current, SealedColumn.marker, room])
-                let update = "UPDATE \(column.table) SET \(column.column) = ? WHERE "
+                let rows = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT \(keys), \(column.column) AS value FROM \(column.table)
+                        WHERE \(column.column) <> '' AND substr(\(column.column), 1, \(SealedColumn.prefixLength)) <> ?
+                          AND (substr(\(column.column), 1, 1) = ? OR (\(column.plainCondition)))
+                        LIMIT ?
+                        """, arguments: [current, SealedColumn.marker, room])
+                let update =
+                    "UPDATE \(column.table) SET \(column.column) = ? WHERE "
                     + column.keys.map { "\($0) = ?" }.joined(separator: " AND ") + " AND \(column.column) = ?"
                 for row in rows {
                     let stored: String = row["value"]
@@ -217,11 +243,15 @@ extension SQLiteRepository {
         try read { db in
             var counts: [String: Int] = [:]
             // A database opened as it is, before an upgrade, may lack a column a later version seals.
-            for column in SealedColumn.all where try db.tableExists(column.table) && db.columns(in: column.table).contains(where: { $0.name == column.column }) {
-                for row in try Row.fetchAll(db, sql: """
-                    SELECT substr(\(column.column), 2, 8) AS key, count(*) AS n FROM \(column.table)
-                    WHERE substr(\(column.column), 1, 1) = ? GROUP BY 1
-                    """, arguments: [SealedColumn.marker]) {
+            for column in SealedColumn.all
+            where try db.tableExists(column.table) && db.columns(in: column.table).contains(where: { $0.name == column.column }) {
+                for row in try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT substr(\(column.column), 2, 8) AS key, count(*) AS n FROM \(column.table)
+                        WHERE substr(\(column.column), 1, 1) = ? GROUP BY 1
+                        """, arguments: [SealedColumn.marker])
+                {
                     counts[row["key"], default: 0] += row["n"] as Int
                 }
             }
@@ -231,15 +261,18 @@ extension SQLiteRepository {
 
     public func recordContactRead(contactID: ContactID, userID: UserID, channel: ContactReadChannel, at date: Date) async throws {
         try await commits.write { db in
-            try db.execute(sql: "INSERT INTO contact_read (contact_id, user_id, channel, at) VALUES (?, ?, ?, ?)",
-                           arguments: [contactID, userID, channel.rawValue, date.timeIntervalSince1970])
+            try db.execute(
+                sql: "INSERT INTO contact_read (contact_id, user_id, channel, at) VALUES (?, ?, ?, ?)",
+                arguments: [contactID, userID, channel.rawValue, date.timeIntervalSince1970])
         }
     }
 
     public func contactReads(contactID: ContactID) async throws -> [ContactRead] {
         try read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM contact_read WHERE contact_id = ? ORDER BY id", arguments: [contactID]).map { row in
-                guard let channel = ContactReadChannel(rawValue: row["channel"]) else { throw StoreError.unknownStoredValue(column: "contact_read.channel") }
+                guard let channel = ContactReadChannel(rawValue: row["channel"]) else {
+                    throw StoreError.unknownStoredValue(column: "contact_read.channel")
+                }
                 return ContactRead(id: row["id"], contactID: row["contact_id"], userID: row["user_id"], channel: channel, at: Self.date(row["at"]))
             }
         }
@@ -255,11 +288,12 @@ extension SQLiteRepository {
     public func contact(id: ContactID) async throws -> Contact? {
         try read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM contact WHERE id = ?", arguments: [id]).map { row in
-                Contact(id: row["id"], name: try self.sealer.open(row["name"] as String, field: .contactName),
-                        phone: try self.sealer.open(row["phone"] as String, field: .contactPhone),
-                        address: try self.sealer.open(row["address"] as String, field: .contactAddress),
-                        notes: try self.sealer.open(row["notes"] as String, field: .contactNotes),
-                        erasedAt: (row["erased_at"] as Double?).map(Self.date))
+                Contact(
+                    id: row["id"], name: try self.sealer.open(row["name"] as String, field: .contactName),
+                    phone: try self.sealer.open(row["phone"] as String, field: .contactPhone),
+                    address: try self.sealer.open(row["address"] as String, field: .contactAddress),
+                    notes: try self.sealer.open(row["notes"] as String, field: .contactNotes),
+                    erasedAt: (row["erased_at"] as Double?).map(Self.date))
             }
         }
     }
@@ -270,8 +304,9 @@ extension SQLiteRepository {
             if let refusal = assignment.refusalToRespond { throw refusal }
             assignment.status = status
             assignment.respondedAt = date
-            try db.execute(sql: "UPDATE assignment SET status = ?, responded_at = ? WHERE id = ?",
-                           arguments: [status.rawValue, date.timeIntervalSince1970, assignmentID])
+            try db.execute(
+                sql: "UPDATE assignment SET status = ?, responded_at = ? WHERE id = ?",
+                arguments: [status.rawValue, date.timeIntervalSince1970, assignmentID])
             return assignment
         }
     }
@@ -297,15 +332,19 @@ extension SQLiteRepository {
             try db.execute(sql: "UPDATE assignment SET reassigned_at = ? WHERE id = ?", arguments: [seconds, assignmentID])
             // The first mentor's phones take down the notification that named the person they will no longer visit.
             if let notificationID = old.notificationID { try self.queuePushWithdrawal(notificationID: notificationID, at: date, db: db) }
-            try db.execute(sql: """
-                INSERT INTO assignment (mentor_id, contact_id, coordinator_id, status, created_at, previous_id) VALUES (?, ?, ?, ?, ?, ?)
-                """, arguments: [mentorID, old.contactID, old.coordinatorID, AssignmentStatus.pending.rawValue, seconds, assignmentID])
+            try db.execute(
+                sql: """
+                    INSERT INTO assignment (mentor_id, contact_id, coordinator_id, status, created_at, previous_id) VALUES (?, ?, ?, ?, ?, ?)
+                    """, arguments: [mentorID, old.contactID, old.coordinatorID, AssignmentStatus.pending.rawValue, seconds, assignmentID])
             let newID = AssignmentID(db.lastInsertedRowID)
             let item = try self.insert(makeNotification(old.contactID, newID), at: date, db: db)
             try self.appendUnreadCounts(for: [item.recipientID], at: date, db: db)
             try db.execute(sql: "UPDATE assignment SET notification_id = ? WHERE id = ?", arguments: [item.id, newID])
-            return (Assignment(id: newID, mentorID: mentorID, contactID: old.contactID, coordinatorID: old.coordinatorID, status: .pending,
-                               createdAt: date, respondedAt: nil, notificationID: item.id, previousID: assignmentID), item)
+            return (
+                Assignment(
+                    id: newID, mentorID: mentorID, contactID: old.contactID, coordinatorID: old.coordinatorID, status: .pending,
+                    createdAt: date, respondedAt: nil, notificationID: item.id, previousID: assignmentID), item
+            )
         }
     }
 
@@ -316,16 +355,18 @@ extension SQLiteRepository {
             assignment.status = .done
             assignment.doneAt = date
             assignment.visitNote = note
-            try db.execute(sql: "UPDATE assignment SET status = ?, done_at = ?, visit_note = ? WHERE id = ?",
-                           arguments: [AssignmentStatus.done.rawValue, date.timeIntervalSince1970, self.sealer.seal(note, field: .visitNote), assignmentID])
+            try db.execute(
+                sql: "UPDATE assignment SET status = ?, done_at = ?, visit_note = ? WHERE id = ?",
+                arguments: [AssignmentStatus.done.rawValue, date.timeIntervalSince1970, self.sealer.seal(note, field: .visitNote), assignmentID])
             return assignment
         }
     }
 
     public func recordLiveDelivery(notificationID: NotificationID, at date: Date) async throws {
         try await commits.write { db in
-            try db.execute(sql: "UPDATE assignment SET delivered_at = ? WHERE notification_id = ? AND delivered_at IS NULL",
-                           arguments: [date.timeIntervalSince1970, notificationID])
+            try db.execute(
+                sql: "UPDATE assignment SET delivered_at = ? WHERE notification_id = ? AND delivered_at IS NULL",
+                arguments: [date.timeIntervalSince1970, notificationID])
         }
     }
 }

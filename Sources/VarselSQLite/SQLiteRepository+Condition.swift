@@ -10,14 +10,19 @@ extension SQLiteRepository: StoreCondition {
     public func outboxBacklog(at date: Date) async throws -> [OutboxBacklog] {
         try read { db in
             let now = date.timeIntervalSince1970
-            let push = try Row.fetchOne(db, sql: """
-                SELECT COUNT(*), MIN(CASE WHEN next_attempt_at <= ? THEN next_attempt_at END) FROM push_delivery
-                """, arguments: [now])
+            let push = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(*), MIN(CASE WHEN next_attempt_at <= ? THEN next_attempt_at END) FROM push_delivery
+                    """, arguments: [now])
             var messages: [String: (Int, Double?)] = [:]
-            for row in try Row.fetchAll(db, sql: """
-                SELECT channel, COUNT(*), MIN(CASE WHEN next_attempt_at <= ? THEN next_attempt_at END)
-                FROM message_delivery WHERE ended_at IS NULL GROUP BY channel
-                """, arguments: [now]) {
+            for row in try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT channel, COUNT(*), MIN(CASE WHEN next_attempt_at <= ? THEN next_attempt_at END)
+                    FROM message_delivery WHERE ended_at IS NULL GROUP BY channel
+                    """, arguments: [now])
+            {
                 messages[row[0]] = (row[1], row[2])
             }
             let pushDue: Double? = push?[1]

@@ -20,8 +20,10 @@ extension SQLiteRepository {
         do {
             return try DatabaseQueue(path: path, configuration: configuration).read { db in
                 guard try db.tableExists("grdb_migrations") else { return .otherDatabase }
-                let recorded = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM grdb_migrations WHERE identifier = ?)",
-                                                 arguments: [Migrations.first]) ?? false
+                let recorded =
+                    try Bool.fetchOne(
+                        db, sql: "SELECT EXISTS (SELECT 1 FROM grdb_migrations WHERE identifier = ?)",
+                        arguments: [Migrations.first]) ?? false
                 return recorded ? .varsel : .otherDatabase
             }
         } catch {

@@ -19,11 +19,15 @@ extension SQLiteRepository: FanOutWriting {
         let fanout = db.lastInsertedRowID
         for (index, variant) in variants.enumerated() {
             let record = try NotificationRecord(variant, at: date, sealer: sealer)
-            try db.execute(sql: """
-                INSERT INTO fanout_variant (fanout_id, variant, sender_id, kind, title, body, urgency, deep_link, personal_details)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [fanout, index, record.senderID, record.kind, record.title, record.body, record.urgency,
-                                 record.deepLink, record.personalDetails])
+            try db.execute(
+                sql: """
+                    INSERT INTO fanout_variant (fanout_id, variant, sender_id, kind, title, body, urgency, deep_link, personal_details)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    fanout, index, record.senderID, record.kind, record.title, record.body, record.urgency,
+                    record.deepLink, record.personalDetails,
+                ])
         }
         let pending = try db.cachedStatement(sql: "INSERT INTO fanout_recipient (fanout_id, position, recipient_id, variant) VALUES (?, ?, ?, ?)")
         for (position, recipient) in recipients.enumerated() {
@@ -43,8 +47,11 @@ extension SQLiteRepository: FanOutWriting {
     /// Writes the next chunk of `fanout`'s notifications, in the current transaction; the last chunk records the ids
     /// for the request's idempotency key and forgets what the fan-out kept to write them.
     func writeFanOutChunk(_ fanout: Int64, db: Database) throws -> FanOutChunk {
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT created_at, notification_ids FROM fanout WHERE id = ?"),
-                                         arguments: [fanout]) else {
+        guard
+            let row = try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT created_at, notification_ids FROM fanout WHERE id = ?"),
+                arguments: [fanout])
+        else {
             return FanOutChunk(written: [], isLast: true, finished: nil)
         }
         if let ids = row["notification_ids"] as String? {
@@ -52,13 +59,15 @@ extension SQLiteRepository: FanOutWriting {
         }
         let date = Date(timeIntervalSince1970: row["created_at"])
         // One more than a chunk, to know whether this is the last; each with its content, as a notification row.
-        let pending = try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT r.position, r.variant, r.recipient_id, v.sender_id, v.kind, v.title, v.body, v.urgency, f.created_at, v.deep_link, v.personal_details
-            FROM fanout_recipient r
-            JOIN fanout_variant v ON v.fanout_id = r.fanout_id AND v.variant = r.variant
-            JOIN fanout f ON f.id = r.fanout_id
-            WHERE r.fanout_id = ? AND r.notification_id IS NULL ORDER BY r.position LIMIT ?
-            """), arguments: [fanout, FanOut.chunkSize + 1])
+        let pending = try Row.fetchAll(
+            db.cachedStatement(
+                sql: """
+                    SELECT r.position, r.variant, r.recipient_id, v.sender_id, v.kind, v.title, v.body, v.urgency, f.created_at, v.deep_link, v.personal_details
+                    FROM fanout_recipient r
+                    JOIN fanout_variant v ON v.fanout_id = r.fanout_id AND v.variant = r.variant
+                    JOIN fanout f ON f.id = r.fanout_id
+                    WHERE r.fanout_id = ? AND r.notification_id IS NULL ORDER BY r.position LIMIT ?
+                    """), arguments: [fanout, FanOut.chunkSize + 1])
         let mark = try db.cachedStatement(sql: "UPDATE fanout_recipient SET notification_id = ? WHERE fanout_id = ? AND position = ?")
         // Each content is opened once.
         var opened: [Int: NotificationItem] = [:]
@@ -75,8 +84,9 @@ extension SQLiteRepository: FanOutWriting {
         }
         try appendUnreadCounts(for: written.map(\.recipientID), at: date, db: db)
         guard pending.count <= FanOut.chunkSize else { return FanOutChunk(written: written, isLast: false) }
-        let ids = try NotificationID.fetchAll(db, sql: "SELECT notification_id FROM fanout_recipient WHERE fanout_id = ? ORDER BY position",
-                                     arguments: [fanout])
+        let ids = try NotificationID.fetchAll(
+            db, sql: "SELECT notification_id FROM fanout_recipient WHERE fanout_id = ? ORDER BY position",
+            arguments: [fanout])
         let json = String(decoding: try Self.encoder.encode(ids), as: UTF8.self)
         try db.execute(sql: "UPDATE fanout SET notification_ids = ? WHERE id = ?", arguments: [json, fanout])
         try db.execute(sql: "UPDATE idempotency_key SET notification_ids = ?, fanout_id = NULL WHERE fanout_id = ?", arguments: [json, fanout])

@@ -14,28 +14,36 @@ extension SQLiteRepository {
             record.isIntegration = true
             try record.insert(db)
             let created = try record.user()
-            try db.execute(sql: "INSERT INTO integration (user_id, token_hash, created_by) VALUES (?, ?, ?)",
-                           arguments: [created.id, tokenHash, actorID])
-            try self.appendLog([NewAccountLogEntry(actorID: actorID, action: .created, subject: account.role.rawValue)], userID: created.id, at: date, db: db)
+            try db.execute(
+                sql: "INSERT INTO integration (user_id, token_hash, created_by) VALUES (?, ?, ?)",
+                arguments: [created.id, tokenHash, actorID])
+            try self.appendLog(
+                [NewAccountLogEntry(actorID: actorID, action: .created, subject: account.role.rawValue)], userID: created.id, at: date, db: db)
             return Integration(account: created, createdBy: actorID, lastUsedAt: nil)
         }
     }
 
     public func integrations() async throws -> [Integration] {
         try read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT user.*, integration.created_by, integration.last_used_at FROM integration JOIN user ON user.id = integration.user_id
-                ORDER BY user.id
-                """).map(Self.integration)
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT user.*, integration.created_by, integration.last_used_at FROM integration JOIN user ON user.id = integration.user_id
+                    ORDER BY user.id
+                    """
+            ).map(Self.integration)
         }
     }
 
     public func integration(tokenHash: String) async throws -> Integration? {
         try read { db in
-            try Row.fetchOne(db.cachedStatement(sql: """
-                SELECT user.*, integration.created_by, integration.last_used_at FROM integration JOIN user ON user.id = integration.user_id
-                WHERE integration.token_hash = ?
-                """), arguments: [tokenHash]).map(Self.integration)
+            try Row.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT user.*, integration.created_by, integration.last_used_at FROM integration JOIN user ON user.id = integration.user_id
+                        WHERE integration.token_hash = ?
+                        """), arguments: [tokenHash]
+            ).map(Self.integration)
         }
     }
 
@@ -47,7 +55,8 @@ extension SQLiteRepository {
     }
 
     private static func integration(_ row: Row) throws -> Integration {
-        Integration(account: try UserRecord(row: row).user(), createdBy: row["created_by"],
-                    lastUsedAt: (row["last_used_at"] as Double?).map(Self.date))
+        Integration(
+            account: try UserRecord(row: row).user(), createdBy: row["created_by"],
+            lastUsedAt: (row["last_used_at"] as Double?).map(Self.date))
     }
 }

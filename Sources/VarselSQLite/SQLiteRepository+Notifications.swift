@@ -7,7 +7,9 @@ import VarselStore
 extension SQLiteRepository {
     // MARK: Notifications
 
-    public func createNotifications(_ notifications: [NewNotification], idempotencyKey: IdempotencyKey?, at date: Date) async throws -> CreatedNotifications {
+    public func createNotifications(_ notifications: [NewNotification], idempotencyKey: IdempotencyKey?, at date: Date) async throws
+        -> CreatedNotifications
+    {
         let start = try await commits.write { db in try self.beginCreate(notifications, idempotencyKey: idempotencyKey, at: date, db: db) }
         return try await created(start) { try await createNotifications(notifications, idempotencyKey: idempotencyKey, at: date) }
     }
@@ -16,9 +18,12 @@ extension SQLiteRepository {
     /// notifications (the first chunk of a fan-out).
     func beginCreate(_ notifications: [NewNotification], idempotencyKey: IdempotencyKey?, at date: Date, db: Database) throws -> CreateStart {
         if let key = idempotencyKey,
-           let row = try Row.fetchOne(db.cachedStatement(sql: """
-               SELECT fingerprint, notification_ids, fanout_id FROM idempotency_key WHERE sender_id = ? AND key = ?
-               """), arguments: [key.senderID, key.key]) {
+            let row = try Row.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT fingerprint, notification_ids, fanout_id FROM idempotency_key WHERE sender_id = ? AND key = ?
+                        """), arguments: [key.senderID, key.key])
+        {
             guard (row["fingerprint"] as String) == key.fingerprint else { throw StoreError.idempotencyKeyReused }
             if let fanout = row["fanout_id"] as Int64? { return .unfinished(fanout) }
             let ids = try Self.decoder.decode([NotificationID].self, from: Data((row["notification_ids"] as String).utf8))
@@ -33,9 +38,10 @@ extension SQLiteRepository {
         let (fanout, created) = try self.startFanOut(notifications, at: date, db: db)
         if let key = idempotencyKey {
             let ids = String(decoding: try Self.encoder.encode(fanout == nil ? created.map(\.id) : []), as: UTF8.self)
-            try db.execute(sql: """
-                INSERT INTO idempotency_key (sender_id, key, fingerprint, notification_ids, created_at, fanout_id) VALUES (?, ?, ?, ?, ?, ?)
-                """, arguments: [key.senderID, key.key, key.fingerprint, ids, date.timeIntervalSince1970, fanout])
+            try db.execute(
+                sql: """
+                    INSERT INTO idempotency_key (sender_id, key, fingerprint, notification_ids, created_at, fanout_id) VALUES (?, ?, ?, ?, ?, ?)
+                    """, arguments: [key.senderID, key.key, key.fingerprint, ids, date.timeIntervalSince1970, fanout])
         }
         guard let fanout else { return .written(CreatedNotifications(items: created, isReplay: false)) }
         return .spreading(fanout, written: created)
@@ -43,9 +49,10 @@ extension SQLiteRepository {
 
     func insert(_ new: NewNotification, at date: Date, db: Database) throws -> NotificationItem {
         let record = try NotificationRecord(new, at: date, sealer: sealer)
-        let item = NotificationItem(id: 0, recipientID: new.recipientID, kind: new.kind, title: new.title,
-                                    body: new.body, createdAt: date, urgency: new.urgency, deepLink: new.deepLink,
-                                    personalDetails: new.personalDetails)
+        let item = NotificationItem(
+            id: 0, recipientID: new.recipientID, kind: new.kind, title: new.title,
+            body: new.body, createdAt: date, urgency: new.urgency, deepLink: new.deepLink,
+            personalDetails: new.personalDetails)
         return try insert(record, as: item, db: db)
     }
 
@@ -63,8 +70,10 @@ extension SQLiteRepository {
         let record = try EventRecord(userID: userID, payload: payload, at: date, encoder: Self.encoder, sealer: sealer, cache: notificationJSON)
         // A prepared statement: a record's own `insert` builds its arguments through `Encodable`, on every event.
         try db.cachedStatement(sql: EventRecord.insertSQL).execute(arguments: record.insertArguments)
-        committed.appended(StoredEvent(id: db.lastInsertedRowID, userID: userID, payload: payload,
-                                       createdAt: Date(timeIntervalSince1970: record.createdAt)))
+        committed.appended(
+            StoredEvent(
+                id: db.lastInsertedRowID, userID: userID, payload: payload,
+                createdAt: Date(timeIntervalSince1970: record.createdAt)))
     }
 
     func appendUnreadCounts(for userIDs: [UserID], at date: Date, db: Database) throws {
@@ -93,7 +102,9 @@ extension SQLiteRepository {
         try read { db in try self.fetchNotification(db, id: id) }
     }
 
-    public func notifications(for userID: UserID, filter: NotificationFilter, after cursor: NotificationID?, limit: Int) async throws -> NotificationPage {
+    public func notifications(for userID: UserID, filter: NotificationFilter, after cursor: NotificationID?, limit: Int) async throws
+        -> NotificationPage
+    {
         try read { db in
             var sql = "SELECT * FROM notification WHERE recipient_id = ?"
             var arguments: StatementArguments = [userID]
@@ -134,7 +145,8 @@ extension SQLiteRepository {
 
     public func markAllRead(userID: UserID, at date: Date) async throws -> Int {
         try await commits.write { db in
-            let ids = try NotificationID.fetchAll(db, sql: "SELECT id FROM notification WHERE recipient_id = ? AND read_at IS NULL", arguments: [userID])
+            let ids = try NotificationID.fetchAll(
+                db, sql: "SELECT id FROM notification WHERE recipient_id = ? AND read_at IS NULL", arguments: [userID])
             return try self.markRead(ids: ids, userID: userID, at: date, db: db)
         }
     }
@@ -182,8 +194,10 @@ extension SQLiteRepository {
 
     public func events(for userID: UserID, after id: Int64, limit: Int) async throws -> [StoredEvent] {
         try read { db in
-            try EventRecord.fetchAll(db.cachedStatement(sql: "SELECT * FROM event WHERE user_id = ? AND id > ? ORDER BY id LIMIT ?"),
-                                     arguments: [userID, id, limit]).map { try $0.event(decoder: Self.decoder, sealer: self.sealer, cache: self.notificationJSON) }
+            try EventRecord.fetchAll(
+                db.cachedStatement(sql: "SELECT * FROM event WHERE user_id = ? AND id > ? ORDER BY id LIMIT ?"),
+                arguments: [userID, id, limit]
+            ).map { try $0.event(decoder: Self.decoder, sealer: self.sealer, cache: self.notificationJSON) }
         }
     }
 
@@ -200,14 +214,18 @@ extension SQLiteRepository {
 
     public func pruneEvents(before date: Date) async throws -> Int {
         try await commits.write { db in
-            guard let highest = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM event WHERE created_at < ?",
-                                                   arguments: [date.timeIntervalSince1970]) else { return 0 }
+            guard
+                let highest = try Int64.fetchOne(
+                    db, sql: "SELECT MAX(id) FROM event WHERE created_at < ?",
+                    arguments: [date.timeIntervalSince1970])
+            else { return 0 }
             try db.execute(sql: "DELETE FROM event WHERE id <= ?", arguments: [highest])
             let count = db.changesCount
-            try db.execute(sql: """
-                INSERT INTO meta (key, value) VALUES ('events_pruned_through', ?)
-                ON CONFLICT(key) DO UPDATE SET value = MAX(value, excluded.value)
-                """, arguments: [highest])
+            try db.execute(
+                sql: """
+                    INSERT INTO meta (key, value) VALUES ('events_pruned_through', ?)
+                    ON CONFLICT(key) DO UPDATE SET value = MAX(value, excluded.value)
+                    """, arguments: [highest])
             return count
         }
     }

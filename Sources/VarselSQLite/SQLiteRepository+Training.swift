@@ -12,8 +12,9 @@ extension SQLiteRepository {
     }
 
     func mentorScenario(_ row: Row, _ scenario: Scenario) throws -> MentorScenario {
-        MentorScenario(scenario: scenario, mentorID: row["mentor_id"], doneAt: (row["done_at"] as Double?).map(Self.date),
-                       reflection: try sealer.open(row["reflection"] as String, field: .reflection))
+        MentorScenario(
+            scenario: scenario, mentorID: row["mentor_id"], doneAt: (row["done_at"] as Double?).map(Self.date),
+            reflection: try sealer.open(row["reflection"] as String, field: .reflection))
     }
 
     public func publishScenario(
@@ -25,8 +26,9 @@ extension SQLiteRepository {
             for mentorID in mentors where try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE id = ?", arguments: [mentorID]) != true {
                 throw StoreError.notFound(.mentor)
             }
-            try db.execute(sql: "INSERT INTO scenario (title, body, coordinator_id, created_at) VALUES (?, ?, ?, ?)",
-                           arguments: [title, body, coordinatorID, date.timeIntervalSince1970])
+            try db.execute(
+                sql: "INSERT INTO scenario (title, body, coordinator_id, created_at) VALUES (?, ?, ?, ?)",
+                arguments: [title, body, coordinatorID, date.timeIntervalSince1970])
             let scenario = Scenario(id: db.lastInsertedRowID, title: title, body: body, coordinatorID: coordinatorID, createdAt: date)
             let copy = try db.cachedStatement(sql: "INSERT INTO scenario_recipient (scenario_id, mentor_id) VALUES (?, ?)")
             for mentorID in mentors { try copy.execute(arguments: [scenario.id, mentorID]) }
@@ -39,10 +41,13 @@ extension SQLiteRepository {
 
     public func scenarios(forMentor mentorID: UserID) async throws -> [MentorScenario] {
         try read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT s.*, r.mentor_id, r.done_at, r.reflection FROM scenario_recipient r JOIN scenario s ON s.id = r.scenario_id
-                WHERE r.mentor_id = ? ORDER BY s.id DESC
-                """, arguments: [mentorID]).map { try self.mentorScenario($0, self.scenario($0)) }
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT s.*, r.mentor_id, r.done_at, r.reflection FROM scenario_recipient r JOIN scenario s ON s.id = r.scenario_id
+                    WHERE r.mentor_id = ? ORDER BY s.id DESC
+                    """, arguments: [mentorID]
+            ).map { try self.mentorScenario($0, self.scenario($0)) }
         }
     }
 
@@ -61,13 +66,18 @@ extension SQLiteRepository {
 
     public func completeScenario(scenarioID: Int64, mentorID: UserID, reflection: String, at date: Date) async throws -> MentorScenario {
         try await commits.write { db in
-            try db.execute(sql: """
-                UPDATE scenario_recipient SET done_at = COALESCE(done_at, ?), reflection = ? WHERE scenario_id = ? AND mentor_id = ?
-                """, arguments: [date.timeIntervalSince1970, self.sealer.seal(reflection, field: .reflection), scenarioID, mentorID])
-            guard db.changesCount == 1, let row = try Row.fetchOne(db, sql: """
-                SELECT s.*, r.mentor_id, r.done_at, r.reflection FROM scenario_recipient r JOIN scenario s ON s.id = r.scenario_id
-                WHERE r.scenario_id = ? AND r.mentor_id = ?
-                """, arguments: [scenarioID, mentorID]) else { throw StoreError.notFound(.scenario) }
+            try db.execute(
+                sql: """
+                    UPDATE scenario_recipient SET done_at = COALESCE(done_at, ?), reflection = ? WHERE scenario_id = ? AND mentor_id = ?
+                    """, arguments: [date.timeIntervalSince1970, self.sealer.seal(reflection, field: .reflection), scenarioID, mentorID])
+            guard db.changesCount == 1,
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT s.*, r.mentor_id, r.done_at, r.reflection FROM scenario_recipient r JOIN scenario s ON s.id = r.scenario_id
+                        WHERE r.scenario_id = ? AND r.mentor_id = ?
+                        """, arguments: [scenarioID, mentorID])
+            else { throw StoreError.notFound(.scenario) }
             return try self.mentorScenario(row, self.scenario(row))
         }
     }
@@ -87,8 +97,9 @@ extension SQLiteRepository {
                 result.append(same)
                 continue
             }
-            try db.execute(sql: "INSERT INTO certification (mentor_id, name, expires_at) VALUES (?, ?, ?)",
-                           arguments: [mentorID, new.name, new.expiresAt.timeIntervalSince1970])
+            try db.execute(
+                sql: "INSERT INTO certification (mentor_id, name, expires_at) VALUES (?, ?, ?)",
+                arguments: [mentorID, new.name, new.expiresAt.timeIntervalSince1970])
             result.append(Certification(id: db.lastInsertedRowID, mentorID: mentorID, name: new.name, expiresAt: new.expiresAt))
         }
         for old in existing where !result.contains(old) {
@@ -104,19 +115,25 @@ extension SQLiteRepository {
 
     public func certifications(expiringBefore date: Date) async throws -> [Certification] {
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM certification WHERE expires_at < ? ORDER BY id",
-                             arguments: [date.timeIntervalSince1970]).map(self.certification)
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM certification WHERE expires_at < ? ORDER BY id",
+                arguments: [date.timeIntervalSince1970]
+            ).map(self.certification)
         }
     }
 
-    public func recordExpiryWarning(certificationID: Int64, threshold: Int, alsoCovers: [Int], notification: NewNotification, at date: Date) async throws -> NotificationItem? {
+    public func recordExpiryWarning(certificationID: Int64, threshold: Int, alsoCovers: [Int], notification: NewNotification, at date: Date)
+        async throws -> NotificationItem?
+    {
         try await commits.write { db in
-            try db.execute(sql: "INSERT OR IGNORE INTO certification_warning (certification_id, threshold) VALUES (?, ?)",
-                           arguments: [certificationID, threshold])
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO certification_warning (certification_id, threshold) VALUES (?, ?)",
+                arguments: [certificationID, threshold])
             guard db.changesCount > 0 else { return nil }
             for other in alsoCovers {
-                try db.execute(sql: "INSERT OR IGNORE INTO certification_warning (certification_id, threshold) VALUES (?, ?)",
-                               arguments: [certificationID, other])
+                try db.execute(
+                    sql: "INSERT OR IGNORE INTO certification_warning (certification_id, threshold) VALUES (?, ?)",
+                    arguments: [certificationID, other])
             }
             let item = try self.insert(notification, at: date, db: db)
             try self.appendUnreadCounts(for: [item.recipientID], at: date, db: db)

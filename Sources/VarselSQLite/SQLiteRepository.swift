@@ -45,8 +45,10 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     ///
     /// A database changed by a later version is refused (``SchemaFromNewerVersion``). `upgradesSchema: false` opens
     /// the tables as they are, changing nothing, for `varsel check`; ``schemaFound`` says how they stand.
-    public convenience init(path: String, durability: Durability = .full, commitInterval: Duration = .zero, keys: DataKeyring? = nil,
-                            checksDataKey: Bool = true, upgradesSchema: Bool = true) throws {
+    public convenience init(
+        path: String, durability: Durability = .full, commitInterval: Duration = .zero, keys: DataKeyring? = nil,
+        checksDataKey: Bool = true, upgradesSchema: Bool = true
+    ) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         let pool = try DatabasePool(path: path, configuration: configuration)
@@ -59,8 +61,10 @@ public final class SQLiteRepository: VarselRepository, Sendable {
 
     /// A store over `writer`, its schema brought up to date: a `DatabasePool` in production, an in-memory
     /// `DatabaseQueue` in tests.
-    public init(writer: any DatabaseWriter, commitInterval: Duration = .zero, keys: DataKeyring? = nil, checksDataKey: Bool = true,
-                upgradesSchema: Bool = true) throws {
+    public init(
+        writer: any DatabaseWriter, commitInterval: Duration = .zero, keys: DataKeyring? = nil, checksDataKey: Bool = true,
+        upgradesSchema: Bool = true
+    ) throws {
         schemaFound = try writer.read(Migrations.state)
         sealer = FieldSealer(keys)
         let sealer = sealer
@@ -68,10 +72,12 @@ public final class SQLiteRepository: VarselRepository, Sendable {
             if case let .newer(unknown) = schemaFound { throw SchemaFromNewerVersion(unknown: unknown) }
             // The data key is checked before any change, so a start refused for its key leaves the tables as they were
             // (an earlier layout may have no check yet).
-            if checksDataKey || keys != nil, let existing = try writer.read({ db -> String? in
-                guard try db.tableExists("data_key_check") else { return nil }
-                return try String.fetchOne(db, sql: "SELECT sealed FROM data_key_check WHERE id = 1")
-            }) {
+            if checksDataKey || keys != nil,
+                let existing = try writer.read({ db -> String? in
+                    guard try db.tableExists("data_key_check") else { return nil }
+                    return try String.fetchOne(db, sql: "SELECT sealed FROM data_key_check WHERE id = 1")
+                })
+            {
                 _ = try sealer.startingCheck(existing: existing)
             }
             try Migrations.migrator.migrate(writer)

@@ -72,12 +72,13 @@ struct UserRecord: Codable, FetchableRecord, MutablePersistableRecord {
 
     /// The typed user; a role or language this version does not know is an error, never a default.
     func user() throws -> User {
-        User(id: id ?? 0, username: username, displayName: displayName,
-             role: try Role(stored: role, column: "user.role"), passwordHash: passwordHash,
-             language: try Language(stored: language, column: "user.language"),
-             createdAt: Date(timeIntervalSince1970: createdAt), pausedUntil: pausedUntil.map(Date.init(timeIntervalSince1970:)),
-             pausedFrom: pausedFrom.map(Date.init(timeIntervalSince1970:)),
-             deactivatedAt: deactivatedAt.map(Date.init(timeIntervalSince1970:)), isIntegration: isIntegration)
+        User(
+            id: id ?? 0, username: username, displayName: displayName,
+            role: try Role(stored: role, column: "user.role"), passwordHash: passwordHash,
+            language: try Language(stored: language, column: "user.language"),
+            createdAt: Date(timeIntervalSince1970: createdAt), pausedUntil: pausedUntil.map(Date.init(timeIntervalSince1970:)),
+            pausedFrom: pausedFrom.map(Date.init(timeIntervalSince1970:)),
+            deactivatedAt: deactivatedAt.map(Date.init(timeIntervalSince1970:)), isIntegration: isIntegration)
     }
 }
 

@@ -12,8 +12,11 @@ extension Administration {
             try await withServices(database) { services, _ in
                 let issued = try await services.integrations.create(name: name, role: role, by: nil)
                 let account = issued.integration.account
-                return (issued.token, "Made integration token \(account.id) for \"\(account.displayName)\" (\(account.role.rawValue)) in "
-                        + "\(shownName(of: database)); it is shown this once: keep it in that system's secrets.")
+                return (
+                    issued.token,
+                    "Made integration token \(account.id) for \"\(account.displayName)\" (\(account.role.rawValue)) in "
+                        + "\(shownName(of: database)); it is shown this once: keep it in that system's secrets."
+                )
             }
         }
     }
@@ -24,10 +27,12 @@ extension Administration {
         try await answering {
             try await withServices(database) { services, _ in
                 let integrations = try await services.integrations.list(for: nil)
-                let lines = ["id\trole\tstate\tmade\tlast used\tname"] + integrations.map {
-                    "\($0.id)\t\($0.account.role.rawValue)\t\($0.isRevoked ? "revoked" : "active")\t\(minute($0.account.createdAt))\t"
-                        + "\($0.lastUsedAt.map(minute) ?? "never")\t\($0.account.displayName)"
-                }
+                let lines =
+                    ["id\trole\tstate\tmade\tlast used\tname"]
+                    + integrations.map {
+                        "\($0.id)\t\($0.account.role.rawValue)\t\($0.isRevoked ? "revoked" : "active")\t\(minute($0.account.createdAt))\t"
+                            + "\($0.lastUsedAt.map(minute) ?? "never")\t\($0.account.displayName)"
+                    }
                 let count = integrations.count == 1 ? "1 integration token" : "\(integrations.count) integration tokens"
                 return (lines, "\(count) in \(shownName(of: database)).")
             }
@@ -47,7 +52,8 @@ extension Administration {
                 }
                 guard !integration.isRevoked else { return "Integration token \(id) in \(shown) is revoked already; nothing changed." }
                 try await services.integrations.revoke(integration.id, by: nil)
-                return "Revoked integration token \(id) (\"\(integration.account.displayName)\") in \(shown): it no longer works, and cannot be turned on again."
+                return
+                    "Revoked integration token \(id) (\"\(integration.account.displayName)\") in \(shown): it no longer works, and cannot be turned on again."
             }
         }
     }
@@ -55,7 +61,10 @@ extension Administration {
     /// A moment as the lists print it: UTC, to the minute (`2026-11-27T14:02Z`).
     static func minute(_ date: Date) -> String {
         let seconds = Int64(date.timeIntervalSince1970)
-        return String(ISO8601DateFormatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds - seconds % 60)), timeZone: .gmt,
-                                                  formatOptions: [.withInternetDateTime]).dropLast(4)) + "Z"
+        return String(
+            ISO8601DateFormatter.string(
+                from: Date(timeIntervalSince1970: TimeInterval(seconds - seconds % 60)), timeZone: .gmt,
+                formatOptions: [.withInternetDateTime]
+            ).dropLast(4)) + "Z"
     }
 }

@@ -5,10 +5,12 @@ import VarselMessaging
 extension Administration {
     /// The messaging configuration `serve` was given: an SMTP server when `smtpHost` is set, a gateway when
     /// `smsGatewayURL` is. Secrets come from files or the environment, never from arguments.
-    public static func messaging(smtpHost: String?, smtpPort: Int?, smtpSecurity: String, smtpUsername: String?, smtpPasswordFile: String?,
-                                 smtpCAFile: String?, mailFrom: String?, smsGatewayURL: String?, smsGatewayFormat: String,
-                                 smsGatewayTokenFile: String?, smsSender: String,
-                                 environment: [String: String] = ProcessInfo.processInfo.environment) throws -> MessagingConfiguration {
+    public static func messaging(
+        smtpHost: String?, smtpPort: Int?, smtpSecurity: String, smtpUsername: String?, smtpPasswordFile: String?,
+        smtpCAFile: String?, mailFrom: String?, smsGatewayURL: String?, smsGatewayFormat: String,
+        smsGatewayTokenFile: String?, smsSender: String,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> MessagingConfiguration {
         var configuration = MessagingConfiguration()
         if let smtpHost {
             guard let security = SMTPConfiguration.Security(rawValue: smtpSecurity) else {
@@ -33,17 +35,21 @@ extension Administration {
                 throw Failure("Could not read --smtp-ca-file: check that the file exists and can be read.")
             }
             guard let from = mailFrom.flatMap(Self.mailbox) else {
-                throw Failure("--mail-from must be an email address, or a name and an address such as \"Varsel <varsel@example.org>\", when --smtp-host is given.")
+                throw Failure(
+                    "--mail-from must be an email address, or a name and an address such as \"Varsel <varsel@example.org>\", when --smtp-host is given."
+                )
             }
             configuration.mailFromName = from.name
             configuration.mailFromAddress = from.address
-            configuration.smtp = SMTPConfiguration(host: smtpHost, port: port, security: security, username: smtpUsername, password: password,
-                                                   trustRootsFile: smtpCAFile)
+            configuration.smtp = SMTPConfiguration(
+                host: smtpHost, port: port, security: security, username: smtpUsername, password: password,
+                trustRootsFile: smtpCAFile)
         }
         if let smsGatewayURL {
             // The token goes with every request: over plain http only to a gateway (a relay, a test's stand-in) on this machine.
             guard let url = URL(string: smsGatewayURL), let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased(),
-                  scheme == "https" || (scheme == "http" && ["localhost", "127.0.0.1", "::1", "[::1]"].contains(host)) else {
+                scheme == "https" || (scheme == "http" && ["localhost", "127.0.0.1", "::1", "[::1]"].contains(host))
+            else {
                 throw Failure("--sms-gateway-url must be an https URL, such as https://gateway.example/sms (http only to this machine).")
             }
             guard let format = HTTPTextMessageGateway.Format(rawValue: smsGatewayFormat) else {
@@ -57,8 +63,10 @@ extension Administration {
             } else {
                 throw Failure("--sms-gateway-url needs a token: give --sms-gateway-token-file or set VARSEL_SMS_GATEWAY_TOKEN.")
             }
-            guard !smsSender.isEmpty, smsSender.count <= 11, smsSender.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) })
-                    || (smsSender.hasPrefix("+") && smsSender.dropFirst().allSatisfy(\.isNumber) && smsSender.count <= 16) else {
+            guard !smsSender.isEmpty, smsSender.count <= 11,
+                smsSender.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) })
+                    || (smsSender.hasPrefix("+") && smsSender.dropFirst().allSatisfy(\.isNumber) && smsSender.count <= 16)
+            else {
                 throw Failure("--sms-sender must be up to 11 letters and digits, or a number starting with +.")
             }
             configuration.textMessages = HTTPTextMessageGateway.Configuration(url: url, format: format, token: token, sender: smsSender)
@@ -69,7 +77,8 @@ extension Administration {
     /// The first line of `file`, trimmed: a password or a token.
     static func secret(in file: String, option: String) throws -> String {
         guard let text = try? String(contentsOfFile: file, encoding: .utf8),
-              let line = text.split(whereSeparator: \.isNewline).first.map({ $0.trimmingCharacters(in: .whitespaces) }), !line.isEmpty else {
+            let line = text.split(whereSeparator: \.isNewline).first.map({ $0.trimmingCharacters(in: .whitespaces) }), !line.isEmpty
+        else {
             throw Failure("Could not read \(option): check that the file exists, can be read and holds the secret on its first line.")
         }
         return line
@@ -86,7 +95,8 @@ extension Administration {
         }
         let parts = address.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !address.contains(where: { $0.isWhitespace || $0 == "<" || $0 == ">" }),
-              !name.contains(where: \.isNewline) else { return nil }
+            !name.contains(where: \.isNewline)
+        else { return nil }
         return (name.isEmpty ? "Varsel" : name, address)
     }
 }

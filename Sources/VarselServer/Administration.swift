@@ -89,8 +89,10 @@ public enum Administration {
     /// Only with `creating` does a missing SQLite file, or a PostgreSQL database without Varsel's tables, become a
     /// new database; otherwise it is refused in a sentence that names it. Without `keys` the store is opened for work
     /// on accounts only, which never touches the personal details that may be encrypted.
-    static func withStore<T>(_ database: String, keys: DataKeyring? = nil, creating: Bool = false, upgradesSchema: Bool = true,
-                             _ body: (any VarselRepository, _ isNew: Bool) async throws -> T) async throws -> T {
+    static func withStore<T>(
+        _ database: String, keys: DataKeyring? = nil, creating: Bool = false, upgradesSchema: Bool = true,
+        _ body: (any VarselRepository, _ isNew: Bool) async throws -> T
+    ) async throws -> T {
         let shown = shownName(of: database)
         if PostgresRepository.isURL(database) {
             let logger = {
@@ -98,16 +100,18 @@ public enum Administration {
                 logger.logLevel = .error
                 return logger
             }()
-            let unreachable = Failure("Could not open the PostgreSQL database: check the URL (postgres://user:password@host:5432/database), "
-                                      + "that the server is running and that the user may connect.")
+            let unreachable = Failure(
+                "Could not open the PostgreSQL database: check the URL (postgres://user:password@host:5432/database), "
+                    + "that the server is running and that the user may connect.")
             // The client keeps retrying a server it cannot reach; a command gives up after `connectDeadline`.
             // A refused data key is said as such; anything else is an unreachable server.
             let opened: PostgresRepository?
             do {
                 opened = try await withThrowingTaskGroup(of: PostgresRepository?.self) { group in
                     group.addTask {
-                        try await PostgresRepository(url: database, logger: logger, keys: keys, checksDataKey: keys != nil, createsSchema: creating,
-                                                     upgradesSchema: upgradesSchema)
+                        try await PostgresRepository(
+                            url: database, logger: logger, keys: keys, checksDataKey: keys != nil, createsSchema: creating,
+                            upgradesSchema: upgradesSchema)
                     }
                     group.addTask {
                         try await Task.sleep(for: connectDeadline)
@@ -123,7 +127,9 @@ public enum Administration {
             } catch let error as PostgresOpenFailure {
                 throw error
             } catch is PostgresRepository.NoVarselTables {
-                throw Failure("\(shown) has no Varsel tables: check --database or VARSEL_DATABASE; only `varsel serve` and `varsel user add` set up a new database.")
+                throw Failure(
+                    "\(shown) has no Varsel tables: check --database or VARSEL_DATABASE; only `varsel serve` and `varsel user add` set up a new database."
+                )
             } catch {
                 throw unreachable
             }
@@ -133,7 +139,8 @@ public enum Administration {
         }
         let isNew = !FileManager.default.fileExists(atPath: database)
         if isNew && !creating {
-            throw Failure("There is no database at \(shown): check --database or VARSEL_DATABASE; only `varsel serve` and `varsel user add` make a new one.")
+            throw Failure(
+                "There is no database at \(shown): check --database or VARSEL_DATABASE; only `varsel serve` and `varsel user add` make a new one.")
         }
         if !isNew { try refuseUnlessVarsel(database) }
         let sqlite: SQLiteRepository
@@ -173,7 +180,9 @@ public enum Administration {
     static func openingRefusal(_ error: any Error, database: String, keys: DataKeyring?) -> any Error {
         let shown = shownName(of: database)
         if error is SchemaFromNewerVersion {
-            return Failure("\(shown) holds tables changed by a later version of Varsel than \(VarselRelease.version): run that later version; Varsel never takes a database back to an earlier layout.")
+            return Failure(
+                "\(shown) holds tables changed by a later version of Varsel than \(VarselRelease.version): run that later version; Varsel never takes a database back to an earlier layout."
+            )
         }
         guard let error = error as? StoreError else { return error }
         switch error {
@@ -194,7 +203,9 @@ public enum Administration {
         switch SQLiteRepository.examine(path: path) {
         case .varsel: return
         case .otherDatabase:
-            throw Failure("\(shown) is an SQLite database without Varsel's tables, and Varsel sets up none in a file that exists: check --database or VARSEL_DATABASE.")
+            throw Failure(
+                "\(shown) is an SQLite database without Varsel's tables, and Varsel sets up none in a file that exists: check --database or VARSEL_DATABASE."
+            )
         case .notDatabase:
             throw Failure("\(shown) is not an SQLite database, or cannot be read: check --database or VARSEL_DATABASE.")
         }
@@ -202,8 +213,10 @@ public enum Administration {
 
     /// Opens the store at `database` as ``withStore(_:keys:creating:_:)`` does, builds the services over it (the same
     /// graph as the server's), and gives them to `body` with whether the database was made just now.
-    static func withServices<T>(_ database: String, bcryptCost: UInt8 = 4, creating: Bool = false,
-                                _ body: (VarselServices, _ isNew: Bool) async throws -> T) async throws -> T {
+    static func withServices<T>(
+        _ database: String, bcryptCost: UInt8 = 4, creating: Bool = false,
+        _ body: (VarselServices, _ isNew: Bool) async throws -> T
+    ) async throws -> T {
         try await withStore(database, creating: creating) { repository, isNew in
             var logger = Logger(label: "varsel")
             logger.logLevel = .error
@@ -217,21 +230,25 @@ public enum Administration {
     private static func place(_ database: String, isNew: Bool, preposition: String) -> String {
         let shown = shownName(of: database)
         guard isNew else { return "\(preposition) \(shown)" }
-        return PostgresRepository.isURL(database) ? "\(preposition) \(shown), whose Varsel tables were set up now"
+        return PostgresRepository.isURL(database)
+            ? "\(preposition) \(shown), whose Varsel tables were set up now"
             : "\(preposition) the new database \(shown)"
     }
 
     /// Adds a user with a password to the store at `database` (an SQLite file or a PostgreSQL URL), making the database
     /// when there is none; returns the line to print.
-    public static func addUser(database: String, username: String, password: String, role: String, displayName: String?,
-                               locale: String, bcryptCost: UInt8) async throws -> String {
+    public static func addUser(
+        database: String, username: String, password: String, role: String, displayName: String?,
+        locale: String, bcryptCost: UInt8
+    ) async throws -> String {
         try await answering {
             // Checked before the database is opened, which may set it up.
             try checkBcryptCost(bcryptCost)
             try UserAdministration.check(username: username, password: password, role: role, displayName: displayName, locale: locale)
             return try await withServices(database, bcryptCost: bcryptCost, creating: true) { services, isNew in
                 let user = try await takenSaid(database) {
-                    try await services.users.add(username: username, password: password, role: role, displayName: displayName, locale: locale, at: Date())
+                    try await services.users.add(
+                        username: username, password: password, role: role, displayName: displayName, locale: locale, at: Date())
                 }
                 return "Added \(user.role.rawValue) \(user.username) (id \(user.id)) \(place(database, isNew: isNew, preposition: "to"))."
             }
@@ -240,8 +257,10 @@ public enum Administration {
 
     /// Adds a user without a password to the store at `database`, making the database when there is none: they
     /// choose one through the one-time link; returns the lines to print.
-    public static func inviteUser(database: String, username: String, role: String, displayName: String?, locale: String,
-                                  publicURL: String?) async throws -> [String] {
+    public static func inviteUser(
+        database: String, username: String, role: String, displayName: String?, locale: String,
+        publicURL: String?
+    ) async throws -> [String] {
         try await answering {
             let site = try site(publicURL)
             try UserAdministration.check(username: username, password: nil, role: role, displayName: displayName, locale: locale)
@@ -250,8 +269,10 @@ public enum Administration {
                     try await services.users.invite(username: username, displayName: displayName, role: role, locale: locale, by: nil)
                 }
                 let user = issued.user
-                return ["Added \(user.role.rawValue) \(user.username) (id \(user.id)) \(place(database, isNew: isNew, preposition: "to")), "
-                        + "with no password until they choose one."] + linkLines(issued, site: site)
+                return [
+                    "Added \(user.role.rawValue) \(user.username) (id \(user.id)) \(place(database, isNew: isNew, preposition: "to")), "
+                        + "with no password until they choose one."
+                ] + linkLines(issued, site: site)
             }
         }
     }
@@ -295,8 +316,10 @@ public enum Administration {
 
     private static func linkLines(_ issued: UserAdministration.IssuedLink, site: String) -> [String] {
         let until = issued.expiresAt.formatted(.iso8601)
-        return ["One-time set-password link for \(issued.user.username), valid once until \(until): \(site)/password/\(issued.code)",
-                "Or at \(site)/password, the code \(issued.code)."]
+        return [
+            "One-time set-password link for \(issued.user.username), valid once until \(until): \(site)/password/\(issued.code)",
+            "Or at \(site)/password, the code \(issued.code).",
+        ]
     }
 
     /// Gives `username` a new one-time set-password link (a new person, a forgotten password), ending their
@@ -356,9 +379,11 @@ public enum Administration {
         try await answering {
             try await withServices(database) { services, _ in
                 let people = try await services.directory.everyone()
-                let lines = ["id\tusername\trole\tstate\tlanguage\tname"] + people.map {
-                    "\($0.id)\t\($0.username)\t\($0.role.rawValue)\t\($0.isActive ? "active" : "deactivated")\t\($0.language.rawValue)\t\($0.displayName)"
-                }
+                let lines =
+                    ["id\tusername\trole\tstate\tlanguage\tname"]
+                    + people.map {
+                        "\($0.id)\t\($0.username)\t\($0.role.rawValue)\t\($0.isActive ? "active" : "deactivated")\t\($0.language.rawValue)\t\($0.displayName)"
+                    }
                 let count = people.count == 1 ? "1 person" : "\(people.count) people"
                 return (lines, "\(count) in \(shownName(of: database)).")
             }

@@ -4,11 +4,11 @@ import HummingbirdCore
 import Logging
 import Synchronization
 import VarselCore
+import VarselLive
+import VarselMessaging
 import VarselPostgres
 import VarselPush
 import VarselSQLite
-import VarselLive
-import VarselMessaging
 import VarselService
 import VarselStore
 import VarselWeb
@@ -146,7 +146,8 @@ public func buildApplication(
     let fileKey = try configuration.push.fileKey()
     let postgres: PostgresRepository?
     do {
-        postgres = repository == nil && PostgresRepository.isURL(configuration.databasePath)
+        postgres =
+            repository == nil && PostgresRepository.isURL(configuration.databasePath)
             ? try await PostgresRepository(url: configuration.databasePath, logger: logger, keys: configuration.dataKeys) : nil
     } catch let error where Administration.isOpeningRefusal(error) {
         throw Administration.openingRefusal(error, database: configuration.databasePath, keys: configuration.dataKeys)
@@ -155,20 +156,25 @@ public func buildApplication(
     if repository == nil, postgres == nil, !isNewFile { try Administration.refuseUnlessVarsel(configuration.databasePath) }
     let store: any VarselRepository
     do {
-        store = try repository ?? postgres
-            ?? SQLiteRepository(path: configuration.databasePath, durability: configuration.durability, commitInterval: configuration.commitInterval,
-                                keys: configuration.dataKeys)
+        store =
+            try repository ?? postgres
+            ?? SQLiteRepository(
+                path: configuration.databasePath, durability: configuration.durability, commitInterval: configuration.commitInterval,
+                keys: configuration.dataKeys)
     } catch let error where Administration.isOpeningRefusal(error) {
         throw Administration.openingRefusal(error, database: configuration.databasePath, keys: configuration.dataKeys)
     } catch {
-        throw Administration.Failure("Could not open the SQLite database at \(Administration.shownName(of: configuration.databasePath)): "
-                                     + "check that its folder exists and can be written.")
+        throw Administration.Failure(
+            "Could not open the SQLite database at \(Administration.shownName(of: configuration.databasePath)): "
+                + "check that its folder exists and can be written.")
     }
     if isNewFile || postgres?.madeSchema == true {
         let shown = Administration.shownName(of: configuration.databasePath)
         logger.notice(isNewFile ? "Made the new database \(shown)" : "Set up Varsel's tables in \(shown)")
     } else if repository == nil, let made = Administration.schemaChangesMade(postgres ?? store), made > 0 {
-        logger.notice("Brought the tables in \(Administration.shownName(of: configuration.databasePath)) up to date for Varsel \(VarselRelease.version) (\(made) \(made == 1 ? "change" : "changes"))")
+        logger.notice(
+            "Brought the tables in \(Administration.shownName(of: configuration.databasePath)) up to date for Varsel \(VarselRelease.version) (\(made) \(made == 1 ? "change" : "changes"))"
+        )
     }
     if let made = configuration.madeDataKeyFile {
         logger.notice("Made the data key file \(Administration.shownName(of: made)) for the demo's personal details")
@@ -191,16 +197,19 @@ public func buildApplication(
         textMessages: textMessages, mail: configuration.messaging.smtp.map { SMTPMailTransport(configuration: $0) },
         mailFromName: configuration.messaging.mailFromName, mailFromAddress: configuration.messaging.mailFromAddress,
         origin: { configuration.publicOrigin(port: listeningPort.value) })
-    let services = VarselServices(repository: store, now: now, passwords: PasswordHasher(cost: configuration.bcryptCost),
-                                  configuration: http,
-                                  webPush: configuration.push.settings(publicKey: vapid.publicKeyBase64URL, endpointPolicy: endpointPolicy),
-                                  messaging: messaging, logger: logger)
+    let services = VarselServices(
+        repository: store, now: now, passwords: PasswordHasher(cost: configuration.bcryptCost),
+        configuration: http,
+        webPush: configuration.push.settings(publicKey: vapid.publicKeyBase64URL, endpointPolicy: endpointPolicy),
+        messaging: messaging, logger: logger)
     if configuration.loadsDemo {
         try await DemoSeeder(services: services, logger: logger).seed()
     }
     let router = try await VarselRouter.build(services: services)
-    let http1 = HTTP1Channel.Configuration(idleTimeout: .nanoseconds(configuration.idleTimeout.components.seconds * 1_000_000_000
-        + configuration.idleTimeout.components.attoseconds / 1_000_000_000))
+    let http1 = HTTP1Channel.Configuration(
+        idleTimeout: .nanoseconds(
+            configuration.idleTimeout.components.seconds * 1_000_000_000
+                + configuration.idleTimeout.components.attoseconds / 1_000_000_000))
     var app = Application(
         router: router,
         server: .varselHTTP1(configuration: http1, malformedRequest: MalformedRequests.answer),
@@ -211,17 +220,21 @@ public func buildApplication(
         },
         logger: logger
     )
-    var pushConfiguration = PushDeliveryWorker.Configuration(subject: configuration.push.resolvedSubject(publicURL: configuration.http.publicURL),
-                                                             endpointPolicy: endpointPolicy)
+    var pushConfiguration = PushDeliveryWorker.Configuration(
+        subject: configuration.push.resolvedSubject(publicURL: configuration.http.publicURL),
+        endpointPolicy: endpointPolicy)
     pushConfiguration.pollInterval = .milliseconds(500)
     pushConfiguration.origin = { configuration.publicOrigin(port: listeningPort.value) }
     let pushWorker = services.pushDelivery(transport: HTTPPushTransport(), vapid: vapid, configuration: pushConfiguration, logger: logger)
-    let upkeep = services.maintenance(interval: configuration.maintenanceInterval,
-                                      accessLogRetention: configuration.accessLogRetention,
-                                      contactRetention: configuration.contactRetention, logger: logger)
-    let followUps = services.followUps(configuration: .init(delay: configuration.messaging.followUpDelay,
-                                                            escalation: .init(remindAfter: configuration.remindUnansweredAfter)),
-                                       logger: logger)
+    let upkeep = services.maintenance(
+        interval: configuration.maintenanceInterval,
+        accessLogRetention: configuration.accessLogRetention,
+        contactRetention: configuration.contactRetention, logger: logger)
+    let followUps = services.followUps(
+        configuration: .init(
+            delay: configuration.messaging.followUpDelay,
+            escalation: .init(remindAfter: configuration.remindUnansweredAfter)),
+        logger: logger)
     app.addServices(services.pump, upkeep, pushWorker, followUps)
     if let postgres {
         // Other instances' writes wake this one's pump at once.
@@ -240,12 +253,14 @@ struct StoreOutageLog {
         let logger = logger
         health.onChange { began, ended in
             if let began {
-                logger.error("the store is unavailable: requests that need it are refused (503, or 507 for a full disk) until it is back",
-                             metadata: ["store.condition": "\(began.condition.name)"])
+                logger.error(
+                    "the store is unavailable: requests that need it are refused (503, or 507 for a full disk) until it is back",
+                    metadata: ["store.condition": "\(began.condition.name)"])
             }
             if let ended {
                 let seconds = String(format: "%.1f", Date().timeIntervalSince(ended.since))
-                logger.notice("the store is available again", metadata: ["store.condition": "\(ended.condition.name)", "outage.seconds": "\(seconds)"])
+                logger.notice(
+                    "the store is available again", metadata: ["store.condition": "\(ended.condition.name)", "outage.seconds": "\(seconds)"])
             }
         }
     }

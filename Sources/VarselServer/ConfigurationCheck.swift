@@ -50,7 +50,10 @@ extension Administration {
                 if let postgres {
                     let version = try await postgres.serverVersion()
                     guard version.number >= PostgresRepository.oldestServerVersion.number else {
-                        findings.append(.problem("The database \(shown) runs PostgreSQL \(version.name); Varsel needs \(PostgresRepository.oldestServerVersion.name) or later."))
+                        findings.append(
+                            .problem(
+                                "The database \(shown) runs PostgreSQL \(version.name); Varsel needs \(PostgresRepository.oldestServerVersion.name) or later."
+                            ))
                         return
                     }
                     place = ", on PostgreSQL \(version.name)"
@@ -59,9 +62,13 @@ extension Administration {
                 case .current:
                     findings.append(.fine("The database \(shown) opens and has Varsel's tables\(place)."))
                 case let .older(pending):
-                    findings.append(.fine("The database \(shown) opens and has Varsel's tables from an earlier version\(place): `varsel serve` brings them up to date (\(pending) \(pending == 1 ? "change" : "changes")); back the database up first."))
+                    findings.append(
+                        .fine(
+                            "The database \(shown) opens and has Varsel's tables from an earlier version\(place): `varsel serve` brings them up to date (\(pending) \(pending == 1 ? "change" : "changes")); back the database up first."
+                        ))
                 case let .newer(unknown):
-                    findings.append(.problem(sentence(for: openingRefusal(SchemaFromNewerVersion(unknown: unknown), database: settings.database, keys: nil))))
+                    findings.append(
+                        .problem(sentence(for: openingRefusal(SchemaFromNewerVersion(unknown: unknown), database: settings.database, keys: nil))))
                     return
                 }
                 sealed = try await repository.sealedValueCounts()
@@ -79,9 +86,13 @@ extension Administration {
         let encrypted = (sealed ?? [:]).filter { $0.value > 0 }
         guard let file else {
             guard encrypted.isEmpty else {
-                return .problem("\(database) holds encrypted personal details, and no data key file is given: name it with --data-key-file or VARSEL_DATA_KEY_FILE.")
+                return .problem(
+                    "\(database) holds encrypted personal details, and no data key file is given: name it with --data-key-file or VARSEL_DATA_KEY_FILE."
+                )
             }
-            return .problem("No data key file is given (--data-key-file or VARSEL_DATA_KEY_FILE): personal details would be stored unencrypted; make one with `varsel keys create`.")
+            return .problem(
+                "No data key file is given (--data-key-file or VARSEL_DATA_KEY_FILE): personal details would be stored unencrypted; make one with `varsel keys create`."
+            )
         }
         let keys: DataKeyring
         do {
@@ -91,7 +102,9 @@ extension Administration {
         }
         let missing = encrypted.keys.filter { !keys.ids.contains($0) }.sorted()
         guard missing.isEmpty else {
-            return .problem("The data key file \(file) lacks \(missing.joined(separator: ", ")), under which details in \(database) are encrypted: use the file the server used.")
+            return .problem(
+                "The data key file \(file) lacks \(missing.joined(separator: ", ")), under which details in \(database) are encrypted: use the file the server used."
+            )
         }
         guard sealed != nil else { return .fine("The data key file \(file) opens (key \(keys.currentID)).") }
         return .fine("The data key file \(file) opens everything encrypted in \(database) (key \(keys.currentID) encrypts new details).")
@@ -104,13 +117,21 @@ extension Administration {
         if let text = settings.publicURL {
             if let url = publicURL(text) {
                 isHTTPS = url.scheme?.lowercased() == "https"
-                findings.append(isHTTPS ? .fine("The public URL is \(text).")
-                    : .problem("The public URL \(text) is not https: browsers allow passkeys and installing the app only on https, and cookies are not marked Secure."))
+                findings.append(
+                    isHTTPS
+                        ? .fine("The public URL is \(text).")
+                        : .problem(
+                            "The public URL \(text) is not https: browsers allow passkeys and installing the app only on https, and cookies are not marked Secure."
+                        ))
             } else {
-                findings.append(.problem("The public URL (--public-url or VARSEL_PUBLIC_URL) must be an http or https URL, such as https://varsel.example."))
+                findings.append(
+                    .problem("The public URL (--public-url or VARSEL_PUBLIC_URL) must be an http or https URL, such as https://varsel.example."))
             }
         } else {
-            findings.append(.problem("No public URL is set (--public-url or VARSEL_PUBLIC_URL): links in messages would start with the address the server listens on, and passkeys are off."))
+            findings.append(
+                .problem(
+                    "No public URL is set (--public-url or VARSEL_PUBLIC_URL): links in messages would start with the address the server listens on, and passkeys are off."
+                ))
         }
         if let file = settings.vapidKeyFile {
             if (try? VAPIDKey(pem: String(contentsOfFile: file, encoding: .utf8))) != nil {
@@ -122,10 +143,13 @@ extension Administration {
             findings.append(.fine("No VAPID key file is given: the server makes a VAPID key on its first start and keeps it in the database."))
         }
         if let subject = settings.vapidSubject {
-            findings.append(isVAPIDSubject(subject) ? .fine("The VAPID subject is \(subject).")
-                : .problem("The VAPID subject must be a mailto: or https:// URL, such as mailto:drift@varsel.example."))
+            findings.append(
+                isVAPIDSubject(subject)
+                    ? .fine("The VAPID subject is \(subject).")
+                    : .problem("The VAPID subject must be a mailto: or https:// URL, such as mailto:drift@varsel.example."))
         } else if !isHTTPS {
-            findings.append(.problem("No VAPID subject is set (--vapid-subject), and no https public URL stands in for it: push services may refuse pushes."))
+            findings.append(
+                .problem("No VAPID subject is set (--vapid-subject), and no https public URL stands in for it: push services may refuse pushes."))
         } else {
             findings.append(.fine("The VAPID subject is the public URL."))
         }

@@ -42,7 +42,8 @@ extension Administration {
     public static func createKey(file: String) async throws -> String {
         try await answering {
             let keys = try DataKeyring.create(path: file)
-            return "Made the data key file \(file) (key \(keys.currentID)). Back it up apart from the database: without it the personal details cannot be read."
+            return
+                "Made the data key file \(file) (key \(keys.currentID)). Back it up apart from the database: without it the personal details cannot be read."
         }
     }
 
@@ -54,7 +55,8 @@ extension Administration {
             _ = try await withStore(database, keys: try DataKeyring.load(path: file)) { _, _ in () }
             let keys = try DataKeyring.rotate(path: file)
             let count = try await withStore(database, keys: keys) { repository, _ in try await repository.resealAllStale() }
-            return "Key \(keys.currentID) now encrypts the personal details; \(count) values in \(shownName(of: database)) were re-encrypted under it. "
+            return
+                "Key \(keys.currentID) now encrypts the personal details; \(count) values in \(shownName(of: database)) were re-encrypted under it. "
                 + "The previous keys stay in \(file) until `varsel keys retire` finds nothing encrypted under them."
         }
     }
@@ -75,9 +77,11 @@ extension Administration {
             let removed = try DataKeyring.retire(path: file, keeping: Set(counts.keys))
             let kept = keys.ids.filter { !removed.contains($0) }
             if removed.isEmpty {
-                return "No key to retire for \(shownName(of: database)): \(file) holds \(kept.count == 1 ? "only the key in use" : "keys still in use (\(kept.joined(separator: ", ")))")."
+                return
+                    "No key to retire for \(shownName(of: database)): \(file) holds \(kept.count == 1 ? "only the key in use" : "keys still in use (\(kept.joined(separator: ", ")))")."
             }
-            return "Retired \(removed.joined(separator: ", ")) from \(file), as nothing in \(shownName(of: database)) is encrypted under \(removed.count == 1 ? "it" : "them"); "
+            return
+                "Retired \(removed.joined(separator: ", ")) from \(file), as nothing in \(shownName(of: database)) is encrypted under \(removed.count == 1 ? "it" : "them"); "
                 + "\(kept.joined(separator: ", ")) remains."
         }
     }

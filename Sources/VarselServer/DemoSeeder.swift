@@ -32,16 +32,19 @@ struct DemoSeeder {
         let password = fromEnvironment ?? Tokens.random().prefix(16).description
         let admin = services.users
         let now = services.now()
-        let mentor = try await admin.add(username: Self.mentorName, password: password, role: "mentor", displayName: "Demo Mentor", locale: "en", at: now)
-        let coordinator = try await admin.add(username: Self.coordinatorName, password: password, role: "coordinator",
-                                              displayName: "Demo Coordinator", locale: "en", at: now)
+        let mentor = try await admin.add(
+            username: Self.mentorName, password: password, role: "mentor", displayName: "Demo Mentor", locale: "en", at: now)
+        let coordinator = try await admin.add(
+            username: Self.coordinatorName, password: password, role: "coordinator",
+            displayName: "Demo Coordinator", locale: "en", at: now)
         try await services.sender.sendDemo(to: mentor, from: coordinator)
         _ = try await admin.setCertifications(
             [NewCertification(name: "Peer mentor certificate", expiresAt: now.addingTimeInterval(90 * 86400))], for: mentor.id, by: nil)
         // A second mentor, in Norwegian, fills the coordinator's dashboard: an assignment nobody answered (so the
         // upkeep reminds her and tells the coordinator) and a certification near expiry.
-        let second = try await admin.add(username: Self.secondMentorName, password: password, role: "mentor", displayName: "Ingrid Berg",
-                                         locale: "nb", at: now)
+        let second = try await admin.add(
+            username: Self.secondMentorName, password: password, role: "mentor", displayName: "Ingrid Berg",
+            locale: "nb", at: now)
         try await services.sender.sendDemoOverdue(to: second, from: coordinator)
         _ = try await admin.setCertifications(
             [NewCertification(name: "Likepersonsertifikat", expiresAt: now.addingTimeInterval(20 * 86400))], for: second.id, by: nil)
@@ -49,7 +52,9 @@ struct DemoSeeder {
         if fromEnvironment == nil {
             say("Demo users \(Self.mentorName), \(Self.secondMentorName) and \(Self.coordinatorName) created with password: \(password)")
         } else {
-            say("Demo users \(Self.mentorName), \(Self.secondMentorName) and \(Self.coordinatorName) created with the password from VARSEL_DEMO_PASSWORD.")
+            say(
+                "Demo users \(Self.mentorName), \(Self.secondMentorName) and \(Self.coordinatorName) created with the password from VARSEL_DEMO_PASSWORD."
+            )
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Waits for a running instance to say it is ready (`GET /readyz` answers 200), for systemd's `ExecStartPost` and for

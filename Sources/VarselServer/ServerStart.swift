@@ -29,7 +29,7 @@ extension Administration {
     public static func run(_ app: some ApplicationProtocol, host: String, port: Int) async throws {
         do {
             try await app.runService()
-        } catch where "\(error)".contains("Address already in use") {
+        } catch  where "\(error)".contains("Address already in use") {
             throw Failure("Port \(port) on \(host) is in use by another program: choose another with --port, or stop the other program.")
         }
     }
@@ -37,8 +37,10 @@ extension Administration {
     /// Runs a start of the server. If it fails before the server listens, the SQLite database and the demo's data key
     /// file that this start made are removed again, and the failure's sentence says so: a start that did not happen
     /// leaves nothing behind. `start` calls the function it is given once the server listens.
-    public static func removingWhatAFailedStartMakes(database: String, demoKeyFile: String?,
-                                                     _ start: (_ listening: @escaping @Sendable () -> Void) async throws -> Void) async throws {
+    public static func removingWhatAFailedStartMakes(
+        database: String, demoKeyFile: String?,
+        _ start: (_ listening: @escaping @Sendable () -> Void) async throws -> Void
+    ) async throws {
         let absent = [PostgresRepository.isURL(database) ? nil : database, demoKeyFile].compactMap { $0 }
             .filter { !FileManager.default.fileExists(atPath: $0) }
         let listening = ListeningFlag()
@@ -51,8 +53,9 @@ extension Administration {
                 for suffix in path == database ? ["", "-wal", "-shm"] : [""] { try? FileManager.default.removeItem(atPath: path + suffix) }
             }
             let said = sentence(for: error)
-            throw Failure((said.hasSuffix(".") ? String(said.dropLast()) : said)
-                          + "; Varsel did not start, so it removed \(made.map(shownName(of:)).joined(separator: " and ")), made for this start.")
+            throw Failure(
+                (said.hasSuffix(".") ? String(said.dropLast()) : said)
+                    + "; Varsel did not start, so it removed \(made.map(shownName(of:)).joined(separator: " and ")), made for this start.")
         }
     }
 }

@@ -74,18 +74,20 @@ public struct AssignmentReports: Sendable {
             if let previousID = assignment.previousID, depth < 20, let previous = known[previousID] {
                 earlierTrail = summary(previous, depth: depth + 1).trail
             }
-            let progress: AssignmentProgress = switch assignment.status {
-            case .pending: .waitingForAnswer
-            case .acknowledged: .acknowledged
-            case .declined: .declined
-            case .done: .done
-            }
+            let progress: AssignmentProgress =
+                switch assignment.status {
+                case .pending: .waitingForAnswer
+                case .acknowledged: .acknowledged
+                case .declined: .declined
+                case .done: .done
+                }
             return AssignmentSummary(
                 id: assignment.id, contactID: assignment.contactID, contactName: row.contactName, address: row.contactAddress,
                 mentorID: assignment.mentorID, mentorName: row.mentorName, progress: progress, createdAt: assignment.createdAt,
                 respondedAt: assignment.respondedAt, readAt: row.readAt, wasRemindedAt: row.escalations[.mentorReminded],
                 wasEscalatedAt: row.escalations[.coordinatorTold],
-                textMessageSentAt: row.escalations[.textMessageSent], emailSentAt: row.escalations[.emailSent], deliveredAt: assignment.deliveredAt, doneAt: assignment.doneAt,
+                textMessageSentAt: row.escalations[.textMessageSent], emailSentAt: row.escalations[.emailSent], deliveredAt: assignment.deliveredAt,
+                doneAt: assignment.doneAt,
                 visitNote: assignment.visitNote, earlierTrail: earlierTrail, detailsRemovedAt: row.contactErasedAt)
         }
         return rows.map { summary($0, depth: 0) }

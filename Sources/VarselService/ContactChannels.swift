@@ -44,8 +44,10 @@ public struct ContactChannels: Sendable {
     public static let resendAfter: TimeInterval = 60
     public static let maximumWrongCodes = 5
 
-    public init(repository: any ContactChannelStore & NotificationStore & UserStore, messaging: OutsideMessaging, now: @escaping @Sendable () -> Date,
-                makeCode: @escaping @Sendable () -> String = { String(format: "%06d", Int.random(in: 0...999_999)) }) {
+    public init(
+        repository: any ContactChannelStore & NotificationStore & UserStore, messaging: OutsideMessaging, now: @escaping @Sendable () -> Date,
+        makeCode: @escaping @Sendable () -> String = { String(format: "%06d", Int.random(in: 0...999_999)) }
+    ) {
         self.repository = repository
         self.messaging = messaging
         self.now = now
@@ -69,7 +71,8 @@ public struct ContactChannels: Sendable {
         guard messaging.offers(channel) else { throw ChannelVerificationError.unavailable }
         let current = now()
         if let existing = try await repository.contactChannels(of: person.id).first(where: { $0.channel == channel }),
-           let sentAt = existing.codeSentAt, current.timeIntervalSince(sentAt) < Self.resendAfter {
+            let sentAt = existing.codeSentAt, current.timeIntervalSince(sentAt) < Self.resendAfter
+        {
             throw ChannelVerificationError.tooSoon(seconds: Int((Self.resendAfter - current.timeIntervalSince(sentAt)).rounded(.up)))
         }
         let code = makeCode()
@@ -77,16 +80,18 @@ public struct ContactChannels: Sendable {
         let minutes = Int(Self.codeLifetime / 60)
         let email = OutsideMessageText.codeEmail(code, minutes: minutes, strings: strings)
         do {
-            try await messaging.send(channel, to: address, name: person.displayName, subject: strings.codeEmailSubject,
-                                     text: channel == .email ? email.plainText : OutsideMessageText.code(code, minutes: minutes, strings: strings),
-                                     html: email.html, language: person.language)
+            try await messaging.send(
+                channel, to: address, name: person.displayName, subject: strings.codeEmailSubject,
+                text: channel == .email ? email.plainText : OutsideMessageText.code(code, minutes: minutes, strings: strings),
+                html: email.html, language: person.language)
         } catch OutsideSendError.permanent {
             throw ChannelVerificationError.refusedAddress
         } catch {
             throw ChannelVerificationError.notSent
         }
-        try await repository.saveContactChannel(userID: person.id, channel: channel, address: address, codeHash: Self.hash(code, userID: person.id, channel: channel),
-                                                 expiresAt: current.addingTimeInterval(Self.codeLifetime), at: current)
+        try await repository.saveContactChannel(
+            userID: person.id, channel: channel, address: address, codeHash: Self.hash(code, userID: person.id, channel: channel),
+            expiresAt: current.addingTimeInterval(Self.codeLifetime), at: current)
         return address
     }
 
@@ -98,7 +103,8 @@ public struct ContactChannels: Sendable {
             throw InvalidInput([.init(field: "code", rule: .other("six digits"))])
         }
         guard let stored = try await repository.contactChannels(of: person.id).first(where: { $0.channel == channel }),
-              stored.codeHash != nil, let expiresAt = stored.codeExpiresAt else { throw ChannelVerificationError.noCode }
+            stored.codeHash != nil, let expiresAt = stored.codeExpiresAt
+        else { throw ChannelVerificationError.noCode }
         guard stored.wrongCodes < Self.maximumWrongCodes else { throw ChannelVerificationError.tooManyWrongCodes }
         guard now() < expiresAt else { throw ChannelVerificationError.expired }
         let hash = Self.hash(code, userID: person.id, channel: channel)
@@ -165,8 +171,9 @@ public struct ContactChannels: Sendable {
     /// take no other), no spaces or controls, at most 254 characters; the domain lower-cased.
     static func email(_ text: String) -> String? {
         guard text.unicodeScalars.count <= 254, text.allSatisfy(\.isASCII),
-              !text.contains(where: { $0.isWhitespace || $0.asciiValue.map { $0 < 32 || $0 == 127 } == true }),
-              !text.contains(where: { "<>()[],;:\\\"".contains($0) }) else { return nil }
+            !text.contains(where: { $0.isWhitespace || $0.asciiValue.map { $0 < 32 || $0 == 127 } == true }),
+            !text.contains(where: { "<>()[],;:\\\"".contains($0) })
+        else { return nil }
         let parts = text.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, parts[0].count <= 64 else { return nil }
         let domain = parts[1].lowercased()

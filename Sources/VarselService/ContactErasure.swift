@@ -47,7 +47,8 @@ public struct ContactErasure: Sendable {
 
     private func erase(_ contactID: ContactID) async throws -> Contact {
         guard try await repository.eraseContact(contactID: contactID, titles: Self.titles, at: now()) != nil,
-              let contact = try await repository.contact(id: contactID) else { throw Refused() }
+            let contact = try await repository.contact(id: contactID)
+        else { throw Refused() }
         return contact
     }
 }

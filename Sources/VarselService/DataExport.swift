@@ -78,7 +78,10 @@ public struct DataExport: Sendable {
     /// Records the download of a contact's details as a read of them.
     let contactReads: any ContactReadRecorder
 
-    public init(repository: any AssignmentStore & ContactChannelStore & NotificationStore & PushStore & TrainingStore & UserStore, contactReads: any ContactReadRecorder, now: @escaping @Sendable () -> Date) {
+    public init(
+        repository: any AssignmentStore & ContactChannelStore & NotificationStore & PushStore & TrainingStore & UserStore,
+        contactReads: any ContactReadRecorder, now: @escaping @Sendable () -> Date
+    ) {
         self.repository = repository
         self.contactReads = contactReads
         self.now = now
@@ -95,18 +98,23 @@ public struct DataExport: Sendable {
         } while cursor != nil
         return PersonalData(
             exportedAt: now(),
-            account: .init(id: user.id, username: user.username, displayName: user.displayName, role: user.role, language: user.language,
-                           createdAt: user.createdAt, pausedFrom: user.pausedFrom, pausedUntil: user.pausedUntil, deactivatedAt: user.deactivatedAt),
+            account: .init(
+                id: user.id, username: user.username, displayName: user.displayName, role: user.role, language: user.language,
+                createdAt: user.createdAt, pausedFrom: user.pausedFrom, pausedUntil: user.pausedUntil, deactivatedAt: user.deactivatedAt),
             preferences: try await repository.preferences(for: user.id),
             notifications: notifications,
             scenarios: try await repository.scenarios(forMentor: user.id),
             certifications: try await repository.certifications(mentorID: user.id),
             assignments: try await repository.assignments(.mentor(user.id, scope: .all)).map {
-                .init(id: $0.id, status: $0.status, createdAt: $0.createdAt, respondedAt: $0.respondedAt, doneAt: $0.doneAt, reassignedAt: $0.reassignedAt)
+                .init(
+                    id: $0.id, status: $0.status, createdAt: $0.createdAt, respondedAt: $0.respondedAt, doneAt: $0.doneAt,
+                    reassignedAt: $0.reassignedAt)
             },
             sessions: try await repository.sessions(userID: user.id).map { .init(createdAt: $0.createdAt, expiresAt: $0.expiresAt) },
             pushSubscriptions: try await repository.pushSubscriptions(for: user.id).map { .init(endpoint: $0.endpoint, createdAt: $0.createdAt) },
-            channels: try await repository.contactChannels(of: user.id).map { .init(channel: $0.channel, address: $0.address, verifiedAt: $0.verifiedAt) },
+            channels: try await repository.contactChannels(of: user.id).map {
+                .init(channel: $0.channel, address: $0.address, verifiedAt: $0.verifiedAt)
+            },
             accountChanges: try await repository.accountLog(userID: user.id))
     }
 
@@ -122,7 +130,8 @@ public struct DataExport: Sendable {
         if contact.erasedAt == nil, sendsDetails {
             try await contactReads.recordRead(contactID: contactID, by: user.id, through: .export)
         }
-        return ContactData(exportedAt: now(), contact: contact, assignments: assignments, notifications: notifications,
-                           reads: try await repository.contactReads(contactID: contactID))
+        return ContactData(
+            exportedAt: now(), contact: contact, assignments: assignments, notifications: notifications,
+            reads: try await repository.contactReads(contactID: contactID))
     }
 }

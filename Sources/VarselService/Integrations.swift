@@ -80,8 +80,9 @@ public struct Integrations: Sendable {
     public func revoke(_ id: UserID, by actor: User?) async throws -> Integration {
         let integration = try await integration(id, for: actor)
         guard !integration.isRevoked else { return integration }
-        let outcome = try await repository.changeAccount(userID: id, .deactivate, log: [NewAccountLogEntry(actorID: actor?.id, action: .deactivated)],
-                                                         at: now())
+        let outcome = try await repository.changeAccount(
+            userID: id, .deactivate, log: [NewAccountLogEntry(actorID: actor?.id, action: .deactivated)],
+            at: now())
         broker?.endStreams(ofUser: id, reason: .deactivated)
         return Integration(account: outcome.user, createdBy: integration.createdBy, lastUsedAt: integration.lastUsedAt)
     }
@@ -97,7 +98,8 @@ public struct Integrations: Sendable {
             try await repository.recordIntegrationUse(userID: integration.id, at: date)
         }
         // No CSRF secret: a token is only ever sent as a bearer token, never by a browser on its own.
-        let session = Session(tokenHash: hash, userID: integration.id, csrfToken: "", createdAt: integration.account.createdAt, expiresAt: .distantFuture)
+        let session = Session(
+            tokenHash: hash, userID: integration.id, csrfToken: "", createdAt: integration.account.createdAt, expiresAt: .distantFuture)
         return (session, integration.account)
     }
 

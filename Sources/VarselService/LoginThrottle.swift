@@ -66,8 +66,10 @@ public actor LoginThrottle {
 
     /// Reserves an attempt for `account` from `client`, or says how long to wait.
     public func reserve(account: String, client: String) async -> Decision {
-        let keys = [("account:" + account.lowercased() + "|client:" + client, configuration.accountFailures),
-                    ("client:" + client, configuration.clientFailures)]
+        let keys = [
+            ("account:" + account.lowercased() + "|client:" + client, configuration.accountFailures),
+            ("client:" + client, configuration.clientFailures),
+        ]
         await catchUp(keys.map(\.0))
         // From here to the reservation nothing waits, so parallel attempts cannot all pass the same check.
         let current = now()
@@ -93,8 +95,9 @@ public actor LoginThrottle {
     /// in progress (and so counted) until the store has it.
     public func failed(_ attempt: Attempt) async {
         let current = now()
-        try? await shared?.recordSignInFailure(keys: attempt.keys.map(Self.storedKey), at: current,
-                                               forgetBefore: current.addingTimeInterval(-configuration.memory))
+        try? await shared?.recordSignInFailure(
+            keys: attempt.keys.map(Self.storedKey), at: current,
+            forgetBefore: current.addingTimeInterval(-configuration.memory))
         end(attempt, failed: true)
     }
 

@@ -20,10 +20,13 @@ public struct MaintenanceService: Service {
     let erasure: ContactErasure
     let logger: Logger
 
-    public init(repository: any AssignmentStore & ContactChannelStore & EventLogStore & NotificationStore & SealedDataStore & UserStore, sender: NotificationSender,
-                erasure: ContactErasure, now: @escaping @Sendable () -> Date, interval: Duration = .seconds(3600), eventRetention: TimeInterval = 7 * 86400,
-                accessLogRetention: TimeInterval = 365 * 86400,
-                contactRetention: TimeInterval = 90 * 86400, logger: Logger) {
+    public init(
+        repository: any AssignmentStore & ContactChannelStore & EventLogStore & NotificationStore & SealedDataStore & UserStore,
+        sender: NotificationSender,
+        erasure: ContactErasure, now: @escaping @Sendable () -> Date, interval: Duration = .seconds(3600), eventRetention: TimeInterval = 7 * 86400,
+        accessLogRetention: TimeInterval = 365 * 86400,
+        contactRetention: TimeInterval = 90 * 86400, logger: Logger
+    ) {
         self.accessLogRetention = accessLogRetention
         self.contactRetention = contactRetention
         self.erasure = erasure

@@ -14,7 +14,8 @@ public struct NotificationInbox: Sendable {
     }
 
     /// A page of `userID`'s notifications passing `filter`, newest first, after `cursor`.
-    public func page(of userID: UserID, filter: NotificationFilter, after cursor: NotificationID? = nil, limit: Int) async throws -> NotificationPage {
+    public func page(of userID: UserID, filter: NotificationFilter, after cursor: NotificationID? = nil, limit: Int) async throws -> NotificationPage
+    {
         try await repository.notifications(for: userID, filter: filter, after: cursor, limit: limit)
     }
 

@@ -10,18 +10,24 @@ public struct NotificationSender: Sendable {
     let now: @Sendable () -> Date
     let timeZone: TimeZone
 
-    public init(repository: any AssignmentStore & IntegrationStore & NotificationStore & TrainingStore & UserStore, now: @escaping @Sendable () -> Date, timeZone: TimeZone = osloTimeZone) {
+    public init(
+        repository: any AssignmentStore & IntegrationStore & NotificationStore & TrainingStore & UserStore, now: @escaping @Sendable () -> Date,
+        timeZone: TimeZone = osloTimeZone
+    ) {
         self.repository = repository
         self.now = now
         self.timeZone = timeZone
     }
 
     /// Sends a coordinator's validated message to each recipient, once per `idempotencyKey`.
-    public func send(_ message: Validation.ValidNotification, from senderID: UserID, to recipientIDs: [UserID],
-                     idempotencyKey: IdempotencyKey? = nil) async throws -> CreatedNotifications {
+    public func send(
+        _ message: Validation.ValidNotification, from senderID: UserID, to recipientIDs: [UserID],
+        idempotencyKey: IdempotencyKey? = nil
+    ) async throws -> CreatedNotifications {
         let news = recipientIDs.map { recipientID in
-            NewNotification(recipientID: recipientID, senderID: senderID, kind: message.kind, title: message.title, body: message.body,
-                            urgency: message.urgency, deepLink: Validation.deepLink(for: message.kind), personalDetails: message.personalDetails)
+            NewNotification(
+                recipientID: recipientID, senderID: senderID, kind: message.kind, title: message.title, body: message.body,
+                urgency: message.urgency, deepLink: Validation.deepLink(for: message.kind), personalDetails: message.personalDetails)
         }
         let created = try await repository.createNotifications(news, idempotencyKey: idempotencyKey, at: now())
         return created
@@ -29,10 +35,14 @@ public struct NotificationSender: Sendable {
 
     /// Creates an assignment for `mentor`: the contact, the assignment, and the notification (in the mentor's
     /// language, deep-linking to the contact, its personal details marked) that tells them.
-    public func assign(mentor: User, coordinatorID: UserID, contact: NewContact, urgency: Urgency) async throws -> (Assignment, Contact, NotificationItem) {
+    public func assign(mentor: User, coordinatorID: UserID, contact: NewContact, urgency: Urgency) async throws -> (
+        Assignment, Contact, NotificationItem
+    ) {
         try await requireAvailable(mentor)
-        let created = try await repository.createAssignment(mentorID: mentor.id, coordinatorID: coordinatorID, contact: contact, at: now()) { contactID, assignmentID in
-            Self.assignmentNotification(to: mentor, from: coordinatorID, contact: contact, contactID: contactID, assignmentID: assignmentID, urgency: urgency)
+        let created = try await repository.createAssignment(mentorID: mentor.id, coordinatorID: coordinatorID, contact: contact, at: now()) {
+            contactID, assignmentID in
+            Self.assignmentNotification(
+                to: mentor, from: coordinatorID, contact: contact, contactID: contactID, assignmentID: assignmentID, urgency: urgency)
         }
         return created
     }
@@ -58,7 +68,8 @@ public struct NotificationSender: Sendable {
         // An urgent assignment stays urgent with its new mentor: not held by their quiet hours.
         let urgency = try await urgency(of: assignment)
         let created = try await repository.reassign(assignmentID: assignment.id, to: mentor.id, at: now()) { contactID, assignmentID in
-            Self.assignmentNotification(to: mentor, from: coordinatorID, contact: details, contactID: contactID, assignmentID: assignmentID, urgency: urgency)
+            Self.assignmentNotification(
+                to: mentor, from: coordinatorID, contact: details, contactID: contactID, assignmentID: assignmentID, urgency: urgency)
         }
         return created
     }
@@ -71,33 +82,42 @@ public struct NotificationSender: Sendable {
 
     /// The notification that tells a mentor of their assignment: in their language, deep-linking to the contact,
     /// its personal details marked.
-    static func assignmentNotification(to mentor: User, from coordinatorID: UserID, contact: NewContact, contactID: ContactID, assignmentID: AssignmentID,
-                                       urgency: Urgency) -> NewNotification {
+    static func assignmentNotification(
+        to mentor: User, from coordinatorID: UserID, contact: NewContact, contactID: ContactID, assignmentID: AssignmentID,
+        urgency: Urgency
+    ) -> NewNotification {
         let strings = Strings(mentor.language)
-        return NewNotification(recipientID: mentor.id, senderID: coordinatorID, kind: .assignment, title: strings.newAssignmentTitle,
-                               body: strings.assignmentBody(name: contact.name, address: contact.address), urgency: urgency,
-                               deepLink: .contact(contactID: contactID, assignmentID: assignmentID),
-                               personalDetails: [contact.name, contact.address, contact.phone].filter { !$0.isEmpty })
+        return NewNotification(
+            recipientID: mentor.id, senderID: coordinatorID, kind: .assignment, title: strings.newAssignmentTitle,
+            body: strings.assignmentBody(name: contact.name, address: contact.address), urgency: urgency,
+            deepLink: .contact(contactID: contactID, assignmentID: assignmentID),
+            personalDetails: [contact.name, contact.address, contact.phone].filter { !$0.isEmpty })
     }
 
     private func requireAvailable(_ mentor: User) async throws {
         guard let reason = try await unavailability(of: mentor) else { return }
-        let why = switch reason {
-        case .deactivated: "is deactivated"
-        case .paused: "is paused"
-        case .certificationExpired: "has an expired certification"
-        }
+        let why =
+            switch reason {
+            case .deactivated: "is deactivated"
+            case .paused: "is paused"
+            case .certificationExpired: "has an expired certification"
+            }
         throw InvalidInput([.init(field: "mentor", rule: .other(why))], summary: "This mentor \(why) and cannot be given assignments now.")
     }
 
     /// Publishes a training scenario to `mentors`, each told by a notification in their language that opens it.
-    public func publishScenario(title: String, body: String, from coordinatorID: UserID, to mentors: [User]) async throws -> (Scenario, [NotificationItem]) {
+    public func publishScenario(title: String, body: String, from coordinatorID: UserID, to mentors: [User]) async throws -> (
+        Scenario, [NotificationItem]
+    ) {
         let byID = Dictionary(mentors.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        let published = try await repository.publishScenario(title: title, body: body, coordinatorID: coordinatorID,
-                                                             mentorIDs: Array(byID.keys), at: now()) { scenarioID, mentorID in
+        let published = try await repository.publishScenario(
+            title: title, body: body, coordinatorID: coordinatorID,
+            mentorIDs: Array(byID.keys), at: now()
+        ) { scenarioID, mentorID in
             let strings = Strings(byID[mentorID]?.language ?? .norwegianBokmal)
-            return NewNotification(recipientID: mentorID, senderID: coordinatorID, kind: .scenarioPrompt, title: strings.scenarioNotificationTitle(title),
-                                   body: strings.scenarioNotificationBody, deepLink: .scenario(scenarioID: scenarioID))
+            return NewNotification(
+                recipientID: mentorID, senderID: coordinatorID, kind: .scenarioPrompt, title: strings.scenarioNotificationTitle(title),
+                body: strings.scenarioNotificationBody, deepLink: .scenario(scenarioID: scenarioID))
         }
         return published
     }
@@ -145,8 +165,9 @@ public struct NotificationSender: Sendable {
         let strings = Strings(mentor.language)
         try await repository.setPause(from: from, until: until, userID: mentor.id)
         if let from {
-            return try await confirmPause(to: mentor, title: strings.pauseBookedTitle,
-                                          body: strings.pauseBookedBody(from: from, until: until, timeZone: timeZone))
+            return try await confirmPause(
+                to: mentor, title: strings.pauseBookedTitle,
+                body: strings.pauseBookedBody(from: from, until: until, timeZone: timeZone))
         }
         return try await confirmPause(to: mentor, title: strings.pauseStartedTitle, body: strings.pauseBody(until: until, timeZone: timeZone))
     }
@@ -161,9 +182,10 @@ public struct NotificationSender: Sendable {
 
     /// The pause confirmation that tells `mentor` what became of their pause; it opens the pause screen.
     private func confirmPause(to mentor: User, title: String, body: String) async throws -> NotificationItem {
-        let created = try await repository.createNotifications([
-            NewNotification(recipientID: mentor.id, senderID: nil, kind: .pauseConfirmation, title: title, body: body, deepLink: .pause),
-        ], idempotencyKey: nil, at: now())
+        let created = try await repository.createNotifications(
+            [
+                NewNotification(recipientID: mentor.id, senderID: nil, kind: .pauseConfirmation, title: title, body: body, deepLink: .pause)
+            ], idempotencyKey: nil, at: now())
         return created.items[0]
     }
 
@@ -185,7 +207,8 @@ public struct NotificationSender: Sendable {
             // Only to a mentor who has not left: a certification kept after a change of role or a deactivation
             // warns no one (nobody could renew or remove it from their page).
             guard let threshold = thresholds.filter({ daysLeft <= $0 }).min(),
-                  let mentor = try await repository.user(id: certification.mentorID), mentor.role == .mentor, mentor.isActive else { continue }
+                let mentor = try await repository.user(id: certification.mentorID), mentor.role == .mentor, mentor.isActive
+            else { continue }
             let strings = Strings(mentor.language)
             let warning = NewNotification(
                 recipientID: mentor.id, senderID: nil, kind: .certificationExpiry,
@@ -194,7 +217,8 @@ public struct NotificationSender: Sendable {
                 urgency: threshold == 1 ? .urgent : .normal, deepLink: .certification(certificationID: certification.id))
             if let item = try await repository.recordExpiryWarning(
                 certificationID: certification.id, threshold: threshold,
-                alsoCovers: thresholds.filter { $0 > threshold }, notification: warning, at: now) {
+                alsoCovers: thresholds.filter { $0 > threshold }, notification: warning, at: now)
+            {
                 created.append(item)
             }
         }
@@ -215,18 +239,22 @@ public struct NotificationSender: Sendable {
             // step happen once if two instances get here together.
             let done = try await repository.escalations(assignmentID: assignment.id)
             let mentorWords = Strings(mentor.language)
-            let reminder = NewNotification(recipientID: mentor.id, senderID: nil, kind: .assignment, title: mentorWords.reminderTitle,
-                                           body: mentorWords.reminderBody(waited: waited), urgency: .urgent, deepLink: link)
+            let reminder = NewNotification(
+                recipientID: mentor.id, senderID: nil, kind: .assignment, title: mentorWords.reminderTitle,
+                body: mentorWords.reminderBody(waited: waited), urgency: .urgent, deepLink: link)
             if done[.mentorReminded] == nil,
-               let item = try await repository.recordEscalation(assignmentID: assignment.id, step: .mentorReminded, notification: reminder, at: now) {
+                let item = try await repository.recordEscalation(assignmentID: assignment.id, step: .mentorReminded, notification: reminder, at: now)
+            {
                 created.append(item)
             }
             guard done[.coordinatorTold] == nil, waited >= escalateAfter, let coordinatorID = assignment.coordinatorID,
-                  let coordinator = try await personAnswering(for: coordinatorID) else { continue }
+                let coordinator = try await personAnswering(for: coordinatorID)
+            else { continue }
             let coordinatorWords = Strings(coordinator.language)
-            let notice = NewNotification(recipientID: coordinator.id, senderID: nil, kind: .assignment,
-                                         title: coordinatorWords.escalationTitle(mentor: mentor.displayName, waited: waited),
-                                         body: coordinatorWords.escalationBody, urgency: .urgent, deepLink: link)
+            let notice = NewNotification(
+                recipientID: coordinator.id, senderID: nil, kind: .assignment,
+                title: coordinatorWords.escalationTitle(mentor: mentor.displayName, waited: waited),
+                body: coordinatorWords.escalationBody, urgency: .urgent, deepLink: link)
             if let item = try await repository.recordEscalation(assignmentID: assignment.id, step: .coordinatorTold, notification: notice, at: now) {
                 created.append(item)
             }
@@ -241,7 +269,8 @@ public struct NotificationSender: Sendable {
         guard let coordinator = try await repository.user(id: coordinatorID) else { return nil }
         guard coordinator.isIntegration else { return coordinator }
         guard let madeBy = try await repository.integrations().first(where: { $0.id == coordinatorID })?.createdBy,
-              let admin = try await repository.user(id: madeBy), admin.isActive else { return nil }
+            let admin = try await repository.user(id: madeBy), admin.isActive
+        else { return nil }
         return admin
     }
 
@@ -259,9 +288,10 @@ public struct NotificationSender: Sendable {
                     mentorID: mentor.id, coordinatorID: coordinator.id,
                     contact: NewContact(name: person.name, phone: person.phone, address: person.address, notes: person.notes), at: created
                 ) { contactID, assignmentID in
-                    NewNotification(recipientID: mentor.id, senderID: coordinator.id, kind: entry.kind, title: entry.title, body: entry.body,
-                                    urgency: entry.urgency, deepLink: entry.deepLink(contactID: contactID, assignmentID: assignmentID),
-                                    personalDetails: entry.personalDetails)
+                    NewNotification(
+                        recipientID: mentor.id, senderID: coordinator.id, kind: entry.kind, title: entry.title, body: entry.body,
+                        urgency: entry.urgency, deepLink: entry.deepLink(contactID: contactID, assignmentID: assignmentID),
+                        personalDetails: entry.personalDetails)
                 }
                 item = notification
                 // The older assignment was answered long ago (the dashboard shows one of each); the new one waits.
@@ -271,16 +301,22 @@ public struct NotificationSender: Sendable {
             } else if entry.kind == .scenarioPrompt {
                 // The scenario prompt opens a real scenario, published to the demo mentor.
                 let scenario = DemoData.scenario(mentor.language)
-                item = try await repository.publishScenario(title: scenario.title, body: scenario.body, coordinatorID: coordinator.id,
-                                                            mentorIDs: [mentor.id], at: created) { scenarioID, mentorID in
-                    NewNotification(recipientID: mentorID, senderID: coordinator.id, kind: entry.kind, title: entry.title, body: entry.body,
-                                    urgency: entry.urgency, deepLink: .scenario(scenarioID: scenarioID), personalDetails: entry.personalDetails)
+                item = try await repository.publishScenario(
+                    title: scenario.title, body: scenario.body, coordinatorID: coordinator.id,
+                    mentorIDs: [mentor.id], at: created
+                ) { scenarioID, mentorID in
+                    NewNotification(
+                        recipientID: mentorID, senderID: coordinator.id, kind: entry.kind, title: entry.title, body: entry.body,
+                        urgency: entry.urgency, deepLink: .scenario(scenarioID: scenarioID), personalDetails: entry.personalDetails)
                 }.1[0]
             } else {
-                item = try await repository.createNotifications([
-                    NewNotification(recipientID: mentor.id, senderID: nil, kind: entry.kind, title: entry.title, body: entry.body,
-                                    urgency: entry.urgency, deepLink: entry.deepLink(contactID: nil), personalDetails: entry.personalDetails),
-                ], idempotencyKey: nil, at: created).items[0]
+                item = try await repository.createNotifications(
+                    [
+                        NewNotification(
+                            recipientID: mentor.id, senderID: nil, kind: entry.kind, title: entry.title, body: entry.body,
+                            urgency: entry.urgency, deepLink: entry.deepLink(contactID: nil), personalDetails: entry.personalDetails)
+                    ], idempotencyKey: nil, at: created
+                ).items[0]
             }
             if entry.isRead {
                 _ = try await repository.setRead(true, notificationID: item.id, userID: mentor.id, at: created.addingTimeInterval(600))
@@ -293,10 +329,13 @@ public struct NotificationSender: Sendable {
     public func sendDemoOverdue(to mentor: User, from coordinator: User) async throws {
         let person = DemoData.overdueContact(mentor.language)
         let contact = NewContact(name: person.name, phone: person.phone, address: person.address, notes: person.notes)
-        _ = try await repository.createAssignment(mentorID: mentor.id, coordinatorID: coordinator.id, contact: contact,
-                                                  at: now().addingTimeInterval(-DemoData.overdueAge)) { contactID, assignmentID in
-            Self.assignmentNotification(to: mentor, from: coordinator.id, contact: contact, contactID: contactID, assignmentID: assignmentID,
-                                        urgency: .normal)
+        _ = try await repository.createAssignment(
+            mentorID: mentor.id, coordinatorID: coordinator.id, contact: contact,
+            at: now().addingTimeInterval(-DemoData.overdueAge)
+        ) { contactID, assignmentID in
+            Self.assignmentNotification(
+                to: mentor, from: coordinator.id, contact: contact, contactID: contactID, assignmentID: assignmentID,
+                urgency: .normal)
         }
     }
 }

@@ -12,8 +12,10 @@ public struct OutsideMessaging: Sendable {
     /// Varsel's public origin, where a message's one link goes; asked at each message, as for pushes.
     public var origin: @Sendable () -> URL
 
-    public init(textMessages: (any TextMessageGateway)? = nil, mail: (any MailTransport)? = nil, mailFromName: String = "Varsel",
-                mailFromAddress: String = "varsel@localhost", origin: @escaping @Sendable () -> URL = { URL(string: "http://localhost:8080")! }) {
+    public init(
+        textMessages: (any TextMessageGateway)? = nil, mail: (any MailTransport)? = nil, mailFromName: String = "Varsel",
+        mailFromAddress: String = "varsel@localhost", origin: @escaping @Sendable () -> URL = { URL(string: "http://localhost:8080")! }
+    ) {
         self.textMessages = textMessages
         self.mail = mail
         self.mailFromName = mailFromName
@@ -31,7 +33,9 @@ public struct OutsideMessaging: Sendable {
 
     /// Sends `text` (and, for an email, `subject` and `html`) to `address` through `channel`; throws
     /// ``OutsideSendError``, never naming the address or the words.
-    func send(_ channel: OutsideChannel, to address: String, name: String, subject: String, text: String, html: String, language: Language) async throws {
+    func send(_ channel: OutsideChannel, to address: String, name: String, subject: String, text: String, html: String, language: Language)
+        async throws
+    {
         do {
             switch channel {
             case .textMessage:
@@ -39,8 +43,10 @@ public struct OutsideMessaging: Sendable {
                 try await textMessages.send(to: address, text: text)
             case .email:
                 guard let mail else { throw OutsideSendError.permanent }
-                try await mail.send(MailMessage(fromName: mailFromName, fromAddress: mailFromAddress, to: address, subject: subject,
-                                                plainText: text, html: html, language: language.rawValue))
+                try await mail.send(
+                    MailMessage(
+                        fromName: mailFromName, fromAddress: mailFromAddress, to: address, subject: subject,
+                        plainText: text, html: html, language: language.rawValue))
             }
         } catch let error as OutsideSendError {
             throw error

@@ -1,6 +1,6 @@
-import VarselCore
 import Crypto
 import Foundation
+import VarselCore
 import VarselPasskeys
 import VarselStore
 
@@ -31,9 +31,19 @@ public struct PasskeyCeremonies: Sendable {
 
     /// What the browser's `navigator.credentials.create()` needs, in WebAuthn's JSON form (bytes as base64url).
     public struct RegistrationOptions: Codable, Sendable, Equatable {
-        public struct Entity: Codable, Sendable, Equatable { public var id: String?; public var name: String; public var displayName: String? }
-        public struct Parameter: Codable, Sendable, Equatable { public var type = "public-key"; public var alg: Int64 }
-        public struct Descriptor: Codable, Sendable, Equatable { public var type = "public-key"; public var id: String }
+        public struct Entity: Codable, Sendable, Equatable {
+            public var id: String?
+            public var name: String
+            public var displayName: String?
+        }
+        public struct Parameter: Codable, Sendable, Equatable {
+            public var type = "public-key"
+            public var alg: Int64
+        }
+        public struct Descriptor: Codable, Sendable, Equatable {
+            public var type = "public-key"
+            public var id: String
+        }
         public struct Selection: Codable, Sendable, Equatable {
             public var residentKey = "required"
             public var requireResidentKey = true
@@ -87,8 +97,9 @@ public struct PasskeyCeremonies: Sendable {
 
     /// Finishes adding a passkey named `name`: the ceremony must answer this session's challenge.
     public func register(user: User, session: Session, name: String, clientDataJSON: [UInt8], attestationObject: [UInt8]) async throws -> Passkey {
-        let passkey = try await verifiedPasskey(for: user, boundTo: session.tokenHash, name: name, clientDataJSON: clientDataJSON,
-                                                attestationObject: attestationObject)
+        let passkey = try await verifiedPasskey(
+            for: user, boundTo: session.tokenHash, name: name, clientDataJSON: clientDataJSON,
+            attestationObject: attestationObject)
         return try await registered { try await repository.addPasskey(passkey, at: now()) }
     }
 
@@ -109,8 +120,9 @@ public struct PasskeyCeremonies: Sendable {
         _ = try available()
         _ = try Self.validName(name)
         let (user, linkHash) = try await linkHolder(code)
-        let passkey = try await verifiedPasskey(for: user, boundTo: linkHash, name: name, clientDataJSON: clientDataJSON,
-                                                attestationObject: attestationObject)
+        let passkey = try await verifiedPasskey(
+            for: user, boundTo: linkHash, name: name, clientDataJSON: clientDataJSON,
+            attestationObject: attestationObject)
         let used = try await registered { try await repository.usePasswordLink(tokenHash: linkHash, addingPasskey: passkey, at: now()) }
         guard let (holder, _) = used else { throw UserAdministration.Refusal.linkNotValid }
         sessions.broker.endStreams(ofUser: holder.id, reason: .signedOut)
@@ -131,8 +143,10 @@ public struct PasskeyCeremonies: Sendable {
 
     /// The passkey a registration ceremony made for `user`, once its name is valid and it answered the challenge
     /// bound to `bindingHash`.
-    private func verifiedPasskey(for user: User, boundTo bindingHash: String, name: String, clientDataJSON: [UInt8],
-                                 attestationObject: [UInt8]) async throws -> NewPasskey {
+    private func verifiedPasskey(
+        for user: User, boundTo bindingHash: String, name: String, clientDataJSON: [UInt8],
+        attestationObject: [UInt8]
+    ) async throws -> NewPasskey {
         let verifier = try available()
         let name = try Self.validName(name)
         let challenge = try await takeChallenge(in: clientDataJSON, purpose: .registration, bindingHash: bindingHash, userID: user.id)
@@ -142,8 +156,9 @@ public struct PasskeyCeremonies: Sendable {
         } catch {
             throw Refusal.notAccepted(reason: Self.reason(error))
         }
-        return NewPasskey(userID: user.id, credentialID: Base64URL.encode(credential.id), publicKey: Data(credential.publicKey),
-                          signCount: credential.signCount, name: name)
+        return NewPasskey(
+            userID: user.id, credentialID: Base64URL.encode(credential.id), publicKey: Data(credential.publicKey),
+            signCount: credential.signCount, name: name)
     }
 
     /// Saves a verified passkey through `save`; a credential registered already is refused as not accepted.
@@ -173,8 +188,10 @@ public struct PasskeyCeremonies: Sendable {
 
     /// Finishes a sign-in: the assertion must answer this attempt's challenge, by a registered passkey whose
     /// counter goes forward; then a session starts, as after a password. `client` is the address, for the throttle.
-    public func signIn(attempt: String, credentialID: String, clientDataJSON: [UInt8], authenticatorData: [UInt8], signature: [UInt8],
-                       userHandle: [UInt8]?, client: String) async throws -> Sessions.Started {
+    public func signIn(
+        attempt: String, credentialID: String, clientDataJSON: [UInt8], authenticatorData: [UInt8], signature: [UInt8],
+        userHandle: [UInt8]?, client: String
+    ) async throws -> Sessions.Started {
         let verifier = try available()
         let reserved: LoginThrottle.Attempt
         switch await sessions.throttle.reserve(account: "passkey:" + credentialID, client: client) {
@@ -185,14 +202,16 @@ public struct PasskeyCeremonies: Sendable {
         do {
             let challenge = try await takeChallenge(in: clientDataJSON, purpose: .signIn, bindingHash: Tokens.hash(attempt), userID: nil)
             guard let passkey = try await repository.passkey(credentialID: credentialID),
-                  let owner = try await repository.user(id: passkey.userID) else {
+                let owner = try await repository.user(id: passkey.userID)
+            else {
                 throw Refusal.notAccepted(reason: "unknown credential")
             }
             if let userHandle, userHandle != Self.userHandle(owner.id) { throw Refusal.notAccepted(reason: "the user handle is another user's") }
             let counter: UInt32
             do {
-                counter = try verifier.authenticate(clientDataJSON: clientDataJSON, authenticatorData: authenticatorData, signature: signature,
-                                                    challenge: challenge, publicKey: Array(passkey.publicKey), storedCount: passkey.signCount)
+                counter = try verifier.authenticate(
+                    clientDataJSON: clientDataJSON, authenticatorData: authenticatorData, signature: signature,
+                    challenge: challenge, publicKey: Array(passkey.publicKey), storedCount: passkey.signCount)
             } catch {
                 throw Refusal.notAccepted(reason: Self.reason(error))
             }
@@ -242,15 +261,20 @@ public struct PasskeyCeremonies: Sendable {
     private func issueChallenge(_ purpose: PasskeyChallenge.Purpose, userID: UserID?, bindingHash: String) async throws -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        try await repository.storeChallenge(PasskeyChallenge(challengeHash: Self.hash(bytes), purpose: purpose, userID: userID, bindingHash: bindingHash,
-                                                             expiresAt: now().addingTimeInterval(Self.challengeLifetime)), at: now())
+        try await repository.storeChallenge(
+            PasskeyChallenge(
+                challengeHash: Self.hash(bytes), purpose: purpose, userID: userID, bindingHash: bindingHash,
+                expiresAt: now().addingTimeInterval(Self.challengeLifetime)), at: now())
         return Base64URL.encode(bytes)
     }
 
     /// The challenge `clientDataJSON` answers, taken (so never again usable) and checked against who may answer it.
-    private func takeChallenge(in clientDataJSON: [UInt8], purpose: PasskeyChallenge.Purpose, bindingHash: String, userID: UserID?) async throws -> [UInt8] {
+    private func takeChallenge(in clientDataJSON: [UInt8], purpose: PasskeyChallenge.Purpose, bindingHash: String, userID: UserID?) async throws
+        -> [UInt8]
+    {
         guard let object = try? JSONSerialization.jsonObject(with: Data(clientDataJSON)) as? [String: Any],
-              let text = object["challenge"] as? String, let bytes = Base64URL.decode(text) else {
+            let text = object["challenge"] as? String, let bytes = Base64URL.decode(text)
+        else {
             throw Refusal.notAccepted(reason: "the client data names no challenge")
         }
         guard let challenge = try await repository.takeChallenge(challengeHash: Self.hash(bytes), at: now()) else {

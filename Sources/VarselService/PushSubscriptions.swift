@@ -14,8 +14,10 @@ public struct PushSubscriptions: Sendable {
     public let staleAfter: TimeInterval
     private let receipts: ReceiptLimiter
 
-    public init(repository: any PushStore, endpointPolicy: PushEndpointPolicy, perUser: Int, staleAfter: TimeInterval = 3 * 86400,
-                receiptsPerMinute: Int = 30, now: @escaping @Sendable () -> Date) {
+    public init(
+        repository: any PushStore, endpointPolicy: PushEndpointPolicy, perUser: Int, staleAfter: TimeInterval = 3 * 86400,
+        receiptsPerMinute: Int = 30, now: @escaping @Sendable () -> Date
+    ) {
         self.repository = repository
         self.endpointPolicy = endpointPolicy
         self.perUser = perUser
@@ -38,7 +40,8 @@ public struct PushSubscriptions: Sendable {
     /// (keyed by the subscription's own secret), once per push, at most `receiptsPerMinute` a minute per subscription.
     public func receipt(subscriptionID: Int64, notificationID: NotificationID, token: String) async throws {
         guard let subscription = try await repository.pushSubscription(id: subscriptionID),
-              PushActionToken.verifyShown(token, notificationID: notificationID, subscription: subscription) else {
+            PushActionToken.verifyShown(token, notificationID: notificationID, subscription: subscription)
+        else {
             throw ReceiptRefusal.unknown
         }
         guard await receipts.admit(subscriptionID, at: now()) else { throw ReceiptRefusal.tooMany }
@@ -58,7 +61,8 @@ public struct PushSubscriptions: Sendable {
     /// (an unknown subscription and a wrong token are not told apart).
     public func acknowledging(subscriptionID id: Int64, assignmentID: AssignmentID, token: String) async throws -> PushSubscription? {
         guard let subscription = try await repository.pushSubscription(id: id),
-              PushActionToken.verifyAcknowledge(token, assignmentID: assignmentID, subscription: subscription) else { return nil }
+            PushActionToken.verifyAcknowledge(token, assignmentID: assignmentID, subscription: subscription)
+        else { return nil }
         return subscription
     }
 
@@ -88,8 +92,10 @@ public struct PushSubscriptions: Sendable {
 
     /// Saves the browser's subscription for `userID` on `session`; `p256dh` and `auth` are base64url as browsers give
     /// them. Throws ``InvalidInput`` naming `endpoint`, `keys.p256dh` or `keys.auth`, never repeating them.
-    public func subscribe(userID: UserID, session: Session, endpoint: String, p256dh: String, auth: String,
-                          userAgent: String = "") async throws -> PushSubscription {
+    public func subscribe(
+        userID: UserID, session: Session, endpoint: String, p256dh: String, auth: String,
+        userAgent: String = ""
+    ) async throws -> PushSubscription {
         var issues: [Validation.Issue] = []
         do {
             _ = try endpointPolicy.check(endpoint)
@@ -103,12 +109,14 @@ public struct PushSubscriptions: Sendable {
         } catch .invalidAuthSecret {
             issues.append(.init(field: "keys.auth", rule: .other("must be the subscription's 16-byte auth secret, base64url")))
         } catch {
-            issues.append(.init(field: "keys.p256dh", rule: .other("must be the subscription's P-256 public key (65 bytes, uncompressed), base64url")))
+            issues.append(
+                .init(field: "keys.p256dh", rule: .other("must be the subscription's P-256 public key (65 bytes, uncompressed), base64url")))
         }
         guard issues.isEmpty else { throw InvalidInput(issues, summary: "The push subscription is not valid.") }
-        let saved = try await repository.savePushSubscription(NewPushSubscription(
-            userID: userID, sessionTokenHash: session.tokenHash, endpoint: endpoint, p256dh: publicKey, auth: secret,
-            actionSecret: PushActionToken.newSecret(), deviceName: PushDeviceStatus.deviceName(userAgent: userAgent)), at: now())
+        let saved = try await repository.savePushSubscription(
+            NewPushSubscription(
+                userID: userID, sessionTokenHash: session.tokenHash, endpoint: endpoint, p256dh: publicKey, auth: secret,
+                actionSecret: PushActionToken.newSecret(), deviceName: PushDeviceStatus.deviceName(userAgent: userAgent)), at: now())
         // One user's devices are few; past the limit the oldest subscription goes.
         for stale in try await repository.pushSubscriptions(for: userID).dropLast(perUser) {
             _ = try await repository.deletePushSubscription(id: stale.id, userID: userID)

@@ -31,8 +31,10 @@ public struct Sessions: Sendable {
     let lifetime: TimeInterval
     let now: @Sendable () -> Date
 
-    public init(repository: any UserStore, passwords: PasswordHasher, throttle: LoginThrottle, broker: EventBroker,
-                lifetime: TimeInterval, now: @escaping @Sendable () -> Date) {
+    public init(
+        repository: any UserStore, passwords: PasswordHasher, throttle: LoginThrottle, broker: EventBroker,
+        lifetime: TimeInterval, now: @escaping @Sendable () -> Date
+    ) {
         self.repository = repository
         self.passwords = passwords
         self.throttle = throttle
@@ -75,8 +77,9 @@ public struct Sessions: Sendable {
         guard user.isActive else { throw Refusal.deactivated }
         let token = Tokens.random()
         let started = now()
-        let session = Session(tokenHash: Tokens.hash(token), userID: user.id, csrfToken: Tokens.random(), createdAt: started,
-                              expiresAt: started.addingTimeInterval(lifetime))
+        let session = Session(
+            tokenHash: Tokens.hash(token), userID: user.id, csrfToken: Tokens.random(), createdAt: started,
+            expiresAt: started.addingTimeInterval(lifetime))
         try await repository.createSession(session)
         return Started(token: token, session: session, user: user)
     }

@@ -43,7 +43,10 @@ public enum TextPatterns {
         func close() {
             guard let start, let last else { return }
             text.unicodeScalars.append(start)
-            if last != start { text += "-"; text.unicodeScalars.append(last) }
+            if last != start {
+                text += "-"
+                text.unicodeScalars.append(last)
+            }
         }
         for value in UInt32(0)...0x10FFFF {
             guard let scalar = Unicode.Scalar(value), included(scalar) else { continue }

@@ -9,7 +9,8 @@ extension UserAdministration.Refusal {
         switch self {
         case .unknownPerson: "No such person, or not one you manage."
         case .adminOnly: "Only an administrator may do this: coordinators manage mentors."
-        case .ownAccount: "Nobody changes their own role or access this way: change your password on your Profile; ask another administrator for the rest."
+        case .ownAccount:
+            "Nobody changes their own role or access this way: change your password on your Profile; ask another administrator for the rest."
         case .linkNotValid: "This set-password link has expired, has been used, or its account is deactivated."
         }
     }

@@ -38,9 +38,10 @@ public struct UserAdministration: Sendable {
         /// The core's summary of this person at `now`.
         public func summary(now: Date) -> PersonSummary {
             let first = certifications.min { $0.expiresAt < $1.expiresAt }
-            return PersonSummary(id: user.id, displayName: user.displayName, username: user.username, role: PersonRole(user.role),
-                                 deactivatedAt: user.deactivatedAt, pausedUntil: user.isPaused(at: now) ? user.pausedUntil : nil,
-                                 firstExpiring: first.map { ($0.name, $0.expiresAt) }, liveAssignments: liveAssignments.count)
+            return PersonSummary(
+                id: user.id, displayName: user.displayName, username: user.username, role: PersonRole(user.role),
+                deactivatedAt: user.deactivatedAt, pausedUntil: user.isPaused(at: now) ? user.pausedUntil : nil,
+                firstExpiring: first.map { ($0.name, $0.expiresAt) }, liveAssignments: liveAssignments.count)
         }
     }
 
@@ -52,8 +53,10 @@ public struct UserAdministration: Sendable {
     let broker: EventBroker?
     let now: @Sendable () -> Date
 
-    public init(repository: any AssignmentStore & TrainingStore & UserStore, passwords: PasswordHasher, broker: EventBroker? = nil,
-                now: @escaping @Sendable () -> Date = { Date() }) {
+    public init(
+        repository: any AssignmentStore & TrainingStore & UserStore, passwords: PasswordHasher, broker: EventBroker? = nil,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.repository = repository
         self.passwords = passwords
         self.broker = broker
@@ -69,7 +72,8 @@ public struct UserAdministration: Sendable {
         let fields = try Self.validate(username: username, displayName: displayName, role: role, locale: locale, issues: &issues)
         let hash = try await passwords.hash(password)
         return try await repository.createUser(
-            NewUser(username: fields.username, displayName: fields.displayName, role: fields.role, passwordHash: hash, language: fields.language), at: date)
+            NewUser(username: fields.username, displayName: fields.displayName, role: fields.role, passwordHash: hash, language: fields.language),
+            at: date)
     }
 
     /// Checks a new user's fields as ``add(username:password:role:displayName:locale:at:)`` (with a password) and
@@ -104,7 +108,9 @@ public struct UserAdministration: Sendable {
         var language: Language
     }
 
-    private static func validate(username: String, displayName: String?, role: String, locale: String?, issues: inout [Validation.Issue]) throws -> Fields {
+    private static func validate(username: String, displayName: String?, role: String, locale: String?, issues: inout [Validation.Issue]) throws
+        -> Fields
+    {
         let name = username
         if !Validation.isUsername(username) {
             issues.append(.init(field: "username", rule: .other("2 to \(Limits.maxUsernameLength) letters, digits, '.', '_' or '-'")))
@@ -146,7 +152,8 @@ public struct UserAdministration: Sendable {
     /// administrator learns nothing). An integration token's account is no one's person: ``Integrations`` manages it.
     public func person(_ id: UserID, for actor: User?) async throws -> User {
         guard let user = try await repository.user(id: id), !user.isIntegration, Self.manages(actor, role: user.role) || actor?.id == id,
-              actor.map({ $0.role != .mentor }) ?? true else { throw Refusal.unknownPerson }
+            actor.map({ $0.role != .mentor }) ?? true
+        else { throw Refusal.unknownPerson }
         return user
     }
 
@@ -186,8 +193,9 @@ public struct UserAdministration: Sendable {
         guard user.isActive else { throw Refusal.linkNotValid }
         let code = SetPasswordCode.generate()
         let expiresAt = now().addingTimeInterval(Self.linkLifetime)
-        let outcome = try await change(user, .passwordLink(PasswordLink(tokenHash: SetPasswordCode.hash(code), expiresAt: expiresAt)),
-                                       log: [NewAccountLogEntry(actorID: actor?.id, action: .passwordLinkIssued)])
+        let outcome = try await change(
+            user, .passwordLink(PasswordLink(tokenHash: SetPasswordCode.hash(code), expiresAt: expiresAt)),
+            log: [NewAccountLogEntry(actorID: actor?.id, action: .passwordLinkIssued)])
         return IssuedLink(user: outcome.user, code: code, expiresAt: expiresAt)
     }
 
@@ -223,8 +231,9 @@ public struct UserAdministration: Sendable {
     /// and removed; at most ``Limits/maxCertifications``.
     public func setCertifications(_ certifications: [NewCertification], for mentorID: UserID, by actor: User?) async throws -> [Certification] {
         guard certifications.count <= Limits.maxCertifications else {
-            throw InvalidInput([.init(field: "certifications", rule: .other("at most \(Limits.maxCertifications)"))],
-                               summary: "At most \(Limits.maxCertifications) certifications per mentor.")
+            throw InvalidInput(
+                [.init(field: "certifications", rule: .other("at most \(Limits.maxCertifications)"))],
+                summary: "At most \(Limits.maxCertifications) certifications per mentor.")
         }
         let user = try await person(mentorID, for: actor)
         guard user.role == .mentor else { throw Refusal.unknownPerson }
@@ -239,24 +248,32 @@ public struct UserAdministration: Sendable {
         let issues = Validation.text(name, field: "name", max: Limits.maxCertificationNameLength)
         guard issues.isEmpty else { throw InvalidInput(issues) }
         var list = try await repository.certifications(mentorID: mentorID).map { NewCertification(name: $0.name, expiresAt: $0.expiresAt) }
-        if let index = list.firstIndex(where: { $0.name == trimmed }) { list[index].expiresAt = expiresAt } else { list.append(NewCertification(name: trimmed, expiresAt: expiresAt)) }
+        if let index = list.firstIndex(where: { $0.name == trimmed }) {
+            list[index].expiresAt = expiresAt
+        } else {
+            list.append(NewCertification(name: trimmed, expiresAt: expiresAt))
+        }
         return try await setCertifications(list, for: mentorID, by: actor)
     }
 
     /// Renews the certification `certificationID` until `expiresAt`.
-    public func renewCertification(_ certificationID: Int64, until expiresAt: Date, for mentorID: UserID, by actor: User?) async throws -> [Certification] {
+    public func renewCertification(_ certificationID: Int64, until expiresAt: Date, for mentorID: UserID, by actor: User?) async throws
+        -> [Certification]
+    {
         let current = try await repository.certifications(mentorID: mentorID)
         guard current.contains(where: { $0.id == certificationID }) else { throw Refusal.unknownPerson }
-        return try await setCertifications(current.map { NewCertification(name: $0.name, expiresAt: $0.id == certificationID ? expiresAt : $0.expiresAt) },
-                                           for: mentorID, by: actor)
+        return try await setCertifications(
+            current.map { NewCertification(name: $0.name, expiresAt: $0.id == certificationID ? expiresAt : $0.expiresAt) },
+            for: mentorID, by: actor)
     }
 
     /// Removes the certification `certificationID`.
     public func removeCertification(_ certificationID: Int64, for mentorID: UserID, by actor: User?) async throws -> [Certification] {
         let current = try await repository.certifications(mentorID: mentorID)
         guard current.contains(where: { $0.id == certificationID }) else { throw Refusal.unknownPerson }
-        return try await setCertifications(current.filter { $0.id != certificationID }.map { NewCertification(name: $0.name, expiresAt: $0.expiresAt) },
-                                           for: mentorID, by: actor)
+        return try await setCertifications(
+            current.filter { $0.id != certificationID }.map { NewCertification(name: $0.name, expiresAt: $0.expiresAt) },
+            for: mentorID, by: actor)
     }
 
     /// The change log entries that take `before` to `after`: by name, a new one added, a new date renewed, a
@@ -278,8 +295,10 @@ public struct UserAdministration: Sendable {
         return entries
     }
 
-    private func change(_ user: User, _ change: AccountChange, log: [NewAccountLogEntry],
-                        reason: StreamCloseReason = .signedOut) async throws -> AccountChangeOutcome {
+    private func change(
+        _ user: User, _ change: AccountChange, log: [NewAccountLogEntry],
+        reason: StreamCloseReason = .signedOut
+    ) async throws -> AccountChangeOutcome {
         let outcome = try await repository.changeAccount(userID: user.id, change, log: log, at: now())
         if !outcome.endedSessions.isEmpty || change == .deactivate {
             broker?.endStreams(ofUser: user.id, reason: reason)

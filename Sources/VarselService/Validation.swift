@@ -75,8 +75,10 @@ public enum Validation {
     /// lock screen shows, so it must not name anyone. Personal details travel only in the body, listed by the sender
     /// in `personalDetails` (or, for an assignment, as the contact's structured fields), and a title containing any
     /// listed phrase is refused.
-    public static func notification(kind: String, title: String, body: String, urgency: String?, personalDetails: [String],
-                                    allowAssignment: Bool) throws(InvalidInput) -> ValidNotification {
+    public static func notification(
+        kind: String, title: String, body: String, urgency: String?, personalDetails: [String],
+        allowAssignment: Bool
+    ) throws(InvalidInput) -> ValidNotification {
         var issues: [Issue] = []
         let kinds = NotificationKind.allCases.map(\.rawValue).joined(separator: ", ")
         let parsedKind = NotificationKind(rawValue: kind)
@@ -97,9 +99,13 @@ public enum Validation {
         let parsedUrgency = urgency.map { Urgency(rawValue: $0) } ?? .normal
         if parsedUrgency == nil { issues.append(.init(field: "urgency", rule: .other("must be 'normal' or 'urgent'"))) }
         if personalDetails.count > Limits.maxPersonalDetails
-            || personalDetails.contains(where: { $0.unicodeScalars.count > Limits.maxTitleLength || hasControlCharacters($0, allowsNewlines: false) }) {
-            issues.append(.init(field: "personalDetails",
-                                rule: .other("at most \(Limits.maxPersonalDetails) phrases of at most \(Limits.maxTitleLength) characters, without control characters")))
+            || personalDetails.contains(where: { $0.unicodeScalars.count > Limits.maxTitleLength || hasControlCharacters($0, allowsNewlines: false) })
+        {
+            issues.append(
+                .init(
+                    field: "personalDetails",
+                    rule: .other(
+                        "at most \(Limits.maxPersonalDetails) phrases of at most \(Limits.maxTitleLength) characters, without control characters")))
         }
         guard issues.isEmpty, let parsedKind, let parsedUrgency else { throw InvalidInput(issues) }
         return ValidNotification(kind: parsedKind, title: cleanTitle, body: cleanBody, urgency: parsedUrgency, personalDetails: details)
@@ -125,7 +131,8 @@ public enum Validation {
     public static func scenario(title: String, body: String) throws(InvalidInput) -> (title: String, body: String) {
         let cleanTitle = title.trimmingCharacters(in: .whitespacesAndNewlines)
         let cleanBody = body.trimmingCharacters(in: .whitespacesAndNewlines)
-        let issues = text(title, field: "title", max: Limits.maxTitleLength)
+        let issues =
+            text(title, field: "title", max: Limits.maxTitleLength)
             + text(body, field: "body", max: Limits.maxBodyLength, allowsNewlines: true)
         guard issues.isEmpty else { throw InvalidInput(issues) }
         return (cleanTitle, cleanBody)
@@ -234,11 +241,13 @@ public enum Validation {
 
     /// Parses a real calendar date `YYYY-MM-DD` (no 2031-13-01, no 2031-02-30) as the start of that day in Oslo.
     public static func day(_ raw: String, field: String) throws(InvalidInput) -> Date {
-        let invalid = InvalidInput([.init(field: field, rule: .notADay)],
-                                      summary: "\(field) must be a real calendar date written YYYY-MM-DD.")
+        let invalid = InvalidInput(
+            [.init(field: field, rule: .notADay)],
+            summary: "\(field) must be a real calendar date written YYYY-MM-DD.")
         let scalars = Array(raw.unicodeScalars)
         guard scalars.count == 10, scalars[4] == "-", scalars[7] == "-",
-              scalars.enumerated().allSatisfy({ $0.offset == 4 || $0.offset == 7 || ("0"..."9").contains($0.element) }) else { throw invalid }
+            scalars.enumerated().allSatisfy({ $0.offset == 4 || $0.offset == 7 || ("0"..."9").contains($0.element) })
+        else { throw invalid }
         let parts = raw.split(separator: "-").compactMap { Int($0) }
         guard parts.count == 3, (1...9999).contains(parts[0]), (1...12).contains(parts[1]), (1...31).contains(parts[2]) else { throw invalid }
         var calendar = Calendar(identifier: .gregorian)

@@ -90,17 +90,20 @@ public final class VarselServices: Sendable {
         }
     }
 
-    public init(repository: any VarselRepository, now: @escaping @Sendable () -> Date, passwords: PasswordHasher,
-                configuration: Configuration = .init(), webPush: WebPushSettings = .init(), messaging: OutsideMessaging = .init(),
-                makeCode: (@Sendable () -> String)? = nil, logger: Logger) {
+    public init(
+        repository: any VarselRepository, now: @escaping @Sendable () -> Date, passwords: PasswordHasher,
+        configuration: Configuration = .init(), webPush: WebPushSettings = .init(), messaging: OutsideMessaging = .init(),
+        makeCode: (@Sendable () -> String)? = nil, logger: Logger
+    ) {
         self.repository = repository
         self.now = now
         let metrics = ServiceMetrics()
         self.metrics = metrics
         self.readiness = Readiness(store: repository, now: now)
         let heartbeatInterval = Duration.milliseconds(Int64(configuration.heartbeatInterval * 1000))
-        let broker = EventBroker(bufferLimit: configuration.streamBufferLimit, streamsPerUser: configuration.streamsPerUser,
-                                 heartbeatSlices: EventPump.heartbeatSlices(over: heartbeatInterval), metrics: metrics)
+        let broker = EventBroker(
+            bufferLimit: configuration.streamBufferLimit, streamsPerUser: configuration.streamsPerUser,
+            heartbeatSlices: EventPump.heartbeatSlices(over: heartbeatInterval), metrics: metrics)
         self.broker = broker
         let pump = EventPump(repository: repository, broker: broker, logger: logger, heartbeatInterval: heartbeatInterval)
         self.pump = pump
@@ -111,7 +114,8 @@ public final class VarselServices: Sendable {
         self.users = UserAdministration(repository: repository, passwords: passwords, broker: broker, now: now)
         self.integrations = Integrations(repository: repository, broker: broker, now: now)
         self.messaging = messaging
-        self.channels = makeCode.map { ContactChannels(repository: repository, messaging: messaging, now: now, makeCode: $0) }
+        self.channels =
+            makeCode.map { ContactChannels(repository: repository, messaging: messaging, now: now, makeCode: $0) }
             ?? ContactChannels(repository: repository, messaging: messaging, now: now)
         self.contactAccess = ContactAccess(repository: repository, now: now)
         self.directory = Directory(repository: repository)
@@ -120,29 +124,37 @@ public final class VarselServices: Sendable {
         self.reports = AssignmentReports(repository: repository, contactAccess: contactAccess)
         self.throttle = LoginThrottle(configuration: configuration.throttle, now: now, shared: repository)
         self.passwords = passwords
-        self.sessions = Sessions(repository: repository, passwords: passwords, throttle: throttle, broker: broker,
-                                 lifetime: configuration.sessionLifetime, now: now)
+        self.sessions = Sessions(
+            repository: repository, passwords: passwords, throttle: throttle, broker: broker,
+            lifetime: configuration.sessionLifetime, now: now)
         self.passkeys = PasskeyCeremonies(repository: repository, sessions: sessions, publicURL: configuration.publicURL, now: now)
         self.configuration = configuration
         self.webPush = webPush
-        self.pushSubscriptions = PushSubscriptions(repository: repository, endpointPolicy: webPush.endpointPolicy,
-                                                   perUser: webPush.subscriptionsPerUser, staleAfter: webPush.staleAfter, now: now)
+        self.pushSubscriptions = PushSubscriptions(
+            repository: repository, endpointPolicy: webPush.endpointPolicy,
+            perUser: webPush.subscriptionsPerUser, staleAfter: webPush.staleAfter, now: now)
         self.scenarios = ScenarioProgress(repository: repository, now: now)
     }
 
     /// The upkeep over the same store and clock: expiry warnings, pruning and erasure.
-    public func maintenance(interval: Duration, accessLogRetention: TimeInterval,
-                            contactRetention: TimeInterval, logger: Logger) -> MaintenanceService {
-        MaintenanceService(repository: repository, sender: sender, erasure: erasure, now: now, interval: interval,
-                           accessLogRetention: accessLogRetention, contactRetention: contactRetention, logger: logger)
+    public func maintenance(
+        interval: Duration, accessLogRetention: TimeInterval,
+        contactRetention: TimeInterval, logger: Logger
+    ) -> MaintenanceService {
+        MaintenanceService(
+            repository: repository, sender: sender, erasure: erasure, now: now, interval: interval,
+            accessLogRetention: accessLogRetention, contactRetention: contactRetention, logger: logger)
     }
 
     /// The Web Push delivery over the same store and clock: it keeps the push outbox, sends through `transport`
     /// signed with `vapid`, and records the contact reads a push carries through ``contactAccess``.
-    public func pushDelivery(transport: any PushTransport, vapid: VAPIDKey, configuration: PushDeliveryWorker.Configuration,
-                             logger: Logger) -> PushDeliveryWorker {
-        PushDeliveryWorker(store: repository, contactReads: contactAccess, transport: transport, vapid: vapid, configuration: configuration,
-                           metrics: metrics.push, now: now, logger: logger)
+    public func pushDelivery(
+        transport: any PushTransport, vapid: VAPIDKey, configuration: PushDeliveryWorker.Configuration,
+        logger: Logger
+    ) -> PushDeliveryWorker {
+        PushDeliveryWorker(
+            store: repository, contactReads: contactAccess, transport: transport, vapid: vapid, configuration: configuration,
+            metrics: metrics.push, now: now, logger: logger)
     }
 
     /// The follow-ups over the same store and clock: text messages and emails when a notification is not seen in

@@ -1,5 +1,5 @@
-import VarselCore
 import Foundation
+import VarselCore
 
 /// A one-time link that lets a person choose their password; only the hash of its token is stored.
 public struct PasswordLink: Sendable, Hashable {

@@ -22,7 +22,8 @@ public protocol AssignmentStore: Sendable {
     func pendingAssignments(createdBefore date: Date) async throws -> [Assignment]
     /// Records that escalation `step` happened for an assignment and creates its notification — once: returns
     /// nil, creating nothing, when that step was recorded before (by this instance or another).
-    func recordEscalation(assignmentID: AssignmentID, step: EscalationStep, notification: NewNotification, at date: Date) async throws -> NotificationItem?
+    func recordEscalation(assignmentID: AssignmentID, step: EscalationStep, notification: NewNotification, at date: Date) async throws
+        -> NotificationItem?
     /// When each escalation step of an assignment happened.
     func escalations(assignmentID: AssignmentID) async throws -> [EscalationStep: Date]
     func contact(id: ContactID) async throws -> Contact?

@@ -16,8 +16,10 @@ public struct StoredContactChannel: Sendable, Hashable {
     /// Wrong codes typed since the last one was sent.
     public var wrongCodes: Int
 
-    public init(userID: UserID, channel: OutsideChannel, address: String, verifiedAt: Date?, codeHash: String?, codeSentAt: Date?,
-                codeExpiresAt: Date?, wrongCodes: Int) {
+    public init(
+        userID: UserID, channel: OutsideChannel, address: String, verifiedAt: Date?, codeHash: String?, codeSentAt: Date?,
+        codeExpiresAt: Date?, wrongCodes: Int
+    ) {
         self.userID = userID
         self.channel = channel
         self.address = address
@@ -60,7 +62,9 @@ public struct MessageDelivery: Sendable, Hashable, Identifiable {
     public var enqueuedAt: Date
     public var nextAttemptAt: Date
 
-    public init(id: Int64, notificationID: NotificationID, userID: UserID, channel: OutsideChannel, attempts: Int, enqueuedAt: Date, nextAttemptAt: Date) {
+    public init(
+        id: Int64, notificationID: NotificationID, userID: UserID, channel: OutsideChannel, attempts: Int, enqueuedAt: Date, nextAttemptAt: Date
+    ) {
         self.id = id
         self.notificationID = notificationID
         self.userID = userID

@@ -42,8 +42,10 @@ public final class DataKeyring: Sendable {
     public init(keys: [(id: String, key: SymmetricKey)]) {
         precondition(!keys.isEmpty, "a keyring holds at least one key")
         path = nil
-        state = Mutex(Keys(order: keys.map(\.id), keys: Dictionary(keys.map { ($0.id, $0.key) }, uniquingKeysWith: { first, _ in first }),
-                           fingerprint: nil, checked: .now))
+        state = Mutex(
+            Keys(
+                order: keys.map(\.id), keys: Dictionary(keys.map { ($0.id, $0.key) }, uniquingKeysWith: { first, _ in first }),
+                fingerprint: nil, checked: .now))
     }
 
     private init(path: String, keys: Keys) {
@@ -115,9 +117,10 @@ public final class DataKeyring: Sendable {
     private static func read(_ path: String) throws -> Keys {
         let fingerprint = fingerprint(path)
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw Failure(FileManager.default.fileExists(atPath: path)
-                ? "The data key file \(path) cannot be read by this user."
-                : "The data key file \(path) does not exist; make one with `varsel keys create --data-key-file \(path)`.")
+            throw Failure(
+                FileManager.default.fileExists(atPath: path)
+                    ? "The data key file \(path) cannot be read by this user."
+                    : "The data key file \(path) does not exist; make one with `varsel keys create --data-key-file \(path)`.")
         }
         var order: [String] = []
         var keys: [String: SymmetricKey] = [:]
@@ -170,7 +173,8 @@ public final class DataKeyring: Sendable {
     /// one, so its inode changes even within the clock's resolution.
     private static func fingerprint(_ path: String) -> String? {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return nil }
-        return "\(attributes[.systemFileNumber] ?? "") \(attributes[.size] ?? "") \((attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)"
+        return
+            "\(attributes[.systemFileNumber] ?? "") \(attributes[.size] ?? "") \((attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)"
     }
 
     private static func newID() -> String {
@@ -197,8 +201,9 @@ public final class DataKeyring: Sendable {
         guard let (id, sealed) = Self.parts(stored) else { return stored }
         guard let key = key(id) else { throw StoreError.dataKeyMissing(keyID: id) }
         guard let bytes = Data(base64Encoded: String(sealed)),
-              let box = try? AES.GCM.SealedBox(combined: bytes),
-              let plain = try? AES.GCM.open(box, using: key, authenticating: Data(field.rawValue.utf8)) else {
+            let box = try? AES.GCM.SealedBox(combined: bytes),
+            let plain = try? AES.GCM.open(box, using: key, authenticating: Data(field.rawValue.utf8))
+        else {
             throw StoreError.unknownStoredValue(column: field.rawValue)
         }
         return String(decoding: plain, as: UTF8.self)
@@ -313,17 +318,22 @@ public struct SealedColumn: Sendable {
         SealedColumn(table: "contact", column: "address", keys: ["id"], field: .contactAddress, plainCondition: "1 = 1"),
         SealedColumn(table: "contact", column: "notes", keys: ["id"], field: .contactNotes, plainCondition: "1 = 1"),
         SealedColumn(table: "notification", column: "body", keys: ["id"], field: .notificationBody, plainCondition: "personal_details <> '[]'"),
-        SealedColumn(table: "notification", column: "personal_details", keys: ["id"], field: .notificationDetails,
-                     plainCondition: "personal_details <> '[]'"),
-        SealedColumn(table: "fanout_variant", column: "body", keys: ["fanout_id", "variant"], field: .notificationBody,
-                     plainCondition: "personal_details <> '[]'"),
-        SealedColumn(table: "fanout_variant", column: "personal_details", keys: ["fanout_id", "variant"], field: .notificationDetails,
-                     plainCondition: "personal_details <> '[]'"),
-        SealedColumn(table: "event", column: "notification", keys: ["id"], field: .eventNotification,
-                     plainCondition: "notification_id IN (SELECT id FROM notification WHERE personal_details <> '[]')"),
+        SealedColumn(
+            table: "notification", column: "personal_details", keys: ["id"], field: .notificationDetails,
+            plainCondition: "personal_details <> '[]'"),
+        SealedColumn(
+            table: "fanout_variant", column: "body", keys: ["fanout_id", "variant"], field: .notificationBody,
+            plainCondition: "personal_details <> '[]'"),
+        SealedColumn(
+            table: "fanout_variant", column: "personal_details", keys: ["fanout_id", "variant"], field: .notificationDetails,
+            plainCondition: "personal_details <> '[]'"),
+        SealedColumn(
+            table: "event", column: "notification", keys: ["id"], field: .eventNotification,
+            plainCondition: "notification_id IN (SELECT id FROM notification WHERE personal_details <> '[]')"),
         SealedColumn(table: "assignment", column: "visit_note", keys: ["id"], field: .visitNote, plainCondition: "1 = 1"),
-        SealedColumn(table: "scenario_recipient", column: "reflection", keys: ["scenario_id", "mentor_id"], field: .reflection,
-                     plainCondition: "1 = 1"),
+        SealedColumn(
+            table: "scenario_recipient", column: "reflection", keys: ["scenario_id", "mentor_id"], field: .reflection,
+            plainCondition: "1 = 1"),
         SealedColumn(table: "contact_channel", column: "address", keys: ["user_id", "channel"], field: .channelAddress, plainCondition: "1 = 1"),
         SealedColumn(table: "data_key_check", column: "sealed", keys: ["id"], field: .keyCheck, plainCondition: "1 = 0"),
     ]

@@ -30,7 +30,9 @@ public enum FanOut {
 
     /// The distinct contents of `notifications` and, for each notification in order, its recipient and the index
     /// of its content among them. A message to many has one content; a scenario one per language.
-    public static func variants(of notifications: [NewNotification]) -> (variants: [NewNotification], recipients: [(recipientID: UserID, variant: Int)]) {
+    public static func variants(of notifications: [NewNotification]) -> (
+        variants: [NewNotification], recipients: [(recipientID: UserID, variant: Int)]
+    ) {
         var variants: [NewNotification] = []
         var index: [NewNotification: Int] = [:]
         let recipients = notifications.map { notification in

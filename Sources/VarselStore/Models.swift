@@ -28,9 +28,11 @@ public struct User: Sendable, Codable, Hashable, Identifiable {
     /// account has no password, is nobody's person to manage, and its display name is the system's name.
     public var isIntegration: Bool
 
-    public init(id: UserID, username: String, displayName: String, role: Role, passwordHash: String,
-                language: Language, createdAt: Date, pausedUntil: Date? = nil, pausedFrom: Date? = nil, deactivatedAt: Date? = nil,
-                isIntegration: Bool = false) {
+    public init(
+        id: UserID, username: String, displayName: String, role: Role, passwordHash: String,
+        language: Language, createdAt: Date, pausedUntil: Date? = nil, pausedFrom: Date? = nil, deactivatedAt: Date? = nil,
+        isIntegration: Bool = false
+    ) {
         self.id = id
         self.username = username
         self.displayName = displayName
@@ -104,8 +106,10 @@ public struct NewNotification: Sendable, Hashable {
     public var deepLink: DeepLinkTarget
     public var personalDetails: [String]
 
-    public init(recipientID: UserID, senderID: UserID?, kind: NotificationKind, title: String, body: String,
-                urgency: Urgency = .normal, deepLink: DeepLinkTarget, personalDetails: [String] = []) {
+    public init(
+        recipientID: UserID, senderID: UserID?, kind: NotificationKind, title: String, body: String,
+        urgency: Urgency = .normal, deepLink: DeepLinkTarget, personalDetails: [String] = []
+    ) {
         self.recipientID = recipientID
         self.senderID = senderID
         self.kind = kind
@@ -218,9 +222,11 @@ public struct Assignment: Sendable, Codable, Hashable, Identifiable {
     /// When the assignment's notification first reached the mentor on a live event stream.
     public var deliveredAt: Date?
 
-    public init(id: AssignmentID, mentorID: UserID, contactID: ContactID, coordinatorID: UserID?, status: AssignmentStatus,
-                createdAt: Date, respondedAt: Date?, notificationID: NotificationID?, previousID: AssignmentID? = nil, reassignedAt: Date? = nil,
-                doneAt: Date? = nil, visitNote: String? = nil, deliveredAt: Date? = nil) {
+    public init(
+        id: AssignmentID, mentorID: UserID, contactID: ContactID, coordinatorID: UserID?, status: AssignmentStatus,
+        createdAt: Date, respondedAt: Date?, notificationID: NotificationID?, previousID: AssignmentID? = nil, reassignedAt: Date? = nil,
+        doneAt: Date? = nil, visitNote: String? = nil, deliveredAt: Date? = nil
+    ) {
         self.id = id
         self.mentorID = mentorID
         self.contactID = contactID
@@ -290,8 +296,10 @@ public struct AssignmentReportRow: Sendable, Hashable {
     public var readAt: Date?
     public var escalations: [EscalationStep: Date]
 
-    public init(assignment: Assignment, contactName: String, contactAddress: String, contactErasedAt: Date?, mentorName: String,
-                readAt: Date?, escalations: [EscalationStep: Date]) {
+    public init(
+        assignment: Assignment, contactName: String, contactAddress: String, contactErasedAt: Date?, mentorName: String,
+        readAt: Date?, escalations: [EscalationStep: Date]
+    ) {
         self.assignment = assignment
         self.contactName = contactName
         self.contactAddress = contactAddress
@@ -439,8 +447,10 @@ extension EventPayload {
     /// notification as JSON, its id, the unread count. A type this version does not know, or a column its type
     /// needs that is empty, is ``StoreError/unknownStoredValue(column:)`` — never a default.
     /// A notification whose JSON `cache` holds is not decoded again.
-    public static func stored(type: String, notificationJSON: String?, notificationID: NotificationID?, unreadCount: Int?,
-                              decoder: JSONDecoder, cache: NotificationJSONCache) throws -> EventPayload {
+    public static func stored(
+        type: String, notificationJSON: String?, notificationID: NotificationID?, unreadCount: Int?,
+        decoder: JSONDecoder, cache: NotificationJSONCache
+    ) throws -> EventPayload {
         func item() throws -> NotificationItem {
             guard let notificationJSON else { throw StoreError.unknownStoredValue(column: "event.notification") }
             return try cache.item(json: notificationJSON, decoder: decoder)

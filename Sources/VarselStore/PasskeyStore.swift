@@ -1,5 +1,5 @@
-import VarselCore
 import Foundation
+import VarselCore
 
 /// A passkey: a credential on a user's device that signs them in with the device's own lock.
 public struct Passkey: Sendable, Hashable, Identifiable {
@@ -16,8 +16,10 @@ public struct Passkey: Sendable, Hashable, Identifiable {
     public var createdAt: Date
     public var lastUsedAt: Date?
 
-    public init(id: Int64, userID: UserID, credentialID: String, publicKey: Data, signCount: UInt32, name: String, createdAt: Date,
-                lastUsedAt: Date?) {
+    public init(
+        id: Int64, userID: UserID, credentialID: String, publicKey: Data, signCount: UInt32, name: String, createdAt: Date,
+        lastUsedAt: Date?
+    ) {
         self.id = id
         self.userID = userID
         self.credentialID = credentialID

@@ -1,5 +1,5 @@
-import VarselCore
 import Foundation
+import VarselCore
 
 /// One device's Web Push subscription: where to send, and the keys to encrypt for it (RFC 8291).
 ///
@@ -20,8 +20,10 @@ public struct PushSubscription: Sendable, Hashable, Identifiable {
     public var actionSecret: Data
     public var createdAt: Date
 
-    public init(id: Int64, userID: UserID, sessionTokenHash: String, endpoint: String, p256dh: Data, auth: Data,
-                actionSecret: Data, createdAt: Date) {
+    public init(
+        id: Int64, userID: UserID, sessionTokenHash: String, endpoint: String, p256dh: Data, auth: Data,
+        actionSecret: Data, createdAt: Date
+    ) {
         self.id = id
         self.userID = userID
         self.sessionTokenHash = sessionTokenHash
@@ -44,8 +46,10 @@ public struct NewPushSubscription: Sendable, Hashable {
     /// The device as a person names it (`iPhone (Safari)`), from the browser that subscribed.
     public var deviceName: String
 
-    public init(userID: UserID, sessionTokenHash: String, endpoint: String, p256dh: Data, auth: Data, actionSecret: Data,
-                deviceName: String = "") {
+    public init(
+        userID: UserID, sessionTokenHash: String, endpoint: String, p256dh: Data, auth: Data, actionSecret: Data,
+        deviceName: String = ""
+    ) {
         self.userID = userID
         self.sessionTokenHash = sessionTokenHash
         self.endpoint = endpoint
@@ -104,8 +108,10 @@ public struct PushDelivery: Sendable, Hashable, Identifiable {
     public var enqueuedAt: Date
     public var nextAttemptAt: Date
 
-    public init(id: Int64, subscription: PushSubscription, notificationID: NotificationID, attempts: Int, enqueuedAt: Date, nextAttemptAt: Date,
-                isWithdrawal: Bool = false) {
+    public init(
+        id: Int64, subscription: PushSubscription, notificationID: NotificationID, attempts: Int, enqueuedAt: Date, nextAttemptAt: Date,
+        isWithdrawal: Bool = false
+    ) {
         self.id = id
         self.subscription = subscription
         self.notificationID = notificationID
@@ -143,7 +149,8 @@ public protocol PushStore: Sendable {
     /// cursor is still `expectedCursor` (nil: not set yet). Returns false, changing nothing, when another worker
     /// moved it first: with several instances on one database, each event is queued once. Deliveries to
     /// subscriptions deleted meanwhile are dropped.
-    func enqueuePushDeliveries(_ deliveries: [NewPushDelivery], after expectedCursor: Int64?, through eventID: Int64, at date: Date) async throws -> Bool
+    func enqueuePushDeliveries(_ deliveries: [NewPushDelivery], after expectedCursor: Int64?, through eventID: Int64, at date: Date) async throws
+        -> Bool
     /// Claims up to `limit` deliveries due at `date`, earliest first, by moving them to `leaseUntil`: another worker
     /// does not take them meanwhile, and if this one dies they come due again then.
     func claimDuePushDeliveries(at date: Date, limit: Int, leaseUntil: Date) async throws -> [PushDelivery]

@@ -16,7 +16,8 @@ public enum StoredNotificationJSON {
     /// `JSONEncoder` throws.
     public static func encode(_ item: NotificationItem) -> String? {
         guard item.createdAt.timeIntervalSinceReferenceDate.isFinite,
-              item.readAt?.timeIntervalSinceReferenceDate.isFinite ?? true else { return nil }
+            item.readAt?.timeIntervalSinceReferenceDate.isFinite ?? true
+        else { return nil }
         var json = Writer()
         json.bytes.reserveCapacity(192 + item.title.utf8.count + item.body.utf8.count)
         json.open("{")

@@ -25,5 +25,6 @@ public protocol TrainingStore: Sendable {
     /// Records that the warning `threshold` days before expiry was sent, and creates its notification — once:
     /// returns nil, creating nothing, when that warning was recorded before. `alsoCovers` lists larger
     /// thresholds the same warning makes unnecessary.
-    func recordExpiryWarning(certificationID: Int64, threshold: Int, alsoCovers: [Int], notification: NewNotification, at date: Date) async throws -> NotificationItem?
+    func recordExpiryWarning(certificationID: Int64, threshold: Int, alsoCovers: [Int], notification: NewNotification, at date: Date) async throws
+        -> NotificationItem?
 }

@@ -8,4 +8,5 @@ import VarselCore
 /// and the PostgreSQL store; the contract tests hold them to the same behaviour, one suite per role. A service asks
 /// for the role it needs.
 public protocol VarselRepository: UserStore, NotificationStore, EventLogStore, AssignmentStore, TrainingStore,
-    SignInThrottleStore, SealedDataStore, PushStore, PasskeyStore, IntegrationStore, ContactChannelStore, StoreCondition, Sendable {}
+    SignInThrottleStore, SealedDataStore, PushStore, PasskeyStore, IntegrationStore, ContactChannelStore, StoreCondition, Sendable
+{}

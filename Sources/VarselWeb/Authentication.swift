@@ -10,8 +10,9 @@ public let sessionCookieName = "varsel_session"
 extension VarselServices.Configuration {
     /// The cookie that carries a new session's token to the web client: every way of signing in sets this one.
     func sessionCookie(_ token: String) -> Cookie {
-        Cookie(name: sessionCookieName, value: token, maxAge: Int(sessionLifetime), path: "/", secure: usesSecureCookies, httpOnly: true,
-               sameSite: .lax)
+        Cookie(
+            name: sessionCookieName, value: token, maxAge: Int(sessionLifetime), path: "/", secure: usesSecureCookies, httpOnly: true,
+            sameSite: .lax)
     }
 }
 
@@ -78,7 +79,9 @@ public struct AuthenticationMiddleware: RouterMiddleware {
                 throw Problem.unauthorized("The Authorization header must be 'Bearer <token>'.")
             }
             guard let identity = try await lookUp(token: String(parts[1]), method: .bearer) else {
-                throw Problem.unauthorized("The bearer token is unknown, expired or revoked. Sign in again with POST /api/v1/session, or ask an administrator for a new integration token.")
+                throw Problem.unauthorized(
+                    "The bearer token is unknown, expired or revoked. Sign in again with POST /api/v1/session, or ask an administrator for a new integration token."
+                )
             }
             return identity
         }

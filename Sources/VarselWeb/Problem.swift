@@ -52,8 +52,10 @@ public struct Problem: HTTPResponseError, Sendable, Equatable {
     /// create sent again with its `Idempotency-Key` is stored once, whether or not the first one was.
     public static func unavailable(_ condition: StoreUnavailable) -> Problem {
         let status = condition == .diskFull ? HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage") : .serviceUnavailable
-        return Problem(status, "\(condition.description) Try again in a few seconds; a request sent again with the same "
-                           + "Idempotency-Key is carried out once.", headers: [.retryAfter: "\(retryAfterSeconds)"])
+        return Problem(
+            status,
+            "\(condition.description) Try again in a few seconds; a request sent again with the same "
+                + "Idempotency-Key is carried out once.", headers: [.retryAfter: "\(retryAfterSeconds)"])
     }
 
     /// The `Retry-After` of an answer refused while the store cannot serve, in seconds.
@@ -84,8 +86,10 @@ public struct Problem: HTTPResponseError, Sendable, Equatable {
 
     /// The problem's JSON body.
     func encoded() throws -> Data {
-        try JSONCoding.encoder.encode(Body(type: "about:blank", title: title, status: status.code, detail: detail,
-                                           errors: errors.isEmpty ? nil : errors))
+        try JSONCoding.encoder.encode(
+            Body(
+                type: "about:blank", title: title, status: status.code, detail: detail,
+                errors: errors.isEmpty ? nil : errors))
     }
 
     /// The problem that describes `error`; unknown errors become a 500 that reveals nothing.

@@ -42,18 +42,30 @@ public enum VarselRouter {
         api.get("openapi.yaml") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/yaml; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: openAPI)))
         }
-        SessionController(configuration: services.configuration, directory: services.directory, export: services.export, settings: services.settings, sessions: services.sessions).addRoutes(to: api)
+        SessionController(
+            configuration: services.configuration, directory: services.directory, export: services.export, settings: services.settings,
+            sessions: services.sessions
+        ).addRoutes(to: api)
         PasskeysController(configuration: services.configuration, passkeys: services.passkeys).addRoutes(to: api)
-        NotificationsController(directory: services.directory, now: services.now, sender: services.sender, inbox: services.inbox, settings: services.settings).addRoutes(to: api)
+        NotificationsController(
+            directory: services.directory, now: services.now, sender: services.sender, inbox: services.inbox, settings: services.settings
+        ).addRoutes(to: api)
         PreferencesController(settings: services.settings).addRoutes(to: api)
-        AssignmentsController(answers: services.answers, configuration: services.configuration, contactAccess: services.contactAccess, directory: services.directory, erasure: services.erasure, export: services.export, now: services.now, reports: services.reports, sender: services.sender).addRoutes(to: api)
+        AssignmentsController(
+            answers: services.answers, configuration: services.configuration, contactAccess: services.contactAccess, directory: services.directory,
+            erasure: services.erasure, export: services.export, now: services.now, reports: services.reports, sender: services.sender
+        ).addRoutes(to: api)
         PauseController(directory: services.directory, sender: services.sender).addRoutes(to: api)
         ScenariosController(directory: services.directory, sender: services.sender, scenarios: services.scenarios).addRoutes(to: api)
         CertificationsController(directory: services.directory, users: services.users).addRoutes(to: api)
-        UsersController(configuration: services.configuration, now: services.now, users: services.users, pushSubscriptions: services.pushSubscriptions).addRoutes(to: api)
+        UsersController(
+            configuration: services.configuration, now: services.now, users: services.users, pushSubscriptions: services.pushSubscriptions
+        ).addRoutes(to: api)
         ChannelsController(users: services.users, channels: services.channels).addRoutes(to: api)
         EventsController(services: LiveStreamServices(services), writeTimeout: services.configuration.streamWriteTimeout).addRoutes(to: api)
-        PushSubscriptionsController(answers: services.answers, now: services.now, pushSubscriptions: services.pushSubscriptions, webPush: services.webPush).addRoutes(to: api)
+        PushSubscriptionsController(
+            answers: services.answers, now: services.now, pushSubscriptions: services.pushSubscriptions, webPush: services.webPush
+        ).addRoutes(to: api)
         PagesController(services: services, renderer: renderer).addRoutes(to: router)
         routeTable.set(router.routes.map { RouteTable.Route(method: $0.method, pattern: $0.path.description) })
         return router
@@ -130,8 +142,9 @@ struct MethodNotAllowedMiddleware: RouterMiddleware {
         } catch let error as HTTPError where error.status == .notFound {
             let allowed = routes.methods(for: request.uri.path)
             guard !allowed.isEmpty, !allowed.contains(request.method.rawValue) else { throw error }
-            throw Problem(.methodNotAllowed, "This resource does not answer \(request.method.rawValue); it answers \(allowed.joined(separator: ", ")).",
-                          headers: [.allow: allowed.joined(separator: ", ")])
+            throw Problem(
+                .methodNotAllowed, "This resource does not answer \(request.method.rawValue); it answers \(allowed.joined(separator: ", ")).",
+                headers: [.allow: allowed.joined(separator: ", ")])
         }
     }
 }

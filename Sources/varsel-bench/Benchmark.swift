@@ -10,8 +10,9 @@ import VarselSQLite
 import VarselService
 import VarselStore
 import VarselWeb
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Measures the live event stream: N subscribers, each a different mentor, while a coordinator creates
@@ -39,8 +40,10 @@ struct Benchmark: AsyncParsableCommand {
     var players = false
     @Flag(inversion: .prefixedNo, help: "Afterwards, measure the server's CPU per bare GET /healthz at the same rate: the HTTP layer's floor.")
     var httpFloor = true
-    @Option(help: ArgumentHelp("Serve GET /healthz as a bare floor server (nio or hummingbird) instead; for the benchmark's own use.",
-                               visibility: .hidden))
+    @Option(
+        help: ArgumentHelp(
+            "Serve GET /healthz as a bare floor server (nio or hummingbird) instead; for the benchmark's own use.",
+            visibility: .hidden))
     var serveFloor: String?
 
     func run() async throws {
@@ -64,11 +67,14 @@ struct Benchmark: AsyncParsableCommand {
 
         let executable = varsel ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("varsel").path
         var servers: [ServerProcess] = []
-        defer { servers.forEach { $0.stop() } }
+        defer {
+            for server in servers { server.stop() }
+        }
         var ports: [Int] = []
         for _ in 0..<instances {
-            let server = try ServerProcess(executable: executable, database: database,
-                                           extraArguments: postgres == nil ? sqliteArguments : [])
+            let server = try ServerProcess(
+                executable: executable, database: database,
+                extraArguments: postgres == nil ? sqliteArguments : [])
             servers.append(server)
             ports.append(try server.waitForPort())
         }
@@ -144,27 +150,40 @@ struct Benchmark: AsyncParsableCommand {
 
         print("")
         let interval = commitInterval.map { "commit interval \(String(format: "%g", $0)) ms" } ?? "default commit interval"
-        let store = postgres == nil ? "SQLite synchronous=\(durability.uppercased()), \(interval)" : "PostgreSQL, \(instances) instance\(instances == 1 ? "" : "s")"
+        let store =
+            postgres == nil
+            ? "SQLite synchronous=\(durability.uppercased()), \(interval)" : "PostgreSQL, \(instances) instance\(instances == 1 ? "" : "s")"
         let build = _isDebugAssertConfiguration() ? "DEBUG build: figures not comparable" : "release"
         print("Varsel event-stream benchmark (\(build), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(store))")
         if players { print("  streams:                   the web page's (each arrival with its cue and announcement)") }
         if history > 0 { print("  history:                   \(history) read notifications per mentor before the run") }
         print("  subscribers held:          \(received.connectedCount) of \(subscribers) (connected in \(format(connectSeconds)) s)")
-        print("  notifications created:     \(total) at a target of \(rate)/s over \(format(createSeconds)) s (achieved \(format(Double(total) / createSeconds))/s)")
+        print(
+            "  notifications created:     \(total) at a target of \(rate)/s over \(format(createSeconds)) s (achieved \(format(Double(total) / createSeconds))/s)"
+        )
         print("  notifications delivered:   \(latencies.count) of \(total), duplicates: \(received.duplicates)")
         print("  delivery throughput:       \(format(Double(latencies.count) / deliverSeconds)) events/s")
-        print("  create→delivered latency:  p50 \(format(percentile(0.5))) ms, p99 \(format(percentile(0.99))) ms, max \(format(latencies.last ?? .nan)) ms")
+        print(
+            "  create→delivered latency:  p50 \(format(percentile(0.5))) ms, p99 \(format(percentile(0.99))) ms, max \(format(latencies.last ?? .nan)) ms"
+        )
         print("  server memory (RSS):       \(rssBefore / 1024) MiB before, \(rssAfter / 1024) MiB with \(subscribers) idle streams")
         print("  memory per idle stream:    \(format(Double(rssAfter - rssBefore) / Double(max(1, subscribers)))) KiB")
         if let fanout {
-            print("  next write, alone:         p50 \(format(fanout.alone.p50)) ms, max \(format(fanout.alone.max)) ms (\(fanout.alone.count) writes)")
-            print("  next write, during fan-out: p50 \(format(fanout.during.p50)) ms, max \(format(fanout.during.max)) ms (\(fanout.during.count) writes, \(fanouts) fan-outs to \(fanout.recipients) streams)")
+            print(
+                "  next write, alone:         p50 \(format(fanout.alone.p50)) ms, max \(format(fanout.alone.max)) ms (\(fanout.alone.count) writes)")
+            print(
+                "  next write, during fan-out: p50 \(format(fanout.during.p50)) ms, max \(format(fanout.during.max)) ms (\(fanout.during.count) writes, \(fanouts) fan-outs to \(fanout.recipients) streams)"
+            )
             print("  longest wait per fan-out:  \(fanout.longestWaits.map(format).joined(separator: ", ")) ms")
             print("  the fan-out's own write:   \(fanout.fanoutWrites.map(format).joined(separator: ", ")) ms")
         }
-        print("  server CPU:                \(format(cpuSeconds)) s in all, \(String(format: "%.2f", cpuSeconds * 1000 / Double(max(1, total)))) ms per notification")
+        print(
+            "  server CPU:                \(format(cpuSeconds)) s in all, \(String(format: "%.2f", cpuSeconds * 1000 / Double(max(1, total)))) ms per notification"
+        )
         if let floorMilliseconds {
-            print("  server CPU, bare GET:      \(String(format: "%.2f", floorMilliseconds)) ms per GET /healthz at the same rate (the HTTP layer alone)")
+            print(
+                "  server CPU, bare GET:      \(String(format: "%.2f", floorMilliseconds)) ms per GET /healthz at the same rate (the HTTP layer alone)"
+            )
         }
         for (floor, milliseconds) in platformFloors {
             let name = "    \(floor.label):".padding(toLength: 29, withPad: " ", startingAt: 0)
@@ -177,8 +196,10 @@ struct Benchmark: AsyncParsableCommand {
 
     /// Writes `sequence,sent_ms,latency_ms` for every notification (latency empty when it never arrived), so the slow
     /// ones can be placed in time: whether they come in clusters, and how often.
-    func writeLatencyLog(to path: String, samples: [(sentAt: ContinuousClock.Instant?, milliseconds: Double?)],
-                         start: ContinuousClock.Instant) throws {
+    func writeLatencyLog(
+        to path: String, samples: [(sentAt: ContinuousClock.Instant?, milliseconds: Double?)],
+        start: ContinuousClock.Instant
+    ) throws {
         var lines = ["sequence,sent_ms,latency_ms"]
         for (sequence, sample) in samples.enumerated() {
             guard let sentAt = sample.sentAt else { continue }
@@ -194,7 +215,10 @@ struct Benchmark: AsyncParsableCommand {
         let recipients = Array(seeded.mentorIDs.prefix(Limits.maxRecipients))
         let probe = try await PostClient.connect(group: group, port: port, token: seeded.coordinatorToken)
         let sender = try await PostClient.connect(group: group, port: port, token: seeded.coordinatorToken)
-        defer { probe.channel.close(promise: nil); sender.channel.close(promise: nil) }
+        defer {
+            probe.channel.close(promise: nil)
+            sender.channel.close(promise: nil)
+        }
         // Each single write to another mentor, outside the fan-out's when there are more: no mentor's unread count
         // grows with the probes.
         let targets = seeded.mentorIDs.count > recipients.count ? Array(seeded.mentorIDs.dropFirst(recipients.count)) : seeded.mentorIDs
@@ -211,7 +235,9 @@ struct Benchmark: AsyncParsableCommand {
             return times
         }
         let alone = try await probeWrites(until: .now.advanced(by: .seconds(2)))
-        var during: [Double] = [], longestWaits: [Double] = [], fanoutWrites: [Double] = []
+        var during: [Double] = []
+        var longestWaits: [Double] = []
+        var fanoutWrites: [Double] = []
         let list = recipients.map(String.init).joined(separator: ",")
         for round in 0..<fanouts {
             let fanoutBody = #"{"recipients":[\#(list)],"kind":"scenarioPrompt","title":"fanout-\#(round)","body":"b"}"#
@@ -225,8 +251,9 @@ struct Benchmark: AsyncParsableCommand {
             longestWaits.append(round.max() ?? .nan)
             try await Task.sleep(for: .milliseconds(500))
         }
-        return FanoutTiming(recipients: recipients.count, alone: .init(alone), during: .init(during), longestWaits: longestWaits,
-                            fanoutWrites: fanoutWrites)
+        return FanoutTiming(
+            recipients: recipients.count, alone: .init(alone), during: .init(during), longestWaits: longestWaits,
+            fanoutWrites: fanoutWrites)
     }
 
     /// The SQLite server's arguments beyond its database.
@@ -248,8 +275,10 @@ struct Benchmark: AsyncParsableCommand {
 
     /// Sends `total` requests at ``rate`` per second, spread over ``creators`` connections (on `ports` in turn):
     /// request `sequence` is due `sequence / rate` seconds after the start.
-    func paced(total: Int, ports: [Int], token: String, group: any EventLoopGroup,
-               request: @escaping @Sendable (PostClient, Int) async throws -> Void) async throws {
+    func paced(
+        total: Int, ports: [Int], token: String, group: any EventLoopGroup,
+        request: @escaping @Sendable (PostClient, Int) async throws -> Void
+    ) async throws {
         let (rate, creators) = (rate, creators)
         // Every creator's connection is open before the clock starts: the steady rate, not 32 connections at once.
         var clients: [PostClient] = []
@@ -282,27 +311,34 @@ struct Benchmark: AsyncParsableCommand {
 
     /// Users and sessions written straight into the store (no bcrypt: the benchmark measures streaming).
     func seed(database: String) async throws -> Seeded {
-        let store: any VarselRepository = postgres != nil
+        let store: any VarselRepository =
+            postgres != nil
             ? try await PostgresRepository(url: database, logger: .init(label: "bench"))
             : try SQLiteRepository(path: database)
         let now = Date()
         func session(for user: User) async throws -> String {
             let token = Tokens.random()
-            try await store.createSession(Session(tokenHash: Tokens.hash(token), userID: user.id, csrfToken: "x", createdAt: now,
-                                                  expiresAt: now.addingTimeInterval(86400)))
+            try await store.createSession(
+                Session(
+                    tokenHash: Tokens.hash(token), userID: user.id, csrfToken: "x", createdAt: now,
+                    expiresAt: now.addingTimeInterval(86400)))
             return token
         }
-        let coordinator = try await store.createUser(NewUser(username: "bench-coordinator", displayName: "C", role: .coordinator, passwordHash: "x", language: .english), at: now)
-        var ids: [UserID] = [], tokens: [String] = []
+        let coordinator = try await store.createUser(
+            NewUser(username: "bench-coordinator", displayName: "C", role: .coordinator, passwordHash: "x", language: .english), at: now)
+        var ids: [UserID] = []
+        var tokens: [String] = []
         for index in 0..<subscribers {
-            let mentor = try await store.createUser(NewUser(username: "mentor-\(index)", displayName: "M", role: .mentor, passwordHash: "x", language: .english), at: now)
+            let mentor = try await store.createUser(
+                NewUser(username: "mentor-\(index)", displayName: "M", role: .mentor, passwordHash: "x", language: .english), at: now)
             ids.append(mentor.id)
             tokens.append(try await session(for: mentor))
         }
         if history > 0 {
             print("Writing \(history) read notifications for each of \(subscribers) mentors…")
-            let old = NewNotification(recipientID: 0, senderID: coordinator.id, kind: .scenarioPrompt, title: "history", body: "b",
-                                      urgency: .normal, deepLink: Validation.deepLink(for: .scenarioPrompt), personalDetails: [])
+            let old = NewNotification(
+                recipientID: 0, senderID: coordinator.id, kind: .scenarioPrompt, title: "history", body: "b",
+                urgency: .normal, deepLink: Validation.deepLink(for: .scenarioPrompt), personalDetails: [])
             for round in 0..<history {
                 for chunk in stride(from: 0, to: ids.count, by: 1000) {
                     let news = ids[chunk..<min(ids.count, chunk + 1000)].map { id in
@@ -325,7 +361,8 @@ struct Benchmark: AsyncParsableCommand {
                 channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(StreamHandler(log: log)) }
             }
             .connect(host: "127.0.0.1", port: port).get()
-        let request = "GET /api/v1/events\(players ? "?player=web" : "") HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\nAccept: text/event-stream\r\n\r\n"
+        let request =
+            "GET /api/v1/events\(players ? "?player=web" : "") HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\nAccept: text/event-stream\r\n\r\n"
         try await channel.writeAndFlush(ByteBuffer(string: request)).get()
         return channel
     }
@@ -334,7 +371,12 @@ struct Benchmark: AsyncParsableCommand {
 /// Counts up from 0, from any task.
 final class Counter: Sendable {
     private let value = Mutex(0)
-    func next() -> Int { value.withLock { value in defer { value += 1 }; return value } }
+    func next() -> Int {
+        value.withLock { value in
+            defer { value += 1 }
+            return value
+        }
+    }
 }
 
 /// Single-write times alone and during fan-outs.
@@ -394,7 +436,10 @@ final class ReceiveLog: Sendable {
 final class SendLog: Sendable {
     private let times: Mutex<[ContinuousClock.Instant?]>
     init(capacity: Int) { times = Mutex(Array(repeating: nil, count: capacity)) }
-    func record(_ sequence: Int) { let now = ContinuousClock.now; times.withLock { $0[sequence] = now } }
+    func record(_ sequence: Int) {
+        let now = ContinuousClock.now
+        times.withLock { $0[sequence] = now }
+    }
     func time(of sequence: Int) -> ContinuousClock.Instant? { times.withLock { $0[sequence] } }
 }
 
@@ -484,7 +529,10 @@ final class PostClient: Sendable {
     func close() async throws { try await channel.close() }
 }
 
-enum BenchmarkError: Error { case unexpectedStatus(Int), serverDidNotStart }
+enum BenchmarkError: Error {
+    case unexpectedStatus(Int)
+    case serverDidNotStart
+}
 
 /// Completes the waiting promise with each response's status.
 final class ResponseWaiter: ChannelInboundHandler, @unchecked Sendable {
@@ -533,14 +581,16 @@ final class ServerProcess: @unchecked Sendable {
             text += String(decoding: data, as: UTF8.self)
         }
         guard let range = text.range(of: #"listening on http://[0-9.]+:(\d+)"#, options: .regularExpression),
-              let port = Int(text[range].split(separator: ":").last ?? "") else { throw BenchmarkError.serverDidNotStart }
+            let port = Int(text[range].split(separator: ":").last ?? "")
+        else { throw BenchmarkError.serverDidNotStart }
         return port
     }
 
     /// The CPU time the server has used (user + system), in seconds, from /proc.
     func cpuSeconds() -> Double {
         guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return 0 }
+            let close = stat.lastIndex(of: ")")
+        else { return 0 }
         // Fields after the command's closing parenthesis: state is field 3, utime 14, stime 15.
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
@@ -550,7 +600,8 @@ final class ServerProcess: @unchecked Sendable {
     /// The server's resident memory in KiB, from /proc.
     func residentKiB() -> Int {
         guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return 0 }
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+        else { return 0 }
         return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
     }
 

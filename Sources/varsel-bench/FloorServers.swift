@@ -51,8 +51,9 @@ enum FloorServer: String {
             router.get("healthz") { _, _ in "ok" }
             var logger = Logger(label: "floor")
             logger.logLevel = .error
-            let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                                  onServerRunning: { Self.announce(port: $0.localAddress?.port) }, logger: logger)
+            let app = Application(
+                router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                onServerRunning: { Self.announce(port: $0.localAddress?.port) }, logger: logger)
             try await app.runService()
         }
     }

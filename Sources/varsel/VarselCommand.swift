@@ -9,7 +9,9 @@ struct Varsel: AsyncParsableCommand {
         commandName: "varsel",
         abstract: "An accessible notification centre for peer mentors who use a screen reader.",
         version: "varsel \(VarselRelease.version)",
-        subcommands: [ServeCommand.self, CheckCommand.self, ReadyCommand.self, UserCommand.self, TokenCommand.self, KeysCommand.self, TranscriptCommand.self]
+        subcommands: [
+            ServeCommand.self, CheckCommand.self, ReadyCommand.self, UserCommand.self, TokenCommand.self, KeysCommand.self, TranscriptCommand.self,
+        ]
     )
 
     /// Runs the command; a mistake in the arguments is answered in one sentence with exit code 1, like any other
@@ -70,7 +72,10 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: "The address to listen on.") var host = "127.0.0.1"
     @Option(parsing: .unconditional, help: "The port to listen on (0 picks a free one).") var port = 8080
-    @Option(help: "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel) to run several instances on one database (default: VARSEL_DATABASE, else ./varsel.sqlite).")
+    @Option(
+        help:
+            "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel) to run several instances on one database (default: VARSEL_DATABASE, else ./varsel.sqlite)."
+    )
     var database: String?
     @Flag(help: "Create the demo users and notifications (once).") var demo = false
     @Flag(help: "Mark the session cookie Secure even when --public-url is not https.") var secureCookies = false
@@ -82,7 +87,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "The bcrypt cost for new passwords.") var bcryptCost = 12
     @Option(help: "SQLite durability: full (a commit survives power loss) or normal (only a process crash).")
     var durability: ServerConfiguration.Durability = .full
-    @Option(parsing: .unconditional, help: "SQLite: the least milliseconds between the starts of two commits while writes keep coming; steady writes share a commit (and its wait for the disk) for up to this much latency. 0 commits each write at once.")
+    @Option(
+        parsing: .unconditional,
+        help:
+            "SQLite: the least milliseconds between the starts of two commits while writes keep coming; steady writes share a commit (and its wait for the disk) for up to this much latency. 0 commits each write at once."
+    )
     var commitInterval = 3.0
     @Option(parsing: .unconditional, help: "Seconds a connection may sit idle, or take to send its request, before it is closed.")
     var idleTimeout = 30.0
@@ -93,9 +102,15 @@ struct ServeCommand: AsyncParsableCommand {
     var vapidSubject: String?
     @Option(help: "A PEM file with the VAPID private key (P-256); without it one is made on first start and kept in the database.")
     var vapidKeyFile: String?
-    @Option(help: "How long an assignment may wait for an answer before the mentor gets an urgent reminder: 30s, 10m, 2h or 3d, or a number of hours (default 24h); twice that and its coordinator is told.")
+    @Option(
+        help:
+            "How long an assignment may wait for an answer before the mentor gets an urgent reminder: 30s, 10m, 2h or 3d, or a number of hours (default 24h); twice that and its coordinator is told."
+    )
     var escalateAfter = "24h"
-    @Option(help: "How long a notification may go unseen (unread, no push shown, an assignment unanswered) before a text message and an email follow it, to the channels its person verified and chose: 30s, 10m, 2h (default 15m).")
+    @Option(
+        help:
+            "How long a notification may go unseen (unread, no push shown, an assignment unanswered) before a text message and an email follow it, to the channels its person verified and chose: 30s, 10m, 2h (default 15m)."
+    )
     var messageAfter = "15m"
     @Option(help: "The SMTP server emails go through (a host name); without it Varsel sends no email.")
     var smtpHost: String?
@@ -113,7 +128,9 @@ struct ServeCommand: AsyncParsableCommand {
     var mailFrom: String?
     @Option(help: "The text-message gateway's URL (https); without it Varsel sends no text messages.")
     var smsGatewayUrl: String?
-    @Option(help: "How requests to the gateway are written: json (a JSON object, bearer token) or form (a form, basic authentication with user:password).")
+    @Option(
+        help: "How requests to the gateway are written: json (a JSON object, bearer token) or form (a form, basic authentication with user:password)."
+    )
     var smsGatewayFormat = "json"
     @Option(help: "A file holding the gateway's token (json) or user:password (form); or VARSEL_SMS_GATEWAY_TOKEN.")
     var smsGatewayTokenFile: String?
@@ -121,13 +138,22 @@ struct ServeCommand: AsyncParsableCommand {
     var smsSender = "Varsel"
     @Option(help: "Days the record of who read a contact's details is kept (default 365: a year of answers to \"who has seen my address?\").")
     var retainAccessLogDays = 365
-    @Option(help: "Days a visited person's details are kept after their last assignment closed (default 90: time for follow-up questions and the quarter's report, no longer).")
+    @Option(
+        help:
+            "Days a visited person's details are kept after their last assignment closed (default 90: time for follow-up questions and the quarter's report, no longer)."
+    )
     var retainContactsDays = 90
-    @Option(help: "How long a device's pushes may go unshown (its service worker sends no receipt) before it counts as not showing notifications: 30s, 10m, 2h or 3d (default 3d; 3 unshown pushes count too).")
+    @Option(
+        help:
+            "How long a device's pushes may go unshown (its service worker sends no receipt) before it counts as not showing notifications: 30s, 10m, 2h or 3d (default 3d; 3 unshown pushes count too)."
+    )
     var pushStaleAfter = "3d"
     @Flag(help: "Accept http and private-address push endpoints. For tests with a stand-in push service only.")
     var pushAllowHttpEndpoints = false
-    @Option(help: "The file with the keys that encrypt personal details in the database (make one with `varsel keys create`); keep it and its backups apart from the database's (default: VARSEL_DATA_KEY_FILE; the demo makes one beside its database).")
+    @Option(
+        help:
+            "The file with the keys that encrypt personal details in the database (make one with `varsel keys create`); keep it and its backups apart from the database's (default: VARSEL_DATA_KEY_FILE; the demo makes one beside its database)."
+    )
     var dataKeyFile: String?
 
     func run() async throws {
@@ -148,13 +174,15 @@ struct ServeCommand: AsyncParsableCommand {
             throw Administration.Failure("--commit-interval is a number of milliseconds from 0 to 1000, such as 3.")
         }
         configuration.commitInterval = .microseconds(Int64(commitInterval * 1000))
-        try Administration.checkServeNumbers(port: port, idleTimeout: idleTimeout, streamWriteTimeout: streamWriteTimeout, bcryptCost: UInt8(clamping: bcryptCost))
+        try Administration.checkServeNumbers(
+            port: port, idleTimeout: idleTimeout, streamWriteTimeout: streamWriteTimeout, bcryptCost: UInt8(clamping: bcryptCost))
         guard streamsPerUser > 0 else { throw Administration.Failure("--streams-per-user must be positive.") }
         configuration.idleTimeout = .milliseconds(Int64(idleTimeout * 1000))
         configuration.http.streamWriteTimeout = .milliseconds(Int64(streamWriteTimeout * 1000))
         configuration.http.streamsPerUser = streamsPerUser
         guard Administration.isListenableHost(host) else {
-            throw Administration.Failure("--host must be an address of this machine or a name it resolves, such as 127.0.0.1, 0.0.0.0, :: or localhost.")
+            throw Administration.Failure(
+                "--host must be an address of this machine or a name it resolves, such as 127.0.0.1, 0.0.0.0, :: or localhost.")
         }
         configuration.host = host
         configuration.port = port
@@ -199,14 +227,18 @@ struct ServeCommand: AsyncParsableCommand {
         let keyFile = Administration.dataKeyFile(dataKeyFile)
         let host = host
         try await Administration.removingWhatAFailedStartMakes(
-            database: configuration.databasePath, demoKeyFile: Administration.demoKeyFile(file: keyFile, database: configuration.databasePath, demo: demo)
+            database: configuration.databasePath,
+            demoKeyFile: Administration.demoKeyFile(file: keyFile, database: configuration.databasePath, demo: demo)
         ) { listening in
-            (configuration.dataKeys, configuration.madeDataKeyFile) = try Administration.serverKeys(file: keyFile, database: configuration.databasePath, demo: demo)
-            let app = try await buildApplication(configuration, onServerRunning: { port in
-                listening()
-                // Tests and scripts wait for this line to learn the port.
-                FileHandle.standardOutput.write(Data("Varsel is listening on http://\(host):\(port)\n".utf8))
-            })
+            (configuration.dataKeys, configuration.madeDataKeyFile) = try Administration.serverKeys(
+                file: keyFile, database: configuration.databasePath, demo: demo)
+            let app = try await buildApplication(
+                configuration,
+                onServerRunning: { port in
+                    listening()
+                    // Tests and scripts wait for this line to learn the port.
+                    FileHandle.standardOutput.write(Data("Varsel is listening on http://\(host):\(port)\n".utf8))
+                })
             try await Administration.run(app, host: host, port: port)
         }
     }
@@ -225,14 +257,17 @@ struct CheckCommand: AsyncParsableCommand {
     @Option(help: "The VAPID subject, as given to serve.") var vapidSubject: String?
 
     func run() async throws {
-        let findings = await Administration.check(Administration.CheckedSettings(
-            database: Administration.database(database), dataKeyFile: Administration.dataKeyFile(dataKeyFile),
-            publicURL: publicURL ?? Administration.environmentPublicURL, vapidKeyFile: vapidKeyFile, vapidSubject: vapidSubject))
+        let findings = await Administration.check(
+            Administration.CheckedSettings(
+                database: Administration.database(database), dataKeyFile: Administration.dataKeyFile(dataKeyFile),
+                publicURL: publicURL ?? Administration.environmentPublicURL, vapidKeyFile: vapidKeyFile, vapidSubject: vapidSubject))
         for finding in findings { print(finding.line) }
         let problems = findings.filter(\.isProblem).count
         guard problems == 0 else {
-            throw Administration.Failure(problems == 1 ? "1 problem found: see the line that starts with Problem."
-                                         : "\(problems) problems found: see the lines that start with Problem.")
+            throw Administration.Failure(
+                problems == 1
+                    ? "1 problem found: see the line that starts with Problem."
+                    : "\(problems) problems found: see the lines that start with Problem.")
         }
     }
 }
@@ -257,12 +292,15 @@ struct ReadyCommand: AsyncParsableCommand {
 
 /// User administration on an SQLite file or a PostgreSQL database; safe while servers run on the same database.
 struct UserCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "user", abstract: "Add, list, reset and deactivate users.",
-                                                    subcommands: [Add.self, List.self, ResetLink.self, Deactivate.self, Reactivate.self])
+    static let configuration = CommandConfiguration(
+        commandName: "user", abstract: "Add, list, reset and deactivate users.",
+        subcommands: [Add.self, List.self, ResetLink.self, Deactivate.self, Reactivate.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Add a user (making the database when there is none): with --link they choose their password through a one-time link; otherwise it is read from standard input.")
+            abstract:
+                "Add a user (making the database when there is none): with --link they choose their password through a one-time link; otherwise it is read from standard input."
+        )
 
         @Argument(help: "The username.") var name: String
         @Option(help: "mentor, coordinator or admin.") var role: String
@@ -270,7 +308,10 @@ struct UserCommand: AsyncParsableCommand {
         @Option(help: "en or nb.") var locale = "en"
         @Flag(help: "Print a one-time set-password link for them instead of reading a password.") var link = false
         @Option(help: "With --link: the URL users reach the service at (default: VARSEL_PUBLIC_URL).") var publicURL: String?
-        @Option(help: "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel); default: VARSEL_DATABASE, else ./varsel.sqlite.")
+        @Option(
+            help:
+                "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel); default: VARSEL_DATABASE, else ./varsel.sqlite."
+        )
         var database: String?
         @Option(parsing: .unconditional, help: "The bcrypt cost.") var bcryptCost = 12
 
@@ -278,23 +319,34 @@ struct UserCommand: AsyncParsableCommand {
             let database = Administration.database(database)
             if link {
                 let url = publicURL ?? Administration.environmentPublicURL
-                for line in try await Administration.inviteUser(database: database, username: name, role: role, displayName: displayName,
-                                                                locale: locale, publicURL: url) { print(line) }
+                for line in try await Administration.inviteUser(
+                    database: database, username: name, role: role, displayName: displayName,
+                    locale: locale, publicURL: url)
+                { print(line) }
                 Administration.publicURLNote(url).map(printNote)
                 return
             }
-            guard publicURL == nil else { throw Administration.Failure("--public-url goes with --link, which prints a link; without it no link is made.") }
-            if isatty(STDIN_FILENO) != 0 { printNote("Type the password for \(name), then press Enter (or use --link to send them a one-time link).") }
+            guard publicURL == nil else {
+                throw Administration.Failure("--public-url goes with --link, which prints a link; without it no link is made.")
+            }
+            if isatty(STDIN_FILENO) != 0 {
+                printNote("Type the password for \(name), then press Enter (or use --link to send them a one-time link).")
+            }
             let password = (readLine(strippingNewline: true) ?? "")
-            print(try await Administration.addUser(database: database, username: name, password: password, role: role,
-                                                   displayName: displayName, locale: locale, bcryptCost: UInt8(clamping: bcryptCost)))
+            print(
+                try await Administration.addUser(
+                    database: database, username: name, password: password, role: role,
+                    displayName: displayName, locale: locale, bcryptCost: UInt8(clamping: bcryptCost)))
         }
     }
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List users.")
 
-        @Option(help: "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel); default: VARSEL_DATABASE, else ./varsel.sqlite.")
+        @Option(
+            help:
+                "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel); default: VARSEL_DATABASE, else ./varsel.sqlite."
+        )
         var database: String?
 
         func run() async throws {
@@ -313,12 +365,17 @@ struct UserCommand: AsyncParsableCommand {
         @Argument(help: "The username.") var name: String
         @Option(help: "The URL users reach the service at, for the link (default: VARSEL_PUBLIC_URL, else http://localhost:8080, which is said).")
         var publicURL: String?
-        @Option(help: "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel); default: VARSEL_DATABASE, else ./varsel.sqlite.")
+        @Option(
+            help:
+                "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel); default: VARSEL_DATABASE, else ./varsel.sqlite."
+        )
         var database: String?
 
         func run() async throws {
             let url = publicURL ?? Administration.environmentPublicURL
-            for line in try await Administration.resetLink(database: Administration.database(database), username: name, publicURL: url) { print(line) }
+            for line in try await Administration.resetLink(database: Administration.database(database), username: name, publicURL: url) {
+                print(line)
+            }
             Administration.publicURLNote(url).map(printNote)
         }
     }
@@ -328,7 +385,10 @@ struct UserCommand: AsyncParsableCommand {
             abstract: "Deactivate a user: sign-in refused, sessions, live streams and push subscriptions ended; data kept.")
 
         @Argument(help: "The username.") var name: String
-        @Option(help: "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel); default: VARSEL_DATABASE, else ./varsel.sqlite.")
+        @Option(
+            help:
+                "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel); default: VARSEL_DATABASE, else ./varsel.sqlite."
+        )
         var database: String?
 
         func run() async throws {
@@ -340,7 +400,10 @@ struct UserCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Let a deactivated user sign in again.")
 
         @Argument(help: "The username.") var name: String
-        @Option(help: "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel); default: VARSEL_DATABASE, else ./varsel.sqlite.")
+        @Option(
+            help:
+                "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel); default: VARSEL_DATABASE, else ./varsel.sqlite."
+        )
         var database: String?
 
         func run() async throws {
@@ -351,8 +414,9 @@ struct UserCommand: AsyncParsableCommand {
 
 /// Integration tokens for member and case systems, on an SQLite file or a PostgreSQL database; safe while servers run.
 struct TokenCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "token", abstract: "Make, list and revoke integration tokens for other systems.",
-                                                    subcommands: [Create.self, List.self, Revoke.self])
+    static let configuration = CommandConfiguration(
+        commandName: "token", abstract: "Make, list and revoke integration tokens for other systems.",
+        subcommands: [Create.self, List.self, Revoke.self])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -360,7 +424,10 @@ struct TokenCommand: AsyncParsableCommand {
 
         @Argument(help: "The system's name, as logs and histories show it (\"Member system\").") var name: String
         @Option(help: "coordinator or admin: what the system may do.") var role: String
-        @Option(help: "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel); default: VARSEL_DATABASE, else ./varsel.sqlite.")
+        @Option(
+            help:
+                "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel); default: VARSEL_DATABASE, else ./varsel.sqlite."
+        )
         var database: String?
 
         func run() async throws {
@@ -374,7 +441,10 @@ struct TokenCommand: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List integration tokens, with their last use; never the tokens themselves.")
 
-        @Option(help: "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel); default: VARSEL_DATABASE, else ./varsel.sqlite.")
+        @Option(
+            help:
+                "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel); default: VARSEL_DATABASE, else ./varsel.sqlite."
+        )
         var database: String?
 
         func run() async throws {
@@ -388,7 +458,10 @@ struct TokenCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Revoke an integration token for good: the system's next request is refused.")
 
         @Argument(help: "The token's id, from `varsel token list`.") var id: Int64
-        @Option(help: "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel); default: VARSEL_DATABASE, else ./varsel.sqlite.")
+        @Option(
+            help:
+                "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel); default: VARSEL_DATABASE, else ./varsel.sqlite."
+        )
         var database: String?
 
         func run() async throws {
@@ -404,8 +477,9 @@ func printNote(_ line: String) {
 
 /// The keys that encrypt personal details at rest.
 struct KeysCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "keys", abstract: "Make, rotate and retire the keys that encrypt personal details.",
-                                                    subcommands: [Create.self, Rotate.self, Retire.self])
+    static let configuration = CommandConfiguration(
+        commandName: "keys", abstract: "Make, rotate and retire the keys that encrypt personal details.",
+        subcommands: [Create.self, Rotate.self, Retire.self])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Make a new data key file; it never replaces one.")
@@ -422,11 +496,16 @@ struct KeysCommand: AsyncParsableCommand {
             abstract: "Put a new key first in the data key file and re-encrypt the database under it, while servers run.")
 
         @Option(help: "The data key file (default: VARSEL_DATA_KEY_FILE).") var dataKeyFile: String?
-        @Option(help: "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel); default: VARSEL_DATABASE, else ./varsel.sqlite.")
+        @Option(
+            help:
+                "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel); default: VARSEL_DATABASE, else ./varsel.sqlite."
+        )
         var database: String?
 
         func run() async throws {
-            print(try await Administration.rotateKey(file: try Administration.requiredDataKeyFile(dataKeyFile), database: Administration.database(database)))
+            print(
+                try await Administration.rotateKey(
+                    file: try Administration.requiredDataKeyFile(dataKeyFile), database: Administration.database(database)))
         }
     }
 
@@ -434,11 +513,16 @@ struct KeysCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Remove from the data key file the keys nothing is encrypted under any more.")
 
         @Option(help: "The data key file (default: VARSEL_DATA_KEY_FILE).") var dataKeyFile: String?
-        @Option(help: "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel); default: VARSEL_DATABASE, else ./varsel.sqlite.")
+        @Option(
+            help:
+                "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel); default: VARSEL_DATABASE, else ./varsel.sqlite."
+        )
         var database: String?
 
         func run() async throws {
-            print(try await Administration.retireKeys(file: try Administration.requiredDataKeyFile(dataKeyFile), database: Administration.database(database)))
+            print(
+                try await Administration.retireKeys(
+                    file: try Administration.requiredDataKeyFile(dataKeyFile), database: Administration.database(database)))
         }
     }
 }
@@ -455,8 +539,9 @@ struct TranscriptCommand: ParsableCommand {
 
     func validate() throws {
         guard Administration.transcriptLocales.contains(locale), Administration.transcriptReaders.contains(reader) else {
-            throw Administration.Failure("--locale must be one of \(Administration.transcriptLocales.joined(separator: ", ")); "
-                                  + "--reader one of \(Administration.transcriptReaders.joined(separator: ", ")).")
+            throw Administration.Failure(
+                "--locale must be one of \(Administration.transcriptLocales.joined(separator: ", ")); "
+                    + "--reader one of \(Administration.transcriptReaders.joined(separator: ", ")).")
         }
     }
 

@@ -1,14 +1,18 @@
 import Foundation
 import Testing
+
 @testable import VarselCore
 
 @Suite("The announcer, driven by an injected clock")
 struct AnnouncerTests {
     let start = DemoData.now
 
-    func item(_ id: NotificationID, title: String = "Title", kind: NotificationKind = .scenarioPrompt, urgency: Urgency = .normal, personal: [String] = []) -> NotificationItem {
-        NotificationItem(id: id, recipientID: 1, kind: kind, title: title, body: "Body", createdAt: start,
-                         urgency: urgency, deepLink: .scenario(scenarioID: nil), personalDetails: personal)
+    func item(
+        _ id: NotificationID, title: String = "Title", kind: NotificationKind = .scenarioPrompt, urgency: Urgency = .normal, personal: [String] = []
+    ) -> NotificationItem {
+        NotificationItem(
+            id: id, recipientID: 1, kind: kind, title: title, body: "Body", createdAt: start,
+            urgency: urgency, deepLink: .scenario(scenarioID: nil), personalDetails: personal)
     }
 
     func at(_ seconds: TimeInterval) -> Date { start.addingTimeInterval(seconds) }
@@ -147,7 +151,7 @@ struct AnnouncerTests {
     @Test("announcements are delivered in time order, arrivals and feedback interleaved")
     func timeOrder() {
         var announcer = Announcer(language: .english)
-        announcer.actionCompleted(.settingsSaved, at: at(0.5))       // due 1.5
+        announcer.actionCompleted(.settingsSaved, at: at(0.5))  // due 1.5
         announcer.notificationArrived(item(1, title: "A"), at: at(0))  // due 1.0
         let due = announcer.announcements(dueBy: at(2))
         #expect(due.map(\.text) == ["New notification: A", "Settings saved"])
@@ -158,9 +162,11 @@ struct AnnouncerTests {
     func oneSentence() {
         for language in Language.allCases {
             let strings = Strings(language)
-            let all = [strings.newNotification(title: "New assignment"), strings.newNotifications(count: 12),
-                       strings.markedAllRead(count: 0), strings.markedAllRead(count: 4), strings.deleted(count: 0),
-                       strings.assignmentAcknowledged, strings.settingsSaved]
+            let all = [
+                strings.newNotification(title: "New assignment"), strings.newNotifications(count: 12),
+                strings.markedAllRead(count: 0), strings.markedAllRead(count: 4), strings.deleted(count: 0),
+                strings.assignmentAcknowledged, strings.settingsSaved,
+            ]
             for text in all {
                 #expect(!text.dropLast().contains(". "), "\(text) is more than one sentence")
                 #expect(text.split(separator: " ").count <= 10, "\(text) is long")
@@ -171,12 +177,14 @@ struct AnnouncerTests {
 
 @Suite("Focus plans and the modal stack")
 struct FocusTests {
-    @Test("every deep link focuses its screen's heading", arguments: [
-        (DeepLinkTarget.contact(contactID: 1, assignmentID: 2), "contact-name-heading"),
-        (.certification(certificationID: nil), "certification-heading"),
-        (.pause, "pause-heading"),
-        (.scenario(scenarioID: 4), "scenario-heading"),
-    ])
+    @Test(
+        "every deep link focuses its screen's heading",
+        arguments: [
+            (DeepLinkTarget.contact(contactID: 1, assignmentID: 2), "contact-name-heading"),
+            (.certification(certificationID: nil), "certification-heading"),
+            (.pause, "pause-heading"),
+            (.scenario(scenarioID: 4), "scenario-heading"),
+        ])
     func deepLinkHeadings(target: DeepLinkTarget, heading: String) {
         #expect(FocusPlan(following: target).focusElementID == heading)
     }
@@ -213,8 +221,9 @@ struct FocusTests {
     func fallbackWhenLauncherGone() {
         var stack = ModalStack()
         _ = stack.open(OpenModal(id: "d", isAlert: false, launcherID: "gone", initialFocusID: "x"))
-        #expect(stack.close(id: "d", fallbackFocusID: "notificationCentre-heading", launcherExists: { _ in false })
-            == "notificationCentre-heading")
+        #expect(
+            stack.close(id: "d", fallbackFocusID: "notificationCentre-heading", launcherExists: { _ in false })
+                == "notificationCentre-heading")
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import VarselCore
 
 @Suite("Speech composers and the web mapping")
@@ -70,8 +71,9 @@ struct ComposerTests {
         let phrase = SpeechComposer(reader: .web, language: .english).speak(element)
         #expect(phrase.parts.last == "link")
         #expect(phrase.hint == nil)
-        #expect(SpeechComposer(reader: .web, language: .norwegianBokmal)
-            .speak(Describer(language: .norwegianBokmal).listItem(item, now: DemoData.now)).text.hasSuffix(", ulest, haster, lenke"))
+        #expect(
+            SpeechComposer(reader: .web, language: .norwegianBokmal)
+                .speak(Describer(language: .norwegianBokmal).listItem(item, now: DemoData.now)).text.hasSuffix(", ulest, haster, lenke"))
     }
 
     @Test("004: a check box is named by its visible label; button on iOS, checkbox on Android and the web")
@@ -117,8 +119,10 @@ struct ComposerTests {
     func webHeading() {
         let heading = describer.heading(of: .notificationCentre)
         #expect(SpeechComposer(reader: .web, language: .english).speak(heading).text == "Notifications, heading, level 1")
-        #expect(SpeechComposer(reader: .web, language: .norwegianBokmal).speak(Describer(language: .norwegianBokmal).heading(of: .notificationCentre)).text
-            == "Varsler, overskrift, nivå 1")
+        #expect(
+            SpeechComposer(reader: .web, language: .norwegianBokmal).speak(Describer(language: .norwegianBokmal).heading(of: .notificationCentre))
+                .text
+                == "Varsler, overskrift, nivå 1")
     }
 
     @Test("descriptions are values: equal, hashable and round-trip through JSON")
@@ -138,8 +142,13 @@ struct StateWordTests {
         let describer = Describer(language: .norwegianBokmal)
         let composer = SpeechComposer(reader: .voiceOver, language: .norwegianBokmal)
         #expect(composer.stateWords(for: describer.selectionCheckbox(for: item, now: DemoData.now, isChecked: true)) == ["avmerket"])
-        #expect(composer.stateWords(for: describer.selectionCheckbox(for: item, now: DemoData.now, isChecked: false, isDisabled: true)) == ["ikke avmerket", "nedtonet"])
-        #expect(SpeechComposer(reader: .talkBack, language: .english).stateWords(for: Describer(language: .english).selectionCheckbox(for: item, now: DemoData.now, isChecked: false, isDisabled: true))
-            == ["not checked", "disabled"])
+        #expect(
+            composer.stateWords(for: describer.selectionCheckbox(for: item, now: DemoData.now, isChecked: false, isDisabled: true)) == [
+                "ikke avmerket", "nedtonet",
+            ])
+        #expect(
+            SpeechComposer(reader: .talkBack, language: .english).stateWords(
+                for: Describer(language: .english).selectionCheckbox(for: item, now: DemoData.now, isChecked: false, isDisabled: true))
+                == ["not checked", "disabled"])
     }
 }

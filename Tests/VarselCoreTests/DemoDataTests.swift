@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import VarselCore
 
 /// The demo's texts agree with the clock they are loaded at.
@@ -17,7 +18,9 @@ import Testing
         #expect(pause.body == "You will not get new assignments until 10 December.")
 
         let norwegian = DemoData.entries(.norwegianBokmal, now: thursday)
-        #expect(norwegian.first { $0.kind == .certificationExpiry }?.body == "Likepersonsertifiseringen din utløper 3. desember. Meld deg på et fornyelseskurs.")
+        #expect(
+            norwegian.first { $0.kind == .certificationExpiry }?.body
+                == "Likepersonsertifiseringen din utløper 3. desember. Meld deg på et fornyelseskurs.")
         #expect(norwegian.first { $0.kind == .pauseConfirmation }?.body == "Du får ikke nye oppdrag før 10. desember.")
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import VarselCore
 
 /// What a push notification shows on a locked phone: no personal details unless the mentor allowed them.
@@ -65,8 +66,9 @@ struct LockScreenTests {
         #expect(shown.actions.map(\.title) == ["Open", "Acknowledge"])
         #expect(shown.acknowledgement?.assignmentID == 3)
         #expect(shown.acknowledgement?.confirmation == "Assignment acknowledged")
-        let pause = NotificationItem(id: 2, recipientID: 1, kind: .pauseConfirmation, title: "Your pause has started",
-                                     body: "You will not get new assignments until 1 December.", createdAt: now, deepLink: .pause)
+        let pause = NotificationItem(
+            id: 2, recipientID: 1, kind: .pauseConfirmation, title: "Your pause has started",
+            body: "You will not get new assignments until 1 December.", createdAt: now, deepLink: .pause)
         let shownPause = try #require(describer.lockScreenNotification(for: pause, preferences: .standard))
         #expect(shownPause.actions.map(\.id) == ["open"])
         #expect(shownPause.acknowledgement == nil)
@@ -98,8 +100,9 @@ struct LockScreenTests {
         #expect(shown.isSilent && shown.vibration.isEmpty)
     }
 
-    @Test("silent means neither sound nor vibration: a silent one never carries a pattern, and vibration on is never silent",
-          arguments: [(true, true), (true, false), (false, true), (false, false)])
+    @Test(
+        "silent means neither sound nor vibration: a silent one never carries a pattern, and vibration on is never silent",
+        arguments: [(true, true), (true, false), (false, true), (false, false)])
     func silentAndVibration(sound: Bool, vibration: Bool) throws {
         var preferences = NotificationPreferences.standard
         preferences.isSoundEnabled = sound
@@ -117,7 +120,8 @@ struct LockScreenTests {
 
     @Test("preferences stored before the lock-screen setting existed read as off")
     func oldPreferencesDecode() throws {
-        let json = #"{"enabledKinds":["assignment"],"isSoundEnabled":true,"isVibrationEnabled":false,"isSystemNotificationEnabled":true,"isSpeakingPersonalDetails":false}"#
+        let json =
+            #"{"enabledKinds":["assignment"],"isSoundEnabled":true,"isVibrationEnabled":false,"isSystemNotificationEnabled":true,"isSpeakingPersonalDetails":false}"#
         let preferences = try JSONDecoder().decode(NotificationPreferences.self, from: Data(json.utf8))
         #expect(!preferences.isShowingDetailsOnLockScreen)
         #expect(!preferences.isVibrationEnabled)

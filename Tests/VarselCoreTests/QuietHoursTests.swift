@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import VarselCore
 
 /// Quiet hours in the person's own time zone: across midnight, at their edges, and on the nights the clocks change.
@@ -54,15 +55,19 @@ struct QuietHoursTests {
         #expect(night.end(after: try utc("2026-03-28T22:00:00Z")) == (try utc("2026-03-29T05:00:00Z")))
     }
 
-    @Test("a time typed into the form, with or without a colon or a point, reads as HH:MM; anything else does not", arguments: [
-        ("22:00", "22:00"), ("22.00", "22:00"), ("2200", "22:00"), ("22", "22:00"), ("7", "07:00"), ("700", "07:00"), ("7:30", "07:30"),
-        (" 0730 ", "07:30"), ("0", "00:00"), ("23.59", "23:59"),
-    ])
+    @Test(
+        "a time typed into the form, with or without a colon or a point, reads as HH:MM; anything else does not",
+        arguments: [
+            ("22:00", "22:00"), ("22.00", "22:00"), ("2200", "22:00"), ("22", "22:00"), ("7", "07:00"), ("700", "07:00"), ("7:30", "07:30"),
+            (" 0730 ", "07:30"), ("0", "00:00"), ("23.59", "23:59"),
+        ])
     func typedClock(typed: String, clock: String) {
         #expect(QuietHours.clock(typed: typed) == clock)
     }
 
-    @Test("what is not a time typed is not read as one", arguments: ["", "24", "2400", "7:3", "7:300", "12345", "ab", "-1", "+700", "7.5", ":30", "٢٢٠٠"])
+    @Test(
+        "what is not a time typed is not read as one",
+        arguments: ["", "24", "2400", "7:3", "7:300", "12345", "ab", "-1", "+700", "7.5", ":30", "٢٢٠٠"])
     func notTypedClock(typed: String) {
         #expect(QuietHours.clock(typed: typed) == nil)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import VarselCore
 
 @Suite("Relative time against an injected clock")

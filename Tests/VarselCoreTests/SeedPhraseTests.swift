@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import VarselCore
 
 /// The six acceptance criteria of `003_6ff2725032226ce3.txt`, quoted word for word.
@@ -82,6 +83,7 @@ struct SeedPhraseTests {
         var announcer = Announcer(language: .english)
         announcer.notificationArrived(assignment(minutesAgo: 0), at: now)
         let due = announcer.announcements(dueBy: now.addingTimeInterval(1))
-        #expect(due == [Announcement(text: "New notification: New assignment", politeness: .polite, region: .main, deliverAt: now.addingTimeInterval(1))])
+        #expect(
+            due == [Announcement(text: "New notification: New assignment", politeness: .polite, region: .main, deliverAt: now.addingTimeInterval(1))])
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import VarselCore
 
 @Suite("varsel transcript")

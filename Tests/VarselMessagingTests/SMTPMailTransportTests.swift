@@ -3,6 +3,7 @@ import NIOCore
 import NIOEmbedded
 import NIOPosix
 import Testing
+
 @testable import VarselMessaging
 
 // These tests talk to a real SMTP server: tests/e2e/smtp_server.py (aiosmtpd), run
@@ -39,10 +40,11 @@ struct SMTPMailTransportTests {
         let certificate = try await TestCertificate.make()
         let server = try await TestSMTPServer.start(["--tls", "starttls", "--auth", "bob:s3cret"], certificate: certificate)
         defer { server.stop() }
-        let transport = SMTPMailTransport(configuration: SMTPConfiguration(
-            host: "localhost", port: server.port, security: .startTLS,
-            username: "bob", password: "s3cret", trustRootsFile: certificate.certificatePath
-        ))
+        let transport = SMTPMailTransport(
+            configuration: SMTPConfiguration(
+                host: "localhost", port: server.port, security: .startTLS,
+                username: "bob", password: "s3cret", trustRootsFile: certificate.certificatePath
+            ))
 
         let started = ContinuousClock.now
         try await transport.send(Self.message)
@@ -82,10 +84,11 @@ struct SMTPMailTransportTests {
         let certificate = try await TestCertificate.make()
         let server = try await TestSMTPServer.start(["--tls", "implicit", "--auth", "bob:s3cret"], certificate: certificate)
         defer { server.stop() }
-        let transport = SMTPMailTransport(configuration: SMTPConfiguration(
-            host: "127.0.0.1", port: server.port, security: .implicitTLS,
-            username: "bob", password: "s3cret", trustRootsFile: certificate.certificatePath
-        ))
+        let transport = SMTPMailTransport(
+            configuration: SMTPConfiguration(
+                host: "127.0.0.1", port: server.port, security: .implicitTLS,
+                username: "bob", password: "s3cret", trustRootsFile: certificate.certificatePath
+            ))
         try await transport.send(Self.message)
         let received = try server.received(1)
         #expect(received.tls)
@@ -97,9 +100,10 @@ struct SMTPMailTransportTests {
     func authLoginWithoutTLSOnLocalhost() async throws {
         let server = try await TestSMTPServer.start(["--auth", "bob:s3cret", "--auth-mechanisms", "LOGIN"])
         defer { server.stop() }
-        let transport = SMTPMailTransport(configuration: SMTPConfiguration(
-            host: "localhost", port: server.port, security: .none, username: "bob", password: "s3cret"
-        ))
+        let transport = SMTPMailTransport(
+            configuration: SMTPConfiguration(
+                host: "localhost", port: server.port, security: .none, username: "bob", password: "s3cret"
+            ))
         try await transport.send(Self.message)
         let received = try server.received(1)
         #expect(!received.tls)
@@ -111,10 +115,11 @@ struct SMTPMailTransportTests {
         let certificate = try await TestCertificate.make()
         let server = try await TestSMTPServer.start(["--tls", "starttls", "--auth", "bob:s3cret"], certificate: certificate)
         defer { server.stop() }
-        let transport = SMTPMailTransport(configuration: SMTPConfiguration(
-            host: "localhost", port: server.port, security: .startTLS,
-            username: "bob", password: "wrong", trustRootsFile: certificate.certificatePath
-        ))
+        let transport = SMTPMailTransport(
+            configuration: SMTPConfiguration(
+                host: "localhost", port: server.port, security: .startTLS,
+                username: "bob", password: "wrong", trustRootsFile: certificate.certificatePath
+            ))
         let error = await #expect(throws: MailSendError.self) { try await transport.send(Self.message) }
         #expect(error == .permanent("the server refused the credentials (535)"))
         #expect(server.receivedCount == 0)
@@ -193,9 +198,10 @@ struct SMTPMailTransportTests {
         let certificate = try await TestCertificate.make()
         let server = try await TestSMTPServer.start(["--tls", "starttls", "--auth", "bob:s3cret"], certificate: certificate)
         defer { server.stop() }
-        let transport = SMTPMailTransport(configuration: SMTPConfiguration(
-            host: "localhost", port: server.port, security: .startTLS, username: "bob", password: "s3cret"
-        ))
+        let transport = SMTPMailTransport(
+            configuration: SMTPConfiguration(
+                host: "localhost", port: server.port, security: .startTLS, username: "bob", password: "s3cret"
+            ))
         let error = await #expect(throws: MailSendError.self) { try await transport.send(Self.message) }
         #expect(error == .transient("the TLS handshake failed: the server's certificate is not trusted"))
         #expect(server.receivedCount == 0)
@@ -213,7 +219,9 @@ struct SMTPMailTransportTests {
     @Test("Addresses that could inject commands or headers are refused before connecting")
     func injectedAddresses() async throws {
         let transport = SMTPMailTransport(configuration: SMTPConfiguration(host: "127.0.0.1", port: 1, security: .none))
-        for bad in ["kari@example.no>\r\nRCPT TO:<x@example.org", "kari @example.no", "<kari@example.no>", "kåri@example.no", "kari", "a@b.no,c@d.no"] {
+        for bad in [
+            "kari@example.no>\r\nRCPT TO:<x@example.org", "kari @example.no", "<kari@example.no>", "kåri@example.no", "kari", "a@b.no,c@d.no",
+        ] {
             var message = Self.message
             message.to = bad
             let error = await #expect(throws: MailSendError.self) { try await transport.send(message) }

@@ -16,7 +16,8 @@ struct WebAuthnVerifierTests {
 
     @Test("the relying party comes from the public URL: its host is the RP id, scheme, host and port the origin")
     func relyingParty() {
-        #expect(RelyingParty(publicURL: URL(string: "https://Varsel.Example/")!) == RelyingParty(id: "varsel.example", origin: "https://varsel.example"))
+        #expect(
+            RelyingParty(publicURL: URL(string: "https://Varsel.Example/")!) == RelyingParty(id: "varsel.example", origin: "https://varsel.example"))
         #expect(RelyingParty(publicURL: URL(string: "http://localhost:8080")!)?.origin == "http://localhost:8080")
         #expect(RelyingParty(publicURL: URL(string: "https://varsel.example:443")!)?.origin == "https://varsel.example")
     }
@@ -29,8 +30,9 @@ struct WebAuthnVerifierTests {
             #expect(credential.id == authenticator.credentialID)
             #expect(credential.publicKey == authenticator.coseKey)
             let (clientData, authData, signature) = authenticator.assertion(challenge: challenge)
-            let counter = try verifier.authenticate(clientDataJSON: clientData, authenticatorData: authData, signature: signature,
-                                                    challenge: challenge, publicKey: credential.publicKey, storedCount: 0)
+            let counter = try verifier.authenticate(
+                clientDataJSON: clientData, authenticatorData: authData, signature: signature,
+                challenge: challenge, publicKey: credential.publicKey, storedCount: 0)
             #expect(counter == 1)
         }
     }
@@ -39,21 +41,26 @@ struct WebAuthnVerifierTests {
     func refusesWhereAndWhat() throws {
         var authenticator = TestAuthenticator()
         let key = try registered(authenticator).publicKey
-        func attempt(origin: String = "http://localhost:8080", rpID: String = "localhost", challenge sent: [UInt8]? = nil,
-                     type: String = "webauthn.get") throws {
+        func attempt(
+            origin: String = "http://localhost:8080", rpID: String = "localhost", challenge sent: [UInt8]? = nil,
+            type: String = "webauthn.get"
+        ) throws {
             let (clientData, authData, signature) = authenticator.assertion(challenge: sent ?? challenge, rpID: rpID, origin: origin, type: type)
-            _ = try verifier.authenticate(clientDataJSON: clientData, authenticatorData: authData, signature: signature, challenge: challenge,
-                                          publicKey: key, storedCount: 0)
+            _ = try verifier.authenticate(
+                clientDataJSON: clientData, authenticatorData: authData, signature: signature, challenge: challenge,
+                publicKey: key, storedCount: 0)
         }
         #expect(throws: PasskeyError.originMismatch) { try attempt(origin: "http://localhost:8081") }
         #expect(throws: PasskeyError.originMismatch) { try attempt(origin: "http://evil.example") }
         #expect(throws: PasskeyError.relyingPartyMismatch) { try attempt(rpID: "evil.example") }
         #expect(throws: PasskeyError.challengeMismatch) { try attempt(challenge: [1, 2, 3]) }
         #expect(throws: PasskeyError.wrongCeremony) { try attempt(type: "webauthn.create") }
-        let crossOrigin = TestAuthenticator.clientData(type: "webauthn.create", challenge: challenge, origin: "http://localhost:8080", crossOrigin: true)
+        let crossOrigin = TestAuthenticator.clientData(
+            type: "webauthn.create", challenge: challenge, origin: "http://localhost:8080", crossOrigin: true)
         #expect(throws: PasskeyError.originMismatch) {
-            try verifier.register(clientDataJSON: crossOrigin, attestationObject: authenticator.registration(challenge: challenge).attestationObject,
-                                  challenge: challenge)
+            try verifier.register(
+                clientDataJSON: crossOrigin, attestationObject: authenticator.registration(challenge: challenge).attestationObject,
+                challenge: challenge)
         }
     }
 
@@ -67,30 +74,37 @@ struct WebAuthnVerifierTests {
         }
         var assertion = authenticator.assertion(challenge: challenge, flags: 0x04)
         #expect(throws: PasskeyError.userNotPresent) {
-            try verifier.authenticate(clientDataJSON: assertion.clientData, authenticatorData: assertion.authenticatorData, signature: assertion.signature,
-                                      challenge: challenge, publicKey: key, storedCount: 0)
+            try verifier.authenticate(
+                clientDataJSON: assertion.clientData, authenticatorData: assertion.authenticatorData, signature: assertion.signature,
+                challenge: challenge, publicKey: key, storedCount: 0)
         }
         assertion = authenticator.assertion(challenge: challenge)
         #expect(throws: PasskeyError.counterWentBack) {
-            try verifier.authenticate(clientDataJSON: assertion.clientData, authenticatorData: assertion.authenticatorData, signature: assertion.signature,
-                                      challenge: challenge, publicKey: key, storedCount: authenticator.counter)
+            try verifier.authenticate(
+                clientDataJSON: assertion.clientData, authenticatorData: assertion.authenticatorData, signature: assertion.signature,
+                challenge: challenge, publicKey: key, storedCount: authenticator.counter)
         }
         #expect(throws: PasskeyError.badSignature) {
-            try verifier.authenticate(clientDataJSON: assertion.clientData, authenticatorData: assertion.authenticatorData, signature: assertion.signature,
-                                      challenge: challenge, publicKey: TestAuthenticator().coseKey, storedCount: 0)
+            try verifier.authenticate(
+                clientDataJSON: assertion.clientData, authenticatorData: assertion.authenticatorData, signature: assertion.signature,
+                challenge: challenge, publicKey: TestAuthenticator().coseKey, storedCount: 0)
         }
         var tampered = assertion.authenticatorData
         tampered[36] ^= 0x01
         #expect(throws: PasskeyError.badSignature) {
-            try verifier.authenticate(clientDataJSON: assertion.clientData, authenticatorData: tampered, signature: assertion.signature,
-                                      challenge: challenge, publicKey: key, storedCount: 0)
+            try verifier.authenticate(
+                clientDataJSON: assertion.clientData, authenticatorData: tampered, signature: assertion.signature,
+                challenge: challenge, publicKey: key, storedCount: 0)
         }
     }
 
     @Test("refused: an RS256 key, and malformed CBOR (a key twice, an indefinite length, a tag, bytes cut short)")
     func refusesWhatItCannotRead() throws {
-        let rs256 = CBOREncoder.encode(.map([(.unsigned(1), .unsigned(3)), (.unsigned(3), .negative(256)), (.negative(0), .bytes([1])),
-                                             (.negative(1), .bytes([1, 0, 1]))]))
+        let rs256 = CBOREncoder.encode(
+            .map([
+                (.unsigned(1), .unsigned(3)), (.unsigned(3), .negative(256)), (.negative(0), .bytes([1])),
+                (.negative(1), .bytes([1, 0, 1])),
+            ]))
         #expect(throws: PasskeyError.unsupportedAlgorithm) { try COSEKey(try CBORDecoder.decode(rs256)) }
         #expect(throws: CBORError("A CBOR map has a key twice.")) { try CBORDecoder.decode([0xA2, 0x01, 0x01, 0x01, 0x02]) }
         #expect(throws: CBORError("CBOR indefinite lengths are not accepted.")) { try CBORDecoder.decode([0xBF, 0x01, 0x01, 0xFF]) }
@@ -100,7 +114,7 @@ struct WebAuthnVerifierTests {
         #expect(throws: CBORError("CBOR nests too deeply.")) { try CBORDecoder.decode([UInt8](repeating: 0x81, count: 20) + [0x01]) }
         let (clientData, object) = TestAuthenticator().registration(challenge: challenge)
         var broken = object
-        broken[0] = 0xA4 // says four pairs, holds three
+        broken[0] = 0xA4  // says four pairs, holds three
         #expect(throws: CBORError("The CBOR ends early.")) {
             try verifier.register(clientDataJSON: clientData, attestationObject: broken, challenge: challenge)
         }

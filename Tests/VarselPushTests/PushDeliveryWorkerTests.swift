@@ -4,10 +4,11 @@ import Logging
 import Synchronization
 import Testing
 import VarselCore
-@testable import VarselService
 import VarselSQLite
 import VarselStore
+
 @testable import VarselPush
+@testable import VarselService
 
 /// A push service that records what it is sent and answers as a test asks.
 final class RecordingTransport: PushTransport {
@@ -46,30 +47,39 @@ struct PushDeliveryWorkerTests {
     let auth = Data((0..<16).map { UInt8($0 * 3) })
 
     func worker(store: (any VarselRepository)? = nil, contactReads: (any ContactReadRecorder)? = nil) -> PushDeliveryWorker {
-        var configuration = PushDeliveryWorker.Configuration(subject: "mailto:drift@varsel.example",
-                                                             endpointPolicy: PushEndpointPolicy(allowsInsecureEndpoints: true))
+        var configuration = PushDeliveryWorker.Configuration(
+            subject: "mailto:drift@varsel.example",
+            endpointPolicy: PushEndpointPolicy(allowsInsecureEndpoints: true))
         configuration.initialBackoff = 5
         configuration.origin = { URL(string: "https://varsel.example.org/ignored/path")! }
         let clock = clock
         let store = store ?? self.store
-        return PushDeliveryWorker(store: store, contactReads: contactReads ?? ContactAccess(repository: store, now: { clock.now }), transport: transport, vapid: VAPIDKey.generate(), configuration: configuration,
-                                  metrics: metrics, now: { clock.now }, logger: Logger(label: "test"))
+        return PushDeliveryWorker(
+            store: store, contactReads: contactReads ?? ContactAccess(repository: store, now: { clock.now }), transport: transport,
+            vapid: VAPIDKey.generate(), configuration: configuration,
+            metrics: metrics, now: { clock.now }, logger: Logger(label: "test"))
     }
 
     /// A mentor signed in on one device that subscribed; returns the mentor and subscription.
     func subscribedMentor() async throws -> (User, PushSubscription) {
-        let mentor = try await store.createUser(NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x", language: .english), at: clock.now)
-        try await store.createSession(Session(tokenHash: "phone", userID: mentor.id, csrfToken: "c", createdAt: clock.now, expiresAt: clock.now.addingTimeInterval(86400)))
-        let subscription = try await store.savePushSubscription(NewPushSubscription(
-            userID: mentor.id, sessionTokenHash: "phone", endpoint: "http://127.0.0.1:9/push/phone",
-            p256dh: device.publicKey.x963Representation, auth: auth, actionSecret: PushActionToken.newSecret()), at: clock.now)
+        let mentor = try await store.createUser(
+            NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x", language: .english), at: clock.now)
+        try await store.createSession(
+            Session(tokenHash: "phone", userID: mentor.id, csrfToken: "c", createdAt: clock.now, expiresAt: clock.now.addingTimeInterval(86400)))
+        let subscription = try await store.savePushSubscription(
+            NewPushSubscription(
+                userID: mentor.id, sessionTokenHash: "phone", endpoint: "http://127.0.0.1:9/push/phone",
+                p256dh: device.publicKey.x963Representation, auth: auth, actionSecret: PushActionToken.newSecret()), at: clock.now)
         return (mentor, subscription)
     }
 
     func assignment(for mentor: User, urgency: Urgency = .normal) async throws -> NotificationItem {
-        let created = try await store.createNotifications([NewNotification(
-            recipientID: mentor.id, senderID: nil, kind: .assignment, title: "New assignment", body: "Visit Kari Nordmann at Storgata 1",
-            urgency: urgency, deepLink: .contact(contactID: 4, assignmentID: 9), personalDetails: ["Kari Nordmann", "Storgata 1"])],
+        let created = try await store.createNotifications(
+            [
+                NewNotification(
+                    recipientID: mentor.id, senderID: nil, kind: .assignment, title: "New assignment", body: "Visit Kari Nordmann at Storgata 1",
+                    urgency: urgency, deepLink: .contact(contactID: 4, assignmentID: 9), personalDetails: ["Kari Nordmann", "Storgata 1"])
+            ],
             idempotencyKey: nil, at: clock.now)
         return try #require(created.items.first)
     }
@@ -229,8 +239,9 @@ struct PushDeliveryWorkerTests {
     @Test("a deleted notification's shown push is withdrawn: the same tag and topic, a text that names no one, no receipt asked")
     func deletedIsWithdrawn() async throws {
         let (mentor, subscription) = try await subscribedMentor()
-        let other = try await store.createUser(NewUser(username: "ola", displayName: "Ola", role: .mentor, passwordHash: "x", language: .english),
-                                               at: clock.now)
+        let other = try await store.createUser(
+            NewUser(username: "ola", displayName: "Ola", role: .mentor, passwordHash: "x", language: .english),
+            at: clock.now)
         let worker = worker()
         try await worker.step()
         let item = try await assignment(for: mentor)
@@ -321,31 +332,38 @@ struct PushDeliveryWorkerTests {
     func realAssignment(for mentor: User, from coordinator: User) async throws -> (Assignment, NotificationItem) {
         let (assignment, _, item) = try await store.createAssignment(
             mentorID: mentor.id, coordinatorID: coordinator.id, contact: NewContact(name: "Per Olsen", phone: "", address: "Torggata 3", notes: ""),
-            at: clock.now) { contactID, assignmentID in
-            NewNotification(recipientID: mentor.id, senderID: coordinator.id, kind: .assignment, title: "New assignment", body: "Visit Per Olsen",
-                            deepLink: .contact(contactID: contactID, assignmentID: assignmentID), personalDetails: ["Per Olsen"])
+            at: clock.now
+        ) { contactID, assignmentID in
+            NewNotification(
+                recipientID: mentor.id, senderID: coordinator.id, kind: .assignment, title: "New assignment", body: "Visit Per Olsen",
+                deepLink: .contact(contactID: contactID, assignmentID: assignmentID), personalDetails: ["Per Olsen"])
         }
         return (assignment, item)
     }
 
     func coordinator() async throws -> User {
-        try await store.createUser(NewUser(username: "coord", displayName: "Coord", role: .coordinator, passwordHash: "x", language: .english),
-                                   at: clock.now)
+        try await store.createUser(
+            NewUser(username: "coord", displayName: "Coord", role: .coordinator, passwordHash: "x", language: .english),
+            at: clock.now)
     }
 
     @Test("a push about someone else's assignment (a coordinator told it is unanswered) has no Acknowledge button")
     func onlyTheAssigneeMayAcknowledge() async throws {
         let (kari, _) = try await subscribedMentor()
         let coordinator = try await coordinator()
-        let ola = try await store.createUser(NewUser(username: "ola", displayName: "Ola", role: .mentor, passwordHash: "x", language: .english),
-                                             at: clock.now)
+        let ola = try await store.createUser(
+            NewUser(username: "ola", displayName: "Ola", role: .mentor, passwordHash: "x", language: .english),
+            at: clock.now)
         let worker = worker()
         try await worker.step()
         let (olas, _) = try await realAssignment(for: ola, from: coordinator)
         // Told to Kari as the escalation tells a coordinator: the assignment's kind and link, someone else's assignment.
-        _ = try await store.createNotifications([NewNotification(
-            recipientID: kari.id, senderID: nil, kind: .assignment, title: "Ola has not answered", body: "", urgency: .urgent,
-            deepLink: .contact(contactID: olas.contactID, assignmentID: olas.id))], idempotencyKey: nil, at: clock.now)
+        _ = try await store.createNotifications(
+            [
+                NewNotification(
+                    recipientID: kari.id, senderID: nil, kind: .assignment, title: "Ola has not answered", body: "", urgency: .urgent,
+                    deepLink: .contact(contactID: olas.contactID, assignmentID: olas.id))
+            ], idempotencyKey: nil, at: clock.now)
         let (mine, _) = try await realAssignment(for: kari, from: coordinator)
         try await worker.step()
         // The two pushes go out concurrently, so they are matched by title, not by the order they were sent in.
@@ -391,8 +409,11 @@ struct PushDeliveryWorkerTests {
         let worker = worker()
         try await worker.step()
         let body = String(repeating: "Øvelse på trappen / ", count: 190)  // 3,800 characters, about 4,200 bytes
-        _ = try await store.createNotifications([NewNotification(
-            recipientID: kari.id, senderID: nil, kind: .scenarioPrompt, title: "Practice", body: body, deepLink: .scenario(scenarioID: nil))], idempotencyKey: nil, at: clock.now)
+        _ = try await store.createNotifications(
+            [
+                NewNotification(
+                    recipientID: kari.id, senderID: nil, kind: .scenarioPrompt, title: "Practice", body: body, deepLink: .scenario(scenarioID: nil))
+            ], idempotencyKey: nil, at: clock.now)
         try await worker.step()
         let request = try #require(transport.requests.first)
         let plaintext = try WebPushEncryptionTests.decrypt(request.body, receiver: device, auth: auth)

@@ -2,20 +2,23 @@ import Foundation
 import Testing
 import VarselCore
 import VarselStore
+
 @testable import VarselPush
 
 /// The push message's JSON as browsers take it: a silent notification never carries a vibration pattern.
 @Suite("Push message")
 struct PushMessageTests {
-    let subscription = PushSubscription(id: 5, userID: 1, sessionTokenHash: "hash", endpoint: "https://push.example/5",
-                                        p256dh: Data(repeating: 4, count: 65), auth: Data(repeating: 1, count: 16),
-                                        actionSecret: Data(repeating: 7, count: 32), createdAt: DemoData.now)
+    let subscription = PushSubscription(
+        id: 5, userID: 1, sessionTokenHash: "hash", endpoint: "https://push.example/5",
+        p256dh: Data(repeating: 4, count: 65), auth: Data(repeating: 1, count: 16),
+        actionSecret: Data(repeating: 7, count: 32), createdAt: DemoData.now)
     let origin = URL(string: "https://varsel.example.org")!
 
     func item(urgency: Urgency) -> NotificationItem {
-        NotificationItem(id: 41, recipientID: 1, kind: .assignment, title: "New assignment", body: "Visit Kari Nordmann",
-                         createdAt: DemoData.now, urgency: urgency, deepLink: .contact(contactID: 7, assignmentID: 3),
-                         personalDetails: ["Kari Nordmann"])
+        NotificationItem(
+            id: 41, recipientID: 1, kind: .assignment, title: "New assignment", body: "Visit Kari Nordmann",
+            createdAt: DemoData.now, urgency: urgency, deepLink: .contact(contactID: 7, assignmentID: 3),
+            personalDetails: ["Kari Nordmann"])
     }
 
     /// The `notification` member of the message for `shown`, as the JSON a device decrypts.
@@ -25,8 +28,9 @@ struct PushMessageTests {
         return try #require(object?["notification"] as? [String: Any])
     }
 
-    @Test("with sound and vibration in any combination, `vibrate` is absent when silent and holds the core's pattern otherwise",
-          arguments: [(true, true), (true, false), (false, true), (false, false)])
+    @Test(
+        "with sound and vibration in any combination, `vibrate` is absent when silent and holds the core's pattern otherwise",
+        arguments: [(true, true), (true, false), (false, true), (false, false)])
     func silentHasNoVibration(sound: Bool, vibration: Bool) throws {
         var preferences = NotificationPreferences.standard
         preferences.isSoundEnabled = sound

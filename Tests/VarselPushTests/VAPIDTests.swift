@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Testing
+
 @testable import VarselPush
 
 /// VAPID (RFC 8292): the Authorization header a push service checks.
@@ -41,22 +42,26 @@ struct VAPIDTests {
 struct PushEndpointPolicyTests {
     let strict = PushEndpointPolicy()
 
-    @Test("real push services' endpoints pass", arguments: [
-        "https://fcm.googleapis.com/fcm/send/abc:def",
-        "https://updates.push.services.mozilla.com/wpush/v2/gAAAA",
-        "https://web.push.apple.com/QGuQyavXutnMH6_GDh",
-        "https://[2001:4860:4860::8888]/push",
-    ])
+    @Test(
+        "real push services' endpoints pass",
+        arguments: [
+            "https://fcm.googleapis.com/fcm/send/abc:def",
+            "https://updates.push.services.mozilla.com/wpush/v2/gAAAA",
+            "https://web.push.apple.com/QGuQyavXutnMH6_GDh",
+            "https://[2001:4860:4860::8888]/push",
+        ])
     func accepted(endpoint: String) throws {
         _ = try strict.check(endpoint)
     }
 
-    @Test("http, private, loopback, link-local and odd endpoints are refused", arguments: [
-        "http://fcm.googleapis.com/fcm/send/abc", "https://127.0.0.1/push", "https://localhost/push", "https://10.1.2.3/",
-        "https://192.168.1.1/", "https://172.20.0.1/", "https://169.254.169.254/latest/meta-data", "https://[::1]/",
-        "https://[fd00::1]/", "https://[::ffff:127.0.0.1]/", "https://0.0.0.0/", "https://user:pw@push.example.net/",
-        "https://push.example.net/#x", "https://printer/", "https://db.internal/", "ftp://push.example.net/", "not a url", "",
-    ])
+    @Test(
+        "http, private, loopback, link-local and odd endpoints are refused",
+        arguments: [
+            "http://fcm.googleapis.com/fcm/send/abc", "https://127.0.0.1/push", "https://localhost/push", "https://10.1.2.3/",
+            "https://192.168.1.1/", "https://172.20.0.1/", "https://169.254.169.254/latest/meta-data", "https://[::1]/",
+            "https://[fd00::1]/", "https://[::ffff:127.0.0.1]/", "https://0.0.0.0/", "https://user:pw@push.example.net/",
+            "https://push.example.net/#x", "https://printer/", "https://db.internal/", "ftp://push.example.net/", "not a url", "",
+        ])
     func refused(endpoint: String) {
         #expect(throws: PushEndpointPolicy.Refusal.self) { try strict.check(endpoint) }
     }

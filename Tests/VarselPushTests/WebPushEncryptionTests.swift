@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Testing
+
 @testable import VarselPush
 
 /// Payload encryption against RFC 8291's own example (§5 and Appendix A), to the byte.
@@ -15,7 +16,8 @@ struct WebPushEncryptionTests {
     static let senderPublicKey = "BP4z9KsN6nGRTbVYI_c7VJSPQTBtkgcy27mlmlMoZIIgDll6e3vCYLocInmYWAmS6TlzAC8wEqKK6PBru3jl7A8"
     static let salt = "DGv6ra1nlYgDCS1FRnbzlw"
     // …and the message it gives (§5).
-    static let expectedBody = "DGv6ra1nlYgDCS1FRnbzlwAAEABBBP4z9KsN6nGRTbVYI_c7VJSPQTBtkgcy27mlmlMoZIIgDll6e3vCYLocInmYWAmS6TlzAC8wEqKK6PBru3jl7A_yl95bQpu6cVPTpK4Mqgkf1CXztLVBSt2Ks3oZwbuwXPXLWyouBWLVWGNWQexSgSxsj_Qulcy4a-fN"
+    static let expectedBody =
+        "DGv6ra1nlYgDCS1FRnbzlwAAEABBBP4z9KsN6nGRTbVYI_c7VJSPQTBtkgcy27mlmlMoZIIgDll6e3vCYLocInmYWAmS6TlzAC8wEqKK6PBru3jl7A_yl95bQpu6cVPTpK4Mqgkf1CXztLVBSt2Ks3oZwbuwXPXLWyouBWLVWGNWQexSgSxsj_Qulcy4a-fN"
 
     func decoded(_ text: String) throws -> Data { try #require(Base64URL.decode(text)) }
 
@@ -23,11 +25,14 @@ struct WebPushEncryptionTests {
     func rfcExample() throws {
         let senderKey = try P256.KeyAgreement.PrivateKey(rawRepresentation: try decoded(Self.senderPrivateKey))
         #expect(Base64URL.encode(senderKey.publicKey.x963Representation) == Self.senderPublicKey)
-        let body = try WebPushEncryption.encrypt(Data(Self.plaintext.utf8), p256dh: try decoded(Self.receiverPublicKey),
-                                                 auth: try decoded(Self.authSecret), ephemeralKey: senderKey, salt: try decoded(Self.salt))
+        let body = try WebPushEncryption.encrypt(
+            Data(Self.plaintext.utf8), p256dh: try decoded(Self.receiverPublicKey),
+            auth: try decoded(Self.authSecret), ephemeralKey: senderKey, salt: try decoded(Self.salt))
         #expect(Base64URL.encode(body) == Self.expectedBody)
         // The header alone: salt, record size 4096, key length 65, the sender's key (Appendix A).
-        #expect(Base64URL.encode(body.prefix(86)) == "DGv6ra1nlYgDCS1FRnbzlwAAEABBBP4z9KsN6nGRTbVYI_c7VJSPQTBtkgcy27mlmlMoZIIgDll6e3vCYLocInmYWAmS6TlzAC8wEqKK6PBru3jl7A8")
+        #expect(
+            Base64URL.encode(body.prefix(86))
+                == "DGv6ra1nlYgDCS1FRnbzlwAAEABBBP4z9KsN6nGRTbVYI_c7VJSPQTBtkgcy27mlmlMoZIIgDll6e3vCYLocInmYWAmS6TlzAC8wEqKK6PBru3jl7A8")
     }
 
     @Test("a fresh message decrypts with the receiver's private key, and differs each time")
@@ -69,8 +74,10 @@ struct WebPushEncryptionTests {
         let info = Data("WebPush: info".utf8) + [0] + receiver.publicKey.x963Representation + senderKey + [1]
         let ikm = Data(HMAC<SHA256>.authenticationCode(for: info, using: SymmetricKey(data: Data(prkKey))))
         let prk = Data(HMAC<SHA256>.authenticationCode(for: ikm, using: SymmetricKey(data: salt)))
-        let cek = Data(HMAC<SHA256>.authenticationCode(for: Data("Content-Encoding: aes128gcm".utf8) + [0, 1], using: SymmetricKey(data: prk))).prefix(16)
-        let nonce = Data(HMAC<SHA256>.authenticationCode(for: Data("Content-Encoding: nonce".utf8) + [0, 1], using: SymmetricKey(data: prk))).prefix(12)
+        let cek = Data(HMAC<SHA256>.authenticationCode(for: Data("Content-Encoding: aes128gcm".utf8) + [0, 1], using: SymmetricKey(data: prk)))
+            .prefix(16)
+        let nonce = Data(HMAC<SHA256>.authenticationCode(for: Data("Content-Encoding: nonce".utf8) + [0, 1], using: SymmetricKey(data: prk))).prefix(
+            12)
         let box = try AES.GCM.SealedBox(nonce: AES.GCM.Nonce(data: nonce), ciphertext: record.dropLast(16), tag: record.suffix(16))
         let padded = try AES.GCM.open(box, using: SymmetricKey(data: cek))
         #expect(padded.last == 2)

@@ -4,6 +4,7 @@ import Testing
 import VarselCore
 import VarselSQLite
 import VarselStore
+
 @testable import VarselService
 
 /// Only the mentor an assignment was given to may answer it or mark the visit done, whichever way the answer comes.
@@ -19,18 +20,27 @@ struct AssignmentAnswersTests {
         init() async throws {
             let repository = repository
             let now = DemoData.now
-            let pump = EventPump(repository: repository, broker: EventBroker(bufferLimit: 64, metrics: ServiceMetrics()), logger: Logger(label: "test"))
+            let pump = EventPump(
+                repository: repository, broker: EventBroker(bufferLimit: 64, metrics: ServiceMetrics()), logger: Logger(label: "test"))
             let sender = NotificationSender(repository: repository, now: { now })
             answers = AssignmentAnswers(repository: repository, now: { now })
-            mentor = try await repository.createUser(NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x",
-                                                             language: .english), at: now)
-            otherMentor = try await repository.createUser(NewUser(username: "ola", displayName: "Ola", role: .mentor, passwordHash: "x",
-                                                                  language: .english), at: now)
-            let coordinator = try await repository.createUser(NewUser(username: "coord", displayName: "Coordinator", role: .coordinator,
-                                                                      passwordHash: "x", language: .english), at: now)
-            assignment = try await sender.assign(mentor: mentor, coordinatorID: coordinator.id,
-                                                 contact: NewContact(name: "Per Olsen", phone: "", address: "Torggata 3", notes: ""),
-                                                 urgency: .normal).0
+            mentor = try await repository.createUser(
+                NewUser(
+                    username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x",
+                    language: .english), at: now)
+            otherMentor = try await repository.createUser(
+                NewUser(
+                    username: "ola", displayName: "Ola", role: .mentor, passwordHash: "x",
+                    language: .english), at: now)
+            let coordinator = try await repository.createUser(
+                NewUser(
+                    username: "coord", displayName: "Coordinator", role: .coordinator,
+                    passwordHash: "x", language: .english), at: now)
+            assignment = try await sender.assign(
+                mentor: mentor, coordinatorID: coordinator.id,
+                contact: NewContact(name: "Per Olsen", phone: "", address: "Torggata 3", notes: ""),
+                urgency: .normal
+            ).0
         }
     }
 

@@ -5,6 +5,7 @@ import Testing
 import VarselCore
 import VarselSQLite
 import VarselStore
+
 @testable import VarselService
 
 /// Nothing goes unanswered: an assignment nobody answers reminds its mentor, then tells its
@@ -25,13 +26,18 @@ struct EscalationTests {
         let coordinator: User
 
         init() async throws {
-            let pump = EventPump(repository: repository, broker: EventBroker(bufferLimit: 64, metrics: ServiceMetrics()), logger: Logger(label: "test"))
+            let pump = EventPump(
+                repository: repository, broker: EventBroker(bufferLimit: 64, metrics: ServiceMetrics()), logger: Logger(label: "test"))
             let clock = clock
             sender = NotificationSender(repository: repository, now: { clock.now })
-            mentor = try await repository.createUser(NewUser(username: "kari", displayName: "Kari Mentor", role: .mentor, passwordHash: "x",
-                                                             language: .norwegianBokmal), at: clock.now)
-            coordinator = try await repository.createUser(NewUser(username: "coord", displayName: "Coordinator", role: .coordinator,
-                                                                  passwordHash: "x", language: .english), at: clock.now)
+            mentor = try await repository.createUser(
+                NewUser(
+                    username: "kari", displayName: "Kari Mentor", role: .mentor, passwordHash: "x",
+                    language: .norwegianBokmal), at: clock.now)
+            coordinator = try await repository.createUser(
+                NewUser(
+                    username: "coord", displayName: "Coordinator", role: .coordinator,
+                    passwordHash: "x", language: .english), at: clock.now)
         }
 
         func escalate() async throws -> [NotificationItem] {
@@ -42,9 +48,10 @@ struct EscalationTests {
     @Test("after 24 h the mentor gets one urgent reminder; after 48 h the coordinator one urgent notice; never again")
     func remindsThenEscalatesOnce() async throws {
         let world = try await World()
-        let (assignment, _, _) = try await world.sender.assign(mentor: world.mentor, coordinatorID: world.coordinator.id,
-                                                               contact: NewContact(name: "Per Olsen", phone: "", address: "Torggata 3", notes: ""),
-                                                               urgency: .normal)
+        let (assignment, _, _) = try await world.sender.assign(
+            mentor: world.mentor, coordinatorID: world.coordinator.id,
+            contact: NewContact(name: "Per Olsen", phone: "", address: "Torggata 3", notes: ""),
+            urgency: .normal)
         world.clock.advance(hours: 23)
         #expect(try await world.escalate().isEmpty)
         world.clock.advance(hours: 2)
@@ -66,17 +73,25 @@ struct EscalationTests {
         #expect(Set(steps.keys) == [.mentorReminded, .coordinatorTold])
     }
 
-    @Test("an assignment overdue for both steps at once (as the demo's at start-up) reminds its mentor before telling the coordinator, and upkeep leaves both to the follow-ups")
+    @Test(
+        "an assignment overdue for both steps at once (as the demo's at start-up) reminds its mentor before telling the coordinator, and upkeep leaves both to the follow-ups"
+    )
     func bothStepsInOrder() async throws {
         let world = try await World()
-        let (assignment, _, _) = try await world.sender.assign(mentor: world.mentor, coordinatorID: world.coordinator.id,
-                                                               contact: NewContact(name: "Per Olsen", phone: "", address: "Torggata 3", notes: ""),
-                                                               urgency: .normal)
+        let (assignment, _, _) = try await world.sender.assign(
+            mentor: world.mentor, coordinatorID: world.coordinator.id,
+            contact: NewContact(name: "Per Olsen", phone: "", address: "Torggata 3", notes: ""),
+            urgency: .normal)
         world.clock.advance(hours: 72)
         let clock = world.clock
         // Upkeep runs beside the follow-up worker; a second scheduler, with a clock read earlier, could date the
         // coordinator's notice before the mentor's reminder.
-        await MaintenanceService(repository: world.repository, sender: world.sender, erasure: ContactErasure(repository: world.repository, access: ContactAccess(repository: world.repository, now: { clock.now }), now: { clock.now }), now: { clock.now }, logger: Logger(label: "test")).runOnce()
+        await MaintenanceService(
+            repository: world.repository, sender: world.sender,
+            erasure: ContactErasure(
+                repository: world.repository, access: ContactAccess(repository: world.repository, now: { clock.now }), now: { clock.now }),
+            now: { clock.now }, logger: Logger(label: "test")
+        ).runOnce()
         #expect(try await world.repository.escalations(assignmentID: assignment.id).isEmpty)
         let sent = try await world.escalate()
         #expect(sent.map(\.recipientID) == [world.mentor.id, world.coordinator.id])
@@ -89,9 +104,10 @@ struct EscalationTests {
     @Test("an answered assignment is neither reminded nor escalated")
     func answeredIsLeftAlone() async throws {
         let world = try await World()
-        let (assignment, _, _) = try await world.sender.assign(mentor: world.mentor, coordinatorID: world.coordinator.id,
-                                                               contact: NewContact(name: "Per Olsen", phone: "", address: "Torggata 3", notes: ""),
-                                                               urgency: .normal)
+        let (assignment, _, _) = try await world.sender.assign(
+            mentor: world.mentor, coordinatorID: world.coordinator.id,
+            contact: NewContact(name: "Per Olsen", phone: "", address: "Torggata 3", notes: ""),
+            urgency: .normal)
         world.clock.advance(hours: 1)
         _ = try await world.repository.respond(to: assignment.id, status: .acknowledged, at: world.clock.now)
         world.clock.advance(hours: 72)
@@ -101,8 +117,10 @@ struct EscalationTests {
     @Test("an unanswered assignment a member system made tells the admin who made its token, and nobody once that admin is gone")
     func systemsAssignmentTellsItsAdmin() async throws {
         let world = try await World()
-        let admin = try await world.repository.createUser(NewUser(username: "anne", displayName: "Anne Admin", role: .admin, passwordHash: "x",
-                                                                  language: .english), at: world.clock.now)
+        let admin = try await world.repository.createUser(
+            NewUser(
+                username: "anne", displayName: "Anne Admin", role: .admin, passwordHash: "x",
+                language: .english), at: world.clock.now)
         let integrations = Integrations(repository: world.repository, now: { world.clock.now })
         let system = try await integrations.create(name: "Member system", role: "coordinator", by: admin).integration
         let contact = NewContact(name: "Per Olsen", phone: "", address: "Torggata 3", notes: "")
@@ -138,7 +156,9 @@ struct MentorAvailabilityTests {
         }
         try await world.repository.setPause(from: nil, until: nil, userID: world.mentor.id)
         let expiredOn = world.clock.now.addingTimeInterval(-86400)
-        _ = try await world.repository.changeAccount(userID: world.mentor.id, .certifications([NewCertification(name: "Peer mentor certificate", expiresAt: expiredOn)]), log: [], at: Date()).certifications
+        _ = try await world.repository.changeAccount(
+            userID: world.mentor.id, .certifications([NewCertification(name: "Peer mentor certificate", expiresAt: expiredOn)]), log: [], at: Date()
+        ).certifications
         let expired = try #require(try await world.repository.user(id: world.mentor.id))
         #expect(try await world.sender.unavailability(of: expired) == .certificationExpired(name: "Peer mentor certificate", on: expiredOn))
         await #expect(throws: InvalidInput.self) {

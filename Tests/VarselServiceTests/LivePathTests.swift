@@ -4,6 +4,7 @@ import Testing
 import VarselCore
 import VarselSQLite
 import VarselStore
+
 @testable import VarselService
 
 /// A store with two mentors, a broker and a pump over it, and a sender that uses them, on a fixed clock.
@@ -18,11 +19,14 @@ struct LiveWorld {
 
     init(bufferLimit: Int = 64, pollInterval: Duration = .seconds(3600), heartbeatInterval: Duration = .seconds(3600)) async throws {
         broker = EventBroker(bufferLimit: bufferLimit, metrics: metrics)
-        pump = EventPump(repository: repository, broker: broker, logger: Logger(label: "test"),
-                         pollInterval: pollInterval, heartbeatInterval: heartbeatInterval)
+        pump = EventPump(
+            repository: repository, broker: broker, logger: Logger(label: "test"),
+            pollInterval: pollInterval, heartbeatInterval: heartbeatInterval)
         sender = NotificationSender(repository: repository, now: { DemoData.now })
-        kari = try await repository.createUser(NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x", language: .english), at: DemoData.now)
-        ola = try await repository.createUser(NewUser(username: "ola", displayName: "Ola", role: .mentor, passwordHash: "x", language: .norwegianBokmal), at: DemoData.now)
+        kari = try await repository.createUser(
+            NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x", language: .english), at: DemoData.now)
+        ola = try await repository.createUser(
+            NewUser(username: "ola", displayName: "Ola", role: .mentor, passwordHash: "x", language: .norwegianBokmal), at: DemoData.now)
     }
 
     /// A coordinator's message with `title`, validated as the API validates it.
@@ -110,7 +114,9 @@ struct LivePathTests {
         defer { pump.cancel() }
         let message = try world.message("After")
         let reader = Task { () -> (created: [NotificationID], ids: [Int64], after: NotificationID?) in
-            var created: [NotificationID] = [], ids: [Int64] = [], after: NotificationID?
+            var created: [NotificationID] = []
+            var ids: [Int64] = []
+            var after: NotificationID?
             for await next in stream.messages {
                 switch next {
                 case .heartbeat where after == nil:
@@ -207,8 +213,9 @@ struct HeartbeatTests {
     func configuredInterval() throws {
         var configuration = VarselServices.Configuration()
         configuration.heartbeatInterval = 7
-        let services = VarselServices(repository: try SQLiteRepository.inMemory(), now: { Date() }, passwords: PasswordHasher(cost: 4),
-                                      configuration: configuration, logger: Logger(label: "test"))
+        let services = VarselServices(
+            repository: try SQLiteRepository.inMemory(), now: { Date() }, passwords: PasswordHasher(cost: 4),
+            configuration: configuration, logger: Logger(label: "test"))
         #expect(services.pump.heartbeatInterval == .seconds(7))
     }
 }

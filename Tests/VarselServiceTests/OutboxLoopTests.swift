@@ -5,6 +5,7 @@ import Testing
 import VarselCore
 import VarselSQLite
 import VarselStore
+
 @testable import VarselService
 
 /// The shared outbox loop when the store fails under it: nothing waits out its lease, nothing that went out goes
@@ -81,7 +82,11 @@ struct OutboxLoopTests {
             state.withLock { state in
                 switch outcome {
                 case .sent: state.rows[item.id]?.done = true
-                case .retry: state.rows[item.id].map { _ in state.rows[item.id]!.attempts = item.attempts + 1; state.rows[item.id]!.due = now + 60 }
+                case .retry:
+                    state.rows[item.id].map { _ in
+                        state.rows[item.id]!.attempts = item.attempts + 1
+                        state.rows[item.id]!.due = now + 60
+                    }
                 case .released: state.rows[item.id]?.due = now
                 }
             }
@@ -102,8 +107,9 @@ struct OutboxLoopTests {
     init() throws {
         let clock = clock
         outbox = TestOutbox(clock: { clock.now })
-        loop = OutboxLoop(channel: outbox, events: try SQLiteRepository.inMemory(), pace: .init(batchSize: 4, concurrency: 2, lease: 60),
-                          now: { clock.now }, logger: Logger(label: "test"))
+        loop = OutboxLoop(
+            channel: outbox, events: try SQLiteRepository.inMemory(), pace: .init(batchSize: 4, concurrency: 2, lease: 60),
+            now: { clock.now }, logger: Logger(label: "test"))
     }
 
     @Test("an attempt the store cut short releases its item, tried again in the next round without waiting for its lease")

@@ -6,6 +6,7 @@ import VarselPasskeys
 import VarselPasskeysTesting
 import VarselSQLite
 import VarselStore
+
 @testable import VarselService
 
 /// Adding a passkey and signing in with it: challenges used once, bound and short-lived; failures throttled.
@@ -26,12 +27,16 @@ struct PasskeyCeremoniesTests {
 
         init(publicURL: String? = "http://localhost:8080", password: String = "hash") async throws {
             let clock = clock
-            let sessions = Sessions(repository: repository, passwords: PasswordHasher(cost: 4), throttle: LoginThrottle(now: { clock.now }),
-                                    broker: EventBroker(bufferLimit: 8, metrics: ServiceMetrics()), lifetime: 3600, now: { clock.now })
-            ceremonies = PasskeyCeremonies(repository: repository, sessions: sessions, publicURL: publicURL.flatMap(URL.init(string:)),
-                                           now: { clock.now })
-            kari = try await repository.createUser(NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: password,
-                                                           language: .english), at: clock.now)
+            let sessions = Sessions(
+                repository: repository, passwords: PasswordHasher(cost: 4), throttle: LoginThrottle(now: { clock.now }),
+                broker: EventBroker(bufferLimit: 8, metrics: ServiceMetrics()), lifetime: 3600, now: { clock.now })
+            ceremonies = PasskeyCeremonies(
+                repository: repository, sessions: sessions, publicURL: publicURL.flatMap(URL.init(string:)),
+                now: { clock.now })
+            kari = try await repository.createUser(
+                NewUser(
+                    username: "kari", displayName: "Kari", role: .mentor, passwordHash: password,
+                    language: .english), at: clock.now)
             session = try await sessions.start(for: kari).session
         }
 
@@ -44,8 +49,10 @@ struct PasskeyCeremoniesTests {
         }
 
         /// Signs in with `authenticator` for the attempt `attempt`, answering the challenge issued to `issuedTo`.
-        func signIn(_ authenticator: inout TestAuthenticator, attempt: String = "attempt-1", issuedTo: String? = nil,
-                    challenge given: [UInt8]? = nil) async throws -> Sessions.Started {
+        func signIn(
+            _ authenticator: inout TestAuthenticator, attempt: String = "attempt-1", issuedTo: String? = nil,
+            challenge given: [UInt8]? = nil
+        ) async throws -> Sessions.Started {
             let challenge: [UInt8]
             if let given {
                 challenge = given
@@ -53,9 +60,10 @@ struct PasskeyCeremoniesTests {
                 challenge = try #require(Base64URL.decode(try await ceremonies.signInOptions(attempt: issuedTo ?? attempt).challenge))
             }
             let (clientData, authData, signature) = authenticator.assertion(challenge: challenge)
-            return try await ceremonies.signIn(attempt: attempt, credentialID: Base64URL.encode(authenticator.credentialID), clientDataJSON: clientData,
-                                               authenticatorData: authData, signature: signature, userHandle: PasskeyCeremonies.userHandle(kari.id),
-                                               client: "203.0.113.9")
+            return try await ceremonies.signIn(
+                attempt: attempt, credentialID: Base64URL.encode(authenticator.credentialID), clientDataJSON: clientData,
+                authenticatorData: authData, signature: signature, userHandle: PasskeyCeremonies.userHandle(kari.id),
+                client: "203.0.113.9")
         }
     }
 
@@ -105,7 +113,8 @@ struct PasskeyCeremoniesTests {
         await #expect(throws: PasskeyCeremonies.Refusal.notAccepted(reason: "the challenge was issued to another ceremony")) {
             try await world.signIn(&authenticator, attempt: "attempt-2", issuedTo: "attempt-1")
         }
-        let registration = try #require(Base64URL.decode(try await world.ceremonies.registrationOptions(for: world.kari, session: world.session).challenge))
+        let registration = try #require(
+            Base64URL.decode(try await world.ceremonies.registrationOptions(for: world.kari, session: world.session).challenge))
         await #expect(throws: PasskeyCeremonies.Refusal.notAccepted(reason: "the challenge was issued to another ceremony")) {
             try await world.signIn(&authenticator, challenge: registration)
         }
@@ -142,7 +151,9 @@ struct PasskeyCeremoniesTests {
         let second = try await noPassword.add(TestAuthenticator(), name: "Laptop")
         try await noPassword.ceremonies.remove(only.id, of: noPassword.kari)
         await #expect(throws: PasskeyCeremonies.Refusal.unknownPasskey) { try await noPassword.ceremonies.remove(only.id, of: noPassword.kari) }
-        await #expect(throws: PasskeyCeremonies.Refusal.invalidName) { try await noPassword.ceremonies.rename(second.id, of: noPassword.kari, to: " ") }
+        await #expect(throws: PasskeyCeremonies.Refusal.invalidName) {
+            try await noPassword.ceremonies.rename(second.id, of: noPassword.kari, to: " ")
+        }
         await #expect(throws: PasskeyCeremonies.Refusal.invalidName) {
             try await noPassword.ceremonies.rename(second.id, of: noPassword.kari, to: String(repeating: "x", count: 61))
         }
@@ -154,20 +165,24 @@ struct PasskeyCeremoniesTests {
         #expect(try await withPassword.ceremonies.passkeys(of: withPassword.kari).isEmpty)
     }
 
-    @Test("a new person adds a passkey through their set-password link instead of a password: the link is used up, a session starts, and their only passkey cannot be removed")
+    @Test(
+        "a new person adds a passkey through their set-password link instead of a password: the link is used up, a session starts, and their only passkey cannot be removed"
+    )
     func passkeyThroughTheLink() async throws {
         let world = try await World()
         let code = SetPasswordCode.generate()
         let newcomer = try await world.repository.createUser(
             NewUser(username: "nina", displayName: "Nina", role: .mentor, passwordHash: "", language: .english),
-            link: PasswordLink(tokenHash: SetPasswordCode.hash(code), expiresAt: world.clock.now.addingTimeInterval(3600)), by: nil, at: world.clock.now)
+            link: PasswordLink(tokenHash: SetPasswordCode.hash(code), expiresAt: world.clock.now.addingTimeInterval(3600)), by: nil,
+            at: world.clock.now)
         let options = try await world.ceremonies.registrationOptions(forLink: code.lowercased())
         #expect(options.user.name == "nina")
         var authenticator = TestAuthenticator()
         let (clientData, object) = authenticator.registration(challenge: try #require(Base64URL.decode(options.challenge)))
         // The challenge is bound to the link: a session's registration cannot answer it.
         await #expect(throws: PasskeyCeremonies.Refusal.notAccepted(reason: "the challenge was issued to another ceremony")) {
-            try await world.ceremonies.register(user: world.kari, session: world.session, name: "x", clientDataJSON: clientData, attestationObject: object)
+            try await world.ceremonies.register(
+                user: world.kari, session: world.session, name: "x", clientDataJSON: clientData, attestationObject: object)
         }
         let retry = try await world.ceremonies.registrationOptions(forLink: code)
         let (data, attestation) = authenticator.registration(challenge: try #require(Base64URL.decode(retry.challenge)))
@@ -179,8 +194,9 @@ struct PasskeyCeremoniesTests {
         await #expect(throws: PasskeyCeremonies.Refusal.lastWayIn) { try await world.ceremonies.remove(only.id, of: started.user) }
         let challenge = try #require(Base64URL.decode(try await world.ceremonies.signInOptions(attempt: "a").challenge))
         let (c, a, signature) = authenticator.assertion(challenge: challenge)
-        let signedIn = try await world.ceremonies.signIn(attempt: "a", credentialID: Base64URL.encode(authenticator.credentialID), clientDataJSON: c,
-                                                         authenticatorData: a, signature: signature, userHandle: nil, client: "198.51.100.1")
+        let signedIn = try await world.ceremonies.signIn(
+            attempt: "a", credentialID: Base64URL.encode(authenticator.credentialID), clientDataJSON: c,
+            authenticatorData: a, signature: signature, userHandle: nil, client: "198.51.100.1")
         #expect(signedIn.user.id == newcomer.id)
         #expect(try await world.repository.accountLog(userID: newcomer.id).map(\.action) == [.created, .passkeyAdded])
     }

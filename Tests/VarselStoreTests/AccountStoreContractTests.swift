@@ -15,10 +15,12 @@ struct AccountStoreContractTests {
     @Test("a user created with a link has no usable password until the link is used, once", arguments: StoreKind.allCases)
     func passwordLinkIsUsedOnce(kind: StoreKind) async throws {
         let store = try await kind.make()
-        let admin = try await store.createUser(NewUser(username: "admin", displayName: "Admin", role: .admin, passwordHash: "a", language: .english), at: now)
+        let admin = try await store.createUser(
+            NewUser(username: "admin", displayName: "Admin", role: .admin, passwordHash: "a", language: .english), at: now)
         let link = PasswordLink(tokenHash: "link-1", expiresAt: now.addingTimeInterval(72 * 3600))
-        let kari = try await store.createUser(NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "", language: .norwegianBokmal),
-                                              link: link, by: admin.id, at: now)
+        let kari = try await store.createUser(
+            NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "", language: .norwegianBokmal),
+            link: link, by: admin.id, at: now)
         #expect(try await store.passwordLinkUser(tokenHash: "link-1", at: now)?.id == kari.id)
         #expect(try await store.passwordLinkUser(tokenHash: "link-1", at: link.expiresAt) == nil)
         #expect(try await store.passwordLinkUser(tokenHash: "other", at: now) == nil)
@@ -41,13 +43,15 @@ struct AccountStoreContractTests {
     @Test("an expired link sets nothing; a new link replaces the unused one and ends every session", arguments: StoreKind.allCases)
     func newLinkReplacesOld(kind: StoreKind) async throws {
         let store = try await kind.make()
-        let kari = try await store.createUser(NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "old", language: .english),
-                                              link: PasswordLink(tokenHash: "first", expiresAt: now.addingTimeInterval(60)), by: nil, at: now)
+        let kari = try await store.createUser(
+            NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "old", language: .english),
+            link: PasswordLink(tokenHash: "first", expiresAt: now.addingTimeInterval(60)), by: nil, at: now)
         #expect(try await store.usePasswordLink(tokenHash: "first", passwordHash: "late", at: now.addingTimeInterval(60)) == nil)
         try await store.createSession(session("s1", kari.id))
         try await store.createSession(session("s2", kari.id))
-        let outcome = try await store.changeAccount(userID: kari.id, .passwordLink(PasswordLink(tokenHash: "second", expiresAt: now.addingTimeInterval(3600))),
-                                                    log: [NewAccountLogEntry(actorID: nil, action: .passwordLinkIssued)], at: now)
+        let outcome = try await store.changeAccount(
+            userID: kari.id, .passwordLink(PasswordLink(tokenHash: "second", expiresAt: now.addingTimeInterval(3600))),
+            log: [NewAccountLogEntry(actorID: nil, action: .passwordLinkIssued)], at: now)
         #expect(Set(outcome.endedSessions) == ["s1", "s2"])
         #expect(try await store.session(tokenHash: "s1", at: now) == nil)
         #expect(try await store.passwordLinkUser(tokenHash: "first", at: now) == nil)
@@ -59,23 +63,35 @@ struct AccountStoreContractTests {
     @Test("deactivating ends sessions, push subscriptions and links, keeps the data; reactivating undoes it", arguments: StoreKind.allCases)
     func deactivation(kind: StoreKind) async throws {
         let store = try await kind.make()
-        let kari = try await store.createUser(NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "h", language: .english), at: now)
-        let ola = try await store.createUser(NewUser(username: "ola", displayName: "Ola", role: .mentor, passwordHash: "h", language: .english), at: now)
+        let kari = try await store.createUser(
+            NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "h", language: .english), at: now)
+        let ola = try await store.createUser(
+            NewUser(username: "ola", displayName: "Ola", role: .mentor, passwordHash: "h", language: .english), at: now)
         try await store.createSession(session("kari-session", kari.id))
         try await store.createSession(session("ola-session", ola.id))
-        _ = try await store.savePushSubscription(NewPushSubscription(userID: kari.id, sessionTokenHash: "kari-session", endpoint: "https://push.example/k",
-                                                                     p256dh: Data(repeating: 4, count: 65), auth: Data(repeating: 1, count: 16),
-                                                                     actionSecret: Data(repeating: 2, count: 32)), at: now)
-        _ = try await store.changeAccount(userID: kari.id, .passwordLink(PasswordLink(tokenHash: "link", expiresAt: now.addingTimeInterval(3600))), log: [], at: now)
+        _ = try await store.savePushSubscription(
+            NewPushSubscription(
+                userID: kari.id, sessionTokenHash: "kari-session", endpoint: "https://push.example/k",
+                p256dh: Data(repeating: 4, count: 65), auth: Data(repeating: 1, count: 16),
+                actionSecret: Data(repeating: 2, count: 32)), at: now)
+        _ = try await store.changeAccount(
+            userID: kari.id, .passwordLink(PasswordLink(tokenHash: "link", expiresAt: now.addingTimeInterval(3600))), log: [], at: now)
         try await store.createSession(session("kari-session-2", kari.id))
-        _ = try await store.savePushSubscription(NewPushSubscription(userID: kari.id, sessionTokenHash: "kari-session-2", endpoint: "https://push.example/k2",
-                                                                     p256dh: Data(repeating: 4, count: 65), auth: Data(repeating: 1, count: 16),
-                                                                     actionSecret: Data(repeating: 2, count: 32)), at: now)
-        let created = try await store.createNotifications([NewNotification(recipientID: kari.id, senderID: nil, kind: .scenarioPrompt, title: "T", body: "B",
-                                                                           deepLink: .scenario(scenarioID: nil))], idempotencyKey: nil, at: now)
+        _ = try await store.savePushSubscription(
+            NewPushSubscription(
+                userID: kari.id, sessionTokenHash: "kari-session-2", endpoint: "https://push.example/k2",
+                p256dh: Data(repeating: 4, count: 65), auth: Data(repeating: 1, count: 16),
+                actionSecret: Data(repeating: 2, count: 32)), at: now)
+        let created = try await store.createNotifications(
+            [
+                NewNotification(
+                    recipientID: kari.id, senderID: nil, kind: .scenarioPrompt, title: "T", body: "B",
+                    deepLink: .scenario(scenarioID: nil))
+            ], idempotencyKey: nil, at: now)
 
         let later = now.addingTimeInterval(120)
-        let outcome = try await store.changeAccount(userID: kari.id, .deactivate, log: [NewAccountLogEntry(actorID: ola.id, action: .deactivated)], at: later)
+        let outcome = try await store.changeAccount(
+            userID: kari.id, .deactivate, log: [NewAccountLogEntry(actorID: ola.id, action: .deactivated)], at: later)
         #expect(outcome.endedSessions == ["kari-session-2"])
         #expect(outcome.user.deactivatedAt == later)
         #expect(try await store.user(id: kari.id)?.isActive == false)
@@ -88,7 +104,8 @@ struct AccountStoreContractTests {
 
         let again = try await store.changeAccount(userID: kari.id, .deactivate, log: [], at: later.addingTimeInterval(60))
         #expect(again.user.deactivatedAt == later)
-        let back = try await store.changeAccount(userID: kari.id, .reactivate, log: [NewAccountLogEntry(actorID: ola.id, action: .reactivated)], at: later)
+        let back = try await store.changeAccount(
+            userID: kari.id, .reactivate, log: [NewAccountLogEntry(actorID: ola.id, action: .reactivated)], at: later)
         #expect(back.user.isActive)
         #expect(try await store.user(username: "kari")?.deactivatedAt == nil)
         #expect(try await store.accountLog(userID: kari.id).map(\.action) == [.created, .deactivated, .reactivated])
@@ -97,19 +114,23 @@ struct AccountStoreContractTests {
     @Test("a role change and certification changes are made with their log entries", arguments: StoreKind.allCases)
     func roleAndCertifications(kind: StoreKind) async throws {
         let store = try await kind.make()
-        let kari = try await store.createUser(NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "h", language: .english), at: now)
-        let outcome = try await store.changeAccount(userID: kari.id, .role(.coordinator),
-                                                    log: [NewAccountLogEntry(actorID: nil, action: .roleChanged, subject: "coordinator")], at: now)
+        let kari = try await store.createUser(
+            NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "h", language: .english), at: now)
+        let outcome = try await store.changeAccount(
+            userID: kari.id, .role(.coordinator),
+            log: [NewAccountLogEntry(actorID: nil, action: .roleChanged, subject: "coordinator")], at: now)
         #expect(outcome.user.role == .coordinator)
         #expect(try await store.user(id: kari.id)?.role == .coordinator)
 
         let expiry = now.addingTimeInterval(30 * 86400)
-        let added = try await store.changeAccount(userID: kari.id, .certifications([NewCertification(name: "Guide", expiresAt: expiry)]),
-                                                  log: [NewAccountLogEntry(actorID: nil, action: .certificationAdded, subject: "Guide", date: expiry)], at: now)
+        let added = try await store.changeAccount(
+            userID: kari.id, .certifications([NewCertification(name: "Guide", expiresAt: expiry)]),
+            log: [NewAccountLogEntry(actorID: nil, action: .certificationAdded, subject: "Guide", date: expiry)], at: now)
         #expect(added.certifications.map(\.name) == ["Guide"])
         let renewedExpiry = expiry.addingTimeInterval(365 * 86400)
-        let renewed = try await store.changeAccount(userID: kari.id, .certifications([NewCertification(name: "Guide", expiresAt: renewedExpiry)]),
-                                                    log: [NewAccountLogEntry(actorID: nil, action: .certificationRenewed, subject: "Guide", date: renewedExpiry)], at: now)
+        let renewed = try await store.changeAccount(
+            userID: kari.id, .certifications([NewCertification(name: "Guide", expiresAt: renewedExpiry)]),
+            log: [NewAccountLogEntry(actorID: nil, action: .certificationRenewed, subject: "Guide", date: renewedExpiry)], at: now)
         #expect(renewed.certifications.map(\.expiresAt) == [renewedExpiry])
         #expect(renewed.certifications.first?.id != added.certifications.first?.id)
         #expect(try await store.certifications(mentorID: kari.id) == renewed.certifications)
@@ -126,7 +147,8 @@ struct AccountStoreContractTests {
     @Test("a password change is in the change log as the user's own", arguments: StoreKind.allCases)
     func passwordChangeIsLogged(kind: StoreKind) async throws {
         let store = try await kind.make()
-        let kari = try await store.createUser(NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "h", language: .english), at: now)
+        let kari = try await store.createUser(
+            NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "h", language: .english), at: now)
         _ = try await store.changePassword(userID: kari.id, passwordHash: "new", keeping: nil, at: now.addingTimeInterval(5))
         let log = try await store.accountLog(userID: kari.id)
         #expect(log.map(\.action) == [.created, .passwordChanged])
@@ -161,16 +183,21 @@ struct ContactReadStoreContractTests {
 struct ContactErasureStoreContractTests {
     let now = DemoData.now
 
-    @Test("erasing empties the contact, the visit note, its notifications and their event-log copies; closed contacts are found by age",
-          arguments: StoreKind.allCases)
+    @Test(
+        "erasing empties the contact, the visit note, its notifications and their event-log copies; closed contacts are found by age",
+        arguments: StoreKind.allCases)
     func erasure(kind: StoreKind) async throws {
         let store = try await kind.make()
-        let mentor = try await store.createUser(NewUser(username: "ola", displayName: "Ola", role: .mentor, passwordHash: "h", language: .norwegianBokmal), at: now)
+        let mentor = try await store.createUser(
+            NewUser(username: "ola", displayName: "Ola", role: .mentor, passwordHash: "h", language: .norwegianBokmal), at: now)
         let (assignment, contact, item) = try await store.createAssignment(
-            mentorID: mentor.id, coordinatorID: nil, contact: NewContact(name: "Per Olsen", phone: "+47 900 00 000", address: "Torggata 3", notes: "Hører dårlig"),
-            at: now) { contactID, assignmentID in
-            NewNotification(recipientID: mentor.id, senderID: nil, kind: .assignment, title: "Nytt oppdrag", body: "Besøk Per Olsen i Torggata 3",
-                            deepLink: .contact(contactID: contactID, assignmentID: assignmentID), personalDetails: ["Per Olsen", "Torggata 3"])
+            mentorID: mentor.id, coordinatorID: nil,
+            contact: NewContact(name: "Per Olsen", phone: "+47 900 00 000", address: "Torggata 3", notes: "Hører dårlig"),
+            at: now
+        ) { contactID, assignmentID in
+            NewNotification(
+                recipientID: mentor.id, senderID: nil, kind: .assignment, title: "Nytt oppdrag", body: "Besøk Per Olsen i Torggata 3",
+                deepLink: .contact(contactID: contactID, assignmentID: assignmentID), personalDetails: ["Per Olsen", "Torggata 3"])
         }
         #expect(try await store.contactsClosed(before: now.addingTimeInterval(86400)).isEmpty, "a live assignment keeps its contact")
         _ = try await store.respond(to: assignment.id, status: .acknowledged, at: now.addingTimeInterval(60))
@@ -179,7 +206,8 @@ struct ContactErasureStoreContractTests {
         #expect(try await store.contactsClosed(before: now.addingTimeInterval(121)) == [contact.id])
 
         let later = now.addingTimeInterval(3600)
-        let erased = try #require(try await store.eraseContact(contactID: contact.id, titles: [.norwegianBokmal: "Opplysningene er fjernet"], at: later))
+        let erased = try #require(
+            try await store.eraseContact(contactID: contact.id, titles: [.norwegianBokmal: "Opplysningene er fjernet"], at: later))
         #expect(erased.map(\.id) == [item.id])
         let stored = try #require(try await store.contact(id: contact.id))
         #expect(stored.name.isEmpty && stored.phone.isEmpty && stored.address.isEmpty && stored.notes.isEmpty)
@@ -197,7 +225,8 @@ struct ContactErasureStoreContractTests {
         #expect(try await store.contactsClosed(before: later.addingTimeInterval(86400)).isEmpty, "an erased contact is not found again")
         // Again: nothing more changes, no new event.
         let count = events.count
-        _ = try await store.eraseContact(contactID: contact.id, titles: [.norwegianBokmal: "Opplysningene er fjernet"], at: later.addingTimeInterval(60))
+        _ = try await store.eraseContact(
+            contactID: contact.id, titles: [.norwegianBokmal: "Opplysningene er fjernet"], at: later.addingTimeInterval(60))
         #expect(try await store.events(for: mentor.id, after: 0, limit: 100).count == count)
         #expect(try await store.contact(id: contact.id)?.erasedAt == later)
         #expect(try await store.eraseContact(contactID: 999, titles: [:], at: later) == nil)

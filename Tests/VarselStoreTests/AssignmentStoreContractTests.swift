@@ -13,9 +13,11 @@ struct AssignmentStoreContractTests: StoreContract {
         let store = try await kind.make()
         let user = try await mentor(store)
         let contact = NewContact(name: "Kari Nordmann", phone: "+47 1", address: "Storgata 1", notes: "n")
-        let (assignment, stored, item) = try await store.createAssignment(mentorID: user.id, coordinatorID: nil, contact: contact, at: now) { contactID, assignmentID in
-            NewNotification(recipientID: user.id, senderID: nil, kind: .assignment, title: "New assignment", body: "Visit",
-                            deepLink: .contact(contactID: contactID, assignmentID: assignmentID), personalDetails: ["Kari Nordmann"])
+        let (assignment, stored, item) = try await store.createAssignment(mentorID: user.id, coordinatorID: nil, contact: contact, at: now) {
+            contactID, assignmentID in
+            NewNotification(
+                recipientID: user.id, senderID: nil, kind: .assignment, title: "New assignment", body: "Visit",
+                deepLink: .contact(contactID: contactID, assignmentID: assignmentID), personalDetails: ["Kari Nordmann"])
         }
         #expect(item.deepLink == .contact(contactID: stored.id, assignmentID: assignment.id))
         #expect(try await store.assignment(id: assignment.id)?.notificationID == item.id)
@@ -40,18 +42,21 @@ struct EscalationContractTests: StoreContract {
     @Test("each escalation step is recorded once with its notification; pending assignments are found by age", arguments: StoreKind.allCases)
     func escalationOnce(kind: StoreKind) async throws {
         let store = try await kind.make()
-        let mentor = try await store.createUser(NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x", language: .english), at: now)
+        let mentor = try await store.createUser(
+            NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x", language: .english), at: now)
         let (assignment, _, _) = try await store.createAssignment(
             mentorID: mentor.id, coordinatorID: nil, contact: NewContact(name: "N", phone: "", address: "A", notes: ""), at: now
         ) { contactID, assignmentID in
-            NewNotification(recipientID: mentor.id, senderID: nil, kind: .assignment, title: "New assignment", body: "b",
-                            deepLink: .contact(contactID: contactID, assignmentID: assignmentID))
+            NewNotification(
+                recipientID: mentor.id, senderID: nil, kind: .assignment, title: "New assignment", body: "b",
+                deepLink: .contact(contactID: contactID, assignmentID: assignmentID))
         }
         #expect(try await store.pendingAssignments(createdBefore: now).isEmpty)
         #expect(try await store.pendingAssignments(createdBefore: now.addingTimeInterval(1)).map(\.id) == [assignment.id])
         #expect(try await store.assignments(.everything).map(\.id) == [assignment.id])
-        let reminder = NewNotification(recipientID: mentor.id, senderID: nil, kind: .assignment, title: "Reminder", body: "", urgency: .urgent,
-                                       deepLink: .contact(contactID: assignment.contactID, assignmentID: assignment.id))
+        let reminder = NewNotification(
+            recipientID: mentor.id, senderID: nil, kind: .assignment, title: "Reminder", body: "", urgency: .urgent,
+            deepLink: .contact(contactID: assignment.contactID, assignmentID: assignment.id))
         let later = now.addingTimeInterval(86400)
         let first = try await store.recordEscalation(assignmentID: assignment.id, step: .mentorReminded, notification: reminder, at: later)
         #expect(first?.title == "Reminder")
@@ -62,21 +67,27 @@ struct EscalationContractTests: StoreContract {
         #expect(try await store.pendingAssignments(createdBefore: later.addingTimeInterval(1)).isEmpty)
     }
 
-    @Test("assignment lists are filtered by the store; a report row carries the contact, the mentor, the read time and the escalations",
-          arguments: StoreKind.allCases)
+    @Test(
+        "assignment lists are filtered by the store; a report row carries the contact, the mentor, the read time and the escalations",
+        arguments: StoreKind.allCases)
     func listingsAndReports(kind: StoreKind) async throws {
         let store = try await kind.make()
         func user(_ name: String, _ role: Role) async throws -> User {
-            try await store.createUser(NewUser(username: name, displayName: name.capitalized, role: role, passwordHash: "x", language: .english), at: now)
+            try await store.createUser(
+                NewUser(username: name, displayName: name.capitalized, role: role, passwordHash: "x", language: .english), at: now)
         }
-        let kari = try await user("kari", .mentor), ola = try await user("ola", .mentor)
-        let coordinator = try await user("cora", .coordinator), other = try await user("odd", .coordinator)
+        let kari = try await user("kari", .mentor)
+        let ola = try await user("ola", .mentor)
+        let coordinator = try await user("cora", .coordinator)
+        let other = try await user("odd", .coordinator)
         func assign(_ mentor: User, by coordinator: User, contact name: String) async throws -> (Assignment, NotificationItem) {
             let (assignment, _, item) = try await store.createAssignment(
-                mentorID: mentor.id, coordinatorID: coordinator.id, contact: NewContact(name: name, phone: "1", address: "\(name) street", notes: ""), at: now
+                mentorID: mentor.id, coordinatorID: coordinator.id, contact: NewContact(name: name, phone: "1", address: "\(name) street", notes: ""),
+                at: now
             ) { contactID, assignmentID in
-                NewNotification(recipientID: mentor.id, senderID: coordinator.id, kind: .assignment, title: "New assignment", body: "",
-                                deepLink: .contact(contactID: contactID, assignmentID: assignmentID))
+                NewNotification(
+                    recipientID: mentor.id, senderID: coordinator.id, kind: .assignment, title: "New assignment", body: "",
+                    deepLink: .contact(contactID: contactID, assignmentID: assignmentID))
             }
             return (assignment, item)
         }
@@ -84,13 +95,15 @@ struct EscalationContractTests: StoreContract {
         let (second, _) = try await assign(kari, by: other, contact: "Bjørn")
         let (third, _) = try await assign(ola, by: coordinator, contact: "Cecilie")
         _ = try await store.markRead(ids: [firstItem.id], userID: kari.id, at: now.addingTimeInterval(60))
-        let reminder = NewNotification(recipientID: kari.id, senderID: nil, kind: .assignment, title: "Reminder", body: "",
-                                       deepLink: .contact(contactID: first.contactID, assignmentID: first.id))
+        let reminder = NewNotification(
+            recipientID: kari.id, senderID: nil, kind: .assignment, title: "Reminder", body: "",
+            deepLink: .contact(contactID: first.contactID, assignmentID: first.id))
         _ = try await store.recordEscalation(assignmentID: first.id, step: .mentorReminded, notification: reminder, at: now.addingTimeInterval(120))
         // The second goes to Ola: the old one is reassigned, a new one replaces it; the third is declined.
         let (replacement, _) = try await store.reassign(assignmentID: second.id, to: ola.id, at: now) { contactID, assignmentID in
-            NewNotification(recipientID: ola.id, senderID: other.id, kind: .assignment, title: "New assignment", body: "",
-                            deepLink: .contact(contactID: contactID, assignmentID: assignmentID))
+            NewNotification(
+                recipientID: ola.id, senderID: other.id, kind: .assignment, title: "New assignment", body: "",
+                deepLink: .contact(contactID: contactID, assignmentID: assignmentID))
         }
         _ = try await store.respond(to: third.id, status: .declined, at: now)
 

@@ -4,9 +4,10 @@ import Logging
 import Synchronization
 import Testing
 import VarselCore
-@testable import VarselService
 import VarselStore
+
 @testable import VarselSQLite
+@testable import VarselService
 
 /// The SQLite store hands each transaction's events to the pump as it commits (``CommittedEvents``), so the
 /// pump is neither woken nor reads back what was just written. These tests hold the handed-over events to the log
@@ -35,7 +36,8 @@ struct CommittedEventsTests {
         #expect(store.publishesCommittedEvents)
         let follower = Follower()
         follower.follow(store)
-        let kari = try await store.createUser(NewUser(username: "kari", displayName: "K", role: .mentor, passwordHash: "x", language: .english), at: now)
+        let kari = try await store.createUser(
+            NewUser(username: "kari", displayName: "K", role: .mentor, passwordHash: "x", language: .english), at: now)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<30 {
                 group.addTask { _ = try await store.createNotifications([notification(to: kari.id, "n\(index)")], idempotencyKey: nil, at: now) }
@@ -56,25 +58,31 @@ struct CommittedEventsTests {
         let store = try SQLiteRepository(path: try file())
         let follower = Follower()
         follower.follow(store)
-        let kari = try await store.createUser(NewUser(username: "kari", displayName: "K", role: .mentor, passwordHash: "x", language: .english), at: now)
+        let kari = try await store.createUser(
+            NewUser(username: "kari", displayName: "K", role: .mentor, passwordHash: "x", language: .english), at: now)
         struct Refused: Error {}
         let commits = GroupCommitTests.CommitCounter()
         store.writer.add(transactionObserver: commits, extent: .databaseLifetime)
         // The first write holds the writer until the two that follow are both waiting: they share the next transaction.
         let started = AsyncStream<Void>.makeStream()
         let release = DispatchSemaphore(value: 0)
-        let holding = Task { try await store.commits.write { db in
-            try db.execute(sql: "UPDATE user SET display_name = 'Kari' WHERE id = ?", arguments: [kari.id])
-            started.continuation.yield()
-            // At most ten seconds, so a test gone wrong fails rather than hangs.
-            _ = release.wait(timeout: .now() + 10)
-        } }
+        let holding = Task {
+            try await store.commits.write { db in
+                try db.execute(sql: "UPDATE user SET display_name = 'Kari' WHERE id = ?", arguments: [kari.id])
+                started.continuation.yield()
+                // At most ten seconds, so a test gone wrong fails rather than hangs.
+                _ = release.wait(timeout: .now() + 10)
+            }
+        }
         for await _ in started.stream { break }
-        let failing = Task { try await store.commits.write { db in
-            try db.execute(sql: "INSERT INTO event (user_id, type, unread_count, created_at) VALUES (?, 'unread-count', 7, 0)", arguments: [kari.id])
-            store.committed.appended(StoredEvent(id: db.lastInsertedRowID, userID: kari.id, payload: .unreadCount(7), createdAt: now))
-            throw Refused()
-        } }
+        let failing = Task {
+            try await store.commits.write { db in
+                try db.execute(
+                    sql: "INSERT INTO event (user_id, type, unread_count, created_at) VALUES (?, 'unread-count', 7, 0)", arguments: [kari.id])
+                store.committed.appended(StoredEvent(id: db.lastInsertedRowID, userID: kari.id, payload: .unreadCount(7), createdAt: now))
+                throw Refused()
+            }
+        }
         try await waitUntil { store.commits.waitingCount == 1 }
         let succeeding = Task { try await store.createNotifications([notification(to: kari.id, "kept")], idempotencyKey: nil, at: now) }
         try await waitUntil { store.commits.waitingCount == 2 }
@@ -97,13 +105,15 @@ struct CommittedEventsTests {
         #expect(condition())
     }
 
-    @Test("the pump publishes a commit without being woken, and reads the log when another process wrote in between",
-          .timeLimit(.minutes(1)))
+    @Test(
+        "the pump publishes a commit without being woken, and reads the log when another process wrote in between",
+        .timeLimit(.minutes(1)))
     func pumpFollowsCommits() async throws {
         let path = try file()
         let store = try SQLiteRepository(path: path)
         let otherProcess = try SQLiteRepository(path: path)
-        let kari = try await store.createUser(NewUser(username: "kari", displayName: "K", role: .mentor, passwordHash: "x", language: .english), at: now)
+        let kari = try await store.createUser(
+            NewUser(username: "kari", displayName: "K", role: .mentor, passwordHash: "x", language: .english), at: now)
         let broker = EventBroker(bufferLimit: 64, metrics: ServiceMetrics())
         // Polling once a minute: whatever arrives within the test came by hand-over or by wake-up.
         let pump = EventPump(repository: store, broker: broker, logger: Logger(label: "test"), pollInterval: .seconds(60))
@@ -126,7 +136,10 @@ struct CommittedEventsTests {
         // Handed over: the pump is not woken (wake-ups are not needed with this store).
         _ = try await store.createNotifications([notification(to: kari.id, "second")], idempotencyKey: nil, at: now)
         let second = try #require(await nextEvent())
-        guard case let .notificationCreated(item) = second.payload else { Issue.record("expected the created event"); return }
+        guard case let .notificationCreated(item) = second.payload else {
+            Issue.record("expected the created event")
+            return
+        }
         #expect(item.title == "second")
         _ = await nextEvent()
 

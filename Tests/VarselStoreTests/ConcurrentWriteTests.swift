@@ -9,11 +9,13 @@ import VarselStore
 struct ConcurrentWriteTests {
     let now = Date(timeIntervalSince1970: 1_900_000_000)
 
-    @Test("of many creates at once, the one naming an unknown recipient fails alone; the rest commit, each with its events in id order",
-          arguments: StoreKind.allCases)
+    @Test(
+        "of many creates at once, the one naming an unknown recipient fails alone; the rest commit, each with its events in id order",
+        arguments: StoreKind.allCases)
     func failingWriteAmongMany(kind: StoreKind) async throws {
         let store = try await kind.make()
-        let mentor = try await store.createUser(NewUser(username: "kari", displayName: "K", role: .mentor, passwordHash: "x", language: .english), at: now)
+        let mentor = try await store.createUser(
+            NewUser(username: "kari", displayName: "K", role: .mentor, passwordHash: "x", language: .english), at: now)
         let before = try await store.latestEventID()
         let failing = 20
         let outcomes = try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
@@ -21,9 +23,12 @@ struct ConcurrentWriteTests {
                 group.addTask {
                     let recipient = index == failing ? UserID(mentor.id.rawValue + 1000) : mentor.id
                     do {
-                        _ = try await store.createNotifications([
-                            NewNotification(recipientID: recipient, senderID: nil, kind: .scenarioPrompt, title: "n\(index)", body: "b", deepLink: .scenario(scenarioID: nil)),
-                        ], idempotencyKey: nil, at: now)
+                        _ = try await store.createNotifications(
+                            [
+                                NewNotification(
+                                    recipientID: recipient, senderID: nil, kind: .scenarioPrompt, title: "n\(index)", body: "b",
+                                    deepLink: .scenario(scenarioID: nil))
+                            ], idempotencyKey: nil, at: now)
                         return (index, true)
                     } catch StoreError.unknownRecipient(recipient) {
                         return (index, false)
@@ -48,7 +53,8 @@ struct ConcurrentWriteTests {
             if case let .unreadCount(count) = event.payload { count } else { nil }
         }
         #expect(counts == Array(1...39))
-        #expect(events.map(\.payload.type) == Array(repeating: [EventType.notificationCreated, .unreadCount], count: 39).flatMap { $0 },
-                "each create's notification, then the count it made, before the next create's")
+        #expect(
+            events.map(\.payload.type) == Array(repeating: [EventType.notificationCreated, .unreadCount], count: 39).flatMap { $0 },
+            "each create's notification, then the count it made, before the next create's")
     }
 }

@@ -12,7 +12,8 @@ struct ContactChannelStoreContractTests: StoreContract {
     func verification(kind: StoreKind) async throws {
         let store = try await kind.make()
         let kari = try await mentor(store, "kari")
-        try await store.saveContactChannel(userID: kari.id, channel: .textMessage, address: "+4791234567", codeHash: "a", expiresAt: now + 600, at: now)
+        try await store.saveContactChannel(
+            userID: kari.id, channel: .textMessage, address: "+4791234567", codeHash: "a", expiresAt: now + 600, at: now)
         var saved = try #require(try await store.contactChannels(of: kari.id).first)
         #expect(saved.address == "+4791234567" && saved.verifiedAt == nil && saved.codeHash == "a" && saved.codeExpiresAt == now + 600)
         #expect(try await store.recordWrongCode(userID: kari.id, channel: .textMessage) == 1)
@@ -22,17 +23,20 @@ struct ContactChannelStoreContractTests: StoreContract {
         #expect(saved.verifiedAt == now + 5 && saved.codeHash == nil && saved.wrongCodes == 0)
         #expect(try await store.verifiedContactChannels(forAnyOf: [kari.id]).map(\.channel) == [.textMessage])
         // The same number again keeps its verification; another one is not verified until its code comes back.
-        try await store.saveContactChannel(userID: kari.id, channel: .textMessage, address: "+4791234567", codeHash: "c", expiresAt: now + 900, at: now + 300)
+        try await store.saveContactChannel(
+            userID: kari.id, channel: .textMessage, address: "+4791234567", codeHash: "c", expiresAt: now + 900, at: now + 300)
         #expect(try await store.contactChannels(of: kari.id).first?.verifiedAt == now + 5)
-        try await store.saveContactChannel(userID: kari.id, channel: .textMessage, address: "+4741234567", codeHash: "d", expiresAt: now + 900, at: now + 300)
+        try await store.saveContactChannel(
+            userID: kari.id, channel: .textMessage, address: "+4741234567", codeHash: "d", expiresAt: now + 900, at: now + 300)
         #expect(try await store.contactChannels(of: kari.id).first?.verifiedAt == nil)
         #expect(try await store.verifiedContactChannels(forAnyOf: [kari.id]).isEmpty)
         #expect(try await store.deleteContactChannel(userID: kari.id, channel: .textMessage))
         #expect(try await store.deleteContactChannel(userID: kari.id, channel: .textMessage) == false)
     }
 
-    @Test("the outbox queues a notification's message once per channel, moves its cursor only from where it was, and a sent one enters the assignment's history",
-          arguments: StoreKind.allCases)
+    @Test(
+        "the outbox queues a notification's message once per channel, moves its cursor only from where it was, and a sent one enters the assignment's history",
+        arguments: StoreKind.allCases)
     func outbox(kind: StoreKind) async throws {
         let store = try await kind.make()
         let kari = try await mentor(store, "kari")

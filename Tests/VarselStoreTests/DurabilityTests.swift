@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Testing
+
 @testable import VarselSQLite
 
 @Suite("SQLite durability")
@@ -24,7 +25,10 @@ struct DurabilityTests {
         let plan = try await DatabaseQueue(path: path).read { db in
             try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + SQLiteRepository.unreadCountSQL, arguments: [1]).map { $0["detail"] as String }
         }
-        #expect(plan.contains { $0.contains("USING COVERING INDEX notification_unread_by_recipient") || $0.contains("USING INDEX notification_unread_by_recipient") },
-                "\(plan)")
+        #expect(
+            plan.contains {
+                $0.contains("USING COVERING INDEX notification_unread_by_recipient") || $0.contains("USING INDEX notification_unread_by_recipient")
+            },
+            "\(plan)")
     }
 }

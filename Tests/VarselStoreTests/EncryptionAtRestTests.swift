@@ -3,8 +3,8 @@ import Logging
 import Testing
 import VarselCore
 import VarselPostgres
-import VarselService
 import VarselSQLite
+import VarselService
 import VarselStore
 
 /// The data key file: its format, its refusals, rotation and retirement.
@@ -53,8 +53,10 @@ struct DataKeyringTests {
             try DataKeyring.create(path: path)
         }
         let missing = path + ".missing"
-        #expect(throws: DataKeyring.Failure(
-            "The data key file \(missing) does not exist; make one with `varsel keys create --data-key-file \(missing)`.")) {
+        #expect(
+            throws: DataKeyring.Failure(
+                "The data key file \(missing) does not exist; make one with `varsel keys create --data-key-file \(missing)`.")
+        ) {
             try DataKeyring.load(path: missing)
         }
         let bad = path + ".bad"
@@ -104,19 +106,25 @@ struct EncryptionAtRestTests {
         let clock = ErasureAtRestTests.Clock()
         let pump = EventPump(repository: store, broker: EventBroker(bufferLimit: 64, metrics: ServiceMetrics()), logger: Logger(label: "test"))
         let sender = NotificationSender(repository: store, now: { clock.now })
-        let mentor = try await store.createUser(NewUser(username: "ola", displayName: "Ola", role: .mentor, passwordHash: "h", language: .norwegianBokmal),
-                                                at: clock.now)
-        let coordinator = try await store.createUser(NewUser(username: "coord", displayName: "Coord", role: .coordinator, passwordHash: "h",
-                                                             language: .english), at: clock.now)
+        let mentor = try await store.createUser(
+            NewUser(username: "ola", displayName: "Ola", role: .mentor, passwordHash: "h", language: .norwegianBokmal),
+            at: clock.now)
+        let coordinator = try await store.createUser(
+            NewUser(
+                username: "coord", displayName: "Coord", role: .coordinator, passwordHash: "h",
+                language: .english), at: clock.now)
         let contact = NewContact(name: details[0], phone: details[2], address: details[1], notes: details[3])
         let (done, stored, _) = try await sender.assign(mentor: mentor, coordinatorID: coordinator.id, contact: contact, urgency: .normal)
         _ = try await store.respond(to: done.id, status: .acknowledged, at: clock.now)
         _ = try await store.completeVisit(assignmentID: done.id, note: "Besøkte \(details[0]); alt vel.", at: clock.now)
         let (live, _, _) = try await sender.assign(mentor: mentor, coordinatorID: coordinator.id, contact: contact, urgency: .urgent)
-        let (scenario, _) = try await store.publishScenario(title: "Øvelse", body: "Tenk gjennom besøket.", coordinatorID: coordinator.id,
-                                                            mentorIDs: [mentor.id], at: clock.now) { scenarioID, mentorID in
-            NewNotification(recipientID: mentorID, senderID: coordinator.id, kind: .scenarioPrompt, title: "Øvelse", body: "",
-                            deepLink: .scenario(scenarioID: scenarioID))
+        let (scenario, _) = try await store.publishScenario(
+            title: "Øvelse", body: "Tenk gjennom besøket.", coordinatorID: coordinator.id,
+            mentorIDs: [mentor.id], at: clock.now
+        ) { scenarioID, mentorID in
+            NewNotification(
+                recipientID: mentorID, senderID: coordinator.id, kind: .scenarioPrompt, title: "Øvelse", body: "",
+                deepLink: .scenario(scenarioID: scenarioID))
         }
         _ = try await store.completeScenario(scenarioID: scenario.id, mentorID: mentor.id, reflection: reflection, at: clock.now)
         return Stored(contactID: stored.id, mentorID: mentor.id, liveAssignmentID: live.id, doneAssignmentID: done.id)
@@ -173,8 +181,9 @@ struct EncryptionAtRestTests {
         #expect(throws: StoreError.dataKeyMissing(keyID: keys.currentID)) { try SQLiteRepository(path: path, keys: other) }
         // The account commands open it without the key: they never touch the details.
         #expect(try await SQLiteRepository(path: path, checksDataKey: false).user(username: "ola") != nil)
-        #expect(StoreError.dataKeyRequired.description
-            == "This database's personal details are encrypted; start Varsel with --data-key-file naming the file that holds its key.")
+        #expect(
+            StoreError.dataKeyRequired.description
+                == "This database's personal details are encrypted; start Varsel with --data-key-file naming the file that holds its key.")
     }
 
     @Test("a rotation re-encrypts everything under the new key while another instance keeps reading; then the old key retires")
@@ -212,8 +221,9 @@ struct EncryptionAtRestTests {
         try await Self.expectReadsBack(store, stored)
     }
 
-    @Test("with a data key, a pg_dump holds none of a live assignment's details, which read back as written; without the key the database is refused",
-          .enabled(if: PostgresTestDatabase.serverURL != nil))
+    @Test(
+        "with a data key, a pg_dump holds none of a live assignment's details, which read back as written; without the key the database is refused",
+        .enabled(if: PostgresTestDatabase.serverURL != nil))
     func postgresDumpHoldsNoDetail() async throws {
         let keyFile = try DataKeyringTests.keyFile("postgres")
         let keys = try DataKeyring.create(path: keyFile)
@@ -234,8 +244,9 @@ struct EncryptionAtRestTests {
         try await Self.expectReadsBack(store, stored)
     }
 
-    @Test("a PostgreSQL database written before encryption began is encrypted by the first upkeep with a key",
-          .enabled(if: PostgresTestDatabase.serverURL != nil))
+    @Test(
+        "a PostgreSQL database written before encryption began is encrypted by the first upkeep with a key",
+        .enabled(if: PostgresTestDatabase.serverURL != nil))
     func postgresPlainDatabaseIsSealedLater() async throws {
         let plain = try await PostgresTestDatabase.make()
         defer { plain.shutdown() }

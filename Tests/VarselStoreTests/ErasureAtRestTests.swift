@@ -4,8 +4,8 @@ import Synchronization
 import Testing
 import VarselCore
 import VarselPostgres
-import VarselService
 import VarselSQLite
+import VarselService
 import VarselStore
 
 /// Once a visited person's details are erased, they are nowhere: not in any table, not in SQLite's file bytes
@@ -26,15 +26,23 @@ struct ErasureAtRestTests {
     static func closedVisit(in store: any VarselRepository, clock: Clock) async throws -> (MaintenanceService, ContactID) {
         let pump = EventPump(repository: store, broker: EventBroker(bufferLimit: 64, metrics: ServiceMetrics()), logger: Logger(label: "test"))
         let sender = NotificationSender(repository: store, now: { clock.now })
-        let mentor = try await store.createUser(NewUser(username: "ola", displayName: "Ola", role: .mentor, passwordHash: "h", language: .norwegianBokmal),
-                                                at: clock.now)
-        let coordinator = try await store.createUser(NewUser(username: "coord", displayName: "Coord", role: .coordinator, passwordHash: "h",
-                                                             language: .english), at: clock.now)
-        let (assignment, contact, _) = try await sender.assign(mentor: mentor, coordinatorID: coordinator.id, contact: NewContact(
-            name: details[0], phone: details[2], address: details[1], notes: details[3]), urgency: .normal)
+        let mentor = try await store.createUser(
+            NewUser(username: "ola", displayName: "Ola", role: .mentor, passwordHash: "h", language: .norwegianBokmal),
+            at: clock.now)
+        let coordinator = try await store.createUser(
+            NewUser(
+                username: "coord", displayName: "Coord", role: .coordinator, passwordHash: "h",
+                language: .english), at: clock.now)
+        let (assignment, contact, _) = try await sender.assign(
+            mentor: mentor, coordinatorID: coordinator.id,
+            contact: NewContact(
+                name: details[0], phone: details[2], address: details[1], notes: details[3]), urgency: .normal)
         _ = try await store.respond(to: assignment.id, status: .acknowledged, at: clock.now)
         _ = try await store.completeVisit(assignmentID: assignment.id, note: "Besøkte \(details[0]); alt vel.", at: clock.now)
-        let upkeep = MaintenanceService(repository: store, sender: sender, erasure: ContactErasure(repository: store, access: ContactAccess(repository: store, now: { clock.now }), now: { clock.now }), now: { clock.now }, contactRetention: 90 * 86400, logger: Logger(label: "test"))
+        let upkeep = MaintenanceService(
+            repository: store, sender: sender,
+            erasure: ContactErasure(repository: store, access: ContactAccess(repository: store, now: { clock.now }), now: { clock.now }),
+            now: { clock.now }, contactRetention: 90 * 86400, logger: Logger(label: "test"))
         return (upkeep, contact.id)
     }
 
@@ -67,8 +75,9 @@ struct ErasureAtRestTests {
         #expect(items.first { $0.kind == .assignment }?.title == "Opplysningene er fjernet")
     }
 
-    @Test("after the retention time, a pg_dump of the database holds none of the details",
-          .enabled(if: PostgresTestDatabase.serverURL != nil))
+    @Test(
+        "after the retention time, a pg_dump of the database holds none of the details",
+        .enabled(if: PostgresTestDatabase.serverURL != nil))
     func postgresDumpHoldsNoErasedDetail() async throws {
         let store = try await PostgresTestDatabase.make()
         defer { store.shutdown() }

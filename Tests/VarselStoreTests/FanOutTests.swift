@@ -3,10 +3,11 @@ import Logging
 import Synchronization
 import Testing
 import VarselCore
-@testable import VarselPostgres
 import VarselService
-@testable import VarselSQLite
 import VarselStore
+
+@testable import VarselPostgres
+@testable import VarselSQLite
 
 /// A notification to many recipients is written a chunk per transaction (``FanOut``): every recipient gets theirs
 /// once, in the order given, whether the request runs to its end, is cut short after its first transaction and
@@ -21,8 +22,11 @@ struct FanOutTests {
     func mentors(_ store: any VarselRepository, count: Int = many) async throws -> [User] {
         var users: [User] = []
         for index in 0..<count {
-            users.append(try await store.createUser(NewUser(username: "mentor\(index)", displayName: "Mentor \(index)", role: .mentor,
-                                                            passwordHash: "x", language: index.isMultiple(of: 2) ? .english : .norwegianBokmal), at: now))
+            users.append(
+                try await store.createUser(
+                    NewUser(
+                        username: "mentor\(index)", displayName: "Mentor \(index)", role: .mentor,
+                        passwordHash: "x", language: index.isMultiple(of: 2) ? .english : .norwegianBokmal), at: now))
         }
         return users
     }
@@ -31,9 +35,12 @@ struct FanOutTests {
     func message(to users: [User]) -> [NewNotification] {
         users.enumerated().map { index, user in
             index.isMultiple(of: 2)
-                ? NewNotification(recipientID: user.id, senderID: 7, kind: .scenarioPrompt, title: "Practise", body: "Read it", deepLink: .scenario(scenarioID: nil))
-                : NewNotification(recipientID: user.id, senderID: 7, kind: .assignment, title: "New visit", body: "Visit Kari Nordmann",
-                                  urgency: .urgent, deepLink: .scenario(scenarioID: nil), personalDetails: ["Kari Nordmann"])
+                ? NewNotification(
+                    recipientID: user.id, senderID: 7, kind: .scenarioPrompt, title: "Practise", body: "Read it", deepLink: .scenario(scenarioID: nil)
+                )
+                : NewNotification(
+                    recipientID: user.id, senderID: 7, kind: .assignment, title: "New visit", body: "Visit Kari Nordmann",
+                    urgency: .urgent, deepLink: .scenario(scenarioID: nil), personalDetails: ["Kari Nordmann"])
         }
     }
 
@@ -72,8 +79,9 @@ struct FanOutTests {
         }
     }
 
-    @Test("a notification to more recipients than one transaction writes reaches each once, returned in the order given",
-          arguments: StoreKind.allCases)
+    @Test(
+        "a notification to more recipients than one transaction writes reaches each once, returned in the order given",
+        arguments: StoreKind.allCases)
     func wholeFanOut(kind: StoreKind) async throws {
         let store = try await kind.make()
         let users = try await mentors(store)
@@ -104,10 +112,14 @@ struct FanOutTests {
         let store = try await kind.make()
         let users = try await mentors(store)
         let languages = Dictionary(uniqueKeysWithValues: users.map { ($0.id, $0.language) })
-        let (scenario, items) = try await store.publishScenario(title: "Øvelse", body: "Tenk", coordinatorID: nil, mentorIDs: users.map(\.id).reversed(),
-                                                                 at: now) { scenarioID, mentorID in
-            NewNotification(recipientID: mentorID, senderID: nil, kind: .scenarioPrompt, title: Strings(languages[mentorID] ?? .english).scenarioNotificationTitle("Øvelse"),
-                            body: "b", deepLink: .scenario(scenarioID: scenarioID))
+        let (scenario, items) = try await store.publishScenario(
+            title: "Øvelse", body: "Tenk", coordinatorID: nil, mentorIDs: users.map(\.id).reversed(),
+            at: now
+        ) { scenarioID, mentorID in
+            NewNotification(
+                recipientID: mentorID, senderID: nil, kind: .scenarioPrompt,
+                title: Strings(languages[mentorID] ?? .english).scenarioNotificationTitle("Øvelse"),
+                body: "b", deepLink: .scenario(scenarioID: scenarioID))
         }
         #expect(items.map(\.recipientID) == users.map(\.id))
         #expect(items.map(\.title) == users.map { Strings($0.language).scenarioNotificationTitle("Øvelse") })
@@ -116,8 +128,9 @@ struct FanOutTests {
         #expect(try await inboxes(store, users).map(\.count) == Array(repeating: 1, count: users.count))
     }
 
-    @Test("a fan-out cut short after its first transaction is finished by upkeep once it is old enough, each recipient once, even by two finishers at once",
-          arguments: StoreKind.allCases)
+    @Test(
+        "a fan-out cut short after its first transaction is finished by upkeep once it is old enough, each recipient once, even by two finishers at once",
+        arguments: StoreKind.allCases)
     func cutShortFinishedByUpkeep(kind: StoreKind) async throws {
         let store = try await kind.make()
         let users = try await mentors(store)
@@ -143,7 +156,11 @@ struct FanOutTests {
         let clock = Mutex(now)
         let pump = EventPump(repository: store, broker: EventBroker(bufferLimit: 64, metrics: ServiceMetrics()), logger: Logger(label: "test"))
         let sender = NotificationSender(repository: store, now: { clock.withLock { $0 } })
-        let upkeep = MaintenanceService(repository: store, sender: sender, erasure: ContactErasure(repository: store, access: ContactAccess(repository: store, now: { clock.withLock { $0 } }), now: { clock.withLock { $0 } }), now: { clock.withLock { $0 } }, logger: Logger(label: "test"))
+        let upkeep = MaintenanceService(
+            repository: store, sender: sender,
+            erasure: ContactErasure(
+                repository: store, access: ContactAccess(repository: store, now: { clock.withLock { $0 } }), now: { clock.withLock { $0 } }),
+            now: { clock.withLock { $0 } }, logger: Logger(label: "test"))
         clock.withLock { $0 = now.addingTimeInterval(MaintenanceService.fanOutGrace / 2) }
         await upkeep.runOnce()
         #expect(try await inboxes(store, users).map(\.count).reduce(0, +) == FanOut.chunkSize, "still its request's to finish")
@@ -170,8 +187,10 @@ struct FanOutTests {
     func writesGoBetween() async throws {
         let store = try SQLiteRepository(path: try temporarySQLitePath("fanout"))
         let users = try await mentors(store)
-        let other = try await store.createUser(NewUser(username: "other", displayName: "Other", role: .mentor, passwordHash: "x", language: .english), at: now)
-        let single = NewNotification(recipientID: other.id, senderID: nil, kind: .scenarioPrompt, title: "Alone", body: "b", deepLink: .scenario(scenarioID: nil))
+        let other = try await store.createUser(
+            NewUser(username: "other", displayName: "Other", role: .mentor, passwordHash: "x", language: .english), at: now)
+        let single = NewNotification(
+            recipientID: other.id, senderID: nil, kind: .scenarioPrompt, title: "Alone", body: "b", deepLink: .scenario(scenarioID: nil))
         // When the fan-out's first transaction commits, the single write is sent, and the writer's thread is held
         // until it waits for the writer: it arrives while the fan-out runs.
         let sentSingle = Mutex<Task<CreatedNotifications, any Error>?>(nil)
@@ -185,9 +204,10 @@ struct FanOutTests {
         let fanOut = try await store.createNotifications(message(to: users), idempotencyKey: nil, at: now)
         let alone = try #require(try await sentSingle.withLock { $0 }?.value.items.first)
         let events = try await store.events(after: 0, limit: 10_000)
-        let createdAt = Dictionary(uniqueKeysWithValues: events.compactMap { event -> (NotificationID, Int64)? in
-            if case let .notificationCreated(item) = event.payload { (item.id, event.id) } else { nil }
-        })
+        let createdAt = Dictionary(
+            uniqueKeysWithValues: events.compactMap { event -> (NotificationID, Int64)? in
+                if case let .notificationCreated(item) = event.payload { (item.id, event.id) } else { nil }
+            })
         let aloneEvent = try #require(createdAt[alone.id])
         let fanOutEvents = fanOut.items.compactMap { createdAt[$0.id] }
         #expect(fanOutEvents.count == users.count)

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Synchronization
 import Testing
+
 @testable import VarselSQLite
 
 /// Group commit: a write commits at once when no commit is in flight, writes that arrive during one share the next,
@@ -94,7 +95,8 @@ struct GroupCommitTests {
     func writesDuringACommitShareTheNext() async throws {
         let gate = Gate(isOpen: true)
         let (commits, counter, queue) = try make(interval: .zero, gate: gate)
-        let started = Flag(), release = DispatchSemaphore(value: 0)
+        let started = Flag()
+        let release = DispatchSemaphore(value: 0)
         try await withThrowingTaskGroup(of: Void.self) { group in
             // The first write holds its transaction open (as a disk sync would) until the others are waiting; only
             // the writer's own thread waits, so the test's tasks keep every thread of the pool.

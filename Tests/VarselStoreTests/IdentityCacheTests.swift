@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 import VarselCore
 import VarselStore
+
 @testable import VarselSQLite
 
 /// The SQLite store keeps sessions and users it has read (``IdentityCache``); these tests hold it to never answering
@@ -21,7 +22,8 @@ struct IdentityCacheTests {
     @Test("a sign-out, a password change, a new language and a pause are seen by the very next read, though the old values were just read")
     func changesAreSeenAtOnce() async throws {
         let store = try SQLiteRepository(path: try file())
-        let kari = try await store.createUser(NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "old", language: .english), at: now)
+        let kari = try await store.createUser(
+            NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "old", language: .english), at: now)
         try await store.createSession(session("a", of: kari))
         try await store.createSession(session("b", of: kari))
         // Read twice: the second answer comes from the cache.
@@ -52,7 +54,9 @@ struct IdentityCacheTests {
         func advance(by duration: Duration) { instant.withLock { $0 += duration } }
     }
 
-    @Test("the cache trusts an entry for its whole time limit and forgets it then, so a sign-out by another process on the file (the varsel command) takes effect in time")
+    @Test(
+        "the cache trusts an entry for its whole time limit and forgets it then, so a sign-out by another process on the file (the varsel command) takes effect in time"
+    )
     func anotherProcessIsSeenInTime() async throws {
         let path = try file()
         // The server's connections, watched by a cache on a clock the test moves; the command is another store on the file.
@@ -61,7 +65,8 @@ struct IdentityCacheTests {
         let clock = ManualClock()
         let cache = IdentityCache(now: { clock.now })
         server.add(transactionObserver: cache, extent: .databaseLifetime)
-        let kari = try await command.createUser(NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x", language: .english), at: now)
+        let kari = try await command.createUser(
+            NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x", language: .english), at: now)
         try await command.createSession(session("a", of: kari))
         let read = try #require(try await command.session(tokenHash: "a", at: now))
         cache.keep(session: read, generation: cache.generation)

@@ -15,7 +15,8 @@ struct IntegrationStoreContractTests: StoreContract {
     @Test("an integration is an account marked as one, found by its token's hash, with who made it and its change log", arguments: StoreKind.allCases)
     func createAndFind(kind: StoreKind) async throws {
         let store = try await kind.make()
-        let admin = try await store.createUser(NewUser(username: "anne", displayName: "Anne", role: .admin, passwordHash: "x", language: .english), at: now)
+        let admin = try await store.createUser(
+            NewUser(username: "anne", displayName: "Anne", role: .admin, passwordHash: "x", language: .english), at: now)
         let made = try await store.createIntegration(system(), tokenHash: "hash-1", by: admin.id, at: now)
         #expect(made.account.isIntegration)
         #expect(made.account.role == .coordinator)

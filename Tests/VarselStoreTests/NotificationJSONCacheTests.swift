@@ -5,9 +5,10 @@ import VarselStore
 
 @Suite("The cache of decoded notifications")
 struct NotificationJSONCacheTests {
-    let item = NotificationItem(id: 7, recipientID: 3, kind: .assignment, title: "New assignment: Kari Nordmann", body: "Storgata 1",
-                                createdAt: Date(timeIntervalSinceReferenceDate: 815_000_000.123_456_789), deepLink: .contact(contactID: 4, assignmentID: 7),
-                                personalDetails: ["Kari Nordmann"])
+    let item = NotificationItem(
+        id: 7, recipientID: 3, kind: .assignment, title: "New assignment: Kari Nordmann", body: "Storgata 1",
+        createdAt: Date(timeIntervalSinceReferenceDate: 815_000_000.123_456_789), deepLink: .contact(contactID: 4, assignmentID: 7),
+        personalDetails: ["Kari Nordmann"])
 
     @Test("a remembered notification is returned without decoding; a forgotten one is decoded again")
     func remembersAndForgets() throws {

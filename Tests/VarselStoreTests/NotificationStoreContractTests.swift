@@ -40,10 +40,12 @@ struct NotificationStoreContractTests: StoreContract {
         #expect(retry.items == first.items)
         #expect(try await store.unreadCount(for: user.id) == 1)
         await #expect(throws: StoreError.idempotencyKeyReused) {
-            try await store.createNotifications([self.note(user.id)], idempotencyKey: IdempotencyKey(senderID: 99, key: "k1", fingerprint: "f2"), at: self.now)
+            try await store.createNotifications(
+                [self.note(user.id)], idempotencyKey: IdempotencyKey(senderID: 99, key: "k1", fingerprint: "f2"), at: self.now)
         }
         // The same key from another sender is a different key.
-        let otherSender = try await store.createNotifications([note(user.id)], idempotencyKey: IdempotencyKey(senderID: 7, key: "k1", fingerprint: "f1"), at: now)
+        let otherSender = try await store.createNotifications(
+            [note(user.id)], idempotencyKey: IdempotencyKey(senderID: 7, key: "k1", fingerprint: "f1"), at: now)
         #expect(!otherSender.isReplay)
     }
 

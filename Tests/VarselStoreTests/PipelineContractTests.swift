@@ -15,10 +15,12 @@ struct PipelineContractTests {
 
     func assign(_ store: any VarselRepository, to mentor: User, coordinator: User?) async throws -> Assignment {
         try await store.createAssignment(
-            mentorID: mentor.id, coordinatorID: coordinator?.id, contact: NewContact(name: "Per Olsen", phone: "1", address: "Torggata 3", notes: ""), at: now
+            mentorID: mentor.id, coordinatorID: coordinator?.id, contact: NewContact(name: "Per Olsen", phone: "1", address: "Torggata 3", notes: ""),
+            at: now
         ) { contactID, assignmentID in
-            NewNotification(recipientID: mentor.id, senderID: coordinator?.id, kind: .assignment, title: "New assignment", body: "b",
-                            deepLink: .contact(contactID: contactID, assignmentID: assignmentID))
+            NewNotification(
+                recipientID: mentor.id, senderID: coordinator?.id, kind: .assignment, title: "New assignment", body: "b",
+                deepLink: .contact(contactID: contactID, assignmentID: assignmentID))
         }.0
     }
 
@@ -31,8 +33,9 @@ struct PipelineContractTests {
         let first = try await assign(store, to: kari, coordinator: coordinator)
         let later = now.addingTimeInterval(3600)
         let (second, item) = try await store.reassign(assignmentID: first.id, to: ola.id, at: later) { contactID, assignmentID in
-            NewNotification(recipientID: ola.id, senderID: coordinator.id, kind: .assignment, title: "New assignment", body: "b",
-                            deepLink: .contact(contactID: contactID, assignmentID: assignmentID))
+            NewNotification(
+                recipientID: ola.id, senderID: coordinator.id, kind: .assignment, title: "New assignment", body: "b",
+                deepLink: .contact(contactID: contactID, assignmentID: assignmentID))
         }
         #expect(second.mentorID == ola.id && second.contactID == first.contactID && second.previousID == first.id)
         #expect(second.status == .pending && second.notificationID == item.id && second.coordinatorID == coordinator.id)
@@ -111,7 +114,9 @@ struct PipelineContractTests {
         await #expect(throws: StoreError.notFound(.user)) { try await store.setLanguage(.english, userID: 999) }
     }
 
-    @Test("a scenario reaches each chosen mentor once with a notification; done keeps its first time, the reflection its last", arguments: StoreKind.allCases)
+    @Test(
+        "a scenario reaches each chosen mentor once with a notification; done keeps its first time, the reflection its last",
+        arguments: StoreKind.allCases)
     func scenarios(kind: StoreKind) async throws {
         let store = try await kind.make()
         let kari = try await user(store, "kari")
@@ -120,16 +125,19 @@ struct PipelineContractTests {
         let (scenario, items) = try await store.publishScenario(
             title: "A first visit", body: "Try it.", coordinatorID: coordinator.id, mentorIDs: [kari.id, kari.id], at: now
         ) { scenarioID, mentorID in
-            NewNotification(recipientID: mentorID, senderID: coordinator.id, kind: .scenarioPrompt, title: "Training scenario", body: "b",
-                            deepLink: .scenario(scenarioID: scenarioID))
+            NewNotification(
+                recipientID: mentorID, senderID: coordinator.id, kind: .scenarioPrompt, title: "Training scenario", body: "b",
+                deepLink: .scenario(scenarioID: scenarioID))
         }
         #expect(items.map(\.recipientID) == [kari.id] && items[0].deepLink == .scenario(scenarioID: scenario.id))
         #expect(try await store.unreadCount(for: kari.id) == 1)
         #expect(try await store.scenarios(forMentor: kari.id).map(\.scenario) == [scenario])
         #expect(try await store.scenarios(forMentor: ola.id).isEmpty)
-        let done = try await store.completeScenario(scenarioID: scenario.id, mentorID: kari.id, reflection: "I listened first.", at: now.addingTimeInterval(60))
+        let done = try await store.completeScenario(
+            scenarioID: scenario.id, mentorID: kari.id, reflection: "I listened first.", at: now.addingTimeInterval(60))
         #expect(done.doneAt == now.addingTimeInterval(60) && done.reflection == "I listened first.")
-        let again = try await store.completeScenario(scenarioID: scenario.id, mentorID: kari.id, reflection: "And asked.", at: now.addingTimeInterval(600))
+        let again = try await store.completeScenario(
+            scenarioID: scenario.id, mentorID: kari.id, reflection: "And asked.", at: now.addingTimeInterval(600))
         #expect(again.doneAt == now.addingTimeInterval(60) && again.reflection == "And asked.")
         await #expect(throws: StoreError.notFound(.scenario)) {
             try await store.completeScenario(scenarioID: scenario.id, mentorID: ola.id, reflection: "", at: now)
@@ -138,7 +146,8 @@ struct PipelineContractTests {
         #expect(all.count == 1 && all[0].0 == scenario && all[0].1.map(\.mentorID) == [kari.id] && all[0].1[0].reflection == "And asked.")
         await #expect(throws: StoreError.notFound(.mentor)) {
             try await store.publishScenario(title: "t", body: "b", coordinatorID: nil, mentorIDs: [999], at: now) { _, mentorID in
-                NewNotification(recipientID: mentorID, senderID: nil, kind: .scenarioPrompt, title: "t", body: "b", deepLink: .scenario(scenarioID: nil))
+                NewNotification(
+                    recipientID: mentorID, senderID: nil, kind: .scenarioPrompt, title: "t", body: "b", deepLink: .scenario(scenarioID: nil))
             }
         }
         #expect(try await store.allScenarios().count == 1)

@@ -15,7 +15,8 @@ struct PostgresOrderingTests {
     let logger = Logger(label: "test")
 
     /// A second connection to the same database, outside the repository, to hold a transaction open.
-    func withRawConnection<T: Sendable>(_ repository: PostgresRepository, _ body: @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+    func withRawConnection<T: Sendable>(_ repository: PostgresRepository, _ body: @Sendable (PostgresConnection) async throws -> T) async throws -> T
+    {
         try await repository.withConnectionForTests(body)
     }
 
@@ -25,12 +26,14 @@ struct PostgresOrderingTests {
         let key = PostgresRepository.eventLockForTests
         return try await withRawConnection(repository) { c in
             // A bigint advisory lock is shown as its high 32 bits (classid) and low 32 bits (objid).
-            let rows = try await c.query("""
+            let rows = try await c.query(
+                """
                 SELECT count(*)::bigint FROM pg_locks
                 WHERE locktype = 'advisory' AND NOT granted AND objsubid = 1
                   AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
                   AND classid::bigint = \(key >> 32) AND objid::bigint = \(key & 0xFFFF_FFFF)
-                """, logger: logger).collect()
+                """, logger: logger
+            ).collect()
             return Int(try rows.first?.decode(Int64.self) ?? 0)
         }
     }
@@ -45,8 +48,10 @@ struct PostgresOrderingTests {
         let first = Task {
             try await withRawConnection(repository) { a in
                 try await a.query("BEGIN", logger: logger)
-                let id = try await a.query("INSERT INTO event (user_id, type, unread_count, created_at) VALUES (1, 'unread-count', 0, 0) RETURNING id", logger: logger)
-                    .collect().first?.decode(Int64.self)
+                let id = try await a.query(
+                    "INSERT INTO event (user_id, type, unread_count, created_at) VALUES (1, 'unread-count', 0, 0) RETURNING id", logger: logger
+                )
+                .collect().first?.decode(Int64.self)
                 gate.continuation.yield()
                 for await _ in release.stream { break }
                 try await a.query("COMMIT", logger: logger)
@@ -55,8 +60,10 @@ struct PostgresOrderingTests {
         }
         for await _ in gate.stream { break }
         let second = try await withRawConnection(repository) { b in
-            try await b.query("INSERT INTO event (user_id, type, unread_count, created_at) VALUES (1, 'unread-count', 0, 0) RETURNING id", logger: logger)
-                .collect().first?.decode(Int64.self)
+            try await b.query(
+                "INSERT INTO event (user_id, type, unread_count, created_at) VALUES (1, 'unread-count', 0, 0) RETURNING id", logger: logger
+            )
+            .collect().first?.decode(Int64.self)
         }
         // The later id is committed and visible while the earlier one is not: a reader moving its cursor to it
         // would never see the earlier one.
@@ -79,7 +86,8 @@ struct PostgresOrderingTests {
             let letGo = AsyncStream<Void>.makeStream()
             let transaction = Task {
                 try await repository.withConnectionForTests { a in
-                    let insert: PostgresQuery = "INSERT INTO event (user_id, type, unread_count, created_at) VALUES (\(userID), 'unread-count', 0, 0) RETURNING id"
+                    let insert: PostgresQuery =
+                        "INSERT INTO event (user_id, type, unread_count, created_at) VALUES (\(userID), 'unread-count', 0, 0) RETURNING id"
                     try await a.query("BEGIN", logger: logger)
                     try await a.query("SELECT pg_advisory_xact_lock(\(PostgresRepository.eventLockForTests))", logger: logger)
                     var id = takesIDAtOnce ? try await a.query(insert, logger: logger).collect().first?.decode(Int64.self) : nil
@@ -108,8 +116,12 @@ struct PostgresOrderingTests {
         let now = now
         let create = Task {
             defer { finished.withLock { $0 = true } }
-            return try await repository.createNotifications([NewNotification(recipientID: mentor, senderID: nil, kind: .scenarioPrompt, title: "T",
-                                                                             body: "B", deepLink: .scenario(scenarioID: nil))], idempotencyKey: nil, at: now)
+            return try await repository.createNotifications(
+                [
+                    NewNotification(
+                        recipientID: mentor, senderID: nil, kind: .scenarioPrompt, title: "T",
+                        body: "B", deepLink: .scenario(scenarioID: nil))
+                ], idempotencyKey: nil, at: now)
         }
         let deadline = ContinuousClock.now + .seconds(10)
         while !finished.withLock({ $0 }), try await waitingForTheEventLock(repository) == 0, ContinuousClock.now < deadline {
@@ -121,7 +133,8 @@ struct PostgresOrderingTests {
     @Test("the repository's writers wait for an open event-log transaction, so ids commit in order and none is skipped")
     func writersCommitInIDOrder() async throws {
         let repository = try await PostgresTestDatabase.make()
-        let mentor = try await repository.createUser(NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x", language: .english), at: now)
+        let mentor = try await repository.createUser(
+            NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x", language: .english), at: now)
         // An instance mid-way through writing events: it holds the event lock and has taken an id.
         let holder = await EventLockHolder.start(repository, userID: mentor.id, takesIDAtOnce: true, logger: logger)
         // Another instance creates a notification meanwhile: it must wait for the first to commit.
@@ -138,7 +151,8 @@ struct PostgresOrderingTests {
     @Test("a create takes its events' ids only once it holds the event lock: an event written meanwhile under the lock comes first")
     func idsAreTakenUnderTheLock() async throws {
         let repository = try await PostgresTestDatabase.make()
-        let mentor = try await repository.createUser(NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x", language: .english), at: now)
+        let mentor = try await repository.createUser(
+            NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x", language: .english), at: now)
         // Another instance holds the event lock and takes its id only once the create is waiting.
         let holder = await EventLockHolder.start(repository, userID: mentor.id, takesIDAtOnce: false, logger: logger)
         let writer = try await createWaitingForTheEventLock(repository, to: mentor.id)
@@ -156,9 +170,11 @@ struct PostgresOrderingTests {
     func concurrentIdempotentCreates() async throws {
         let repository = try await PostgresTestDatabase.make()
         let other = try await PostgresRepository(url: repository.urlForTests, logger: logger)
-        let mentor = try await repository.createUser(NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x", language: .english), at: now)
+        let mentor = try await repository.createUser(
+            NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x", language: .english), at: now)
         let key = IdempotencyKey(senderID: mentor.id, key: "retry-1", fingerprint: "same body")
-        let new = NewNotification(recipientID: mentor.id, senderID: nil, kind: .scenarioPrompt, title: "T", body: "B", deepLink: .scenario(scenarioID: nil))
+        let new = NewNotification(
+            recipientID: mentor.id, senderID: nil, kind: .scenarioPrompt, title: "T", body: "B", deepLink: .scenario(scenarioID: nil))
         let results = try await withThrowingTaskGroup(of: CreatedNotifications.self) { group in
             for index in 0..<8 {
                 let store: PostgresRepository = index.isMultiple(of: 2) ? repository : other
@@ -176,7 +192,8 @@ struct PostgresOrderingTests {
     func createWakesTheOtherInstance() async throws {
         let repository = try await PostgresTestDatabase.make()
         let other = try await PostgresRepository(url: repository.urlForTests, logger: logger)
-        let mentor = try await repository.createUser(NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x", language: .english), at: now)
+        let mentor = try await repository.createUser(
+            NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x", language: .english), at: now)
         let wakes = WakeCount()
         let logger = logger
         let listener = Task { try await PostgresEventListener(repository: other, logger: logger) { wakes.count.withLock { $0 += 1 } }.run() }
@@ -192,8 +209,12 @@ struct PostgresOrderingTests {
         // Its catch-up wake comes once LISTEN has taken effect: from then on, every commit's NOTIFY reaches it.
         #expect(try await waitFor(moreThan: 0), "the listener did not start")
         let before = wakes.count.withLock { $0 }
-        _ = try await repository.createNotifications([NewNotification(recipientID: mentor.id, senderID: nil, kind: .scenarioPrompt, title: "T", body: "B",
-                                                                      deepLink: .scenario(scenarioID: nil))], idempotencyKey: nil, at: now)
+        _ = try await repository.createNotifications(
+            [
+                NewNotification(
+                    recipientID: mentor.id, senderID: nil, kind: .scenarioPrompt, title: "T", body: "B",
+                    deepLink: .scenario(scenarioID: nil))
+            ], idempotencyKey: nil, at: now)
         let woke = try await waitFor(moreThan: before)
         #expect(woke, "no NOTIFY reached the other instance within 5 s")
     }
@@ -202,11 +223,14 @@ struct PostgresOrderingTests {
     func claimsAreExclusive() async throws {
         let first = try await PostgresTestDatabase.make()
         let second = try await PostgresRepository(url: first.urlForTests, logger: logger)
-        let mentor = try await first.createUser(NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x", language: .english), at: now)
-        try await first.createSession(Session(tokenHash: "s", userID: mentor.id, csrfToken: "c", createdAt: now, expiresAt: now.addingTimeInterval(3600)))
-        let subscription = try await first.savePushSubscription(NewPushSubscription(
-            userID: mentor.id, sessionTokenHash: "s", endpoint: "https://push.example/x", p256dh: Data(repeating: 4, count: 65),
-            auth: Data(count: 16), actionSecret: Data(count: 32)), at: now)
+        let mentor = try await first.createUser(
+            NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x", language: .english), at: now)
+        try await first.createSession(
+            Session(tokenHash: "s", userID: mentor.id, csrfToken: "c", createdAt: now, expiresAt: now.addingTimeInterval(3600)))
+        let subscription = try await first.savePushSubscription(
+            NewPushSubscription(
+                userID: mentor.id, sessionTokenHash: "s", endpoint: "https://push.example/x", p256dh: Data(repeating: 4, count: 65),
+                auth: Data(count: 16), actionSecret: Data(count: 32)), at: now)
         let deliveries = (1...200).map { NewPushDelivery(subscriptionID: subscription.id, notificationID: NotificationID($0)) }
         #expect(try await first.enqueuePushDeliveries(deliveries, after: nil, through: 1, at: now))
         let now = now
@@ -257,8 +281,10 @@ struct PostgresOrderingTests {
             // The table is nearly empty, so the planner would scan it; told not to, it shows which index it would take.
             try await c.query("SET enable_seqscan = off", logger: logger)
             var lines: [String] = []
-            for try await line in try await c.query("EXPLAIN SELECT COUNT(*) FROM notification WHERE recipient_id = 1 AND read_at IS NULL",
-                                                    logger: logger).decode(String.self) {
+            for try await line in try await c.query(
+                "EXPLAIN SELECT COUNT(*) FROM notification WHERE recipient_id = 1 AND read_at IS NULL",
+                logger: logger
+            ).decode(String.self) {
                 lines.append(line)
             }
             return lines
@@ -270,19 +296,23 @@ struct PostgresOrderingTests {
     @Test("a create with more values than one statement may carry (65,535) is split over statements; ids follow the order given")
     func aCreateTooBigForOneStatement() async throws {
         let repository = try await PostgresTestDatabase.make()
-        let mentor = try await repository.createUser(NewUser(username: "kari", displayName: "K", role: .mentor, passwordHash: "x", language: .english), at: now)
+        let mentor = try await repository.createUser(
+            NewUser(username: "kari", displayName: "K", role: .mentor, passwordHash: "x", language: .english), at: now)
         let before = try await repository.latestEventID()
         // Nine values a row: 72,000 in one statement would be refused.
         let count = 8000
         let news = (0..<count).map {
-            NewNotification(recipientID: mentor.id, senderID: nil, kind: .scenarioPrompt, title: "n\($0)", body: "b", deepLink: .scenario(scenarioID: nil))
+            NewNotification(
+                recipientID: mentor.id, senderID: nil, kind: .scenarioPrompt, title: "n\($0)", body: "b", deepLink: .scenario(scenarioID: nil))
         }
         let created = try await repository.createNotifications(news, idempotencyKey: nil, at: now)
         #expect(created.items.map(\.title) == news.map(\.title))
         #expect(created.items.map(\.id) == created.items.map(\.id).sorted())
         let stored = try await withRawConnection(repository) { c in
             var rows: [String] = []
-            for try await (id, title) in try await c.query("SELECT id, title FROM notification ORDER BY id", logger: logger).decode((Int64, String).self) {
+            for try await (id, title) in try await c.query("SELECT id, title FROM notification ORDER BY id", logger: logger).decode(
+                (Int64, String).self)
+            {
                 rows.append("\(id) \(title)")
             }
             return rows

@@ -9,14 +9,17 @@ struct PushStoreContractTests {
     let now = DemoData.now
 
     func signedIn(_ store: any VarselRepository, _ name: String, session: String) async throws -> User {
-        let user = try await store.createUser(NewUser(username: name, displayName: name, role: .mentor, passwordHash: "x", language: .english), at: now)
-        try await store.createSession(Session(tokenHash: session, userID: user.id, csrfToken: "c", createdAt: now, expiresAt: now.addingTimeInterval(3600)))
+        let user = try await store.createUser(
+            NewUser(username: name, displayName: name, role: .mentor, passwordHash: "x", language: .english), at: now)
+        try await store.createSession(
+            Session(tokenHash: session, userID: user.id, csrfToken: "c", createdAt: now, expiresAt: now.addingTimeInterval(3600)))
         return user
     }
 
     func subscription(_ user: User, session: String, endpoint: String) -> NewPushSubscription {
-        NewPushSubscription(userID: user.id, sessionTokenHash: session, endpoint: endpoint, p256dh: Data(repeating: 4, count: 65),
-                            auth: Data(repeating: 1, count: 16), actionSecret: Data(repeating: 9, count: 32))
+        NewPushSubscription(
+            userID: user.id, sessionTokenHash: session, endpoint: endpoint, p256dh: Data(repeating: 4, count: 65),
+            auth: Data(repeating: 1, count: 16), actionSecret: Data(repeating: 9, count: 32))
     }
 
     @Test("the VAPID key is stored once; a second candidate does not replace it", arguments: StoreKind.allCases)
@@ -36,7 +39,10 @@ struct PushStoreContractTests {
         let first = try await store.savePushSubscription(subscription(kari, session: "s1", endpoint: "https://push.example/a"), at: now)
         _ = try await store.savePushSubscription(subscription(ola, session: "s2", endpoint: "https://push.example/b"), at: now)
         #expect(try await store.pushSubscriptions(for: kari.id).map(\.endpoint) == ["https://push.example/a"])
-        #expect(try await store.pushSubscriptions(forAnyOf: [kari.id, ola.id, 999]).map(\.endpoint) == ["https://push.example/a", "https://push.example/b"])
+        #expect(
+            try await store.pushSubscriptions(forAnyOf: [kari.id, ola.id, 999]).map(\.endpoint) == [
+                "https://push.example/a", "https://push.example/b",
+            ])
         #expect(try await store.pushSubscriptions(forAnyOf: []).isEmpty)
         #expect(try await store.pushSubscription(id: first.id)?.actionSecret == Data(repeating: 9, count: 32))
         // Another user cannot delete it; its owner can.
@@ -52,10 +58,12 @@ struct PushStoreContractTests {
     func boundToSession(kind: StoreKind) async throws {
         let store = try await kind.make()
         let kari = try await signedIn(store, "kari", session: "s1")
-        try await store.createSession(Session(tokenHash: "s3", userID: kari.id, csrfToken: "c", createdAt: now, expiresAt: now.addingTimeInterval(3600)))
+        try await store.createSession(
+            Session(tokenHash: "s3", userID: kari.id, csrfToken: "c", createdAt: now, expiresAt: now.addingTimeInterval(3600)))
         let phone = try await store.savePushSubscription(subscription(kari, session: "s1", endpoint: "https://push.example/phone"), at: now)
         let laptop = try await store.savePushSubscription(subscription(kari, session: "s3", endpoint: "https://push.example/laptop"), at: now)
-        #expect(try await store.enqueuePushDeliveries([NewPushDelivery(subscriptionID: phone.id, notificationID: 1)], after: nil, through: 5, at: now))
+        #expect(
+            try await store.enqueuePushDeliveries([NewPushDelivery(subscriptionID: phone.id, notificationID: 1)], after: nil, through: 5, at: now))
         try await store.deleteSession(tokenHash: "s1")
         #expect(try await store.pushSubscriptions(for: kari.id).map(\.id) == [laptop.id])
         #expect(try await store.claimDuePushDeliveries(at: now, limit: 10, leaseUntil: now).isEmpty)
@@ -64,17 +72,25 @@ struct PushStoreContractTests {
         #expect(try await store.pushSubscriptions(for: kari.id).isEmpty)
     }
 
-    @Test("the outbox queues once: the cursor moves with the deliveries, and a worker with a stale cursor changes nothing", arguments: StoreKind.allCases)
+    @Test(
+        "the outbox queues once: the cursor moves with the deliveries, and a worker with a stale cursor changes nothing",
+        arguments: StoreKind.allCases)
     func outboxQueuesOnce(kind: StoreKind) async throws {
         let store = try await kind.make()
         let kari = try await signedIn(store, "kari", session: "s1")
         let phone = try await store.savePushSubscription(subscription(kari, session: "s1", endpoint: "https://push.example/phone"), at: now)
         #expect(try await store.pushOutboxCursor() == nil)
         #expect(try await store.enqueuePushDeliveries([], after: nil, through: 10, at: now))
-        #expect(try await store.enqueuePushDeliveries([NewPushDelivery(subscriptionID: phone.id, notificationID: 7),
-                                                       NewPushDelivery(subscriptionID: 999, notificationID: 8)], after: 10, through: 12, at: now))
+        #expect(
+            try await store.enqueuePushDeliveries(
+                [
+                    NewPushDelivery(subscriptionID: phone.id, notificationID: 7),
+                    NewPushDelivery(subscriptionID: 999, notificationID: 8),
+                ], after: 10, through: 12, at: now))
         // A second instance that also read from 10 comes too late and queues nothing.
-        #expect(try await store.enqueuePushDeliveries([NewPushDelivery(subscriptionID: phone.id, notificationID: 7)], after: 10, through: 12, at: now) == false)
+        #expect(
+            try await store.enqueuePushDeliveries([NewPushDelivery(subscriptionID: phone.id, notificationID: 7)], after: 10, through: 12, at: now)
+                == false)
         #expect(try await store.pushOutboxCursor() == 12)
         let claimed = try await store.claimDuePushDeliveries(at: now, limit: 10, leaseUntil: now.addingTimeInterval(60))
         #expect(claimed.map(\.notificationID) == [7])
@@ -90,8 +106,9 @@ struct PushStoreContractTests {
         #expect(try await store.nextPushDeliveryDate() == nil)
     }
 
-    @Test("an accepted push counts as unshown until its receipt; a receipt is recorded once, an unknown one not at all",
-          arguments: StoreKind.allCases)
+    @Test(
+        "an accepted push counts as unshown until its receipt; a receipt is recorded once, an unknown one not at all",
+        arguments: StoreKind.allCases)
     func receiptsAndHealth(kind: StoreKind) async throws {
         let store = try await kind.make()
         let kari = try await signedIn(store, "kari", session: "s1")
@@ -126,7 +143,8 @@ struct PushStoreContractTests {
         let store = try await kind.make()
         let kari = try await signedIn(store, "kari", session: "s1")
         let phone = try await store.savePushSubscription(subscription(kari, session: "s1", endpoint: "https://push.example/phone"), at: now)
-        #expect(try await store.enqueuePushDeliveries([NewPushDelivery(subscriptionID: phone.id, notificationID: 1)], after: nil, through: 5, at: now))
+        #expect(
+            try await store.enqueuePushDeliveries([NewPushDelivery(subscriptionID: phone.id, notificationID: 1)], after: nil, through: 5, at: now))
         try await store.revokePushSubscription(id: phone.id, at: now.addingTimeInterval(60))
         try await store.revokePushSubscription(id: phone.id, at: now.addingTimeInterval(120))  // the first time stands
         #expect(try await store.claimDuePushDeliveries(at: now.addingTimeInterval(200), limit: 10, leaseUntil: now.addingTimeInterval(300)).isEmpty)
@@ -138,8 +156,9 @@ struct PushStoreContractTests {
         #expect(try await store.pushDevices(forAnyOf: [kari.id]).map(\.status.revokedAt) == [nil])
     }
 
-    @Test("reassigning, deleting or erasing withdraws a notification from each device its push was accepted for, once",
-          arguments: StoreKind.allCases)
+    @Test(
+        "reassigning, deleting or erasing withdraws a notification from each device its push was accepted for, once",
+        arguments: StoreKind.allCases)
     func withdrawals(kind: StoreKind) async throws {
         let store = try await kind.make()
         let kari = try await signedIn(store, "kari", session: "s1")
@@ -148,9 +167,11 @@ struct PushStoreContractTests {
         let revoked = try await store.savePushSubscription(subscription(kari, session: "s1", endpoint: "https://push.example/old"), at: now)
         let contact = NewContact(name: "Per Olsen", phone: "1", address: "Torggata 3", notes: "")
         func assign(to mentor: User) async throws -> (Assignment, NotificationItem) {
-            let (assignment, _, item) = try await store.createAssignment(mentorID: mentor.id, coordinatorID: nil, contact: contact, at: now) { contactID, id in
-                NewNotification(recipientID: mentor.id, senderID: nil, kind: .assignment, title: "New assignment", body: "b",
-                                deepLink: .contact(contactID: contactID, assignmentID: id))
+            let (assignment, _, item) = try await store.createAssignment(mentorID: mentor.id, coordinatorID: nil, contact: contact, at: now) {
+                contactID, id in
+                NewNotification(
+                    recipientID: mentor.id, senderID: nil, kind: .assignment, title: "New assignment", body: "b",
+                    deepLink: .contact(contactID: contactID, assignmentID: id))
             }
             return (assignment, item)
         }
@@ -169,8 +190,9 @@ struct PushStoreContractTests {
         try await store.revokePushSubscription(id: revoked.id, at: now)
         // The first assignment goes to Ola: Kari's phone gets its withdrawal (not the revoked one).
         _ = try await store.reassign(assignmentID: first.id, to: ola.id, at: now) { contactID, id in
-            NewNotification(recipientID: ola.id, senderID: nil, kind: .assignment, title: "New assignment", body: "b",
-                            deepLink: .contact(contactID: contactID, assignmentID: id))
+            NewNotification(
+                recipientID: ola.id, senderID: nil, kind: .assignment, title: "New assignment", body: "b",
+                deepLink: .contact(contactID: contactID, assignmentID: id))
         }
         var withdrawn = try await due()
         #expect(withdrawn.map(\.notificationID) == [shown.id] && withdrawn.allSatisfy { $0.isWithdrawal && $0.subscription.id == phone.id })

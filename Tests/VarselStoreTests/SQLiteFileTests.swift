@@ -11,7 +11,8 @@ struct SQLiteDurabilityTests {
         let path = try temporarySQLitePath("reopen")
         do {
             let store = try SQLiteRepository(path: path)
-            let user = try await store.createUser(NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x", language: .norwegianBokmal), at: DemoData.now)
+            let user = try await store.createUser(
+                NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x", language: .norwegianBokmal), at: DemoData.now)
             _ = try await store.createNotifications(
                 [NewNotification(recipientID: user.id, senderID: nil, kind: .pauseConfirmation, title: "Pause", body: "B", deepLink: .pause)],
                 idempotencyKey: nil, at: DemoData.now)

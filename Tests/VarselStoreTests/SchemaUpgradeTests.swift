@@ -3,9 +3,10 @@ import GRDB
 import Logging
 import PostgresNIO
 import Testing
-@testable import VarselPostgres
 import VarselSQLite
 import VarselStore
+
+@testable import VarselPostgres
 
 /// A database of an earlier layout is brought up to date by opening it for work and left as it is by a look; one a
 /// later version changed is refused, never opened for work.
@@ -67,8 +68,9 @@ struct SchemaUpgradeTests {
         #expect(try Self.sqliteChanges(path) == before)
     }
 
-    @Test("PostgreSQL: an earlier layout is looked at unchanged, and brought up to date when opened for work",
-          .enabled(if: PostgresTestDatabase.serverURL != nil))
+    @Test(
+        "PostgreSQL: an earlier layout is looked at unchanged, and brought up to date when opened for work",
+        .enabled(if: PostgresTestDatabase.serverURL != nil))
     func postgresOlder() async throws {
         let made = try await PostgresTestDatabase.make()
         defer { made.shutdown() }
@@ -88,8 +90,9 @@ struct SchemaUpgradeTests {
         #expect(try await Self.postgresChanges(made).contains(Self.lastChange))
     }
 
-    @Test("PostgreSQL: an earlier layout whose details are encrypted is refused without its key before any change",
-          .enabled(if: PostgresTestDatabase.serverURL != nil))
+    @Test(
+        "PostgreSQL: an earlier layout whose details are encrypted is refused without its key before any change",
+        .enabled(if: PostgresTestDatabase.serverURL != nil))
     func postgresKeyBeforeChanges() async throws {
         let made = try await PostgresTestDatabase.make(keys: try DataKeyring.create(path: try DataKeyringTests.keyFile("pg-older-encrypted")))
         defer { made.shutdown() }
@@ -100,8 +103,9 @@ struct SchemaUpgradeTests {
         #expect(try await Self.postgresChanges(made).contains(Self.lastChange) == false, "a refused start changed the tables")
     }
 
-    @Test("PostgreSQL: of instances starting at once on a new database, the first makes every change and the others none",
-          .enabled(if: PostgresTestDatabase.serverURL != nil))
+    @Test(
+        "PostgreSQL: of instances starting at once on a new database, the first makes every change and the others none",
+        .enabled(if: PostgresTestDatabase.serverURL != nil))
     func postgresInstancesStartingTogether() async throws {
         let url = try await PostgresTestDatabase.makeEmpty()
         let opened = try await withThrowingTaskGroup(of: PostgresRepository.self) { group in
@@ -114,8 +118,9 @@ struct SchemaUpgradeTests {
         #expect(try await Self.postgresChanges(opened[0]) == Set(PostgresMigrations.all.map(\.name)))
     }
 
-    @Test("PostgreSQL: a database a later version changed is refused for work and left as it is",
-          .enabled(if: PostgresTestDatabase.serverURL != nil))
+    @Test(
+        "PostgreSQL: a database a later version changed is refused for work and left as it is",
+        .enabled(if: PostgresTestDatabase.serverURL != nil))
     func postgresNewer() async throws {
         let made = try await PostgresTestDatabase.make()
         defer { made.shutdown() }
@@ -134,8 +139,9 @@ struct SchemaUpgradeTests {
     /// Leaves the database as the version before the last change left it.
     static func undoLastChange(sqlite path: String) async throws {
         try await DatabaseQueue(path: path).write { db in
-            try db.execute(sql: "DROP TABLE message_delivery; DROP TABLE contact_channel; DELETE FROM grdb_migrations WHERE identifier = ?",
-                           arguments: [lastChange])
+            try db.execute(
+                sql: "DROP TABLE message_delivery; DROP TABLE contact_channel; DELETE FROM grdb_migrations WHERE identifier = ?",
+                arguments: [lastChange])
         }
     }
 

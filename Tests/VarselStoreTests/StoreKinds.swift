@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import Logging
 import PostgresNIO
+import Testing
 import VarselCore
 import VarselPostgres
 import VarselSQLite
@@ -68,7 +68,8 @@ protocol StoreContract {
 
 extension StoreContract {
     func mentor(_ store: any VarselRepository, _ name: String = "mentor") async throws -> User {
-        try await store.createUser(NewUser(username: name, displayName: name.capitalized, role: .mentor, passwordHash: "x", language: .english), at: now)
+        try await store.createUser(
+            NewUser(username: name, displayName: name.capitalized, role: .mentor, passwordHash: "x", language: .english), at: now)
     }
 
     func note(_ recipient: UserID, title: String = "Title", kind: NotificationKind = .scenarioPrompt) -> NewNotification {

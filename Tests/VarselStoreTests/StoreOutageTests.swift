@@ -5,9 +5,10 @@ import PostgresNIO
 import Synchronization
 import Testing
 import VarselCore
+import VarselStore
+
 @testable import VarselPostgres
 @testable import VarselSQLite
-import VarselStore
 
 /// A gate a test opens by hand: whoever waits at it waits until then.
 private final class Gate: Sendable {
@@ -105,8 +106,9 @@ struct StoreOutageTests: StoreContract {
         for n in 0..<2000 {
             do {
                 try await store.writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA max_page_count = \(pages + 4)") }
-                _ = try await store.createNotifications([note(kari.id, title: "Note \(n) " + String(repeating: "x", count: 400))],
-                                                        idempotencyKey: nil, at: now)
+                _ = try await store.createNotifications(
+                    [note(kari.id, title: "Note \(n) " + String(repeating: "x", count: 400))],
+                    idempotencyKey: nil, at: now)
                 stored += 1
             } catch {
                 refusal = error
@@ -116,7 +118,9 @@ struct StoreOutageTests: StoreContract {
         #expect(refusal as? StoreUnavailable == .diskFull, "\(String(describing: refusal))")
         #expect(stored > 0)
         #expect(store.health.outage?.condition == .diskFull)
-        #expect(try await store.notifications(for: kari.id, filter: .all, after: nil, limit: 5000).items.count == stored, "reads go on; nothing committed was lost")
+        #expect(
+            try await store.notifications(for: kari.id, filter: .all, after: nil, limit: 5000).items.count == stored,
+            "reads go on; nothing committed was lost")
         // Room again: the next write goes through without a restart, and the outage ends.
         try await store.writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA max_page_count = 1073741823") }
         _ = try await store.createNotifications([note(kari.id, title: "After")], idempotencyKey: nil, at: now)
@@ -146,30 +150,35 @@ struct StoreOutageTests: StoreContract {
         await holding.wait()
         // The lock is released only after the write was answered: it was refused while still waiting.
         await #expect(throws: StoreUnavailable.timedOut) {
-            try await store.createNotifications([note(kari.id)], idempotencyKey: IdempotencyKey(senderID: kari.id, key: "held", fingerprint: "f"), at: now)
+            try await store.createNotifications(
+                [note(kari.id)], idempotencyKey: IdempotencyKey(senderID: kari.id, key: "held", fingerprint: "f"), at: now)
         }
         #expect(store.health.outage?.condition == .timedOut)
         release.open()
         try await holder.value
         // Sent again with its key: stored once, whether or not the first attempt committed after its deadline.
-        let created = try await store.createNotifications([note(kari.id)], idempotencyKey: IdempotencyKey(senderID: kari.id, key: "held", fingerprint: "f"), at: now)
+        let created = try await store.createNotifications(
+            [note(kari.id)], idempotencyKey: IdempotencyKey(senderID: kari.id, key: "held", fingerprint: "f"), at: now)
         #expect(created.items.count == 1)
         #expect(store.health.outage == nil)
         try await store.ping()
     }
 
-    @Test("each outbox's backlog counts what waits and how long the oldest due item has waited; a held one is not due",
-          arguments: StoreKind.allCases)
+    @Test(
+        "each outbox's backlog counts what waits and how long the oldest due item has waited; a held one is not due",
+        arguments: StoreKind.allCases)
     func outboxBacklog(kind: StoreKind) async throws {
         let store = try await kind.make()
         #expect(try await store.outboxBacklog(at: now).map(\.outbox) == ["push", "sms", "email"])
         #expect(try await store.outboxBacklog(at: now).allSatisfy { $0.items == 0 && $0.oldestDue == nil })
         let kari = try await mentor(store, "kari")
         let item = try await store.createNotifications([note(kari.id)], idempotencyKey: nil, at: now).items[0]
-        #expect(try await store.enqueueMessages([
-            NewMessageDelivery(notificationID: item.id, userID: kari.id, channel: .email, dueAt: now - 90),
-            NewMessageDelivery(notificationID: item.id, userID: kari.id, channel: .textMessage, dueAt: now + 3600),
-        ], after: nil, through: 1, at: now - 100))
+        #expect(
+            try await store.enqueueMessages(
+                [
+                    NewMessageDelivery(notificationID: item.id, userID: kari.id, channel: .email, dueAt: now - 90),
+                    NewMessageDelivery(notificationID: item.id, userID: kari.id, channel: .textMessage, dueAt: now + 3600),
+                ], after: nil, through: 1, at: now - 100))
         let backlog = try await store.outboxBacklog(at: now)
         #expect(backlog.map(\.items) == [0, 1, 1])
         #expect(backlog[1].oldestDue == nil, "held until later: not due, so not stuck")

@@ -11,11 +11,14 @@ struct StoredValueTests {
     func storeWithOneNotification() async throws -> (DatabaseQueue, SQLiteRepository, NotificationItem) {
         let queue = try DatabaseQueue()
         let store = try SQLiteRepository(writer: queue)
-        let mentor = try await store.createUser(NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x", language: .english),
-                                                at: DemoData.now)
-        let item = try await store.createNotifications([
-            NewNotification(recipientID: mentor.id, senderID: nil, kind: .pauseConfirmation, title: "Paused", body: "", deepLink: .pause),
-        ], idempotencyKey: nil, at: DemoData.now).items[0]
+        let mentor = try await store.createUser(
+            NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x", language: .english),
+            at: DemoData.now)
+        let item = try await store.createNotifications(
+            [
+                NewNotification(recipientID: mentor.id, senderID: nil, kind: .pauseConfirmation, title: "Paused", body: "", deepLink: .pause)
+            ], idempotencyKey: nil, at: DemoData.now
+        ).items[0]
         return (queue, store, item)
     }
 

@@ -52,9 +52,11 @@ struct UserStoreContractTests: StoreContract {
     func passwordChange(kind: StoreKind) async throws {
         let store = try await kind.make()
         let user = try await mentor(store)
-        let other = try await store.createUser(NewUser(username: "other", displayName: "O", role: .mentor, passwordHash: "x", language: .english), at: now)
+        let other = try await store.createUser(
+            NewUser(username: "other", displayName: "O", role: .mentor, passwordHash: "x", language: .english), at: now)
         for (hash, owner) in [("kept", user.id), ("ended", user.id), ("theirs", other.id)] {
-            try await store.createSession(Session(tokenHash: hash, userID: owner, csrfToken: "c", createdAt: now, expiresAt: now.addingTimeInterval(60)))
+            try await store.createSession(
+                Session(tokenHash: hash, userID: owner, csrfToken: "c", createdAt: now, expiresAt: now.addingTimeInterval(60)))
         }
         #expect(try await store.changePassword(userID: user.id, passwordHash: "new-hash", keeping: "kept", at: now) == ["ended"])
         #expect(try await store.user(id: user.id)?.passwordHash == "new-hash")

@@ -7,6 +7,7 @@ import VarselCore
 import VarselLive
 import VarselService
 import VarselStore
+
 @testable import VarselWeb
 
 struct ListBody: Decodable {
@@ -17,7 +18,10 @@ struct ListBody: Decodable {
 
 struct CreatedBody: Decodable {
     var items: [Item]
-    struct Item: Decodable { var id: NotificationID; var recipientId: UserID }
+    struct Item: Decodable {
+        var id: NotificationID
+        var recipientId: UserID
+    }
 }
 
 struct OutcomeBody: Decodable {
@@ -49,13 +53,17 @@ struct APITests {
         let world = try await TestWorld()
         try await world.test { client in
             for _ in 0..<5 {
-                try await client.call(.post, "/api/v1/session", token: nil, json: #"{"username":"kari","password":"nope"}"#).expectProblem(.unauthorized)
+                try await client.call(.post, "/api/v1/session", token: nil, json: #"{"username":"kari","password":"nope"}"#).expectProblem(
+                    .unauthorized)
             }
-            let slowed = try await client.call(.post, "/api/v1/session", token: nil, json: #"{"username":"kari","password":"\#(TestWorld.password)"}"#)
+            let slowed = try await client.call(
+                .post, "/api/v1/session", token: nil, json: #"{"username":"kari","password":"\#(TestWorld.password)"}"#)
             try slowed.expectProblem(.tooManyRequests)
             #expect(slowed.headers[.retryAfter] == "1")
             world.clock.advance(by: 2)
-            #expect(try await client.call(.post, "/api/v1/session", token: nil, json: #"{"username":"kari","password":"\#(TestWorld.password)"}"#).status == .created)
+            #expect(
+                try await client.call(.post, "/api/v1/session", token: nil, json: #"{"username":"kari","password":"\#(TestWorld.password)"}"#).status
+                    == .created)
         }
     }
 
@@ -64,17 +72,22 @@ struct APITests {
         let world = try await TestWorld()
         let kari = world.kari!
         for entry in DemoData.entries(.english).reversed() {
-            let item = try await world.repository.createNotifications([
-                NewNotification(recipientID: kari.id, senderID: nil, kind: entry.kind, title: entry.title, body: entry.body,
-                                deepLink: entry.deepLink(contactID: 1), personalDetails: entry.personalDetails),
-            ], idempotencyKey: nil, at: world.clock.now.addingTimeInterval(-entry.age)).items[0]
+            let item = try await world.repository.createNotifications(
+                [
+                    NewNotification(
+                        recipientID: kari.id, senderID: nil, kind: entry.kind, title: entry.title, body: entry.body,
+                        deepLink: entry.deepLink(contactID: 1), personalDetails: entry.personalDetails)
+                ], idempotencyKey: nil, at: world.clock.now.addingTimeInterval(-entry.age)
+            ).items[0]
             if entry.isRead { _ = try await world.repository.setRead(true, notificationID: item.id, userID: kari.id, at: world.clock.now) }
         }
         try await world.test { client in
             let token = try await client.token("kari")
             let list = try await client.call(.get, "/api/v1/notifications", token: token).decode(ListBody.self)
             // 003_6ff2725032226ce3.txt, criterion 1: '[type]: [title], [body], [time ago], [read/unread]'
-            #expect(list.items[0].accessibility.label == "Assignment: New assignment, Visit Kari Nordmann at Storgata 1 on Tuesday, 5 minutes ago, unread")
+            #expect(
+                list.items[0].accessibility.label == "Assignment: New assignment, Visit Kari Nordmann at Storgata 1 on Tuesday, 5 minutes ago, unread"
+            )
             #expect(list.items[0].deepLink.focusElementId == "contact-name-heading")
             #expect(list.unreadCount == 3)
             let count = try await client.call(.get, "/api/v1/notifications/unread-count", token: token).decode(UnreadCountResource.self)
@@ -95,8 +108,9 @@ struct APITests {
         let world = try await TestWorld()
         try await world.test { client in
             let coordinator = try await client.token("coord")
-            let response = try await client.call(.post, "/api/v1/notifications", token: coordinator,
-                                                 json: #"{"recipients":[\#(world.kari.id),"ola"],"kind":"scenarioPrompt","title":"Ny øvelse","body":"Les den"}"#)
+            let response = try await client.call(
+                .post, "/api/v1/notifications", token: coordinator,
+                json: #"{"recipients":[\#(world.kari.id),"ola"],"kind":"scenarioPrompt","title":"Ny øvelse","body":"Les den"}"#)
             #expect(response.status == .created)
             #expect(try response.decode(CreatedBody.self).items.map(\.recipientId) == [world.kari.id, world.ola.id])
             let ola = try await client.token("ola")
@@ -113,15 +127,18 @@ struct APITests {
         try await world.test { client in
             let coordinator = try await client.token("coord")
             let body = #"{"recipients":["kari"],"kind":"certificationExpiry","title":"Renew","body":"Soon","urgency":"urgent"}"#
-            let first = try await client.call(.post, "/api/v1/notifications", token: coordinator, json: body, headers: [.init("Idempotency-Key")!: "retry-1"])
-            let second = try await client.call(.post, "/api/v1/notifications", token: coordinator, json: body, headers: [.init("Idempotency-Key")!: "retry-1"])
+            let first = try await client.call(
+                .post, "/api/v1/notifications", token: coordinator, json: body, headers: [.init("Idempotency-Key")!: "retry-1"])
+            let second = try await client.call(
+                .post, "/api/v1/notifications", token: coordinator, json: body, headers: [.init("Idempotency-Key")!: "retry-1"])
             #expect(first.status == .created)
             #expect(second.status == .ok)
             #expect(second.headers[.init("Idempotent-Replayed")!] == "true")
             #expect(try first.decode(CreatedBody.self).items.map(\.id) == second.decode(CreatedBody.self).items.map(\.id))
             #expect(try await world.repository.unreadCount(for: world.kari.id) == 1)
-            let other = try await client.call(.post, "/api/v1/notifications", token: coordinator,
-                                              json: body.replacingOccurrences(of: "Soon", with: "Later"), headers: [.init("Idempotency-Key")!: "retry-1"])
+            let other = try await client.call(
+                .post, "/api/v1/notifications", token: coordinator,
+                json: body.replacingOccurrences(of: "Soon", with: "Later"), headers: [.init("Idempotency-Key")!: "retry-1"])
             try other.expectProblem(.unprocessableContent)
             #expect(try await world.repository.unreadCount(for: world.kari.id) == 1)
         }
@@ -148,9 +165,12 @@ struct APITests {
     @Test("read, unread, bulk and delete on one's own notifications")
     func readStateChanges() async throws {
         let world = try await TestWorld()
-        let items = try await world.repository.createNotifications((1...3).map { _ in
-            NewNotification(recipientID: world.kari.id, senderID: nil, kind: .scenarioPrompt, title: "S", body: "", deepLink: .scenario(scenarioID: nil))
-        }, idempotencyKey: nil, at: world.clock.now).items
+        let items = try await world.repository.createNotifications(
+            (1...3).map { _ in
+                NewNotification(
+                    recipientID: world.kari.id, senderID: nil, kind: .scenarioPrompt, title: "S", body: "", deepLink: .scenario(scenarioID: nil))
+            }, idempotencyKey: nil, at: world.clock.now
+        ).items
         try await world.test { client in
             let token = try await client.token("kari")
             let read = try await client.call(.post, "/api/v1/notifications/\(items[0].id)/read", token: token).decode(NotificationResource.self)
@@ -158,9 +178,11 @@ struct APITests {
             #expect(read.accessibility.readState == "read")
             let unread = try await client.call(.post, "/api/v1/notifications/\(items[0].id)/unread", token: token).decode(NotificationResource.self)
             #expect(unread.isUnread)
-            let bulk = try await client.call(.post, "/api/v1/notifications/bulk", token: token, json: #"{"action":"read","ids":[\#(items[0].id),\#(items[1].id)]}"#)
+            let bulk = try await client.call(
+                .post, "/api/v1/notifications/bulk", token: token, json: #"{"action":"read","ids":[\#(items[0].id),\#(items[1].id)]}"#)
             #expect(try bulk.decode(OutcomeBody.self).count == 2)
-            let deleted = try await client.call(.post, "/api/v1/notifications/bulk", token: token, json: #"{"action":"delete","ids":[\#(items[2].id)]}"#)
+            let deleted = try await client.call(
+                .post, "/api/v1/notifications/bulk", token: token, json: #"{"action":"delete","ids":[\#(items[2].id)]}"#)
             #expect(try deleted.decode(OutcomeBody.self).announcement.text == "1 notification deleted")
             #expect(try await client.call(.delete, "/api/v1/notifications/\(items[1].id)", token: token).status == .noContent)
             try await client.call(.get, "/api/v1/notifications/\(items[1].id)", token: token).expectProblem(.notFound)
@@ -172,9 +194,11 @@ struct APITests {
         let world = try await TestWorld()
         try await world.test { client in
             let coordinator = try await client.token("coord")
-            let created = try await client.call(.post, "/api/v1/assignments", token: coordinator, json: """
-                {"mentor":"kari","contact":{"name":"Kari Nordmann","phone":"+47 912 34 567","address":"Storgata 1","notes":"Prefers mornings"}}
-                """)
+            let created = try await client.call(
+                .post, "/api/v1/assignments", token: coordinator,
+                json: """
+                    {"mentor":"kari","contact":{"name":"Kari Nordmann","phone":"+47 912 34 567","address":"Storgata 1","notes":"Prefers mornings"}}
+                    """)
             #expect(created.status == .created)
             let token = try await client.token("kari")
             let guarded = try await client.call(.get, "/api/v1/notifications", token: token).decode(ListBody.self).items[0]
@@ -199,10 +223,15 @@ struct APITests {
         let world = try await TestWorld()
         try await world.test { client in
             let coordinator = try await client.token("coord")
-            let created = try await client.call(.post, "/api/v1/assignments", token: coordinator, json: """
-                {"mentor":\(world.kari.id),"contact":{"name":"Per Olsen","phone":"","address":"Torggata 3","notes":""}}
-                """)
-            struct Created: Decodable { var assignment: AssignmentResource; var notificationId: NotificationID }
+            let created = try await client.call(
+                .post, "/api/v1/assignments", token: coordinator,
+                json: """
+                    {"mentor":\(world.kari.id),"contact":{"name":"Per Olsen","phone":"","address":"Torggata 3","notes":""}}
+                    """)
+            struct Created: Decodable {
+                var assignment: AssignmentResource
+                var notificationId: NotificationID
+            }
             let assignment = try created.decode(Created.self).assignment
             let kari = try await client.token("kari")
             let item = try await client.call(.get, "/api/v1/notifications", token: kari).decode(ListBody.self).items[0]
@@ -240,8 +269,9 @@ struct APITests {
         let world = try await TestWorld()
         try await world.test { client in
             let coordinator = try await client.token("coord")
-            let put = try await client.call(.put, "/api/v1/mentors/\(world.kari.id)/certifications", token: coordinator,
-                                            json: #"[{"name":"Peer mentor certificate","expiresOn":"2027-01-31"}]"#)
+            let put = try await client.call(
+                .put, "/api/v1/mentors/\(world.kari.id)/certifications", token: coordinator,
+                json: #"[{"name":"Peer mentor certificate","expiresOn":"2027-01-31"}]"#)
             #expect(put.status == .ok)
             try await client.call(.put, "/api/v1/mentors/\(world.kari.id)/certifications", token: try await client.token("kari"), json: "[]")
                 .expectProblem(.forbidden)
@@ -254,15 +284,17 @@ struct APITests {
             return calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2], hour: 9))!
         }
         #expect(try await warnings.sendDueCertificationWarnings(now: day("2026-12-31")).isEmpty)  // 31 days left
-        let first = try await warnings.sendDueCertificationWarnings(now: day("2027-01-01"))      // 30 days left
+        let first = try await warnings.sendDueCertificationWarnings(now: day("2027-01-01"))  // 30 days left
         #expect(first.map(\.title) == ["Certification expires in 30 days"])
-        #expect(try await warnings.sendDueCertificationWarnings(now: day("2027-01-02")).isEmpty)  // already sent (a restart changes nothing: it is in the store)
+        // Already sent (a restart changes nothing: it is in the store).
+        #expect(try await warnings.sendDueCertificationWarnings(now: day("2027-01-02")).isEmpty)
         #expect(try await warnings.sendDueCertificationWarnings(now: day("2027-01-24")).map(\.title) == ["Certification expires in 7 days"])
         let last = try await warnings.sendDueCertificationWarnings(now: day("2027-01-30"))
         #expect(last.map(\.title) == ["Certification expires tomorrow"])
         #expect(last.map(\.urgency) == [.urgent])
         #expect(try await warnings.sendDueCertificationWarnings(now: day("2027-01-30")).isEmpty)
-        #expect(try await world.repository.notifications(for: world.kari.id, filter: .kind(.certificationExpiry), after: nil, limit: 10).items.count == 3)
+        #expect(
+            try await world.repository.notifications(for: world.kari.id, filter: .kind(.certificationExpiry), after: nil, limit: 10).items.count == 3)
     }
 
     @Test("admins add users; others may not")
@@ -270,15 +302,18 @@ struct APITests {
         let world = try await TestWorld()
         try await world.test { client in
             let admin = try await client.token("admin")
-            let created = try await client.call(.post, "/api/v1/users", token: admin,
-                                                json: #"{"username":"nora","password":"long enough pw","role":"mentor","locale":"nb"}"#)
+            let created = try await client.call(
+                .post, "/api/v1/users", token: admin,
+                json: #"{"username":"nora","password":"long enough pw","role":"mentor","locale":"nb"}"#)
             #expect(try created.decode(UserResource.self).locale == .norwegianBokmal)
             try await client.call(.post, "/api/v1/users", token: admin, json: #"{"username":"nora","password":"long enough pw","role":"mentor"}"#)
                 .expectProblem(.conflict)
             try await client.call(.post, "/api/v1/users", token: admin, json: #"{"username":"x","password":"short","role":"boss"}"#)
                 .expectProblem(.unprocessableContent)
-            try await client.call(.post, "/api/v1/users", token: try await client.token("coord"),
-                                  json: #"{"username":"eve","password":"long enough pw","role":"admin"}"#).expectProblem(.forbidden)
+            try await client.call(
+                .post, "/api/v1/users", token: try await client.token("coord"),
+                json: #"{"username":"eve","password":"long enough pw","role":"admin"}"#
+            ).expectProblem(.forbidden)
         }
     }
 

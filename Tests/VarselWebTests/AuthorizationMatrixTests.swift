@@ -7,6 +7,7 @@ import VarselCore
 import VarselPush
 import VarselService
 import VarselStore
+
 @testable import VarselWeb
 
 /// Every route the router serves × who asks: anonymous, the owner (mentor Ola, whose notification, assignment,
@@ -46,9 +47,11 @@ struct AuthorizationMatrixTests {
 
     static let signIn = #"{"username":"kari","password":"\#(TestWorld.password)"}"#
     static let form = "_csrf={csrf}"
-    static let preferences = #"{"enabledKinds":["assignment"],"sound":true,"vibration":true,"systemNotifications":false,"speakPersonalDetails":false}"#
+    static let preferences =
+        #"{"enabledKinds":["assignment"],"sound":true,"vibration":true,"systemNotifications":false,"speakPersonalDetails":false}"#
     /// A subscription as a browser sends it; the keys are RFC 8291's example receiver's.
-    static let pushSubscription = #"{"endpoint":"https://push.example.net/wpush/abc","keys":{"p256dh":"BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4","auth":"BTBZMqHH6r4Tts7J_aSIgg"}}"#
+    static let pushSubscription =
+        #"{"endpoint":"https://push.example.net/wpush/abc","keys":{"p256dh":"BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4","auth":"BTBZMqHH6r4Tts7J_aSIgg"}}"#
     static let signInForm = "username=kari&password=\(TestWorld.password.replacingOccurrences(of: " ", with: "+"))"
 
     /// One row per route, keyed `METHOD /path` as the router spells it.
@@ -72,7 +75,8 @@ struct AuthorizationMatrixTests {
         "DELETE /api/v1/notifications/{id}": Row(401, 204, 404, 404, 404),
         "GET /api/v1/preferences": .signedIn(401, 200),
         "PUT /api/v1/preferences": .signedIn(401, 200, body: preferences),
-        "POST /api/v1/assignments": Row(401, 403, 403, 201, 201, body: #"{"mentor":"ola","contact":{"name":"N","phone":"","address":"A","notes":""}}"#),
+        "POST /api/v1/assignments": Row(
+            401, 403, 403, 201, 201, body: #"{"mentor":"ola","contact":{"name":"N","phone":"","address":"A","notes":""}}"#),
         "GET /api/v1/assignments/{id}": Row(401, 200, 404, 200, 200),
         "POST /api/v1/assignments/{id}/acknowledge": Row(401, 200, 404, 403, 403),
         "POST /api/v1/assignments/{id}/decline": Row(401, 200, 404, 403, 403),
@@ -105,9 +109,11 @@ struct AuthorizationMatrixTests {
         "POST /api/v1/push-subscriptions": .signedIn(401, 201, body: pushSubscription),
         "DELETE /api/v1/push-subscriptions/{id}": Row(401, 204, 404, 404, 404),
         // The push's token is the credential, whoever calls: the first call (anonymous) acknowledges, the rest find it answered.
-        "POST /api/v1/push-subscriptions/{id}/acknowledge": Row(200, 409, 409, 409, 409, body: #"{"assignmentID":{assignment},"token":"{ackToken}"}"#),
+        "POST /api/v1/push-subscriptions/{id}/acknowledge": Row(
+            200, 409, 409, 409, 409, body: #"{"assignmentID":{assignment},"token":"{ackToken}"}"#),
         // The same for a shown receipt: the first records it, every later one is a repeat.
-        "POST /api/v1/push-subscriptions/{id}/receipts": Row(204, 409, 409, 409, 409, body: #"{"notificationID":{notification},"token":"{shownToken}"}"#),
+        "POST /api/v1/push-subscriptions/{id}/receipts": Row(
+            204, 409, 409, 409, 409, body: #"{"notificationID":{notification},"token":"{shownToken}"}"#),
         "GET /sw.js": .signedIn(200, 200),
         "GET /offline": .signedIn(200, 200),
         "GET /static/{name}": .signedIn(200, 200),
@@ -192,27 +198,36 @@ struct AuthorizationMatrixTests {
         "POST /api/v1/password": .signedIn(404, 404, body: #"{"code":"ABCD-EFGH-JKMN","password":"long enough pw"}"#),
         // Passkeys: {id} is Ola's. A ceremony with no challenge in it is refused after authorization: 422 adding, 401 signing in.
         "POST /api/v1/me/passkeys/options": .signedIn(401, 200, body: "{}"),
-        "POST /api/v1/me/passkeys": .signedIn(401, 422, body: #"{"name":"Phone","credential":{"id":"AAAA","type":"public-key","response":{"clientDataJSON":"e30","attestationObject":"oA"}}}"#),
+        "POST /api/v1/me/passkeys": .signedIn(
+            401, 422,
+            body: #"{"name":"Phone","credential":{"id":"AAAA","type":"public-key","response":{"clientDataJSON":"e30","attestationObject":"oA"}}}"#),
         "GET /api/v1/me/passkeys": .signedIn(401, 200),
         "PATCH /api/v1/me/passkeys/{id}": Row(401, 200, 404, 404, 404, body: #"{"name":"Phone"}"#),
         "DELETE /api/v1/me/passkeys/{id}": Row(401, 204, 404, 404, 404),
         "POST /api/v1/session/passkey/options": .signedIn(200, 200, body: "{}"),
-        "POST /api/v1/session/passkey": .signedIn(401, 401, body: #"{"credential":{"id":"AAAA","type":"public-key","response":{"clientDataJSON":"e30","authenticatorData":"AA","signature":"AA"}}}"#),
+        "POST /api/v1/session/passkey": .signedIn(
+            401, 401,
+            body: #"{"credential":{"id":"AAAA","type":"public-key","response":{"clientDataJSON":"e30","authenticatorData":"AA","signature":"AA"}}}"#),
         "POST /profile/passkeys/{id}/rename": Row(303, 303, 404, 404, 404, body: form + "&name=Phone"),
         "POST /profile/passkeys/{id}/remove": Row(303, 303, 404, 404, 404, body: form),
         // An unknown code, whoever asks: the link is the credential.
         "POST /api/v1/password/passkey/options": .signedIn(404, 404, body: #"{"code":"ABCD-EFGH-JKMN"}"#),
-        "POST /api/v1/password/passkey": .signedIn(404, 404, body: #"{"code":"ABCD-EFGH-JKMN","name":"Phone","credential":{"id":"AAAA","type":"public-key","response":{"clientDataJSON":"e30","attestationObject":"oA"}}}"#),
+        "POST /api/v1/password/passkey": .signedIn(
+            404, 404,
+            body:
+                #"{"code":"ABCD-EFGH-JKMN","name":"Phone","credential":{"id":"AAAA","type":"public-key","response":{"clientDataJSON":"e30","attestationObject":"oA"}}}"#
+        ),
     ]
 
     /// The routes the router serves, spelled `METHOD /path`, without the HEAD twins of GET routes.
     static func servedRoutes() async throws -> Set<String> {
         let world = try await TestWorld()
         let router = try await VarselRouter.build(services: world.services)
-        return Set(router.routes.filter { $0.method != .head }.map { route in
-            let path = route.path.description
-            return "\(route.method.rawValue) \(path.hasPrefix("/") ? path : "/" + path)"
-        })
+        return Set(
+            router.routes.filter { $0.method != .head }.map { route in
+                let path = route.path.description
+                return "\(route.method.rawValue) \(path.hasPrefix("/") ? path : "/" + path)"
+            })
     }
 
     @Test("every route the router serves has a row, and every row is a served route")
@@ -239,53 +254,68 @@ struct AuthorizationMatrixTests {
             mentorID: world.ola.id, coordinatorID: world.coordinator.id,
             contact: NewContact(name: "Per Olsen", phone: "1", address: "Torggata 3", notes: ""), at: world.clock.now
         ) { contactID, assignmentID in
-            NewNotification(recipientID: world.ola.id, senderID: world.coordinator.id, kind: .assignment, title: "New assignment", body: "b",
-                            deepLink: .contact(contactID: contactID, assignmentID: assignmentID), personalDetails: ["Per Olsen"])
+            NewNotification(
+                recipientID: world.ola.id, senderID: world.coordinator.id, kind: .assignment, title: "New assignment", body: "b",
+                deepLink: .contact(contactID: contactID, assignmentID: assignmentID), personalDetails: ["Per Olsen"])
         }
         let (scenario, _) = try await world.repository.publishScenario(
             title: "A first visit", body: "Try it.", coordinatorID: world.coordinator.id, mentorIDs: [world.ola.id], at: world.clock.now
         ) { scenarioID, mentorID in
-            NewNotification(recipientID: mentorID, senderID: world.coordinator.id, kind: .scenarioPrompt, title: "Scenario", body: "b",
-                            deepLink: .scenario(scenarioID: scenarioID))
+            NewNotification(
+                recipientID: mentorID, senderID: world.coordinator.id, kind: .scenarioPrompt, title: "Scenario", body: "b",
+                deepLink: .scenario(scenarioID: scenarioID))
         }
         // Ola's phone, subscribed from a session of its own.
-        try await world.repository.createSession(Session(tokenHash: "ola-phone", userID: world.ola.id, csrfToken: "c",
-                                                         createdAt: world.clock.now, expiresAt: world.clock.now.addingTimeInterval(3600)))
-        let subscription = try await world.repository.savePushSubscription(NewPushSubscription(
-            userID: world.ola.id, sessionTokenHash: "ola-phone", endpoint: "https://push.example.net/wpush/ola",
-            p256dh: Base64URL.decode("BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4") ?? Data(),
-            auth: Data(repeating: 1, count: 16), actionSecret: PushActionToken.newSecret()), at: world.clock.now)
+        try await world.repository.createSession(
+            Session(
+                tokenHash: "ola-phone", userID: world.ola.id, csrfToken: "c",
+                createdAt: world.clock.now, expiresAt: world.clock.now.addingTimeInterval(3600)))
+        let subscription = try await world.repository.savePushSubscription(
+            NewPushSubscription(
+                userID: world.ola.id, sessionTokenHash: "ola-phone", endpoint: "https://push.example.net/wpush/ola",
+                p256dh: Base64URL.decode("BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4") ?? Data(),
+                auth: Data(repeating: 1, count: 16), actionSecret: PushActionToken.newSecret()), at: world.clock.now)
         let acknowledgeToken = PushActionToken.acknowledge(assignmentID: assignment.id, subscription: subscription)
         try await world.repository.recordPushAccepted(subscriptionID: subscription.id, notificationID: item.id, at: world.clock.now)
         let shownToken = PushActionToken.shown(notificationID: item.id, subscription: subscription)
-        let certification = try #require(try await world.repository.changeAccount(userID: world.ola.id, .certifications(
-            [NewCertification(name: "First aid", expiresAt: try Validation.day("2031-06-01", field: "expiresOn"))]), log: [], at: world.clock.now).certifications.first)
-        let passkey = try await world.repository.addPasskey(NewPasskey(userID: world.ola.id, credentialID: "ola-passkey", publicKey: Data([0xA0]),
-                                                                       signCount: 0, name: "Ola's phone"), at: world.clock.now)
+        let certification = try #require(
+            try await world.repository.changeAccount(
+                userID: world.ola.id,
+                .certifications(
+                    [NewCertification(name: "First aid", expiresAt: try Validation.day("2031-06-01", field: "expiresOn"))]), log: [],
+                at: world.clock.now
+            ).certifications.first)
+        let passkey = try await world.repository.addPasskey(
+            NewPasskey(
+                userID: world.ola.id, credentialID: "ola-passkey", publicKey: Data([0xA0]),
+                signCount: 0, name: "Ola's phone"), at: world.clock.now)
         let integration = try await world.repository.createIntegration(
             NewUser(username: "integration-matrix", displayName: "Member system", role: .coordinator, passwordHash: "", language: .english),
             tokenHash: "matrix-token", by: world.admin.id, at: world.clock.now)
-        let id: String = switch true {
-        case pattern.contains("/passkeys/{id}"): "\(passkey.id)"
-        case pattern.contains("/integrations/{id}"): "\(integration.id)"
-        case pattern.hasSuffix("/deactivate"): "\(world.kari.id)"
-        case pattern.contains("/people/{id}"), pattern.contains("/users/{id}"): "\(world.ola.id)"
-        case pattern.contains("/push-subscriptions/{id}"): "\(subscription.id)"
-        case pattern.contains("/notifications/{id}"): "\(item.id)"
-        case pattern.contains("/assignments/{id}"): "\(assignment.id)"
-        case pattern.contains("/contacts/{id}"): "\(contact.id)"
-        case pattern.contains("/mentors/{id}"): "\(world.ola.id)"
-        case pattern.contains("/scenarios/{id}"): "\(scenario.id)"
-        default: "1"
-        }
+        let id: String =
+            switch true {
+            case pattern.contains("/passkeys/{id}"): "\(passkey.id)"
+            case pattern.contains("/integrations/{id}"): "\(integration.id)"
+            case pattern.hasSuffix("/deactivate"): "\(world.kari.id)"
+            case pattern.contains("/people/{id}"), pattern.contains("/users/{id}"): "\(world.ola.id)"
+            case pattern.contains("/push-subscriptions/{id}"): "\(subscription.id)"
+            case pattern.contains("/notifications/{id}"): "\(item.id)"
+            case pattern.contains("/assignments/{id}"): "\(assignment.id)"
+            case pattern.contains("/contacts/{id}"): "\(contact.id)"
+            case pattern.contains("/mentors/{id}"): "\(world.ola.id)"
+            case pattern.contains("/scenarios/{id}"): "\(scenario.id)"
+            default: "1"
+            }
         let path = pattern.replacingOccurrences(of: "{id}", with: id).replacingOccurrences(of: "{name}", with: "varsel.css")
             .replacingOccurrences(of: "{certification}", with: "\(certification.id)").replacingOccurrences(of: "{code}", with: "ABCD-EFGH-JKMN")
             .replacingOccurrences(of: "{channel}", with: "sms")
         let isAPI = path.hasPrefix("/api/") || path == "/metrics"
         try await world.test { client in
-            let callers: [(String, String?, Int)] = [("anonymous", nil, row.anonymous), ("other mentor", "kari", row.otherMentor),
-                                                     ("coordinator", "coord", row.coordinator), ("admin", "admin", row.admin),
-                                                     ("owner", "ola", row.owner)]
+            let callers: [(String, String?, Int)] = [
+                ("anonymous", nil, row.anonymous), ("other mentor", "kari", row.otherMentor),
+                ("coordinator", "coord", row.coordinator), ("admin", "admin", row.admin),
+                ("owner", "ola", row.owner),
+            ]
             for (name, username, expected) in callers {
                 var headers = row.headers
                 var body = row.body?.replacingOccurrences(of: "{kari}", with: "\(world.kari.id)")

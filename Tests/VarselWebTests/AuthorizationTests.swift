@@ -6,6 +6,7 @@ import Testing
 import VarselCore
 import VarselService
 import VarselStore
+
 @testable import VarselWeb
 
 @Suite("Authorization matrix")
@@ -15,18 +16,25 @@ struct AuthorizationTests {
         let world = try await TestWorld()
         try await world.test { client in
             let coordinator = try await client.token("coord")
-            let created = try await client.call(.post, "/api/v1/assignments", token: coordinator, json: """
-                {"mentor":"ola","contact":{"name":"Per Olsen","phone":"1","address":"Torggata 3","notes":""}}
-                """)
-            struct Created: Decodable { var assignment: AssignmentResource; var notificationId: NotificationID }
+            let created = try await client.call(
+                .post, "/api/v1/assignments", token: coordinator,
+                json: """
+                    {"mentor":"ola","contact":{"name":"Per Olsen","phone":"1","address":"Torggata 3","notes":""}}
+                    """)
+            struct Created: Decodable {
+                var assignment: AssignmentResource
+                var notificationId: NotificationID
+            }
             let olas = try created.decode(Created.self)
             let kari = try await client.token("kari")
             let id = olas.notificationId
-            for (method, path) in [(HTTPRequest.Method.get, "/api/v1/notifications/\(id)"), (.post, "/api/v1/notifications/\(id)/read"),
-                                   (.post, "/api/v1/notifications/\(id)/unread"), (.delete, "/api/v1/notifications/\(id)"),
-                                   (.get, "/api/v1/contacts/\(olas.assignment.contactId)"), (.get, "/api/v1/assignments/\(olas.assignment.id)"),
-                                   (.post, "/api/v1/assignments/\(olas.assignment.id)/acknowledge"),
-                                   (.post, "/api/v1/assignments/\(olas.assignment.id)/decline")] {
+            for (method, path) in [
+                (HTTPRequest.Method.get, "/api/v1/notifications/\(id)"), (.post, "/api/v1/notifications/\(id)/read"),
+                (.post, "/api/v1/notifications/\(id)/unread"), (.delete, "/api/v1/notifications/\(id)"),
+                (.get, "/api/v1/contacts/\(olas.assignment.contactId)"), (.get, "/api/v1/assignments/\(olas.assignment.id)"),
+                (.post, "/api/v1/assignments/\(olas.assignment.id)/acknowledge"),
+                (.post, "/api/v1/assignments/\(olas.assignment.id)/decline"),
+            ] {
                 let detail = try await client.call(method, path, token: kari).expectProblem(.notFound)
                 #expect(!detail.contains("Per Olsen") && !detail.contains("Torggata"))
             }
@@ -47,10 +55,14 @@ struct AuthorizationTests {
         try await world.test { client in
             let kari = try await client.token("kari")
             let before = try await world.repository.unreadCount(for: world.ola.id)
-            try await client.call(.post, "/api/v1/notifications", token: kari,
-                                  json: #"{"recipients":["ola"],"kind":"scenarioPrompt","title":"t","body":"b"}"#).expectProblem(.forbidden)
-            try await client.call(.post, "/api/v1/assignments", token: kari,
-                                  json: #"{"mentor":"ola","contact":{"name":"n","phone":"","address":"a","notes":""}}"#).expectProblem(.forbidden)
+            try await client.call(
+                .post, "/api/v1/notifications", token: kari,
+                json: #"{"recipients":["ola"],"kind":"scenarioPrompt","title":"t","body":"b"}"#
+            ).expectProblem(.forbidden)
+            try await client.call(
+                .post, "/api/v1/assignments", token: kari,
+                json: #"{"mentor":"ola","contact":{"name":"n","phone":"","address":"a","notes":""}}"#
+            ).expectProblem(.forbidden)
             try await client.call(.post, "/api/v1/users", token: kari, json: #"{"username":"x1","password":"long enough","role":"admin"}"#)
                 .expectProblem(.forbidden)
             try await client.call(.get, "/api/v1/users", token: kari).expectProblem(.forbidden)
@@ -78,9 +90,11 @@ struct AuthorizationTests {
     func credentialsRequired() async throws {
         let world = try await TestWorld()
         try await world.test { client in
-            for (method, path) in [(HTTPRequest.Method.get, "/api/v1/me"), (.get, "/api/v1/notifications"), (.get, "/api/v1/notifications/unread-count"),
-                                   (.post, "/api/v1/notifications/read-all"), (.get, "/api/v1/preferences"), (.get, "/api/v1/events"),
-                                   (.post, "/api/v1/pause"), (.get, "/api/v1/assignments/1")] {
+            for (method, path) in [
+                (HTTPRequest.Method.get, "/api/v1/me"), (.get, "/api/v1/notifications"), (.get, "/api/v1/notifications/unread-count"),
+                (.post, "/api/v1/notifications/read-all"), (.get, "/api/v1/preferences"), (.get, "/api/v1/events"),
+                (.post, "/api/v1/pause"), (.get, "/api/v1/assignments/1"),
+            ] {
                 let response = try await client.call(method, path, token: nil)
                 try response.expectProblem(.unauthorized)
                 #expect(response.headers[.wwwAuthenticate]?.hasPrefix("Bearer") == true)
@@ -94,7 +108,8 @@ struct AuthorizationTests {
     func csrf() async throws {
         let world = try await TestWorld()
         try await world.test { client in
-            let response = try await client.call(.post, "/api/v1/session", token: nil, json: #"{"username":"kari","password":"\#(TestWorld.password)"}"#)
+            let response = try await client.call(
+                .post, "/api/v1/session", token: nil, json: #"{"username":"kari","password":"\#(TestWorld.password)"}"#)
             let session = try response.decode(SignInBody.self)
             let cookie: HTTPFields = [.cookie: "\(sessionCookieName)=\(session.token)"]
             #expect(try await client.execute(uri: "/api/v1/me", method: .get, headers: cookie).status == .ok)
@@ -119,8 +134,14 @@ struct BadInputTests {
                 (#"{"recipients":["kari"],"title":"t","body":"b"}"#, .badRequest, "'kind' is required"),
                 (#"{"recipients":["kari"],"kind":"party","title":"t","body":"b"}"#, .unprocessableContent, "kind is not a known kind"),
                 (#"{"recipients":["kari"],"kind":"assignment","title":"t","body":"b"}"#, .unprocessableContent, "POST /api/v1/assignments"),
-                (#"{"recipients":["kari"],"kind":"scenarioPrompt","title":"\#(String(repeating: "x", count: 201))","body":"b"}"#, .unprocessableContent, "title at most 200"),
-                (#"{"recipients":["kari"],"kind":"scenarioPrompt","title":"t","body":"\#(String(repeating: "x", count: 4001))"}"#, .unprocessableContent, "body at most 4000"),
+                (
+                    #"{"recipients":["kari"],"kind":"scenarioPrompt","title":"\#(String(repeating: "x", count: 201))","body":"b"}"#,
+                    .unprocessableContent, "title at most 200"
+                ),
+                (
+                    #"{"recipients":["kari"],"kind":"scenarioPrompt","title":"t","body":"\#(String(repeating: "x", count: 4001))"}"#,
+                    .unprocessableContent, "body at most 4000"
+                ),
                 (#"{"recipients":["kari"],"kind":"scenarioPrompt","title":"  ","body":"b"}"#, .unprocessableContent, "title required"),
                 (#"{"recipients":["nobody"],"kind":"scenarioPrompt","title":"t","body":"b"}"#, .notFound, "not a known user"),
                 // An unknown id is refused by the store's own transaction, which then writes nothing for "kari" either.
@@ -153,7 +174,8 @@ struct BadInputTests {
             let assignment = try await client.call(.post, "/api/v1/assignments", token: coordinator, json: #"{"mentor":"nobody-x",\#(contact)}"#)
             #expect(try assignment.expectProblem(.notFound) == "mentor is not a known user.")
             #expect(assignment.text.contains(#""field":"mentor""#), "\(assignment.text)")
-            let scenario = try await client.call(.post, "/api/v1/scenarios", token: coordinator, json: #"{"title":"t","body":"b","mentors":["kari","nobody-x"]}"#)
+            let scenario = try await client.call(
+                .post, "/api/v1/scenarios", token: coordinator, json: #"{"title":"t","body":"b","mentors":["kari","nobody-x"]}"#)
             #expect(try scenario.expectProblem(.notFound) == "mentors[1] is not a known user.")
             let none = try await client.call(.post, "/api/v1/scenarios", token: coordinator, json: #"{"title":"t","body":"b","mentors":[]}"#)
             #expect(try none.expectProblem(.unprocessableContent) == "mentors must name at least one user.")
@@ -171,20 +193,25 @@ struct BadInputTests {
         let world = try await TestWorld()
         try await world.test { client in
             let kari = try await client.token("kari")
-            for path in ["/api/v1/notifications/abc/read", "/api/v1/notifications/-3", "/api/v1/notifications/0/read",
-                         "/api/v1/assignments/9999999999999999999999"] {
+            for path in [
+                "/api/v1/notifications/abc/read", "/api/v1/notifications/-3", "/api/v1/notifications/0/read",
+                "/api/v1/assignments/9999999999999999999999",
+            ] {
                 let verb: HTTPRequest.Method = path.hasSuffix("read") ? .post : .get
                 #expect(try await client.call(verb, path, token: kari).expectProblem(.badRequest).contains("positive integer"))
             }
             #expect(try await client.call(.get, "/api/v1/notifications?cursor=zzz", token: kari).expectProblem(.badRequest).contains("cursor"))
-            #expect(try await client.call(.get, "/api/v1/notifications?filter=spam", token: kari).expectProblem(.badRequest).contains("Unknown filter"))
+            #expect(
+                try await client.call(.get, "/api/v1/notifications?filter=spam", token: kari).expectProblem(.badRequest).contains("Unknown filter"))
             #expect(try await client.call(.get, "/api/v1/notifications?limit=0", token: kari).expectProblem(.badRequest).contains("limit"))
             #expect(try await client.call(.get, "/api/v1/notifications?limit=500", token: kari).expectProblem(.badRequest).contains("limit"))
-            #expect(try await client.call(.get, "/api/v1/events", token: kari, headers: [.init("Last-Event-ID")!: "yesterday"])
-                .expectProblem(.badRequest).contains("Last-Event-ID"))
+            #expect(
+                try await client.call(.get, "/api/v1/events", token: kari, headers: [.init("Last-Event-ID")!: "yesterday"])
+                    .expectProblem(.badRequest).contains("Last-Event-ID"))
             for since in ["+5", "-0", ""] {
-                #expect(try await client.call(.get, "/api/v1/events", token: kari, headers: [.init("Last-Event-ID")!: since])
-                    .expectProblem(.badRequest).contains("Last-Event-ID"), "Last-Event-ID: \(since)")
+                #expect(
+                    try await client.call(.get, "/api/v1/events", token: kari, headers: [.init("Last-Event-ID")!: since])
+                        .expectProblem(.badRequest).contains("Last-Event-ID"), "Last-Event-ID: \(since)")
             }
             #expect(try await client.call(.get, "/api/v1/events?since=", token: kari).expectProblem(.badRequest).contains("since"))
             let player = try await client.call(.get, "/api/v1/events?player=maybe", token: kari)
@@ -203,16 +230,22 @@ struct BadInputTests {
             (.put, "/api/v1/preferences"), (.post, "/api/v1/assignments"), (.post, "/api/v1/pause"), (.post, "/api/v1/users"),
             (.put, "/api/v1/mentors/1/certifications"), (.post, "/api/v1/notifications/1/read"), (.get, "/api/v1/notifications?cursor=%00"),
         ]
-        let samples = ["{}", "[]", "null", "\"\"", "{\"a\":", "{\"recipients\":[1e309]}", "{\"until\":\"9999-99-99\"}",
-                       "{\"mentor\":1,\"contact\":{}}", "[{\"name\":\"\",\"expiresOn\":\"\"}]", "\u{0}\u{1}"]
+        let samples = [
+            "{}", "[]", "null", "\"\"", "{\"a\":", "{\"recipients\":[1e309]}", "{\"until\":\"9999-99-99\"}",
+            "{\"mentor\":1,\"contact\":{}}", "[{\"name\":\"\",\"expiresOn\":\"\"}]", "\u{0}\u{1}",
+        ]
         try await world.test { client in
             let tokens = [try await client.token("coord"), try await client.token("kari"), try await client.token("admin")]
             var generator = SeededGenerator(seed: 42)
             for round in 0..<60 {
                 let (method, path) = routes[round % routes.count]
-                let body: String = round % 2 == 0
+                let body: String =
+                    round % 2 == 0
                     ? samples[Int.random(in: 0..<samples.count, using: &generator)]
-                    : String((0..<Int.random(in: 0..<64, using: &generator)).map { _ in Character(UnicodeScalar(UInt8.random(in: 32...126, using: &generator))) })
+                    : String(
+                        (0..<Int.random(in: 0..<64, using: &generator)).map { _ in
+                            Character(UnicodeScalar(UInt8.random(in: 32...126, using: &generator)))
+                        })
                 let response = try await client.call(method, path, token: tokens[round % tokens.count], json: body)
                 #expect(response.status.code < 500, "\(method) \(path) with \(body) gave \(response.status)")
             }

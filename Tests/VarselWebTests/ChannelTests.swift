@@ -6,9 +6,10 @@ import Logging
 import NIOCore
 import Testing
 import VarselCore
-import VarselService
 import VarselServer
+import VarselService
 import VarselStore
+
 @testable import VarselWeb
 
 /// Text messages and email: a person's number and address verified by a code, and the follow-ups that reach them
@@ -27,7 +28,8 @@ struct ChannelTests {
 
     /// The follow-ups of `world`, started (its cursor set) before anything is created.
     static func followUps(_ world: TestWorld, delay: TimeInterval = 900) async throws -> FollowUpWorker {
-        let worker = world.services.followUps(configuration: .init(delay: delay, escalation: .init(remindAfter: 24 * 3600)), logger: Logger(label: "test"))
+        let worker = world.services.followUps(
+            configuration: .init(delay: delay, escalation: .init(remindAfter: 24 * 3600)), logger: Logger(label: "test"))
         try await worker.step()
         return worker
     }
@@ -49,8 +51,9 @@ struct ChannelTests {
             let refused = try await client.call(.post, "/api/v1/me/channels/sms/verification", token: token, json: #"{"code":"\#(wrong)"}"#)
             #expect(refused.status == .unprocessableContent)
             #expect(refused.text.contains("4 tries left") && !refused.text.contains(wrong))
-            let verified = try await client.call(.post, "/api/v1/me/channels/sms/verification", token: token,
-                                                 json: #"{"code":"\#(code.prefix(3)) \#(code.suffix(3))"}"#)
+            let verified = try await client.call(
+                .post, "/api/v1/me/channels/sms/verification", token: token,
+                json: #"{"code":"\#(code.prefix(3)) \#(code.suffix(3))"}"#)
             #expect(verified.status == .ok, "\(verified.text)")
             #expect(verified.text.contains(#""verified":true"#))
             let again = try await client.call(.post, "/api/v1/me/channels/sms/verification", token: token, json: #"{"code":"\#(code)"}"#)
@@ -79,12 +82,15 @@ struct ChannelTests {
             }
         }
         await #expect(throws: ChannelVerificationError.tooManyWrongCodes) { try await world.services.channels.verify(.email, code: wrong, for: kari) }
-        await #expect(throws: ChannelVerificationError.tooManyWrongCodes) { try await world.services.channels.verify(.email, code: second, for: kari) }
+        await #expect(throws: ChannelVerificationError.tooManyWrongCodes) {
+            try await world.services.channels.verify(.email, code: second, for: kari)
+        }
         #expect(try await world.services.channels.channels(of: kari.id)[.email]?.isVerified == false)
     }
 
-    @Test("what is not a mobile number or an email address is refused naming the field, never echoing it",
-          arguments: [("sms", "12345"), ("sms", "+47 123 45 678"), ("sms", "ring meg"), ("email", "kari@"), ("email", "kari example.org")])
+    @Test(
+        "what is not a mobile number or an email address is refused naming the field, never echoing it",
+        arguments: [("sms", "12345"), ("sms", "+47 123 45 678"), ("sms", "ring meg"), ("email", "kari@"), ("email", "kari example.org")])
     func invalidAddresses(channel: String, address: String) async throws {
         let world = try await TestWorld()
         try await world.test { client in
@@ -96,7 +102,9 @@ struct ChannelTests {
         }
     }
 
-    @Test("Norwegian numbers written the usual ways are one number", arguments: ["91234567", "912 34 567", "+47 912 34 567", "0047 91234567", "(+47) 91-23-45-67"])
+    @Test(
+        "Norwegian numbers written the usual ways are one number",
+        arguments: ["91234567", "912 34 567", "+47 912 34 567", "0047 91234567", "(+47) 91-23-45-67"])
     func norwegianNumbers(written: String) throws {
         #expect(try ContactChannels.normalized(written, channel: .textMessage) == "+4791234567")
     }
@@ -109,7 +117,8 @@ struct ChannelTests {
         try await Self.verify(.email, "kari@example.org", for: kari, in: world)
         let worker = try await Self.followUps(world)
         let before = (world.outbox.texts.count, world.outbox.mails.count)
-        let (assignment, _, _) = try await world.services.sender.assign(mentor: kari, coordinatorID: world.coordinator.id, contact: Self.contact, urgency: .normal)
+        let (assignment, _, _) = try await world.services.sender.assign(
+            mentor: kari, coordinatorID: world.coordinator.id, contact: Self.contact, urgency: .normal)
         world.clock.advance(by: 899)
         try await worker.step()
         #expect(world.outbox.texts.count == before.0 && world.outbox.mails.count == before.1, "nothing before the delay")
@@ -135,8 +144,9 @@ struct ChannelTests {
         }
         let summary = try #require(try await world.services.reports.assignmentSummaries([assignment]).first)
         #expect(summary.trail.map(\.step).contains(.textMessageSent) && summary.trail.map(\.step).contains(.emailSent))
-        #expect(Describer(language: .english).trailLine(try #require(summary.trail.first { $0.step == .textMessageSent }))
-            .hasPrefix("Text message sent to the mentor"))
+        #expect(
+            Describer(language: .english).trailLine(try #require(summary.trail.first { $0.step == .textMessageSent }))
+                .hasPrefix("Text message sent to the mentor"))
     }
 
     @Test("an assignment answered, or a notification read, before the delay sends nothing")
@@ -146,11 +156,13 @@ struct ChannelTests {
         try await Self.verify(.textMessage, "912 34 567", for: kari, in: world)
         let worker = try await Self.followUps(world)
         let sentBefore = world.outbox.texts.count
-        let (assignment, _, _) = try await world.services.sender.assign(mentor: kari, coordinatorID: world.coordinator.id, contact: Self.contact, urgency: .normal)
+        let (assignment, _, _) = try await world.services.sender.assign(
+            mentor: kari, coordinatorID: world.coordinator.id, contact: Self.contact, urgency: .normal)
         try await worker.step()
         _ = try await world.repository.respond(to: assignment.id, status: .acknowledged, at: world.clock.now)
         let message = try await world.services.sender.send(
-            try Validation.notification(kind: "scenarioPrompt", title: "Practice", body: "", urgency: nil, personalDetails: [], allowAssignment: false),
+            try Validation.notification(
+                kind: "scenarioPrompt", title: "Practice", body: "", urgency: nil, personalDetails: [], allowAssignment: false),
             from: world.coordinator.id, to: [kari.id])
         var preferences = try await world.services.settings.preferences(of: kari.id)
         preferences.textMessageKinds.insert(.scenarioPrompt)
@@ -163,7 +175,9 @@ struct ChannelTests {
         #expect(try await world.repository.queuedMessages(notificationID: try #require(assignment.notificationID)).isEmpty)
     }
 
-    @Test("quiet hours hold a normal assignment's text message until the delay after they end, and let an urgent one through; the coordinator sees until when")
+    @Test(
+        "quiet hours hold a normal assignment's text message until the delay after they end, and let an urgent one through; the coordinator sees until when"
+    )
     func quietHours() async throws {
         let world = try await TestWorld()
         let kari = try #require(world.kari)
@@ -174,21 +188,27 @@ struct ChannelTests {
         try await world.services.settings.savePreferences(preferences, for: kari.id)
         let worker = try await Self.followUps(world, delay: 60)
         let sentBefore = world.outbox.texts.count
-        let (normal, _, _) = try await world.services.sender.assign(mentor: kari, coordinatorID: world.coordinator.id, contact: Self.contact, urgency: .normal)
-        let (urgent, _, _) = try await world.services.sender.assign(mentor: kari, coordinatorID: world.coordinator.id, contact: Self.contact, urgency: .urgent)
+        let (normal, _, _) = try await world.services.sender.assign(
+            mentor: kari, coordinatorID: world.coordinator.id, contact: Self.contact, urgency: .normal)
+        let (urgent, _, _) = try await world.services.sender.assign(
+            mentor: kari, coordinatorID: world.coordinator.id, contact: Self.contact, urgency: .urgent)
         world.clock.advance(by: 60)
         try await worker.step()
-        #expect(world.outbox.texts.dropFirst(sentBefore).map(\.text) == [
-            "Varsel: New assignment. Open: https://varsel.example.org/contacts/\(urgent.contactID)?assignment=\(urgent.id)",
-        ])
+        #expect(
+            world.outbox.texts.dropFirst(sentBefore).map(\.text) == [
+                "Varsel: New assignment. Open: https://varsel.example.org/contacts/\(urgent.contactID)?assignment=\(urgent.id)"
+            ])
         try await world.test { client in
             let (cookie, _) = try await client.cookieAndCSRF("coord")
-            let page = try await client.execute(uri: "/contacts/\(normal.contactID)?assignment=\(normal.id)", method: .get, headers: [.cookie: cookie])
-            #expect(page.text.contains("The mentor&#39;s quiet hours: the notification waits until 11:00.")
-                || page.text.contains("The mentor's quiet hours: the notification waits until 11:00."), "\(page.text)")
+            let page = try await client.execute(
+                uri: "/contacts/\(normal.contactID)?assignment=\(normal.id)", method: .get, headers: [.cookie: cookie])
+            #expect(
+                page.text.contains("The mentor&#39;s quiet hours: the notification waits until 11:00.")
+                    || page.text.contains("The mentor's quiet hours: the notification waits until 11:00."), "\(page.text)")
         }
         // A second held assignment, which Kari opens once the quiet hours are over, before its delay has passed.
-        let (opened, _, _) = try await world.services.sender.assign(mentor: kari, coordinatorID: world.coordinator.id, contact: Self.contact, urgency: .normal)
+        let (opened, _, _) = try await world.services.sender.assign(
+            mentor: kari, coordinatorID: world.coordinator.id, contact: Self.contact, urgency: .normal)
         world.clock.advance(by: 60)
         try await worker.step()
         world.clock.advance(by: 3600 - 180)
@@ -203,9 +223,10 @@ struct ChannelTests {
         try await worker.step()
         world.clock.advance(by: 3600)
         try await worker.step()
-        #expect(world.outbox.texts.dropFirst(sentBefore + 1).map(\.text) == [
-            "Varsel: New assignment. Open: https://varsel.example.org/contacts/\(normal.contactID)?assignment=\(normal.id)",
-        ], "the unseen one at 11:01, the opened one never")
+        #expect(
+            world.outbox.texts.dropFirst(sentBefore + 1).map(\.text) == [
+                "Varsel: New assignment. Open: https://varsel.example.org/contacts/\(normal.contactID)?assignment=\(normal.id)"
+            ], "the unseen one at 11:01, the opened one never")
     }
 
     @Test("a gateway that cannot be reached is tried again later, and the message goes once")
@@ -235,36 +256,47 @@ struct ChannelTests {
             let headers: HTTPFields = [.cookie: cookie, .contentType: "application/x-www-form-urlencoded"]
             let profile = try await client.execute(uri: "/profile", method: .get, headers: [.cookie: cookie])
             #expect(profile.text.contains("Mobile number: none") && profile.text.contains(#"<label for="channel-sms-address">Mobile number</label>"#))
-            let sent = try await client.execute(uri: "/profile/channels/sms", method: .post, headers: headers,
-                                                body: ByteBuffer(string: "_csrf=\(csrf)&address=912+34+567"))
+            let sent = try await client.execute(
+                uri: "/profile/channels/sms", method: .post, headers: headers,
+                body: ByteBuffer(string: "_csrf=\(csrf)&address=912+34+567"))
             #expect(sent.status == .seeOther)
             let waiting = try await client.execute(uri: "/profile?done=code-sent-sms", method: .get, headers: [.cookie: cookie])
             #expect(waiting.text.contains("A code was sent to the mobile number. Type it in the code field."))
             #expect(waiting.text.contains("Mobile number +47 912 34 567, not verified: a code was sent"))
             #expect(waiting.text.contains(#"<label for="channel-sms-code">Code sent to +47 912 34 567</label>"#))
-            let wrong = try await client.execute(uri: "/profile/channels/sms/verify", method: .post, headers: headers,
-                                                 body: ByteBuffer(string: "_csrf=\(csrf)&code=12"))
+            let wrong = try await client.execute(
+                uri: "/profile/channels/sms/verify", method: .post, headers: headers,
+                body: ByteBuffer(string: "_csrf=\(csrf)&code=12"))
             #expect(wrong.status == .unprocessableContent && wrong.text.contains("Write the six digits of the code."))
             let code = try #require(world.outbox.lastCode())
-            let verified = try await client.execute(uri: "/profile/channels/sms/verify", method: .post, headers: headers,
-                                                    body: ByteBuffer(string: "_csrf=\(csrf)&code=\(code)"))
+            let verified = try await client.execute(
+                uri: "/profile/channels/sms/verify", method: .post, headers: headers,
+                body: ByteBuffer(string: "_csrf=\(csrf)&code=\(code)"))
             #expect(verified.status == .seeOther)
             let done = try await client.execute(uri: "/profile", method: .get, headers: [.cookie: cookie])
             #expect(done.text.contains("Mobile number +47 912 34 567, verified"))
             let settings = try await client.execute(uri: "/settings", method: .get, headers: [.cookie: cookie])
             #expect(settings.text.contains("Assignments by text message") && settings.text.contains("Assignments by email"))
-            #expect(settings.text.contains("No verified email address yet: add one on your Profile.") && !settings.text.contains("No verified mobile number"))
-            let badQuiet = try await client.execute(uri: "/settings", method: .post, headers: headers,
-                                                    body: ByteBuffer(string: "_csrf=\(csrf)&quiet-start=22%3A00&quiet-end="))
-            #expect(badQuiet.status == .unprocessableContent && badQuiet.text.contains("Fill in both times, different from each other, or leave both empty."))
-            let saved = try await client.execute(uri: "/settings", method: .post, headers: headers,
-                                                 body: ByteBuffer(string: "_csrf=\(csrf)&sms-assignment=on&quiet-start=22%3A00&quiet-end=07%3A00"))
+            #expect(
+                settings.text.contains("No verified email address yet: add one on your Profile.")
+                    && !settings.text.contains("No verified mobile number"))
+            let badQuiet = try await client.execute(
+                uri: "/settings", method: .post, headers: headers,
+                body: ByteBuffer(string: "_csrf=\(csrf)&quiet-start=22%3A00&quiet-end="))
+            #expect(
+                badQuiet.status == .unprocessableContent
+                    && badQuiet.text.contains("Fill in both times, different from each other, or leave both empty."))
+            let saved = try await client.execute(
+                uri: "/settings", method: .post, headers: headers,
+                body: ByteBuffer(string: "_csrf=\(csrf)&sms-assignment=on&quiet-start=22%3A00&quiet-end=07%3A00"))
             #expect(saved.status == .seeOther)
             let stored = try await world.services.settings.preferences(of: world.kari.id)
-            #expect(stored.quietHours == QuietHours(start: 22 * 60, end: 7 * 60) && stored.textMessageKinds == [.assignment] && stored.emailKinds.isEmpty)
+            #expect(
+                stored.quietHours == QuietHours(start: 22 * 60, end: 7 * 60) && stored.textMessageKinds == [.assignment] && stored.emailKinds.isEmpty)
             // Typed on a phone's number pad, which has no colon.
-            let digits = try await client.execute(uri: "/settings", method: .post, headers: headers,
-                                                  body: ByteBuffer(string: "_csrf=\(csrf)&sms-assignment=on&quiet-start=2130&quiet-end=7"))
+            let digits = try await client.execute(
+                uri: "/settings", method: .post, headers: headers,
+                body: ByteBuffer(string: "_csrf=\(csrf)&sms-assignment=on&quiet-start=2130&quiet-end=7"))
             #expect(digits.status == .seeOther)
             #expect(try await world.services.settings.preferences(of: world.kari.id).quietHours == QuietHours(start: 21 * 60 + 30, end: 7 * 60))
         }
@@ -275,9 +307,10 @@ struct ChannelTests {
         let world = try await TestWorld()
         try await world.test { client in
             let (cookie, csrf) = try await client.cookieAndCSRF("coord")
-            let sent = try await client.execute(uri: "/people/\(world.ola.id)/channels/sms", method: .post,
-                                                headers: [.cookie: cookie, .contentType: "application/x-www-form-urlencoded"],
-                                                body: ByteBuffer(string: "_csrf=\(csrf)&address=41234567"))
+            let sent = try await client.execute(
+                uri: "/people/\(world.ola.id)/channels/sms", method: .post,
+                headers: [.cookie: cookie, .contentType: "application/x-www-form-urlencoded"],
+                body: ByteBuffer(string: "_csrf=\(csrf)&address=41234567"))
             #expect(sent.status == .seeOther)
             #expect(world.outbox.texts.last?.to == "+4741234567")
             #expect(world.outbox.texts.last?.text.hasPrefix("Koden din til Varsel er ") == true, "Ola reads Norwegian")
@@ -301,44 +334,58 @@ struct ChannelTests {
         // The worker was stopped for seven hours (or text messages were just set up).
         world.clock.advance(by: 7 * 3600)
         try await worker.step()
-        let (recent, _, _) = try await world.services.sender.assign(mentor: kari, coordinatorID: world.coordinator.id, contact: Self.contact,
-                                                                     urgency: .normal)
+        let (recent, _, _) = try await world.services.sender.assign(
+            mentor: kari, coordinatorID: world.coordinator.id, contact: Self.contact,
+            urgency: .normal)
         world.clock.advance(by: 900)
         try await worker.step()
-        #expect(world.outbox.texts.dropFirst(sentBefore).map(\.text) == [
-            "Varsel: New assignment. Open: https://varsel.example.org/contacts/\(recent.contactID)?assignment=\(recent.id)",
-        ])
+        #expect(
+            world.outbox.texts.dropFirst(sentBefore).map(\.text) == [
+                "Varsel: New assignment. Open: https://varsel.example.org/contacts/\(recent.contactID)?assignment=\(recent.id)"
+            ])
     }
 
     @Test("the command line's messaging settings: secrets from files or the environment, https to a remote gateway, a sender that fits")
     func commandLineSettings() throws {
         func refusal(_ body: () throws -> MessagingConfiguration) -> String? {
-            do { _ = try body(); return nil } catch { return "\(error)" }
+            do {
+                _ = try body()
+                return nil
+            } catch { return "\(error)" }
         }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("varsel-messaging-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let tokenFile = folder.appendingPathComponent("token").path
         try "secret-token\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
-        func sms(_ url: String, sender: String = "Varsel", token: String? = tokenFile, environment: [String: String] = [:]) throws -> MessagingConfiguration {
-            try Administration.messaging(smtpHost: nil, smtpPort: nil, smtpSecurity: "starttls", smtpUsername: nil, smtpPasswordFile: nil, smtpCAFile: nil,
-                                         mailFrom: nil, smsGatewayURL: url, smsGatewayFormat: "json", smsGatewayTokenFile: token, smsSender: sender,
-                                         environment: environment)
+        func sms(_ url: String, sender: String = "Varsel", token: String? = tokenFile, environment: [String: String] = [:]) throws
+            -> MessagingConfiguration
+        {
+            try Administration.messaging(
+                smtpHost: nil, smtpPort: nil, smtpSecurity: "starttls", smtpUsername: nil, smtpPasswordFile: nil, smtpCAFile: nil,
+                mailFrom: nil, smsGatewayURL: url, smsGatewayFormat: "json", smsGatewayTokenFile: token, smsSender: sender,
+                environment: environment)
         }
         #expect(try sms("https://gateway.example/sms").textMessages?.token == "secret-token")
         #expect(try sms("http://127.0.0.1:9000/sms").textMessages != nil)
         #expect(refusal { try sms("http://gateway.example/sms") }?.hasPrefix("--sms-gateway-url must be an https URL") == true)
         #expect(refusal { try sms("https://gateway.example/sms", sender: "Varsel Oslo Sentrum") }?.hasPrefix("--sms-sender must be") == true)
         #expect(refusal { try sms("https://gateway.example/sms", token: nil) }?.hasPrefix("--sms-gateway-url needs a token") == true)
-        #expect(try sms("https://gateway.example/sms", token: nil, environment: ["VARSEL_SMS_GATEWAY_TOKEN": "from-env"]).textMessages?.token == "from-env")
-        func smtp(username: String? = "varsel", passwordFile: String? = nil, from: String? = "Varsel <varsel@example.org>", security: String = "starttls",
-                  host: String = "smtp.example.org", environment: [String: String] = [:]) throws -> MessagingConfiguration {
-            try Administration.messaging(smtpHost: host, smtpPort: nil, smtpSecurity: security, smtpUsername: username, smtpPasswordFile: passwordFile,
-                                         smtpCAFile: nil, mailFrom: from, smsGatewayURL: nil, smsGatewayFormat: "json", smsGatewayTokenFile: nil,
-                                         smsSender: "Varsel", environment: environment)
+        #expect(
+            try sms("https://gateway.example/sms", token: nil, environment: ["VARSEL_SMS_GATEWAY_TOKEN": "from-env"]).textMessages?.token
+                == "from-env")
+        func smtp(
+            username: String? = "varsel", passwordFile: String? = nil, from: String? = "Varsel <varsel@example.org>", security: String = "starttls",
+            host: String = "smtp.example.org", environment: [String: String] = [:]
+        ) throws -> MessagingConfiguration {
+            try Administration.messaging(
+                smtpHost: host, smtpPort: nil, smtpSecurity: security, smtpUsername: username, smtpPasswordFile: passwordFile,
+                smtpCAFile: nil, mailFrom: from, smsGatewayURL: nil, smsGatewayFormat: "json", smsGatewayTokenFile: nil,
+                smsSender: "Varsel", environment: environment)
         }
         let configured = try smtp(environment: ["VARSEL_SMTP_PASSWORD": "pw"])
-        #expect(configured.smtp?.port == 587 && configured.smtp?.password == "pw" && configured.mailFromName == "Varsel"
-            && configured.mailFromAddress == "varsel@example.org")
+        #expect(
+            configured.smtp?.port == 587 && configured.smtp?.password == "pw" && configured.mailFromName == "Varsel"
+                && configured.mailFromAddress == "varsel@example.org")
         #expect(try smtp(passwordFile: tokenFile, security: "tls").smtp?.port == 465)
         #expect(refusal { try smtp() }?.hasPrefix("--smtp-username needs a password") == true)
         #expect(refusal { try smtp(username: nil, security: "none") }?.hasPrefix("--smtp-security none is only for") == true)

@@ -6,6 +6,7 @@ import Testing
 import VarselCore
 import VarselService
 import VarselStore
+
 @testable import VarselWeb
 
 /// Erasing a visited person's details on request: who may, and what the screens say afterwards.
@@ -19,8 +20,9 @@ struct ErasureTests {
             contact: NewContact(name: "Per Olsen", phone: "900 00 000", address: "Torggata 3", notes: "Hører dårlig"), urgency: .normal)
         try await world.test { client in
             let (cookie, csrf) = try await client.cookieAndCSRF("coord")
-            let page = try await client.execute(uri: "/contacts/\(contact.id)?assignment=\(assignment.id)&confirm=erase", method: .get,
-                                                headers: [.cookie: cookie])
+            let page = try await client.execute(
+                uri: "/contacts/\(contact.id)?assignment=\(assignment.id)&confirm=erase", method: .get,
+                headers: [.cookie: cookie])
             // The dialog, open without script: named by its title, asking the question.
             #expect(page.text.contains(#"<dialog id="erase-dialog" tabindex="-1" aria-labelledby="erase-dialog-title" open data-inline>"#))
             #expect(page.text.contains("Erase the details of Per Olsen?"))
@@ -30,9 +32,10 @@ struct ErasureTests {
             let kari = try await client.token("kari")
             #expect(try await client.call(.post, "/api/v1/contacts/\(contact.id)/erase", token: kari).status == .notFound)
 
-            let erased = try await client.execute(uri: "/contacts/\(contact.id)/erase", method: .post,
-                                                  headers: [.cookie: cookie, .contentType: "application/x-www-form-urlencoded"],
-                                                  body: ByteBuffer(string: "_csrf=\(csrf)&assignment=\(assignment.id)"))
+            let erased = try await client.execute(
+                uri: "/contacts/\(contact.id)/erase", method: .post,
+                headers: [.cookie: cookie, .contentType: "application/x-www-form-urlencoded"],
+                body: ByteBuffer(string: "_csrf=\(csrf)&assignment=\(assignment.id)"))
             #expect(erased.status == .seeOther)
             let location = try #require(erased.headers[.location])
             #expect(location == "/contacts/\(contact.id)?assignment=\(assignment.id)&done=erased")

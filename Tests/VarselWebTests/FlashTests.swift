@@ -1,4 +1,5 @@
 import Testing
+
 @testable import VarselWeb
 
 @Suite("Confirmations carried across a redirect")

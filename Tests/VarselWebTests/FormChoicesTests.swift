@@ -6,6 +6,7 @@ import Testing
 import VarselCore
 import VarselService
 import VarselStore
+
 @testable import VarselWeb
 
 /// Whom the coordinator's forms offer and accept, and what a refused form shows chosen when it comes back: never a
@@ -27,8 +28,9 @@ struct FormChoicesTests {
         try await world.test { client in
             let token = try await client.token("coord")
             // The second mentor, the second kind and urgent: none of them the form's first choice.
-            let page = try await PageFormTests.post(client, "/coordinator/notifications", token: token,
-                                                    form: "recipient=\(ola.id)&kind=pauseConfirmation&title=&body=&urgent=on")
+            let page = try await PageFormTests.post(
+                client, "/coordinator/notifications", token: token,
+                form: "recipient=\(ola.id)&kind=pauseConfirmation&title=&body=&urgent=on")
             #expect(page.status == .unprocessableContent)
             #expect(page.text.contains(#"<option value="\#(ola.id)" selected>Ola</option>"#))
             #expect(page.text.components(separatedBy: " selected>").count == 3, "the recipient and the kind, nothing else")
@@ -46,8 +48,9 @@ struct FormChoicesTests {
         let ola = try #require(world.ola)
         try await world.test { client in
             let token = try await client.token("coord")
-            let page = try await PageFormTests.post(client, "/coordinator/assignments", token: token,
-                                                    form: "mentor=\(ola.id)&contactName=Per+Olsen&contactAddress=&contactPhone=&contactNotes=")
+            let page = try await PageFormTests.post(
+                client, "/coordinator/assignments", token: token,
+                form: "mentor=\(ola.id)&contactName=Per+Olsen&contactAddress=&contactPhone=&contactNotes=")
             #expect(page.status == .unprocessableContent)
             #expect(page.text.contains(#"<option value="\#(ola.id)" selected>Ola</option>"#))
             #expect(!page.text.contains("assignment-mentor-error"), "the mentor was fine; the address was not")
@@ -63,14 +66,23 @@ struct FormChoicesTests {
         try await world.test { client in
             let token = try await client.token("coord")
             for mentor in ["", "mentor=999&", "mentor=\(ola.id)&", "mentor=\(world.coordinator.id)&"] {
-                let page = try await PageFormTests.post(client, "/coordinator/assignments", token: token,
-                                                        form: mentor + "contactName=Per+Olsen&contactAddress=Torggata+3&contactPhone=&contactNotes=")
+                let page = try await PageFormTests.post(
+                    client, "/coordinator/assignments", token: token,
+                    form: mentor + "contactName=Per+Olsen&contactAddress=Torggata+3&contactPhone=&contactNotes=")
                 #expect(page.status == .unprocessableContent, "\(mentor)")
-                #expect(page.text.contains(#"<select id="assignment-mentor" name="mentor" aria-invalid="true" aria-describedby="assignment-mentor-error assignment-not-offered">"#), "\(mentor)")
-                #expect(page.text.contains(#"<span class="field-error" id="assignment-mentor-error">Choose a mentor who can take the assignment.</span>"#))
+                #expect(
+                    page.text.contains(
+                        #"<select id="assignment-mentor" name="mentor" aria-invalid="true" aria-describedby="assignment-mentor-error assignment-not-offered">"#
+                    ), "\(mentor)")
+                #expect(
+                    page.text.contains(#"<span class="field-error" id="assignment-mentor-error">Choose a mentor who can take the assignment.</span>"#)
+                )
                 #expect(page.text.contains(##"<li><a href="#assignment-mentor">Mentor: Choose a mentor who can take the assignment.</a></li>"##))
-                #expect(page.text.contains(#"aria-describedby="assignment-mentor-error assignment-not-offered"><option value="" selected>Choose a mentor who can take the assignment.</option><option value="\#(kari.id)">Kari</option></select>"#),
-                        "no mentor is chosen for the coordinator, not even the list's first")
+                #expect(
+                    page.text.contains(
+                        #"aria-describedby="assignment-mentor-error assignment-not-offered"><option value="" selected>Choose a mentor who can take the assignment.</option><option value="\#(kari.id)">Kari</option></select>"#
+                    ),
+                    "no mentor is chosen for the coordinator, not even the list's first")
                 #expect(page.text.components(separatedBy: " selected>").count == 2)
                 #expect(page.text.contains(#"value="Torggata 3""#), "what was typed is kept")
             }
@@ -97,27 +109,34 @@ struct FormChoicesTests {
             let scenarios = try await Self.page(client, "/scenarios", token: token)
             #expect(scenarios.text.contains("Kari") && !scenarios.text.contains("Ola"), "nor to publish to")
 
-            let assigned = try await client.call(.post, "/api/v1/assignments", token: token, json:
-                #"{"mentor":\#(ola.id),"contact":{"name":"Ida Lund","phone":"","address":"Kirkegata 5","notes":""}}"#)
+            let assigned = try await client.call(
+                .post, "/api/v1/assignments", token: token,
+                json:
+                    #"{"mentor":\#(ola.id),"contact":{"name":"Ida Lund","phone":"","address":"Kirkegata 5","notes":""}}"#)
             #expect(try assigned.expectProblem(.conflict).contains("deactivated"))
             #expect(try assigned.decode(ProblemBody.self).errors?.map(\.field) == ["mentor"])
             #expect(!assigned.text.contains("Ida Lund"))
-            let reassigned = try await client.call(.post, "/api/v1/assignments/\(assignment.id)/reassign", token: token, json: #"{"mentor":\#(ola.id)}"#)
+            let reassigned = try await client.call(
+                .post, "/api/v1/assignments/\(assignment.id)/reassign", token: token, json: #"{"mentor":\#(ola.id)}"#)
             #expect(try reassigned.expectProblem(.conflict).contains("deactivated"))
-            let sent = try await PageFormTests.post(client, "/coordinator/notifications", token: token,
-                                                    form: "recipient=\(ola.id)&kind=scenarioPrompt&title=Practice&body=")
+            let sent = try await PageFormTests.post(
+                client, "/coordinator/notifications", token: token,
+                form: "recipient=\(ola.id)&kind=scenarioPrompt&title=Practice&body=")
             #expect(sent.status == .unprocessableContent)
             #expect(sent.text.contains(#"id="send-recipient-error""#))
-            let published = try await client.call(.post, "/api/v1/scenarios", token: token, json: #"{"title":"Stairs","body":"Practise the stairs."}"#)
+            let published = try await client.call(
+                .post, "/api/v1/scenarios", token: token, json: #"{"title":"Stairs","body":"Practise the stairs."}"#)
             #expect(published.status == .created)
-            let chosen = try await client.call(.post, "/api/v1/scenarios", token: token,
-                                               json: #"{"title":"Stairs","body":"Practise the stairs.","mentors":[\#(ola.id)]}"#)
+            let chosen = try await client.call(
+                .post, "/api/v1/scenarios", token: token,
+                json: #"{"title":"Stairs","body":"Practise the stairs.","mentors":[\#(ola.id)]}"#)
             #expect(try chosen.expectProblem(.conflict).contains("deactivated"))
             #expect(try chosen.decode(ProblemBody.self).errors?.map(\.field) == ["mentors"])
         }
         #expect(try await Self.assignments(world, of: ola).isEmpty)
-        #expect(try await world.repository.notifications(for: ola.id, filter: .all, after: nil, limit: 10).items.isEmpty,
-                "no message, assignment or scenario reached the account nobody reads")
+        #expect(
+            try await world.repository.notifications(for: ola.id, filter: .all, after: nil, limit: 10).items.isEmpty,
+            "no message, assignment or scenario reached the account nobody reads")
     }
 
     @Test("an assignment whose contact's details were erased is not reassigned, and the mentor's screens name it as removed, never blank")
@@ -179,9 +198,10 @@ struct FormChoicesTests {
         try await world.test { client in
             let (cookie, csrf) = try await client.cookieAndCSRF("kari")
             // Sound switched off and scenarios by text message on, with a start time that is no time.
-            let refused = try await client.execute(uri: "/settings", method: .post,
-                                                   headers: [.cookie: cookie, .contentType: "application/x-www-form-urlencoded"],
-                                                   body: ByteBuffer(string: "_csrf=\(csrf)&sms-scenarioPrompt=on&quiet-start=25%3A00&quiet-end=07%3A00"))
+            let refused = try await client.execute(
+                uri: "/settings", method: .post,
+                headers: [.cookie: cookie, .contentType: "application/x-www-form-urlencoded"],
+                body: ByteBuffer(string: "_csrf=\(csrf)&sms-scenarioPrompt=on&quiet-start=25%3A00&quiet-end=07%3A00"))
             #expect(refused.status == .unprocessableContent)
             #expect(refused.text.contains(#"name="sms-scenarioPrompt" checked"#))
             #expect(!refused.text.contains(#"name="sound" checked"#))

@@ -6,9 +6,10 @@ import Synchronization
 import Testing
 import VarselCore
 import VarselPush
-@testable import VarselService
 import VarselStore
+
 @testable import VarselLive
+@testable import VarselService
 @testable import VarselWeb
 
 /// Regression tests for the hardening of the HTTP layer; each names the attack it covers.
@@ -20,16 +21,21 @@ struct CSRFHardeningTests {
         try await world.test { client in
             let cookie = try await client.cookie("admin")
             let body = #"{"username":"mallory","password":"long enough pw","role":"admin"}"#
-            for path in ["//api/v1/users", "/api//v1/users", "/./api/v1/users", "/api/v1/../v1/users", "/api%2Fv1/users", "/api/v1/%75sers",
-                         "/api/v1/users/"] {
-                let response = try await client.execute(uri: path, method: .post, headers: [.cookie: cookie, .contentType: "text/plain"],
-                                                        body: ByteBuffer(string: body))
+            for path in [
+                "//api/v1/users", "/api//v1/users", "/./api/v1/users", "/api/v1/../v1/users", "/api%2Fv1/users", "/api/v1/%75sers",
+                "/api/v1/users/",
+            ] {
+                let response = try await client.execute(
+                    uri: path, method: .post, headers: [.cookie: cookie, .contentType: "text/plain"],
+                    body: ByteBuffer(string: body))
                 #expect(response.status.code >= 400 && response.status.code < 500, "\(path) gave \(response.status)")
                 #expect(response.headers[.contentType] == "application/problem+json", "\(path)")
             }
             // The canonical spelling without the CSRF header is refused too, whatever the content type.
-            try await client.execute(uri: "/api/v1/users", method: .post, headers: [.cookie: cookie, .contentType: "application/json"],
-                                     body: ByteBuffer(string: body)).expectProblem(.forbidden)
+            try await client.execute(
+                uri: "/api/v1/users", method: .post, headers: [.cookie: cookie, .contentType: "application/json"],
+                body: ByteBuffer(string: body)
+            ).expectProblem(.forbidden)
             #expect(try await world.repository.user(username: "mallory") == nil)
         }
     }
@@ -40,9 +46,11 @@ struct CSRFHardeningTests {
         try await world.test { client in
             let cookie = try await client.cookie("coord")
             let form = "recipient=\(world.kari.id)&kind=scenarioPrompt&title=Hello&body=x"
-            try await client.execute(uri: "/coordinator/notifications", method: .post,
-                                     headers: [.cookie: cookie, .contentType: "application/x-www-form-urlencoded"],
-                                     body: ByteBuffer(string: form)).expectProblem(.forbidden)
+            try await client.execute(
+                uri: "/coordinator/notifications", method: .post,
+                headers: [.cookie: cookie, .contentType: "application/x-www-form-urlencoded"],
+                body: ByteBuffer(string: form)
+            ).expectProblem(.forbidden)
             #expect(try await world.repository.unreadCount(for: world.kari.id) == 0)
         }
     }
@@ -54,16 +62,21 @@ struct CSRFHardeningTests {
             let coordinator = try await client.token("coord")
             let body = #"{"recipients":["kari"],"kind":"scenarioPrompt","title":"t","body":"b"}"#
             for type in ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"] {
-                try await client.execute(uri: "/api/v1/notifications", method: .post,
-                                         headers: [.authorization: "Bearer \(coordinator)", .contentType: type],
-                                         body: ByteBuffer(string: body)).expectProblem(.unsupportedMediaType)
+                try await client.execute(
+                    uri: "/api/v1/notifications", method: .post,
+                    headers: [.authorization: "Bearer \(coordinator)", .contentType: type],
+                    body: ByteBuffer(string: body)
+                ).expectProblem(.unsupportedMediaType)
             }
-            try await client.execute(uri: "/api/v1/session", method: .post, headers: [.contentType: "text/plain"],
-                                     body: ByteBuffer(string: #"{"username":"kari","password":"\#(TestWorld.password)"}"#))
-                .expectProblem(.unsupportedMediaType)
+            try await client.execute(
+                uri: "/api/v1/session", method: .post, headers: [.contentType: "text/plain"],
+                body: ByteBuffer(string: #"{"username":"kari","password":"\#(TestWorld.password)"}"#)
+            )
+            .expectProblem(.unsupportedMediaType)
             #expect(try await world.repository.unreadCount(for: world.kari.id) == 0)
-            let ok = try await client.call(.post, "/api/v1/notifications", token: coordinator, json: body,
-                                           headers: [.contentType: "application/json; charset=utf-8"])
+            let ok = try await client.call(
+                .post, "/api/v1/notifications", token: coordinator, json: body,
+                headers: [.contentType: "application/json; charset=utf-8"])
             #expect(ok.status == .created)
         }
     }
@@ -74,7 +87,9 @@ struct CSRFHardeningTests {
         configuration.publicURL = URL(string: "http://localhost:8080")
         let world = try await TestWorld(configuration: configuration)
         try await world.test { client in
-            for path in ["/api/v1/session/passkey/options", "/api/v1/session/passkey", "/api/v1/password/passkey/options", "/api/v1/password/passkey"] {
+            for path in [
+                "/api/v1/session/passkey/options", "/api/v1/session/passkey", "/api/v1/password/passkey/options", "/api/v1/password/passkey",
+            ] {
                 for headers: HTTPFields in [[.origin: "https://evil.example"], [.secFetchSite: "cross-site"]] {
                     var fields = headers
                     fields[.contentType] = "application/json"
@@ -84,8 +99,9 @@ struct CSRFHardeningTests {
                 }
             }
             // From our own origin the options are given, with the attempt's cookie.
-            let same = try await client.execute(uri: "/api/v1/session/passkey/options", method: .post,
-                                                headers: [.contentType: "application/json", .origin: "http://localhost:8080"], body: ByteBuffer(string: "{}"))
+            let same = try await client.execute(
+                uri: "/api/v1/session/passkey/options", method: .post,
+                headers: [.contentType: "application/json", .origin: "http://localhost:8080"], body: ByteBuffer(string: "{}"))
             #expect(same.status == .ok)
             #expect(same.headers[.setCookie]?.contains("varsel_passkey_attempt=") == true)
         }
@@ -96,8 +112,10 @@ struct CSRFHardeningTests {
         let world = try await TestWorld()
         try await world.test { client in
             let form = "username=kari&password=\(TestWorld.password.replacingOccurrences(of: " ", with: "+"))&next=%2Fnotifications"
-            for headers: HTTPFields in [[.origin: "https://evil.example"], [.secFetchSite: "cross-site"], [.origin: "null"],
-                                        [.secFetchSite: "same-site"]] {
+            for headers: HTTPFields in [
+                [.origin: "https://evil.example"], [.secFetchSite: "cross-site"], [.origin: "null"],
+                [.secFetchSite: "same-site"],
+            ] {
                 var fields = headers
                 fields[.contentType] = "application/x-www-form-urlencoded"
                 let response = try await client.execute(uri: "/signin", method: .post, headers: fields, body: ByteBuffer(string: form))
@@ -105,8 +123,10 @@ struct CSRFHardeningTests {
                 #expect(response.headers[.setCookie] == nil)
             }
             // Our own form: Chromium sends Origin null (no-referrer pages) with Sec-Fetch-Site same-origin.
-            for headers: HTTPFields in [[.origin: "http://localhost", .secFetchSite: "same-origin"], [.origin: "null", .secFetchSite: "same-origin"],
-                                        [.origin: "http://localhost"], [:]] {
+            for headers: HTTPFields in [
+                [.origin: "http://localhost", .secFetchSite: "same-origin"], [.origin: "null", .secFetchSite: "same-origin"],
+                [.origin: "http://localhost"], [:],
+            ] {
                 var fields = headers
                 fields[.contentType] = "application/x-www-form-urlencoded"
                 let same = try await client.execute(uri: "/signin", method: .post, headers: fields, body: ByteBuffer(string: form))
@@ -143,7 +163,8 @@ struct ThrottleHardeningTests {
         try await world.test { client in
             var limited = 0
             for index in 0..<30 {
-                let response = try await client.call(.post, "/api/v1/session", token: nil, json: #"{"username":"user\#(index)","password":"Spring2026!"}"#)
+                let response = try await client.call(
+                    .post, "/api/v1/session", token: nil, json: #"{"username":"user\#(index)","password":"Spring2026!"}"#)
                 if response.status == .tooManyRequests {
                     limited += 1
                     #expect(response.headers[.retryAfter] != nil)
@@ -160,15 +181,18 @@ struct ThrottleHardeningTests {
         let world = try await TestWorld(configuration: configuration)
         try await world.app().test(.live) { client in
             for _ in 0..<8 {
-                let response = try await client.call(.post, "/api/v1/session", token: nil, json: #"{"username":"kari","password":"wrong password"}"#,
-                                                     headers: [.forwardedFor: "203.0.113.9"])
+                let response = try await client.call(
+                    .post, "/api/v1/session", token: nil, json: #"{"username":"kari","password":"wrong password"}"#,
+                    headers: [.forwardedFor: "203.0.113.9"])
                 #expect(response.status == .unauthorized || response.status == .tooManyRequests)
             }
-            let attacker = try await client.call(.post, "/api/v1/session", token: nil, json: #"{"username":"kari","password":"\#(TestWorld.password)"}"#,
-                                                 headers: [.forwardedFor: "203.0.113.9"])
+            let attacker = try await client.call(
+                .post, "/api/v1/session", token: nil, json: #"{"username":"kari","password":"\#(TestWorld.password)"}"#,
+                headers: [.forwardedFor: "203.0.113.9"])
             #expect(attacker.status == .tooManyRequests)
-            let mentor = try await client.call(.post, "/api/v1/session", token: nil, json: #"{"username":"kari","password":"\#(TestWorld.password)"}"#,
-                                               headers: [.forwardedFor: "198.51.100.7"])
+            let mentor = try await client.call(
+                .post, "/api/v1/session", token: nil, json: #"{"username":"kari","password":"\#(TestWorld.password)"}"#,
+                headers: [.forwardedFor: "198.51.100.7"])
             #expect(mentor.status == .created)
         }
     }
@@ -179,8 +203,9 @@ struct ThrottleHardeningTests {
         try await world.app().test(.live) { client in
             var limited = 0
             for index in 0..<10 {
-                let response = try await client.call(.post, "/api/v1/session", token: nil, json: #"{"username":"kari","password":"wrong password"}"#,
-                                                     headers: [.forwardedFor: "198.51.100.\(index)"])
+                let response = try await client.call(
+                    .post, "/api/v1/session", token: nil, json: #"{"username":"kari","password":"wrong password"}"#,
+                    headers: [.forwardedFor: "198.51.100.\(index)"])
                 if response.status == .tooManyRequests { limited += 1 }
             }
             #expect(limited >= 4)
@@ -208,7 +233,8 @@ struct ThrottleHardeningTests {
         try await world.test { client in
             func signIn(_ username: String) async throws -> [String] {
                 let before = checked.hashes.count
-                let response = try await client.call(.post, "/api/v1/session", token: nil, json: #"{"username":"\#(username)","password":"wrong password"}"#)
+                let response = try await client.call(
+                    .post, "/api/v1/session", token: nil, json: #"{"username":"\#(username)","password":"wrong password"}"#)
                 #expect(response.status == .unauthorized)
                 return Array(checked.hashes.dropFirst(before))
             }
@@ -242,11 +268,13 @@ private final class CheckedHashes: Sendable {
 
 @Suite("Hardening: redirects after sign-in")
 struct RedirectHardeningTests {
-    @Test("only same-site relative paths are followed after sign-in", arguments: [
-        "/\\evil.example/", "/\t/evil.example", "/\\/evil.example", "//evil.example", "/%5Cevil.example", "/%2F%2Fevil.example",
-        "/%252F%252Fevil.example", "https://evil.example", "javascript:alert(1)", "/\u{0}x", "/ /evil", "\\\\evil.example",
-        "/%09/evil.example", "", "notifications",
-    ])
+    @Test(
+        "only same-site relative paths are followed after sign-in",
+        arguments: [
+            "/\\evil.example/", "/\t/evil.example", "/\\/evil.example", "//evil.example", "/%5Cevil.example", "/%2F%2Fevil.example",
+            "/%252F%252Fevil.example", "https://evil.example", "javascript:alert(1)", "/\u{0}x", "/ /evil", "\\\\evil.example",
+            "/%09/evil.example", "", "notifications",
+        ])
     func unsafeTargetsFallBack(_ next: String) {
         #expect(PagesController.safeNext(next) == "/notifications")
     }
@@ -263,8 +291,9 @@ struct RedirectHardeningTests {
         let world = try await TestWorld()
         try await world.test { client in
             let form = "username=kari&password=\(TestWorld.password.replacingOccurrences(of: " ", with: "+"))&next=%2F%5Cevil.example%2F"
-            let response = try await client.execute(uri: "/signin", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
-                                                    body: ByteBuffer(string: form))
+            let response = try await client.execute(
+                uri: "/signin", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                body: ByteBuffer(string: form))
             #expect(response.status == .seeOther)
             #expect(response.headers[.location] == "/notifications")
         }
@@ -314,17 +343,24 @@ struct StreamHardeningTests {
             let other = try await client.token("kari")
             let elsewhere = world.services.broker.subscribe(userID: world.kari.id, session: Tokens.hash(other))
             let here = world.services.broker.subscribe(userID: world.kari.id, session: Tokens.hash(current))
-            try await client.call(.put, "/api/v1/me/password", token: current, json: #"{"currentPassword":"wrong one","newPassword":"a new long password"}"#)
-                .expectProblem(.forbidden)
-            #expect(try await client.call(.put, "/api/v1/me/password", token: current,
-                                          json: #"{"currentPassword":"\#(TestWorld.password)","newPassword":"a new long password"}"#).status == .noContent)
+            try await client.call(
+                .put, "/api/v1/me/password", token: current, json: #"{"currentPassword":"wrong one","newPassword":"a new long password"}"#
+            )
+            .expectProblem(.forbidden)
+            #expect(
+                try await client.call(
+                    .put, "/api/v1/me/password", token: current,
+                    json: #"{"currentPassword":"\#(TestWorld.password)","newPassword":"a new long password"}"#
+                ).status == .noContent)
             var messages: [String] = []
             for await message in elsewhere.messages { messages.append("\(message)") }
             #expect(messages == ["closing(VarselService.StreamCloseReason.signedOut)"])
             try await client.call(.get, "/api/v1/me", token: other).expectProblem(.unauthorized)
             #expect(try await client.call(.get, "/api/v1/me", token: current).status == .ok)
             #expect(world.services.broker.streamCount(userID: world.kari.id) == 1)
-            #expect(try await client.call(.post, "/api/v1/session", token: nil, json: #"{"username":"kari","password":"a new long password"}"#).status == .created)
+            #expect(
+                try await client.call(.post, "/api/v1/session", token: nil, json: #"{"username":"kari","password":"a new long password"}"#).status
+                    == .created)
             world.services.broker.end(userID: world.kari.id, id: here.id)
         }
     }
@@ -335,16 +371,20 @@ struct StreamHardeningTests {
         try await world.test { client in
             let current = try await client.token("kari")
             for refused in [#"pass\u0000word long"#, #"tab\there long"#, #"\u0085next line long"#] {
-                let answer = try await client.call(.put, "/api/v1/me/password", token: current,
-                                                   json: #"{"currentPassword":"\#(TestWorld.password)","newPassword":"\#(refused)"}"#)
+                let answer = try await client.call(
+                    .put, "/api/v1/me/password", token: current,
+                    json: #"{"currentPassword":"\#(TestWorld.password)","newPassword":"\#(refused)"}"#)
                 try answer.expectProblem(.unprocessableContent)
                 #expect(answer.text.contains(#""field":"newPassword""#) && !answer.text.contains("long"), "\(answer.text)")
             }
             // Sign-in: the stored password followed by a NUL and more is not the password.
             let sessions = #"{"username":"kari","password":"\#(TestWorld.password)\u0000anything"}"#
             try await client.call(.post, "/api/v1/session", token: nil, json: sessions).expectProblem(.unauthorized)
-            #expect(try await client.call(.post, "/api/v1/session", token: nil,
-                                          json: #"{"username":"kari","password":"\#(TestWorld.password)"}"#).status == .created)
+            #expect(
+                try await client.call(
+                    .post, "/api/v1/session", token: nil,
+                    json: #"{"username":"kari","password":"\#(TestWorld.password)"}"#
+                ).status == .created)
         }
         // What bcrypt reads never holds a NUL: up to one, a password would end there.
         #expect(PasswordHasher.bcryptInput("abc\u{0}defghij") != "abc\u{0}defghij")
@@ -391,9 +431,11 @@ struct ValidationHardeningTests {
         try await world.test { client in
             let coordinator = try await client.token("coord")
             let title = "a" + String(repeating: "\u{0301}", count: 300)
-            let detail = try await client.call(.post, "/api/v1/notifications", token: coordinator,
-                                               json: #"{"recipients":["kari"],"kind":"scenarioPrompt","title":"\#(title)","body":"b"}"#)
-                .expectProblem(.unprocessableContent)
+            let detail = try await client.call(
+                .post, "/api/v1/notifications", token: coordinator,
+                json: #"{"recipients":["kari"],"kind":"scenarioPrompt","title":"\#(title)","body":"b"}"#
+            )
+            .expectProblem(.unprocessableContent)
             #expect(detail.contains("title at most 200"))
         }
     }
@@ -405,26 +447,34 @@ struct ValidationHardeningTests {
             let (cookie, csrf) = try await client.cookieAndCSRF("coord")
             let headers: HTTPFields = [.cookie: cookie, .contentType: "application/x-www-form-urlencoded"]
             for title in ["Bell%07here", "Esc%1Bhere", "Nul%00here", String(repeating: "x", count: 201)] {
-                let response = try await client.execute(uri: "/coordinator/notifications", method: .post, headers: headers,
-                                                        body: ByteBuffer(string: "_csrf=\(csrf)&recipient=\(world.kari.id)&kind=scenarioPrompt&title=\(title)&body=b"))
+                let response = try await client.execute(
+                    uri: "/coordinator/notifications", method: .post, headers: headers,
+                    body: ByteBuffer(string: "_csrf=\(csrf)&recipient=\(world.kari.id)&kind=scenarioPrompt&title=\(title)&body=b"))
                 #expect(response.status == .unprocessableContent, "\(title)")
             }
             #expect(try await world.repository.unreadCount(for: world.kari.id) == 0)
             let long = String(repeating: "n", count: 5000)
-            let response = try await client.execute(uri: "/coordinator/assignments", method: .post, headers: headers,
-                                                    body: ByteBuffer(string: "_csrf=\(csrf)&mentor=\(world.kari.id)&contactName=\(long)&contactAddress=Street+1"))
+            let response = try await client.execute(
+                uri: "/coordinator/assignments", method: .post, headers: headers,
+                body: ByteBuffer(string: "_csrf=\(csrf)&mentor=\(world.kari.id)&contactName=\(long)&contactAddress=Street+1"))
             #expect(response.status == .unprocessableContent)
             // Each field's error is beside it and tied to it, not only in the summary.
             let phone = String(repeating: "9", count: 61)
-            let fields = try await client.execute(uri: "/coordinator/assignments", method: .post, headers: headers,
-                                                  body: ByteBuffer(string: "_csrf=\(csrf)&mentor=\(world.kari.id)&contactName=Per&contactAddress=Street+1&contactPhone=\(phone)&contactNotes=Bell%07here"))
+            let fields = try await client.execute(
+                uri: "/coordinator/assignments", method: .post, headers: headers,
+                body: ByteBuffer(
+                    string:
+                        "_csrf=\(csrf)&mentor=\(world.kari.id)&contactName=Per&contactAddress=Street+1&contactPhone=\(phone)&contactNotes=Bell%07here"
+                ))
             #expect(fields.status == .unprocessableContent)
             for id in ["assignment-phone", "assignment-notes"] {
-                #expect(fields.text.contains(#"id="\#(id)""#) && fields.text.contains(#"aria-invalid="true" aria-describedby="\#(id)-error""#)
+                #expect(
+                    fields.text.contains(#"id="\#(id)""#) && fields.text.contains(#"aria-invalid="true" aria-describedby="\#(id)-error""#)
                         && fields.text.contains(#"<span class="field-error" id="\#(id)-error">"#), "\(id)")
             }
-            let kind = try await client.execute(uri: "/coordinator/notifications", method: .post, headers: headers,
-                                                body: ByteBuffer(string: "_csrf=\(csrf)&recipient=\(world.kari.id)&kind=party&title=t&body=b"))
+            let kind = try await client.execute(
+                uri: "/coordinator/notifications", method: .post, headers: headers,
+                body: ByteBuffer(string: "_csrf=\(csrf)&recipient=\(world.kari.id)&kind=party&title=t&body=b"))
             #expect(kind.status == .unprocessableContent && kind.text.contains(#"aria-describedby="send-kind-error""#), "\(kind.text)")
             #expect(try await world.repository.assignments(.mentor(world.kari.id, scope: .all)).isEmpty)
         }
@@ -435,9 +485,12 @@ struct ValidationHardeningTests {
         let world = try await TestWorld()
         try await world.test { client in
             let kari = try await client.token("kari")
-            try await client.call(.put, "/api/v1/preferences", token: kari, json: """
-                {"enabledKinds":["assignment","assignment"],"sound":true,"vibration":true,"systemNotifications":false,"speakPersonalDetails":false}
-                """).expectProblem(.unprocessableContent)
+            try await client.call(
+                .put, "/api/v1/preferences", token: kari,
+                json: """
+                    {"enabledKinds":["assignment","assignment"],"sound":true,"vibration":true,"systemNotifications":false,"speakPersonalDetails":false}
+                    """
+            ).expectProblem(.unprocessableContent)
         }
     }
 
@@ -468,8 +521,10 @@ struct ValidationHardeningTests {
             contact: NewContact(name: "Per Olsen", phone: "900 00 000", address: "Torggata 3", notes: "Hører dårlig"), urgency: .normal)
         try await world.test { client in
             let kari = try await client.token("kari")
-            for (path, token) in [("/healthz", nil), ("/api/v1/preferences", kari), ("/api/v1/openapi.yaml", nil), ("/signin", nil),
-                                  ("/api/v1/preferences", nil)] as [(String, String?)] {
+            for (path, token) in [
+                ("/healthz", nil), ("/api/v1/preferences", kari), ("/api/v1/openapi.yaml", nil), ("/signin", nil),
+                ("/api/v1/preferences", nil),
+            ] as [(String, String?)] {
                 let get = try await client.call(.get, path, token: token)
                 let head = try await client.call(.head, path, token: token)
                 #expect(head.status == get.status, "\(path)")
@@ -518,14 +573,18 @@ struct ValidationHardeningTests {
             let coordinator = try await client.token("coord")
             let kari = try await client.token("kari")
             let responses = [
-                try await client.call(.post, "/api/v1/notifications", token: coordinator,
-                                      json: #"{"recipients":["kari"],"kind":"Kari Secretname","title":"t","body":"b"}"#),
-                try await client.call(.put, "/api/v1/preferences", token: kari, json: """
-                    {"enabledKinds":["Kari Secretname"],"sound":true,"vibration":true,"systemNotifications":false,"speakPersonalDetails":false}
-                    """),
+                try await client.call(
+                    .post, "/api/v1/notifications", token: coordinator,
+                    json: #"{"recipients":["kari"],"kind":"Kari Secretname","title":"t","body":"b"}"#),
+                try await client.call(
+                    .put, "/api/v1/preferences", token: kari,
+                    json: """
+                        {"enabledKinds":["Kari Secretname"],"sound":true,"vibration":true,"systemNotifications":false,"speakPersonalDetails":false}
+                        """),
                 try await client.call(.get, "/api/v1/notifications?filter=Kari%20Secretname", token: kari),
-                try await client.call(.post, "/api/v1/notifications", token: coordinator,
-                                      json: #"{"recipients":["kari"],"kind":"scenarioPrompt","title":"t","body":"b","urgency":"Kari Secretname"}"#),
+                try await client.call(
+                    .post, "/api/v1/notifications", token: coordinator,
+                    json: #"{"recipients":["kari"],"kind":"scenarioPrompt","title":"t","body":"b","urgency":"Kari Secretname"}"#),
             ]
             for response in responses {
                 #expect(response.status.code >= 400)
@@ -540,9 +599,11 @@ struct HeaderHardeningTests {
     @Test("every response says nosniff; personal and authenticated responses say no-store")
     func headersEverywhere() async throws {
         let world = try await TestWorld()
-        let contact = try await world.repository.createAssignment(mentorID: world.kari.id, coordinatorID: world.coordinator.id,
-                                                                  contact: NewContact(name: "Per", phone: "", address: "Gate 1", notes: ""),
-                                                                  at: world.clock.now) { _, _ in
+        let contact = try await world.repository.createAssignment(
+            mentorID: world.kari.id, coordinatorID: world.coordinator.id,
+            contact: NewContact(name: "Per", phone: "", address: "Gate 1", notes: ""),
+            at: world.clock.now
+        ) { _, _ in
             NewNotification(recipientID: world.kari.id, senderID: nil, kind: .assignment, title: "t", body: "b", deepLink: .pause)
         }.1
         try await world.test { client in
@@ -571,9 +632,10 @@ struct HeaderHardeningTests {
         let world = try await TestWorld(configuration: configuration)
         try await world.test { client in
             let form = "username=kari&password=\(TestWorld.password.replacingOccurrences(of: " ", with: "+"))"
-            let response = try await client.execute(uri: "/signin", method: .post,
-                                                    headers: [.contentType: "application/x-www-form-urlencoded", .origin: "https://varsel.example"],
-                                                    body: ByteBuffer(string: form))
+            let response = try await client.execute(
+                uri: "/signin", method: .post,
+                headers: [.contentType: "application/x-www-form-urlencoded", .origin: "https://varsel.example"],
+                body: ByteBuffer(string: form))
             #expect(response.status == .seeOther)
             #expect(response.headers[.setCookie]?.contains("Secure") == true)
         }
@@ -603,10 +665,12 @@ struct OpenHardeningTests {
     @Test("GET /notifications/{id}/open changes nothing; the target screen shown to its owner marks it read")
     func openHasNoSideEffect() async throws {
         let world = try await TestWorld()
-        let created = try await world.repository.createNotifications([
-            NewNotification(recipientID: world.kari.id, senderID: world.coordinator.id, kind: .pauseConfirmation, title: "Paused",
-                            body: "b", deepLink: .pause),
-        ], idempotencyKey: nil, at: world.clock.now)
+        let created = try await world.repository.createNotifications(
+            [
+                NewNotification(
+                    recipientID: world.kari.id, senderID: world.coordinator.id, kind: .pauseConfirmation, title: "Paused",
+                    body: "b", deepLink: .pause)
+            ], idempotencyKey: nil, at: world.clock.now)
         let id = created.items[0].id
         try await world.test { client in
             let kari = try await client.cookie("kari")
@@ -636,17 +700,22 @@ struct PublicTitleTests {
         let world = try await TestWorld()
         try await world.test { client in
             let coordinator = try await client.token("coord")
-            let detail = try await client.call(.post, "/api/v1/notifications", token: coordinator, json: """
-                {"recipients":["kari"],"kind":"scenarioPrompt","title":"Visit ola privatnavn today","body":"Ola Privatnavn waits",
-                 "personalDetails":["Ola Privatnavn"]}
-                """).expectProblem(.unprocessableContent)
+            let detail = try await client.call(
+                .post, "/api/v1/notifications", token: coordinator,
+                json: """
+                    {"recipients":["kari"],"kind":"scenarioPrompt","title":"Visit ola privatnavn today","body":"Ola Privatnavn waits",
+                     "personalDetails":["Ola Privatnavn"]}
+                    """
+            ).expectProblem(.unprocessableContent)
             #expect(detail.contains("title"))
             #expect(!detail.localizedCaseInsensitiveContains("Privatnavn"))
             // The send form applies the same rule, next to the Title field, without repeating the name.
             let (cookie, csrf) = try await client.cookieAndCSRF("coord")
-            let form = "_csrf=\(csrf)&recipient=\(world.kari.id)&kind=scenarioPrompt&title=Call+Ola+Privatnavn&body=Ola+Privatnavn&personalDetails=Ola+Privatnavn"
-            let page = try await client.execute(uri: "/coordinator/notifications", method: .post,
-                                                headers: [.cookie: cookie, .contentType: "application/x-www-form-urlencoded"], body: ByteBuffer(string: form))
+            let form =
+                "_csrf=\(csrf)&recipient=\(world.kari.id)&kind=scenarioPrompt&title=Call+Ola+Privatnavn&body=Ola+Privatnavn&personalDetails=Ola+Privatnavn"
+            let page = try await client.execute(
+                uri: "/coordinator/notifications", method: .post,
+                headers: [.cookie: cookie, .contentType: "application/x-www-form-urlencoded"], body: ByteBuffer(string: form))
             #expect(page.status == .unprocessableContent)
             #expect(String(buffer: page.body).contains(#"id="send-title-error""#))
             #expect(try await world.repository.unreadCount(for: world.kari.id) == 0)
@@ -658,9 +727,11 @@ struct PublicTitleTests {
         let world = try await TestWorld()
         try await world.test { client in
             let (cookie, csrf) = try await client.cookieAndCSRF("coord")
-            let form = "_csrf=\(csrf)&recipient=\(world.kari.id)&kind=scenarioPrompt&title=Stairs+drill&body=Practise+with+Ola+Privatnavn&personalDetails=Ola+Privatnavn%0D%0A"
-            let sent = try await client.execute(uri: "/coordinator/notifications", method: .post,
-                                                headers: [.cookie: cookie, .contentType: "application/x-www-form-urlencoded"], body: ByteBuffer(string: form))
+            let form =
+                "_csrf=\(csrf)&recipient=\(world.kari.id)&kind=scenarioPrompt&title=Stairs+drill&body=Practise+with+Ola+Privatnavn&personalDetails=Ola+Privatnavn%0D%0A"
+            let sent = try await client.execute(
+                uri: "/coordinator/notifications", method: .post,
+                headers: [.cookie: cookie, .contentType: "application/x-www-form-urlencoded"], body: ByteBuffer(string: form))
             #expect(sent.status == .seeOther)
             let stored = try #require(try await world.repository.notifications(for: world.kari.id, filter: .all, after: nil, limit: 10).items.first)
             #expect(stored.personalDetails == ["Ola Privatnavn"])
@@ -681,8 +752,9 @@ extension TestClientProtocol {
 
     /// Signs in through the API and returns the `Cookie` header value and the session's CSRF token.
     func cookieAndCSRF(_ username: String) async throws -> (cookie: String, csrf: String) {
-        let response = try await execute(uri: "/api/v1/session", method: .post, headers: [.contentType: "application/json"],
-                                         body: ByteBuffer(string: #"{"username":"\#(username)","password":"\#(TestWorld.password)"}"#))
+        let response = try await execute(
+            uri: "/api/v1/session", method: .post, headers: [.contentType: "application/json"],
+            body: ByteBuffer(string: #"{"username":"\#(username)","password":"\#(TestWorld.password)"}"#))
         let session = try response.decode(SignInBody.self)
         return ("\(sessionCookieName)=\(session.token)", session.csrfToken)
     }

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import Testing
 import VarselCore
+
 @testable import VarselLive
 @testable import VarselWeb
 
@@ -9,11 +10,15 @@ import VarselCore
 @Suite("Hand-written JSON for the payloads of every notification")
 struct HotJSONTests {
     /// Text with everything JSON escapes, and what it must leave alone (slashes, Norwegian letters, emoji).
-    static let texts = ["Plain", #"Kari "Kari" Nordmann"#, #"back\slash"#, "line\nbreak\r\ttab", "bell\u{07}unit\u{1F}",
-                        "\u{08}\u{0C}", "Æ ø å", "👩🏽‍🦯 on her way", "a/b </script>", ""]
-    static let links: [DeepLinkTarget] = [.contact(contactID: 4, assignmentID: 9), .contact(contactID: 4, assignmentID: nil),
-                                         .certification(certificationID: 2), .certification(certificationID: nil), .pause,
-                                         .scenario(scenarioID: 5), .scenario(scenarioID: nil)]
+    static let texts = [
+        "Plain", #"Kari "Kari" Nordmann"#, #"back\slash"#, "line\nbreak\r\ttab", "bell\u{07}unit\u{1F}",
+        "\u{08}\u{0C}", "Æ ø å", "👩🏽‍🦯 on her way", "a/b </script>", "",
+    ]
+    static let links: [DeepLinkTarget] = [
+        .contact(contactID: 4, assignmentID: 9), .contact(contactID: 4, assignmentID: nil),
+        .certification(certificationID: 2), .certification(certificationID: nil), .pause,
+        .scenario(scenarioID: 5), .scenario(scenarioID: nil),
+    ]
 
     /// Notifications of every kind, urgency, link and read state, with each text as title and body, at times with
     /// and without a fraction of a second.
@@ -24,10 +29,12 @@ struct HotJSONTests {
             for urgency in Urgency.allCases {
                 for (index, text) in texts.enumerated() {
                     let created = DemoData.now.addingTimeInterval(-Double(index) * 3_700.999)
-                    items.append(NotificationItem(id: id, recipientID: 3, kind: kind, title: text, body: texts[(index + 3) % texts.count],
-                                                  createdAt: created, readAt: index.isMultiple(of: 2) ? nil : created.addingTimeInterval(59.5),
-                                                  urgency: urgency, deepLink: links[index % links.count],
-                                                  personalDetails: index.isMultiple(of: 3) ? [text] : []))
+                    items.append(
+                        NotificationItem(
+                            id: id, recipientID: 3, kind: kind, title: text, body: texts[(index + 3) % texts.count],
+                            createdAt: created, readAt: index.isMultiple(of: 2) ? nil : created.addingTimeInterval(59.5),
+                            urgency: urgency, deepLink: links[index % links.count],
+                            personalDetails: index.isMultiple(of: 3) ? [text] : []))
                     id = NotificationID(id.rawValue + 1)
                 }
             }
@@ -64,7 +71,8 @@ struct HotJSONTests {
 
     @Test("a web page's cue for an arrival is byte for byte what JSONEncoder writes, in both languages")
     func cue() throws {
-        var compared = 0, variants = Set<String>()
+        var compared = 0
+        var variants = Set<String>()
         for language in Language.allCases {
             for preferences in Self.cuePreferences {
                 let announcer = Announcer(language: language, preferences: preferences)
@@ -75,8 +83,11 @@ struct HotJSONTests {
                     HotJSON.cue(payload, into: &written)
                     #expect(String(buffer: written) == "data: " + String(decoding: expected, as: UTF8.self))
                     // Which members were present, to show every optional was both written and left out.
-                    variants.insert([payload.earcon == nil, payload.tones == nil, payload.vibration == nil,
-                                     payload.systemNotification == nil].map { $0 ? "-" : "+" }.joined())
+                    variants.insert(
+                        [
+                            payload.earcon == nil, payload.tones == nil, payload.vibration == nil,
+                            payload.systemNotification == nil,
+                        ].map { $0 ? "-" : "+" }.joined())
                     compared += 1
                 }
             }
@@ -100,8 +111,9 @@ struct HotJSONTests {
     @Test("the answer to a create is byte for byte what JSONEncoder writes")
     func createResponse() throws {
         let items = Self.items().map {
-            CreatedNotification(id: $0.id, recipientId: $0.recipientID, kind: $0.kind, title: $0.title, urgency: $0.urgency,
-                                                createdAt: $0.createdAt)
+            CreatedNotification(
+                id: $0.id, recipientId: $0.recipientID, kind: $0.kind, title: $0.title, urgency: $0.urgency,
+                createdAt: $0.createdAt)
         }
         for count in [0, 1, 3, items.count] {
             let slice = Array(items.prefix(count))

@@ -7,6 +7,7 @@ import Testing
 import VarselCore
 import VarselService
 import VarselStore
+
 @testable import VarselWeb
 
 /// Integration tokens: a member system acts through the API with a token an administrator made, as itself, until the
@@ -23,7 +24,13 @@ struct IntegrationTokenTests {
         try await world.test { client in
             let created = try await client.call(.post, "/api/v1/assignments", token: issued.token, json: Self.assignment)
             #expect(created.status == .created, "\(created.text)")
-            struct Created: Decodable { struct Assignment: Decodable { var id: AssignmentID; var status: String }; var assignment: Assignment }
+            struct Created: Decodable {
+                struct Assignment: Decodable {
+                    var id: AssignmentID
+                    var status: String
+                }
+                var assignment: Assignment
+            }
             let body = try created.decode(Created.self)
             let read = try await client.call(.get, "/api/v1/assignments/\(body.assignment.id)", token: issued.token)
             #expect(read.status == .ok)
@@ -38,8 +45,9 @@ struct IntegrationTokenTests {
         let world = try await TestWorld()
         let issued = try await world.services.integrations.create(name: "Member system", role: "admin", by: world.admin)
         try await world.test { client in
-            let added = try await client.call(.post, "/api/v1/users", token: issued.token,
-                                              json: #"{"username":"ingrid","displayName":"Ingrid Berg","role":"mentor","locale":"nb"}"#)
+            let added = try await client.call(
+                .post, "/api/v1/users", token: issued.token,
+                json: #"{"username":"ingrid","displayName":"Ingrid Berg","role":"mentor","locale":"nb"}"#)
             #expect(added.status == .created, "\(added.text)")
             let ingrid = try #require(try await world.repository.user(username: "ingrid"))
             let log = try await world.repository.accountLog(userID: ingrid.id)
@@ -114,8 +122,10 @@ struct IntegrationTokenTests {
         try await world.test { client in
             try await client.call(.delete, "/api/v1/session", token: issued.token).expectProblem(.forbidden)
             try await client.call(.post, "/api/v1/me/passkeys/options", token: issued.token, json: "{}").expectProblem(.forbidden)
-            try await client.call(.put, "/api/v1/me/password", token: issued.token,
-                                  json: #"{"currentPassword":"x","newPassword":"a long new password"}"#).expectProblem(.forbidden)
+            try await client.call(
+                .put, "/api/v1/me/password", token: issued.token,
+                json: #"{"currentPassword":"x","newPassword":"a long new password"}"#
+            ).expectProblem(.forbidden)
             // Still works afterwards: nothing above ended it.
             #expect(try await client.call(.get, "/api/v1/me", token: issued.token).status == .ok)
         }
@@ -131,12 +141,14 @@ struct IntegrationTokenTests {
             #expect(list.status == .ok)
             #expect(list.text.contains("No integration tokens yet."))
 
-            let refused = try await client.execute(uri: "/integrations", method: .post, headers: form, body: ByteBuffer(string: "_csrf=\(csrf)&name=&role=coordinator"))
+            let refused = try await client.execute(
+                uri: "/integrations", method: .post, headers: form, body: ByteBuffer(string: "_csrf=\(csrf)&name=&role=coordinator"))
             #expect(refused.status == .unprocessableContent)
             #expect(refused.text.contains(##"<a href="#token-name">"##))
 
-            let made = try await client.execute(uri: "/integrations", method: .post, headers: form,
-                                                body: ByteBuffer(string: "_csrf=\(csrf)&name=Member+system&role=coordinator"))
+            let made = try await client.execute(
+                uri: "/integrations", method: .post, headers: form,
+                body: ByteBuffer(string: "_csrf=\(csrf)&name=Member+system&role=coordinator"))
             #expect(made.status == .seeOther)
             let location = try #require(made.headers[.location])
             let handed = try #require(made.headers[.setCookie])
@@ -161,7 +173,8 @@ struct IntegrationTokenTests {
             let listed = try await client.execute(uri: "/integrations", method: .get, headers: [.cookie: cookie])
             #expect(listed.text.contains("Member system, coordinator, made "))
             #expect(listed.text.contains("by Admin, last used just now"))
-            let revoked = try await client.execute(uri: "/integrations/\(id)/revoke", method: .post, headers: form, body: ByteBuffer(string: "_csrf=\(csrf)"))
+            let revoked = try await client.execute(
+                uri: "/integrations/\(id)/revoke", method: .post, headers: form, body: ByteBuffer(string: "_csrf=\(csrf)"))
             #expect(revoked.headers[.location] == "/integrations?done=token-revoked")
             #expect(try await client.call(.get, "/api/v1/me", token: String(token)).status == .unauthorized)
             let after = try await client.execute(uri: "/integrations", method: .get, headers: [.cookie: cookie])

@@ -3,12 +3,14 @@ import Testing
 import VarselCore
 import VarselPush
 import VarselStore
+
 @testable import VarselWeb
 
 /// The sealed cookie that carries a new set-password link to the page that shows it once.
 @Suite struct LinkHandoverTests {
-    let session = Session(tokenHash: "hash", userID: 2, csrfToken: "the session's secret", createdAt: Date(timeIntervalSince1970: 0),
-                          expiresAt: Date(timeIntervalSince1970: 86400))
+    let session = Session(
+        tokenHash: "hash", userID: 2, csrfToken: "the session's secret", createdAt: Date(timeIntervalSince1970: 0),
+        expiresAt: Date(timeIntervalSince1970: 86400))
     let expiry = Date(timeIntervalSince1970: 1_795_683_600)
 
     @Test func theCodeOpensForThePersonAndTheSessionItWasSealedFor() throws {

@@ -7,9 +7,10 @@ import HummingbirdTesting
 import Testing
 import VarselCore
 import VarselLive
-import VarselService
 import VarselSQLite
+import VarselService
 import VarselStore
+
 @testable import VarselWeb
 
 @Suite("The live stream over HTTP")
@@ -19,13 +20,15 @@ struct LiveStreamTests {
         body.components(separatedBy: "\n\n").compactMap { block in
             let lines = block.split(separator: "\n")
             guard let id = lines.first(where: { $0.hasPrefix("id: ") }).flatMap({ Int64($0.dropFirst(4)) }),
-                  let name = lines.first(where: { $0.hasPrefix("event: ") }).map({ String($0.dropFirst(7)) }) else { return nil }
+                let name = lines.first(where: { $0.hasPrefix("event: ") }).map({ String($0.dropFirst(7)) })
+            else { return nil }
             return (id, name)
         }
     }
 
-    @Test("a stream resumed from 0 replays the log, then follows live events, with no gap and no duplicate, and ends with a reset on sign-out",
-          .timeLimit(.minutes(1)))
+    @Test(
+        "a stream resumed from 0 replays the log, then follows live events, with no gap and no duplicate, and ends with a reset on sign-out",
+        .timeLimit(.minutes(1)))
     func replayThenLive() async throws {
         let (world, app) = try await Self.appWithOneNotification(server: .varselHTTP1())
         let kari = try #require(world.kari)
@@ -36,7 +39,8 @@ struct LiveStreamTests {
             // Once the stream is attached: one live notification, then sign the session out, which ends the stream.
             let driver = Task {
                 while broker.streamCount(userID: kari.id) == 0 { try await Task.sleep(for: .milliseconds(5)) }
-                let live = try Validation.notification(kind: "scenarioPrompt", title: "Live", body: "", urgency: nil, personalDetails: [], allowAssignment: false)
+                let live = try Validation.notification(
+                    kind: "scenarioPrompt", title: "Live", body: "", urgency: nil, personalDetails: [], allowAssignment: false)
                 _ = try await services.sender.send(live, from: world.coordinator.id, to: [kari.id])
                 // Two replayed events and two live ones (created, unread-count each) written before the stream ends.
                 while services.metrics.eventsDelivered < 4 { try await Task.sleep(for: .milliseconds(5)) }
@@ -60,16 +64,19 @@ extension LiveStreamTests {
     /// A world where Kari has one notification ("Before"), and an application over it on `server`, with its pump.
     static func appWithOneNotification(server: HTTPServerBuilder) async throws -> (TestWorld, some ApplicationProtocol) {
         let world = try await TestWorld()
-        let message = try Validation.notification(kind: "scenarioPrompt", title: "Before", body: "", urgency: nil, personalDetails: [], allowAssignment: false)
+        let message = try Validation.notification(
+            kind: "scenarioPrompt", title: "Before", body: "", urgency: nil, personalDetails: [], allowAssignment: false)
         _ = try await world.services.sender.send(message, from: world.coordinator.id, to: [world.kari.id])
-        var app = Application(router: try await VarselRouter.build(services: world.services), server: server,
-                              configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        var app = Application(
+            router: try await VarselRouter.build(services: world.services), server: server,
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         app.addServices(world.services.pump)
         return (world, app)
     }
 
-    @Test("on a server without Varsel's connection handling a stream sends its opening and its replay, then ends, detached",
-          .timeLimit(.minutes(1)))
+    @Test(
+        "on a server without Varsel's connection handling a stream sends its opening and its replay, then ends, detached",
+        .timeLimit(.minutes(1)))
     func withoutTheHandoffTheStreamEnds() async throws {
         let (world, app) = try await Self.appWithOneNotification(server: .http1())
         let kari = try #require(world.kari)
@@ -103,8 +110,9 @@ extension LiveStreamTests {
     static func streamBody(_ path: String, sending message: Validation.ValidNotification) async throws -> (TestWorld, String) {
         let world = try await TestWorld()
         let kari = try #require(world.kari)
-        var app = Application(router: try await VarselRouter.build(services: world.services), server: .varselHTTP1(),
-                              configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        var app = Application(
+            router: try await VarselRouter.build(services: world.services), server: .varselHTTP1(),
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         app.addServices(world.services.pump)
         let body = try await app.test(.live) { client in
             let token = try await client.token("kari")
@@ -125,8 +133,9 @@ extension LiveStreamTests {
 
     @Test("the page's stream (?player=web) carries the core's cue and announcement for an arrival; an API client's does not")
     func playerGetsCuesAndAnnouncements() async throws {
-        let urgent = try Validation.notification(kind: "certificationExpiry", title: "Expires today", body: "", urgency: "urgent",
-                                                 personalDetails: [], allowAssignment: false)
+        let urgent = try Validation.notification(
+            kind: "certificationExpiry", title: "Expires today", body: "", urgency: "urgent",
+            personalDetails: [], allowAssignment: false)
         let (_, played) = try await Self.streamBody("/api/v1/events?player=web", sending: urgent)
         let describer = Describer(language: .english)
         #expect(played.contains("event: cue\ndata: "))
@@ -147,27 +156,34 @@ extension SQLiteRepository {
     /// The item `message` becomes when sent to a fresh mentor: for composing the words the stream should say.
     static func sampleUrgent(_ message: Validation.ValidNotification) async throws -> NotificationItem? {
         let store = try SQLiteRepository.inMemory()
-        let mentor = try await store.createUser(NewUser(username: "m", displayName: "M", role: .mentor, passwordHash: "x", language: .english), at: DemoData.now)
-        return try await store.createNotifications([
-            NewNotification(recipientID: mentor.id, senderID: nil, kind: message.kind, title: message.title, body: message.body,
-                            urgency: message.urgency, deepLink: Validation.deepLink(for: message.kind), personalDetails: message.personalDetails),
-        ], idempotencyKey: nil, at: DemoData.now).items.first
+        let mentor = try await store.createUser(
+            NewUser(username: "m", displayName: "M", role: .mentor, passwordHash: "x", language: .english), at: DemoData.now)
+        return try await store.createNotifications(
+            [
+                NewNotification(
+                    recipientID: mentor.id, senderID: nil, kind: message.kind, title: message.title, body: message.body,
+                    urgency: message.urgency, deepLink: Validation.deepLink(for: message.kind), personalDetails: message.personalDetails)
+            ], idempotencyKey: nil, at: DemoData.now
+        ).items.first
     }
 }
 
 @Suite("Each page renders")
 struct PageRenderingTests {
-    @Test("each page answers 200 with the language, the skip link, main, one h1 and the live regions", arguments: [
-        ("kari", "/"), ("kari", "/notifications"), ("kari", "/notifications?filter=unread"), ("kari", "/settings"),
-        ("kari", "/assignments"), ("kari", "/contacts"), ("kari", "/profile"), ("kari", "/certifications"), ("kari", "/pause"),
-        ("kari", "/scenarios"), ("coord", "/coordinator"), ("ola", "/notifications"), ("coord", "/scenarios"), ("ola", "/profile"),
-        ("coord", "/coordinator/assignments?show=overdue"), ("coord", "/profile"),
-    ])
+    @Test(
+        "each page answers 200 with the language, the skip link, main, one h1 and the live regions",
+        arguments: [
+            ("kari", "/"), ("kari", "/notifications"), ("kari", "/notifications?filter=unread"), ("kari", "/settings"),
+            ("kari", "/assignments"), ("kari", "/contacts"), ("kari", "/profile"), ("kari", "/certifications"), ("kari", "/pause"),
+            ("kari", "/scenarios"), ("coord", "/coordinator"), ("ola", "/notifications"), ("coord", "/scenarios"), ("ola", "/profile"),
+            ("coord", "/coordinator/assignments?show=overdue"), ("coord", "/profile"),
+        ])
     func pageRenders(user: String, path: String) async throws {
         let world = try await TestWorld()
         // Kari has an assignment, so her pages have their lists (Home's, Assignments', Contacts').
-        _ = try await world.services.sender.assign(mentor: world.kari, coordinatorID: world.coordinator.id,
-                                                   contact: NewContact(name: "Per Olsen", phone: "", address: "Torggata 3", notes: ""), urgency: .normal)
+        _ = try await world.services.sender.assign(
+            mentor: world.kari, coordinatorID: world.coordinator.id,
+            contact: NewContact(name: "Per Olsen", phone: "", address: "Torggata 3", notes: ""), urgency: .normal)
         try await world.test { client in
             let token = try await client.token(user)
             let page = try await client.call(.get, path, token: token)
@@ -181,7 +197,9 @@ struct PageRenderingTests {
             #expect(html.contains(#"id="live-polite" class="visually-hidden" role="log" aria-live="polite""#))
             #expect(html.contains(#"role="tablist""#) || path.hasPrefix("/coordinator"))
             // An id names one element: a label, a description or a section's heading found by it is that one.
-            let ids = html.components(separatedBy: #" id=""#).dropFirst().compactMap { $0.split(separator: "\"", maxSplits: 1).first.map(String.init) }
+            let ids = html.components(separatedBy: #" id=""#).dropFirst().compactMap {
+                $0.split(separator: "\"", maxSplits: 1).first.map(String.init)
+            }
             let twice = Dictionary(grouping: ids, by: { $0 }).filter { $0.value.count > 1 }.keys.sorted()
             #expect(twice.isEmpty, "ids used twice on \(path): \(twice)")
         }
@@ -244,16 +262,19 @@ struct RawStreamClient {
 }
 
 extension LiveStreamTests {
-    @Test("a server shutting down ends its open streams with their last chunk; it does not wait for the clients to leave",
-          .timeLimit(.minutes(1)))
+    @Test(
+        "a server shutting down ends its open streams with their last chunk; it does not wait for the clients to leave",
+        .timeLimit(.minutes(1)))
     func shutdownEndsOpenStreams() async throws {
         let world = try await TestWorld()
-        var app = Application(router: try await VarselRouter.build(services: world.services), server: .varselHTTP1(),
-                              configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        var app = Application(
+            router: try await VarselRouter.build(services: world.services), server: .varselHTTP1(),
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         app.addServices(world.services.pump)
         let kari = try #require(world.kari)
         let client = try await app.test(.live) { client in
-            let port = try #require(client.port), token = try await client.token("kari")
+            let port = try #require(client.port)
+            let token = try await client.token("kari")
             // Its blocking reads wait on a thread of their own, not on one the server's tasks need.
             let stream = try await withCheckedThrowingContinuation { continuation in
                 Thread.detachNewThread { continuation.resume(with: Result { try RawStreamClient(port: port, token: token) }) }

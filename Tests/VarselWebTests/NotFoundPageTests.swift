@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Testing
+
 @testable import VarselWeb
 
 @Suite("A browser at an address that is no page")

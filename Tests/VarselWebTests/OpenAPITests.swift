@@ -4,6 +4,7 @@ import Testing
 import VarselCore
 import VarselService
 import VarselStore
+
 @testable import VarselWeb
 
 @Suite("OpenAPI document")
@@ -14,7 +15,10 @@ struct OpenAPITests {
         var currentPath: String?
         var inPaths = false
         for line in yaml.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.hasPrefix("paths:") { inPaths = true; continue }
+            if line.hasPrefix("paths:") {
+                inPaths = true
+                continue
+            }
             if inPaths, !line.hasPrefix(" "), !line.isEmpty { inPaths = false }
             guard inPaths else { continue }
             if line.hasPrefix("  /"), line.hasSuffix(":") {
@@ -31,8 +35,9 @@ struct OpenAPITests {
     func everyRouteDocumented() async throws {
         let world = try await TestWorld()
         let router = try await VarselRouter.build(services: world.services)
-        var served = Set(router.routes.map { "\($0.method.rawValue) \($0.path.description.hasPrefix("/") ? "" : "/")\($0.path)" }
-            .filter { $0.contains(" /api/") || $0.hasSuffix(" /healthz") || $0.hasSuffix(" /readyz") || $0.hasSuffix(" /metrics") })
+        var served = Set(
+            router.routes.map { "\($0.method.rawValue) \($0.path.description.hasPrefix("/") ? "" : "/")\($0.path)" }
+                .filter { $0.contains(" /api/") || $0.hasSuffix(" /healthz") || $0.hasSuffix(" /readyz") || $0.hasSuffix(" /metrics") })
         var documented = Self.documentedOperations(try VarselRouter.openAPIDocument())
         // The document's rules say once that every path answering GET answers HEAD too.
         #expect(try VarselRouter.openAPIDocument().contains("Every path that answers GET also answers HEAD"))
@@ -129,13 +134,17 @@ struct OpenAPIRulesTests {
     static let visitDone: [String] = ["paths", "/api/v1/assignments/{id}/done", "post"] + json
     static let passwordChange: [String] = ["paths", "/api/v1/me/password", "put"] + json
     static let passwordChoice: [String] = ["paths", "/api/v1/password", "post"] + json
-    static let passkeyNames: [[String]] = [["paths", "/api/v1/me/passkeys", "post"] + json, ["paths", "/api/v1/password/passkey", "post"] + json,
-                                           ["paths", "/api/v1/me/passkeys/{id}", "patch"] + json]
+    static let passkeyNames: [[String]] = [
+        ["paths", "/api/v1/me/passkeys", "post"] + json, ["paths", "/api/v1/password/passkey", "post"] + json,
+        ["paths", "/api/v1/me/passkeys/{id}", "patch"] + json,
+    ]
 
     /// Each rule: where the document states it, and what it must say.
     static var rules: [Rule] {
-        let requiredLine = yamlQuoted(TextPatterns.requiredLine), optionalLine = yamlQuoted(TextPatterns.optionalLine)
-        let requiredText = yamlQuoted(TextPatterns.requiredText), optionalText = yamlQuoted(TextPatterns.optionalText)
+        let requiredLine = yamlQuoted(TextPatterns.requiredLine)
+        let optionalLine = yamlQuoted(TextPatterns.optionalLine)
+        let requiredText = yamlQuoted(TextPatterns.requiredText)
+        let optionalText = yamlQuoted(TextPatterns.optionalText)
         var rules: [Rule] = [
             Rule(notification, ["recipients", "maxItems"], Limits.maxRecipients),
             Rule(notification, ["title", "maxLength"], Limits.maxTitleLength),
@@ -186,8 +195,11 @@ struct OpenAPIRulesTests {
             Rule(schemas, ["Role", "enum"], cases(Role.self)),
             Rule(schemas, ["AssignmentStatus", "enum"], cases(AssignmentStatus.self)),
             Rule(schemas, ["AccountChange", "properties", "action", "enum"], cases(AccountAction.self)),
-            Rule(["paths", "/api/v1/contacts/{id}/reads", "get", "responses", "200", "content", "application/json", "schema", "items",
-                  "properties", "channel"], ["enum"], cases(ContactReadChannel.self)),
+            Rule(
+                [
+                    "paths", "/api/v1/contacts/{id}/reads", "get", "responses", "200", "content", "application/json", "schema", "items",
+                    "properties", "channel",
+                ], ["enum"], cases(ContactReadChannel.self)),
         ]
         for base in passkeyNames {
             rules.append(Rule(base, ["name", "maxLength"], Limits.maxPasskeyNameLength))
@@ -223,7 +235,9 @@ struct OpenAPIRulesTests {
             }
         }
         for tag in ["en", "nb-NO", "NN", "en_GB", "de", "en-", "-en", "en\n", "no-bokmaal1"] {
-            #expect((tag.range(of: TextPatterns.languageTag, options: .regularExpression) != nil && !tag.contains("\n")) == Validation.isLanguageTag(tag), "\(tag)")
+            #expect(
+                (tag.range(of: TextPatterns.languageTag, options: .regularExpression) != nil && !tag.contains("\n")) == Validation.isLanguageTag(tag),
+                "\(tag)")
         }
         for name in ["kari", "a", "k.n_o-1", "kari nordmann", "kåri", String(repeating: "k", count: 65)] {
             #expect((name.range(of: TextPatterns.username, options: .regularExpression) != nil) == Validation.isUsername(name), "\(name)")

@@ -6,6 +6,7 @@ import Testing
 import VarselCore
 import VarselService
 import VarselStore
+
 @testable import VarselWeb
 
 /// A page form refused for what was typed comes back as the page, in the person's language, with what they typed and
@@ -31,14 +32,17 @@ struct PageRefusalsTests {
             #expect(page.status == .unprocessableContent)
             #expect(page.headers[.contentType] == "text/html; charset=utf-8")
             #expect(page.text.contains(##"<li><a href="#visit-note">A short note about the visit: Remove the tabs and other control characters"##))
-            #expect(page.text.contains(#"aria-describedby="visit-note-error visit-note-hint" aria-invalid="true">Tea&#9;and a walk</textarea>"#)
+            #expect(
+                page.text.contains(#"aria-describedby="visit-note-error visit-note-hint" aria-invalid="true">Tea&#9;and a walk</textarea>"#)
                     || page.text.contains("aria-describedby=\"visit-note-error visit-note-hint\" aria-invalid=\"true\">Tea\tand a walk</textarea>"))
             #expect(page.text.contains(#"<span class="field-error" id="visit-note-error">Remove the tabs"#))
         }
         #expect(try await world.repository.assignment(id: assignment.id)?.status == .acknowledged)
     }
 
-    @Test("a visit note of 1,000 characters typed over several lines is taken: a line break the browser sends as CR LF counts once, as its maxlength did")
+    @Test(
+        "a visit note of 1,000 characters typed over several lines is taken: a line break the browser sends as CR LF counts once, as its maxlength did"
+    )
     func visitNoteLineBreaksCountOnce() async throws {
         let world = try await TestWorld()
         let assignment = try await Self.acknowledged(world)
@@ -47,8 +51,9 @@ struct PageRefusalsTests {
         #expect(typed.unicodeScalars.count == 999)
         try await world.test { client in
             let token = try await client.token("kari")
-            let page = try await PageFormTests.post(client, "/assignments/\(assignment.id)/done", token: token,
-                                                    form: "note=" + lines.joined(separator: "%0D%0A") + "b")
+            let page = try await PageFormTests.post(
+                client, "/assignments/\(assignment.id)/done", token: token,
+                form: "note=" + lines.joined(separator: "%0D%0A") + "b")
             #expect(page.status == .seeOther)
         }
         #expect(try await world.repository.assignment(id: assignment.id)?.visitNote == typed + "b")
@@ -57,8 +62,9 @@ struct PageRefusalsTests {
     @Test("a scenario reflection with a tab comes back on the scenario's page with the reflection as typed")
     func reflectionRefusedOnItsPage() async throws {
         let world = try await TestWorld()
-        let (scenario, _) = try await world.services.sender.publishScenario(title: "Stairs", body: "Practise the stairs.",
-                                                                             from: world.coordinator.id, to: [world.kari])
+        let (scenario, _) = try await world.services.sender.publishScenario(
+            title: "Stairs", body: "Practise the stairs.",
+            from: world.coordinator.id, to: [world.kari])
         try await world.test { client in
             let token = try await client.token("kari")
             let page = try await PageFormTests.post(client, "/scenarios/\(scenario.id)/done", token: token, form: "reflection=Went%09well")
@@ -76,9 +82,10 @@ struct PageRefusalsTests {
         try await world.test { client in
             var last: TestResponse?
             for _ in 0..<6 {
-                last = try await client.execute(uri: "/signin", method: .post,
-                                                headers: [.contentType: "application/x-www-form-urlencoded", .acceptLanguage: "nb-NO,nb;q=0.9"],
-                                                body: ByteBuffer(string: "username=kari&password=nope"))
+                last = try await client.execute(
+                    uri: "/signin", method: .post,
+                    headers: [.contentType: "application/x-www-form-urlencoded", .acceptLanguage: "nb-NO,nb;q=0.9"],
+                    body: ByteBuffer(string: "username=kari&password=nope"))
             }
             let page = try #require(last)
             #expect(page.status == .tooManyRequests)
@@ -95,14 +102,16 @@ struct PageRefusalsTests {
             let token = try await client.token("kari")
             var last: TestResponse?
             for _ in 0..<6 {
-                last = try await PageFormTests.post(client, "/profile/password", token: token,
-                                                    form: "currentPassword=nope&newPassword=another+long+passphrase")
+                last = try await PageFormTests.post(
+                    client, "/profile/password", token: token,
+                    form: "currentPassword=nope&newPassword=another+long+passphrase")
             }
             let page = try #require(last)
             #expect(page.status == .tooManyRequests)
             #expect(page.headers[.retryAfter] == "1")
             #expect(page.headers[.contentType] == "text/html; charset=utf-8")
-            #expect(page.text.contains(#"<span class="field-error" id="current-password-error">For mange feil passord. Prøv igjen om 1 sekund.</span>"#))
+            #expect(
+                page.text.contains(#"<span class="field-error" id="current-password-error">For mange feil passord. Prøv igjen om 1 sekund.</span>"#))
         }
     }
 
@@ -112,15 +121,20 @@ struct PageRefusalsTests {
         try await world.services.settings.setLanguage(.norwegianBokmal, for: world.coordinator.id)
         try await world.test { client in
             let token = try await client.token("coord")
-            let page = try await PageFormTests.post(client, "/coordinator/notifications", token: token,
-                                                    form: "recipient=\(world.kari.id)&kind=scenarioPrompt&title=%C3%98velse%09i+dag&body=")
+            let page = try await PageFormTests.post(
+                client, "/coordinator/notifications", token: token,
+                form: "recipient=\(world.kari.id)&kind=scenarioPrompt&title=%C3%98velse%09i+dag&body=")
             #expect(page.status == .unprocessableContent)
             #expect(page.text.contains(#"<span class="field-error" id="send-title-error">Fjern tabulatorer og andre kontrolltegn"#))
             #expect(!page.text.contains("must not contain"))
-            let details = try await PageFormTests.post(client, "/coordinator/notifications", token: token,
-                                                       form: "recipient=\(world.kari.id)&kind=scenarioPrompt&title=%C3%98velse&body=&personalDetails=Per%09Olsen")
+            let details = try await PageFormTests.post(
+                client, "/coordinator/notifications", token: token,
+                form: "recipient=\(world.kari.id)&kind=scenarioPrompt&title=%C3%98velse&body=&personalDetails=Per%09Olsen")
             #expect(details.status == .unprocessableContent)
-            #expect(details.text.contains(#"<span class="field-error" id="send-details-error">Høyst 20 linjer på høyst 200 tegn hver, uten tabulatorer eller andre kontrolltegn.</span>"#))
+            #expect(
+                details.text.contains(
+                    #"<span class="field-error" id="send-details-error">Høyst 20 linjer på høyst 200 tegn hver, uten tabulatorer eller andre kontrolltegn.</span>"#
+                ))
             #expect(!details.text.contains("Per\tOlsen</li>") && !details.text.contains("Per%09Olsen"), "the detail is kept in its field only")
         }
     }
@@ -132,8 +146,9 @@ struct CentrePagesTests {
     @Test("with 101 notifications the centre shows the newest 100 and links to the older one, whose page links back and takes no live rows")
     func olderNotificationsAreReachable() async throws {
         let world = try await TestWorld()
-        let message = try Validation.notification(kind: "scenarioPrompt", title: "Practice", body: "", urgency: nil, personalDetails: [],
-                                                  allowAssignment: false)
+        let message = try Validation.notification(
+            kind: "scenarioPrompt", title: "Practice", body: "", urgency: nil, personalDetails: [],
+            allowAssignment: false)
         var sent: [NotificationID] = []
         for _ in 0..<101 {
             sent += try await world.services.sender.send(message, from: world.coordinator.id, to: [world.kari.id]).items.map(\.id)
@@ -164,8 +179,9 @@ struct CentrePagesTests {
 
             // Marking on a later page comes back to that page.
             #expect(second.text.contains(#"<input type="hidden" name="cursor" value="n\#(ids[1])">"#))
-            let marked = try await PageFormTests.post(client, "/notifications/bulk", token: token,
-                                                      form: "filter=all&cursor=n\(ids[1])&action=read&ids[]=\(oldest)")
+            let marked = try await PageFormTests.post(
+                client, "/notifications/bulk", token: token,
+                form: "filter=all&cursor=n\(ids[1])&action=read&ids[]=\(oldest)")
             #expect(marked.headers[.location] == "/notifications?cursor=n\(ids[1])&done=readall-1")
         }
     }

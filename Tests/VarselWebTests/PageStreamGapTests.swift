@@ -5,9 +5,10 @@ import Synchronization
 import Testing
 import VarselCore
 import VarselLive
-import VarselService
 import VarselSQLite
+import VarselService
 import VarselStore
+
 @testable import VarselWeb
 
 /// A store that commits one notification for a user between the first two reads a page makes of the list and
@@ -78,7 +79,8 @@ final class WindowInjectingStore: VarselRepository {
     func changePassword(userID: UserID, passwordHash: String, keeping keptSession: String?, at date: Date) async throws -> [String] {
         try await base.changePassword(userID: userID, passwordHash: passwordHash, keeping: keptSession, at: date)
     }
-    func createNotifications(_ notifications: [NewNotification], idempotencyKey: IdempotencyKey?, at date: Date) async throws -> CreatedNotifications {
+    func createNotifications(_ notifications: [NewNotification], idempotencyKey: IdempotencyKey?, at date: Date) async throws -> CreatedNotifications
+    {
         try await base.createNotifications(notifications, idempotencyKey: idempotencyKey, at: date)
     }
     func finishFanOuts(startedBefore date: Date) async throws -> Int { try await base.finishFanOuts(startedBefore: date) }
@@ -88,13 +90,22 @@ final class WindowInjectingStore: VarselRepository {
         try await base.setRead(isRead, notificationID: notificationID, userID: userID, at: date)
     }
     func markAllRead(userID: UserID, at date: Date) async throws -> Int { try await base.markAllRead(userID: userID, at: date) }
-    func markRead(ids: [NotificationID], userID: UserID, at date: Date) async throws -> Int { try await base.markRead(ids: ids, userID: userID, at: date) }
-    func delete(ids: [NotificationID], userID: UserID, at date: Date) async throws -> Int { try await base.delete(ids: ids, userID: userID, at: date) }
+    func markRead(ids: [NotificationID], userID: UserID, at date: Date) async throws -> Int {
+        try await base.markRead(ids: ids, userID: userID, at: date)
+    }
+    func delete(ids: [NotificationID], userID: UserID, at date: Date) async throws -> Int {
+        try await base.delete(ids: ids, userID: userID, at: date)
+    }
     func preferences(for userID: UserID) async throws -> NotificationPreferences { try await base.preferences(for: userID) }
-    func setPreferences(_ preferences: NotificationPreferences, for userID: UserID) async throws { try await base.setPreferences(preferences, for: userID) }
-    func createAssignment(mentorID: UserID, coordinatorID: UserID?, contact: NewContact, at date: Date,
-                          makeNotification: @escaping @Sendable (ContactID, AssignmentID) -> NewNotification) async throws -> (Assignment, Contact, NotificationItem) {
-        try await base.createAssignment(mentorID: mentorID, coordinatorID: coordinatorID, contact: contact, at: date, makeNotification: makeNotification)
+    func setPreferences(_ preferences: NotificationPreferences, for userID: UserID) async throws {
+        try await base.setPreferences(preferences, for: userID)
+    }
+    func createAssignment(
+        mentorID: UserID, coordinatorID: UserID?, contact: NewContact, at date: Date,
+        makeNotification: @escaping @Sendable (ContactID, AssignmentID) -> NewNotification
+    ) async throws -> (Assignment, Contact, NotificationItem) {
+        try await base.createAssignment(
+            mentorID: mentorID, coordinatorID: coordinatorID, contact: contact, at: date, makeNotification: makeNotification)
     }
     func assignment(id: AssignmentID) async throws -> Assignment? { try await base.assignment(id: id) }
     func assignments(_ listing: AssignmentListing) async throws -> [Assignment] { try await base.assignments(listing) }
@@ -114,22 +125,37 @@ final class WindowInjectingStore: VarselRepository {
     func addPasskey(_ passkey: NewPasskey, at date: Date) async throws -> Passkey { try await base.addPasskey(passkey, at: date) }
     func passkeys(userID: UserID) async throws -> [Passkey] { try await base.passkeys(userID: userID) }
     func passkey(credentialID: String) async throws -> Passkey? { try await base.passkey(credentialID: credentialID) }
-    func recordPasskeyUse(id: Int64, signCount: UInt32, at date: Date) async throws { try await base.recordPasskeyUse(id: id, signCount: signCount, at: date) }
-    func renamePasskey(id: Int64, userID: UserID, name: String) async throws -> Passkey? { try await base.renamePasskey(id: id, userID: userID, name: name) }
-    func removePasskey(id: Int64, userID: UserID, at date: Date) async throws -> Bool { try await base.removePasskey(id: id, userID: userID, at: date) }
+    func recordPasskeyUse(id: Int64, signCount: UInt32, at date: Date) async throws {
+        try await base.recordPasskeyUse(id: id, signCount: signCount, at: date)
+    }
+    func renamePasskey(id: Int64, userID: UserID, name: String) async throws -> Passkey? {
+        try await base.renamePasskey(id: id, userID: userID, name: name)
+    }
+    func removePasskey(id: Int64, userID: UserID, at date: Date) async throws -> Bool {
+        try await base.removePasskey(id: id, userID: userID, at: date)
+    }
     func storeChallenge(_ challenge: PasskeyChallenge, at date: Date) async throws { try await base.storeChallenge(challenge, at: date) }
-    func takeChallenge(challengeHash: String, at date: Date) async throws -> PasskeyChallenge? { try await base.takeChallenge(challengeHash: challengeHash, at: date) }
-    func usePasswordLink(tokenHash: String, addingPasskey passkey: NewPasskey, at date: Date) async throws -> (User, Passkey)? { try await base.usePasswordLink(tokenHash: tokenHash, addingPasskey: passkey, at: date) }
+    func takeChallenge(challengeHash: String, at date: Date) async throws -> PasskeyChallenge? {
+        try await base.takeChallenge(challengeHash: challengeHash, at: date)
+    }
+    func usePasswordLink(tokenHash: String, addingPasskey passkey: NewPasskey, at date: Date) async throws -> (User, Passkey)? {
+        try await base.usePasswordLink(tokenHash: tokenHash, addingPasskey: passkey, at: date)
+    }
     func respond(to assignmentID: AssignmentID, status: AssignmentStatus, at date: Date) async throws -> Assignment {
         try await base.respond(to: assignmentID, status: status, at: date)
     }
     func certifications(mentorID: UserID) async throws -> [Certification] { try await base.certifications(mentorID: mentorID) }
     func certifications(expiringBefore date: Date) async throws -> [Certification] { try await base.certifications(expiringBefore: date) }
-    func recordExpiryWarning(certificationID: Int64, threshold: Int, alsoCovers: [Int], notification: NewNotification, at date: Date) async throws -> NotificationItem? {
-        try await base.recordExpiryWarning(certificationID: certificationID, threshold: threshold, alsoCovers: alsoCovers, notification: notification, at: date)
+    func recordExpiryWarning(certificationID: Int64, threshold: Int, alsoCovers: [Int], notification: NewNotification, at date: Date) async throws
+        -> NotificationItem?
+    {
+        try await base.recordExpiryWarning(
+            certificationID: certificationID, threshold: threshold, alsoCovers: alsoCovers, notification: notification, at: date)
     }
     func events(after id: Int64, limit: Int) async throws -> [StoredEvent] { try await base.events(after: id, limit: limit) }
-    func events(for userID: UserID, after id: Int64, limit: Int) async throws -> [StoredEvent] { try await base.events(for: userID, after: id, limit: limit) }
+    func events(for userID: UserID, after id: Int64, limit: Int) async throws -> [StoredEvent] {
+        try await base.events(for: userID, after: id, limit: limit)
+    }
     func prunedThroughEventID() async throws -> Int64 { try await base.prunedThroughEventID() }
     func pruneEvents(before date: Date) async throws -> Int { try await base.pruneEvents(before: date) }
 }
@@ -148,12 +174,15 @@ struct PageStreamGapTests {
         let kari = try #require(world.kari)
         try await world.test { client in
             let token = try await client.token("kari")
-            store.inject(NewNotification(recipientID: kari.id, senderID: nil, kind: .scenarioPrompt, title: "Slipped in the window",
-                                         body: "", deepLink: .scenario(scenarioID: nil)), at: world.clock.now)
+            store.inject(
+                NewNotification(
+                    recipientID: kari.id, senderID: nil, kind: .scenarioPrompt, title: "Slipped in the window",
+                    body: "", deepLink: .scenario(scenarioID: nil)), at: world.clock.now)
             let page = try await client.call(.get, "/notifications", token: token)
             #expect(page.status == .ok)
-            let injected = try #require(try await world.repository.notifications(for: kari.id, filter: .all, after: nil, limit: 10).items
-                .first { $0.title == "Slipped in the window" })
+            let injected = try #require(
+                try await world.repository.notifications(for: kari.id, filter: .all, after: nil, limit: 10).items
+                    .first { $0.title == "Slipped in the window" })
             let resumePoint = try #require(Self.lastEventID(in: page.text))
             let onPage = page.text.contains("id=\"notification-\(injected.id)\"")
             // What the page's stream (`/api/v1/events?since=<resume point>`) replays first.
@@ -173,24 +202,35 @@ struct PageStreamGapTests {
 /// The assignment pipeline's part of the store, passed through unchanged.
 extension WindowInjectingStore {
     func pendingAssignments(createdBefore date: Date) async throws -> [Assignment] { try await base.pendingAssignments(createdBefore: date) }
-    func recordEscalation(assignmentID: AssignmentID, step: EscalationStep, notification: NewNotification, at date: Date) async throws -> NotificationItem? {
+    func recordEscalation(assignmentID: AssignmentID, step: EscalationStep, notification: NewNotification, at date: Date) async throws
+        -> NotificationItem?
+    {
         try await base.recordEscalation(assignmentID: assignmentID, step: step, notification: notification, at: date)
     }
     func escalations(assignmentID: AssignmentID) async throws -> [EscalationStep: Date] { try await base.escalations(assignmentID: assignmentID) }
-    func reassign(assignmentID: AssignmentID, to mentorID: UserID, at date: Date,
-                  makeNotification: @escaping @Sendable (ContactID, AssignmentID) -> NewNotification) async throws -> (Assignment, NotificationItem) {
+    func reassign(
+        assignmentID: AssignmentID, to mentorID: UserID, at date: Date,
+        makeNotification: @escaping @Sendable (ContactID, AssignmentID) -> NewNotification
+    ) async throws -> (Assignment, NotificationItem) {
         try await base.reassign(assignmentID: assignmentID, to: mentorID, at: date, makeNotification: makeNotification)
     }
     func completeVisit(assignmentID: AssignmentID, note: String, at date: Date) async throws -> Assignment {
         try await base.completeVisit(assignmentID: assignmentID, note: note, at: date)
     }
-    func recordLiveDelivery(notificationID: NotificationID, at date: Date) async throws { try await base.recordLiveDelivery(notificationID: notificationID, at: date) }
-    func publishScenario(title: String, body: String, coordinatorID: UserID?, mentorIDs: [UserID], at date: Date,
-                         makeNotification: @escaping @Sendable (Int64, UserID) -> NewNotification) async throws -> (Scenario, [NotificationItem]) {
-        try await base.publishScenario(title: title, body: body, coordinatorID: coordinatorID, mentorIDs: mentorIDs, at: date, makeNotification: makeNotification)
+    func recordLiveDelivery(notificationID: NotificationID, at date: Date) async throws {
+        try await base.recordLiveDelivery(notificationID: notificationID, at: date)
+    }
+    func publishScenario(
+        title: String, body: String, coordinatorID: UserID?, mentorIDs: [UserID], at date: Date,
+        makeNotification: @escaping @Sendable (Int64, UserID) -> NewNotification
+    ) async throws -> (Scenario, [NotificationItem]) {
+        try await base.publishScenario(
+            title: title, body: body, coordinatorID: coordinatorID, mentorIDs: mentorIDs, at: date, makeNotification: makeNotification)
     }
     func scenarios(forMentor mentorID: UserID) async throws -> [MentorScenario] { try await base.scenarios(forMentor: mentorID) }
-    func signInFailures(keys: [String], since: Date) async throws -> [String: SignInFailures] { try await base.signInFailures(keys: keys, since: since) }
+    func signInFailures(keys: [String], since: Date) async throws -> [String: SignInFailures] {
+        try await base.signInFailures(keys: keys, since: since)
+    }
     func recordSignInFailure(keys: [String], at date: Date, forgetBefore: Date) async throws {
         try await base.recordSignInFailure(keys: keys, at: date, forgetBefore: forgetBefore)
     }
@@ -212,7 +252,9 @@ extension WindowInjectingStore {
     func pushSubscriptions(forAnyOf userIDs: Set<UserID>) async throws -> [PushSubscription] { try await base.pushSubscriptions(forAnyOf: userIDs) }
     func deletePushSubscription(id: Int64, userID: UserID?) async throws -> Bool { try await base.deletePushSubscription(id: id, userID: userID) }
     func pushOutboxCursor() async throws -> Int64? { try await base.pushOutboxCursor() }
-    func enqueuePushDeliveries(_ deliveries: [NewPushDelivery], after expectedCursor: Int64?, through eventID: Int64, at date: Date) async throws -> Bool {
+    func enqueuePushDeliveries(_ deliveries: [NewPushDelivery], after expectedCursor: Int64?, through eventID: Int64, at date: Date) async throws
+        -> Bool
+    {
         try await base.enqueuePushDeliveries(deliveries, after: expectedCursor, through: eventID, at: date)
     }
     func claimDuePushDeliveries(at date: Date, limit: Int, leaseUntil: Date) async throws -> [PushDelivery] {
@@ -247,11 +289,15 @@ extension WindowInjectingStore {
     func saveContactChannel(userID: UserID, channel: OutsideChannel, address: String, codeHash: String, expiresAt: Date, at date: Date) async throws {
         try await base.saveContactChannel(userID: userID, channel: channel, address: address, codeHash: codeHash, expiresAt: expiresAt, at: date)
     }
-    func recordWrongCode(userID: UserID, channel: OutsideChannel) async throws -> Int { try await base.recordWrongCode(userID: userID, channel: channel) }
+    func recordWrongCode(userID: UserID, channel: OutsideChannel) async throws -> Int {
+        try await base.recordWrongCode(userID: userID, channel: channel)
+    }
     func markContactChannelVerified(userID: UserID, channel: OutsideChannel, codeHash: String, at date: Date) async throws -> Bool {
         try await base.markContactChannelVerified(userID: userID, channel: channel, codeHash: codeHash, at: date)
     }
-    func deleteContactChannel(userID: UserID, channel: OutsideChannel) async throws -> Bool { try await base.deleteContactChannel(userID: userID, channel: channel) }
+    func deleteContactChannel(userID: UserID, channel: OutsideChannel) async throws -> Bool {
+        try await base.deleteContactChannel(userID: userID, channel: channel)
+    }
     func messageOutboxCursor() async throws -> Int64? { try await base.messageOutboxCursor() }
     func enqueueMessages(_ messages: [NewMessageDelivery], after expectedCursor: Int64?, through eventID: Int64, at date: Date) async throws -> Bool {
         try await base.enqueueMessages(messages, after: expectedCursor, through: eventID, at: date)
@@ -260,8 +306,14 @@ extension WindowInjectingStore {
     func claimDueMessages(at date: Date, limit: Int, leaseUntil: Date) async throws -> [MessageDelivery] {
         try await base.claimDueMessages(at: date, limit: limit, leaseUntil: leaseUntil)
     }
-    func rescheduleMessage(id: Int64, attempts: Int, at date: Date) async throws { try await base.rescheduleMessage(id: id, attempts: attempts, at: date) }
-    func finishMessage(id: Int64, outcome: MessageOutcome, at date: Date) async throws { try await base.finishMessage(id: id, outcome: outcome, at: date) }
-    func queuedMessages(notificationID: NotificationID) async throws -> [MessageDelivery] { try await base.queuedMessages(notificationID: notificationID) }
+    func rescheduleMessage(id: Int64, attempts: Int, at date: Date) async throws {
+        try await base.rescheduleMessage(id: id, attempts: attempts, at: date)
+    }
+    func finishMessage(id: Int64, outcome: MessageOutcome, at date: Date) async throws {
+        try await base.finishMessage(id: id, outcome: outcome, at: date)
+    }
+    func queuedMessages(notificationID: NotificationID) async throws -> [MessageDelivery] {
+        try await base.queuedMessages(notificationID: notificationID)
+    }
     func pruneMessages(before date: Date) async throws -> Int { try await base.pruneMessages(before: date) }
 }

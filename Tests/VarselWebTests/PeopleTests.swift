@@ -7,6 +7,7 @@ import Testing
 import VarselCore
 import VarselService
 import VarselStore
+
 @testable import VarselWeb
 
 /// People and their accounts through the API and ``UserAdministration``: the one-time link, who manages whom,
@@ -14,7 +15,11 @@ import VarselStore
 @Suite("People and accounts", .timeLimit(.minutes(1)))
 struct PeopleTests {
     struct Invited: Decodable {
-        struct Link: Decodable { var url: String; var code: String; var expiresAt: Date }
+        struct Link: Decodable {
+            var url: String
+            var code: String
+            var expiresAt: Date
+        }
         var user: UserResource
         var setPasswordLink: Link
     }
@@ -26,8 +31,9 @@ struct PeopleTests {
         let world = try await TestWorld()
         try await world.test { client in
             let coordinator = try await client.token("coord")
-            let added = try await client.call(.post, "/api/v1/users", token: coordinator,
-                                              json: #"{"username":"ingrid","displayName":"Ingrid Berg","role":"mentor","locale":"nb"}"#)
+            let added = try await client.call(
+                .post, "/api/v1/users", token: coordinator,
+                json: #"{"username":"ingrid","displayName":"Ingrid Berg","role":"mentor","locale":"nb"}"#)
             #expect(added.status == .created)
             #expect(added.headers[.cacheControl] == "no-store")
             let invited = try added.decode(Invited.self)
@@ -56,7 +62,8 @@ struct PeopleTests {
             #expect(reset.status == .created)
             let late = try reset.decode(Invited.Link.self)
             world.clock.advance(by: 72 * 3600)
-            let expired = try await client.call(.post, "/api/v1/password", token: nil, json: #"{"code":"\#(late.code)","password":"another long password"}"#)
+            let expired = try await client.call(
+                .post, "/api/v1/password", token: nil, json: #"{"code":"\#(late.code)","password":"another long password"}"#)
             #expect(expired.status == .notFound)
         }
     }
@@ -64,7 +71,8 @@ struct PeopleTests {
     @Test("a short password or two different ones are refused by field, and the link still works")
     func passwordRulesOnTheLink() async throws {
         let world = try await TestWorld()
-        let issued = try await world.services.users.invite(username: "ingrid", displayName: "Ingrid", role: "mentor", locale: "en", by: world.coordinator)
+        let issued = try await world.services.users.invite(
+            username: "ingrid", displayName: "Ingrid", role: "mentor", locale: "en", by: world.coordinator)
         await #expect(throws: InvalidInput([.init(field: "password", rule: .other("8 to 72 characters (Unicode scalars)"))])) {
             try await world.services.users.choosePassword(code: issued.code, password: "short", repeated: "short")
         }
@@ -85,7 +93,9 @@ struct PeopleTests {
             try await users.invite(username: "boss", displayName: nil, role: "coordinator", locale: nil, by: world.coordinator)
         }
         await #expect(throws: UserAdministration.Refusal.unknownPerson) { try await users.deactivate(world.admin.id, by: world.coordinator) }
-        await #expect(throws: UserAdministration.Refusal.adminOnly) { try await users.changeRole(of: world.kari.id, to: .coordinator, by: world.coordinator) }
+        await #expect(throws: UserAdministration.Refusal.adminOnly) {
+            try await users.changeRole(of: world.kari.id, to: .coordinator, by: world.coordinator)
+        }
         await #expect(throws: UserAdministration.Refusal.ownAccount) { try await users.changeRole(of: world.admin.id, to: .mentor, by: world.admin) }
         await #expect(throws: UserAdministration.Refusal.ownAccount) { try await users.deactivate(world.admin.id, by: world.admin) }
         await #expect(throws: UserAdministration.Refusal.ownAccount) { try await users.issueLink(for: world.coordinator.id, by: world.coordinator) }
@@ -99,7 +109,9 @@ struct PeopleTests {
         try await world.test { client in
             let coordinator = try await client.token("coord")
             #expect(try await client.call(.get, "/api/v1/users/\(world.admin.id)", token: coordinator).status == .notFound)
-            #expect(try await client.call(.put, "/api/v1/users/\(world.ola.id)/role", token: coordinator, json: #"{"role":"admin"}"#).status == .forbidden)
+            #expect(
+                try await client.call(.put, "/api/v1/users/\(world.ola.id)/role", token: coordinator, json: #"{"role":"admin"}"#).status == .forbidden
+            )
             let listed = try await client.call(.get, "/api/v1/users?show=active", token: coordinator).decode([UserResource].self)
             #expect(listed.map(\.username) == ["ola"])
             #expect(try await client.call(.get, "/api/v1/users?show=nonsense", token: coordinator).status == .badRequest)
@@ -122,7 +134,8 @@ struct PeopleTests {
             }
             #expect(received == ["account-deactivated"])
             #expect(try await client.call(.get, "/api/v1/me", token: ola).status == .unauthorized)
-            let refused = try await client.call(.post, "/api/v1/session", token: nil, json: #"{"username":"ola","password":"\#(TestWorld.password)"}"#)
+            let refused = try await client.call(
+                .post, "/api/v1/session", token: nil, json: #"{"username":"ola","password":"\#(TestWorld.password)"}"#)
             #expect(refused.status == .forbidden)
             #expect(refused.text.contains("This account is deactivated. Ask your coordinator."))
             let wrong = try await client.call(.post, "/api/v1/session", token: nil, json: #"{"username":"ola","password":"not the password"}"#)
@@ -150,7 +163,10 @@ struct PeopleTests {
         // Back as a mentor, and back from leaving: the warnings are theirs again.
         _ = try await users.changeRole(of: world.kari.id, to: .mentor, by: world.admin)
         _ = try await users.reactivate(world.ola.id, by: world.admin)
-        #expect(Set(try await world.services.sender.sendDueCertificationWarnings(now: world.clock.now).map(\.recipientID)) == [world.kari.id, world.ola.id])
+        #expect(
+            Set(try await world.services.sender.sendDueCertificationWarnings(now: world.clock.now).map(\.recipientID)) == [
+                world.kari.id, world.ola.id,
+            ])
     }
 
     @Test("renewing a certification re-arms its expiry warnings; each change is in the log with who made it")
@@ -197,7 +213,10 @@ struct DeactivationEventTests {
         }
         #expect(closing == [.deactivated])
         var kariIterator = kari.makeAsyncIterator()
-        guard case let .event(event)? = await kariIterator.next() else { Issue.record("Kari's stream got nothing"); return }
+        guard case let .event(event)? = await kariIterator.next() else {
+            Issue.record("Kari's stream got nothing")
+            return
+        }
         #expect(event.id == 8)
         #expect(broker.streamCount(userID: 1) == 1)
     }
@@ -236,8 +255,9 @@ struct ContactReadTests {
             #expect(try await client.call(.get, "/api/v1/contacts/\(contact.id)/reads", token: ola).status == .notFound)
             #expect(!(try await client.call(.get, "/contacts/\(contact.id)?assignment=\(assignment.id)", token: ola).text.contains("Who has read")))
         }
-        let upkeep = MaintenanceService(repository: world.repository, sender: world.services.sender, erasure: world.services.erasure, now: { world.clock.now },
-                                        accessLogRetention: 30 * 86400, logger: Logger(label: "test"))
+        let upkeep = MaintenanceService(
+            repository: world.repository, sender: world.services.sender, erasure: world.services.erasure, now: { world.clock.now },
+            accessLogRetention: 30 * 86400, logger: Logger(label: "test"))
         world.clock.advance(by: 30 * 86400 + 1)
         await upkeep.runOnce()
         #expect(try await world.repository.contactReads(contactID: contact.id).isEmpty)

@@ -6,6 +6,7 @@ import Testing
 import VarselCore
 import VarselService
 import VarselStore
+
 @testable import VarselWeb
 
 struct AssignmentListBody: Decodable {
@@ -28,8 +29,9 @@ struct ReassignedBody: Decodable {
 struct PipelineWebTests {
     /// An assignment for Ola from the coordinator, through the API as a coordinator makes one.
     static func assignToOla(_ client: any TestClientProtocol, coordinator: String) async throws -> AssignmentResource {
-        let created = try await client.call(.post, "/api/v1/assignments", token: coordinator,
-                                            json: #"{"mentor":"ola","contact":{"name":"Per Olsen","phone":"1","address":"Torggata 3","notes":""}}"#)
+        let created = try await client.call(
+            .post, "/api/v1/assignments", token: coordinator,
+            json: #"{"mentor":"ola","contact":{"name":"Per Olsen","phone":"1","address":"Torggata 3","notes":""}}"#)
         #expect(created.status == .created)
         return try created.decode(ReassignedBody.self).assignment
     }
@@ -65,7 +67,8 @@ struct PipelineWebTests {
             let third = try await Self.assignToOla(client, coordinator: coordinator)
             try await client.call(.post, "/api/v1/assignments/\(third.id)/done", token: ola, json: #"{"note":"x"}"#).expectProblem(.conflict)
             #expect(try await client.call(.post, "/api/v1/assignments/\(third.id)/acknowledge", token: ola).status == .ok)
-            let done = try await client.call(.post, "/api/v1/assignments/\(third.id)/done", token: ola, json: #"{"note":"She wants a walk next time."}"#)
+            let done = try await client.call(
+                .post, "/api/v1/assignments/\(third.id)/done", token: ola, json: #"{"note":"She wants a walk next time."}"#)
             #expect(try done.decode(AssignmentResource.self).status == .done)
             #expect(try await client.call(.get, "/api/v1/contacts/\(third.contactId)", token: ola).status == .notFound)
             let seen = try await client.call(.get, "/api/v1/assignments/\(third.id)", token: coordinator).decode(AssignmentResource.self)
@@ -112,7 +115,9 @@ struct PipelineWebTests {
             #expect(overdue.first?.accessibleName.hasSuffix(", 25 hours, overdue") == true, "\(overdue.first?.accessibleName ?? "")")
             let waiting = try await client.call(.get, "/api/v1/assignments?show=waiting", token: coordinator).decode([AssignmentListBody].self)
             #expect(Set(waiting.map(\.id)) == [old.id, fresh.id])
-            #expect(try await client.call(.get, "/api/v1/assignments?mentor=\(world.kari.id)", token: coordinator).decode([AssignmentListBody].self).isEmpty)
+            #expect(
+                try await client.call(.get, "/api/v1/assignments?mentor=\(world.kari.id)", token: coordinator).decode([AssignmentListBody].self)
+                    .isEmpty)
             let page = try await client.call(.get, "/coordinator/assignments?show=overdue", token: coordinator).text
             #expect(page.contains(#"id="assignment-\#(old.id)""#) && !page.contains(#"id="assignment-\#(fresh.id)""#))
             #expect(page.contains(#"<option value="overdue" selected>Overdue</option>"#))
@@ -134,13 +139,15 @@ struct PipelineWebTests {
             #expect(inbox.items.first?.body == "You will not get new assignments from December 1, 2026 until December 8, 2026.")
             let home = try await client.call(.get, "/", token: kari).text
             #expect(home.contains("Pause booked from December 1, 2026 until December 8, 2026"))
-            #expect(try await world.services.sender.unavailability(of: try #require(try await world.repository.user(id: world.kari.id))) == nil,
-                    "a booked pause does not keep assignments away before it starts")
+            #expect(
+                try await world.services.sender.unavailability(of: try #require(try await world.repository.user(id: world.kari.id))) == nil,
+                "a booked pause does not keep assignments away before it starts")
             let profile = try await client.call(.get, "/profile", token: kari).text
             #expect(profile.contains(#"id="end-pause""#))
             let ended = try await PageFormTests.post(client, "/profile/pause/end", token: kari, form: "")
             #expect(ended.headers[.location] == "/profile?done=pause-ended")
-            #expect(try await client.call(.get, "/api/v1/notifications", token: kari).decode(ListBody.self).items.first?.title == "Your pause has ended")
+            #expect(
+                try await client.call(.get, "/api/v1/notifications", token: kari).decode(ListBody.self).items.first?.title == "Your pause has ended")
             #expect(try await world.repository.user(id: world.kari.id)?.pausedUntil == nil)
             let wrong = try await PageFormTests.post(client, "/profile/pause", token: kari, form: "from=2026-12-09&until=2026-12-08")
             #expect(wrong.status == .unprocessableContent && wrong.text.contains("The pause must start before it ends."))
@@ -157,10 +164,12 @@ struct PipelineWebTests {
             let other = try await client.token("kari")
             #expect(try await PageFormTests.post(client, "/profile/language", token: kari, form: "language=nb").status == .seeOther)
             #expect(try await client.call(.get, "/profile", token: kari).text.contains(#"<html lang="nb">"#))
-            let wrong = try await PageFormTests.post(client, "/profile/password", token: kari, form: "currentPassword=nope&newPassword=another+long+one")
+            let wrong = try await PageFormTests.post(
+                client, "/profile/password", token: kari, form: "currentPassword=nope&newPassword=another+long+one")
             #expect(wrong.status == .unprocessableContent && wrong.text.contains("Det nåværende passordet stemmer ikke."))
             let password = TestWorld.password.replacingOccurrences(of: " ", with: "+")
-            let changed = try await PageFormTests.post(client, "/profile/password", token: kari, form: "currentPassword=\(password)&newPassword=another+long+one")
+            let changed = try await PageFormTests.post(
+                client, "/profile/password", token: kari, form: "currentPassword=\(password)&newPassword=another+long+one")
             #expect(changed.status == .seeOther)
             #expect(try await client.call(.get, "/api/v1/me", token: kari).status == .ok)
             #expect(try await client.call(.get, "/api/v1/me", token: other).status == .unauthorized)
@@ -175,8 +184,9 @@ struct PipelineWebTests {
             let coordinator = try await client.token("coord")
             let missing = try await PageFormTests.post(client, "/coordinator/scenarios", token: coordinator, form: "title=&body=Try&audience=chosen")
             #expect(missing.status == .unprocessableContent && missing.text.contains("Choose at least one mentor."))
-            let published = try await PageFormTests.post(client, "/coordinator/scenarios", token: coordinator,
-                                                          form: "title=A+first+visit&body=Try+it.&audience=chosen&mentors%5B%5D=\(world.ola.id)")
+            let published = try await PageFormTests.post(
+                client, "/coordinator/scenarios", token: coordinator,
+                form: "title=A+first+visit&body=Try+it.&audience=chosen&mentors%5B%5D=\(world.ola.id)")
             #expect(published.status == .seeOther)
             let ola = try await client.token("ola")
             let kari = try await client.token("kari")

@@ -5,8 +5,9 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 import VarselService
-@testable import VarselSQLite
 import VarselStore
+
+@testable import VarselSQLite
 @testable import VarselWeb
 
 @Suite("Readiness and a store that cannot serve")
@@ -55,8 +56,9 @@ struct ReadinessTests {
             #expect(metrics.contains("varsel_outbox_items{outbox=\"push\"} 0\n"))
 
             try await Self.limit(world, toPagesMore: nil)
-            #expect(try await client.call(.post, "/api/v1/notifications", token: coordinator, json: send).status == .created,
-                    "writes resume without a restart")
+            #expect(
+                try await client.call(.post, "/api/v1/notifications", token: coordinator, json: send).status == .created,
+                "writes resume without a restart")
             world.clock.advance(by: 2)
             #expect(try await client.call(.get, "/readyz", token: nil).text == "ready\n")
             #expect(try await client.call(.get, "/metrics", token: "scrape-secret").text.contains("varsel_ready 1\n"))

@@ -47,9 +47,12 @@ struct RepeatedJSONMembersTests {
         #expect(Self.first(#"{"contact":{"kari":[{"name":1,"name":2}]}}"#) == nil)
     }
 
-    @Test("lone or broken surrogate escapes and escapes that are not hexadecimal are read, not trapped on",
-          arguments: [#"{"z":"\uD800\u0041","title":1,"title":2}"#, #"{"z":"\udbff\udbff","title":1,"title":2}"#,
-                      #"{"z":"\u00zz","title":1,"title":2}"#, #"{"z":"\uD800","title":1,"title":2}"#, #"{"z":"\uDC00\u","title":1,"title":2}"#])
+    @Test(
+        "lone or broken surrogate escapes and escapes that are not hexadecimal are read, not trapped on",
+        arguments: [
+            #"{"z":"\uD800\u0041","title":1,"title":2}"#, #"{"z":"\udbff\udbff","title":1,"title":2}"#,
+            #"{"z":"\u00zz","title":1,"title":2}"#, #"{"z":"\uD800","title":1,"title":2}"#, #"{"z":"\uDC00\u","title":1,"title":2}"#,
+        ])
     func brokenEscapes(_ json: String) {
         #expect(Self.first(json) == "title")
     }
@@ -71,13 +74,16 @@ struct RepeatedJSONMembersTests {
         let world = try await TestWorld()
         try await world.test { client in
             let coordinator = try await client.token("coord")
-            let sent = try await client.call(.post, "/api/v1/notifications", token: coordinator,
-                                             json: #"{"recipients":["kari"],"kind":"scenarioPrompt","title":"Training","body":"b","title":"Kari Secretname"}"#)
+            let sent = try await client.call(
+                .post, "/api/v1/notifications", token: coordinator,
+                json: #"{"recipients":["kari"],"kind":"scenarioPrompt","title":"Training","body":"b","title":"Kari Secretname"}"#)
             #expect(try sent.expectProblem(.badRequest) == "The field 'title' is given more than once; give each field once.")
             #expect(try sent.decode(ProblemBody.self).errors?.map(\.field) == ["title"])
-            let assigned = try await client.call(.post, "/api/v1/assignments", token: coordinator, json: """
-                {"mentor":"kari","contact":{"name":"Kari Nordmann","phone":"+47 912 34 567","address":"Storgata 1","notes":"","name":"Per Secretname"}}
-                """)
+            let assigned = try await client.call(
+                .post, "/api/v1/assignments", token: coordinator,
+                json: """
+                    {"mentor":"kari","contact":{"name":"Kari Nordmann","phone":"+47 912 34 567","address":"Storgata 1","notes":"","name":"Per Secretname"}}
+                    """)
             #expect(try assigned.decode(ProblemBody.self).errors?.map(\.field) == ["contact.name"], "\(assigned.text)")
             for response in [sent, assigned] {
                 #expect(!response.text.contains("Secretname") && !response.text.contains("Nordmann"), "\(response.text)")
@@ -93,12 +99,14 @@ struct RepeatedJSONMembersTests {
             let coordinator = try await client.token("coord")
             let json = #"{"recipients":["kari"],"kind":"scenarioPrompt","title":"Training","body":"b","title":"Other"}"#
             func send(_ body: Data) async throws -> TestResponse {
-                try await client.execute(uri: "/api/v1/notifications", method: .post,
-                                         headers: [.authorization: "Bearer \(coordinator)", .contentType: "application/json"],
-                                         body: ByteBuffer(bytes: body))
+                try await client.execute(
+                    uri: "/api/v1/notifications", method: .post,
+                    headers: [.authorization: "Bearer \(coordinator)", .contentType: "application/json"],
+                    body: ByteBuffer(bytes: body))
             }
-            #expect(try await send(Data([0xEF, 0xBB, 0xBF]) + Data(json.utf8)).expectProblem(.badRequest)
-                == "The field 'title' is given more than once; give each field once.")
+            #expect(
+                try await send(Data([0xEF, 0xBB, 0xBF]) + Data(json.utf8)).expectProblem(.badRequest)
+                    == "The field 'title' is given more than once; give each field once.")
             for body in [json.data(using: .utf16LittleEndian)!, json.data(using: .utf16)!, json.data(using: .utf32)!] {
                 #expect(try await send(body).expectProblem(.badRequest) == "The body is not valid JSON: send it as UTF-8.")
             }
@@ -113,8 +121,9 @@ struct RepeatedJSONMembersTests {
     func unknownMembersWithBrokenEscapes() async throws {
         let world = try await TestWorld()
         try await world.test { client in
-            let response = try await client.execute(uri: "/api/v1/session", method: .post, headers: [.contentType: "application/json"],
-                                                    body: ByteBuffer(string: #"{"username":"kari","password":"\#(TestWorld.password)","z":"\uD800\u0041"}"#))
+            let response = try await client.execute(
+                uri: "/api/v1/session", method: .post, headers: [.contentType: "application/json"],
+                body: ByteBuffer(string: #"{"username":"kari","password":"\#(TestWorld.password)","z":"\uD800\u0041"}"#))
             #expect(response.status == .created)
         }
     }

@@ -5,9 +5,9 @@ import NIOEmbedded
 import NIOHTTPTypes
 import Testing
 import VarselCore
-
 import VarselService
 import VarselStore
+
 @testable import VarselLive
 @testable import VarselWeb
 
@@ -30,8 +30,9 @@ struct StreamHandoffTests {
             }
             try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8080))
             handoff = try #require(await StreamHandoff.of(channel))
-            stream = LiveStream(services: LiveStreamServices(world.services), watchdog: StreamWatchdog(timeout: .seconds(30), metrics: world.services.metrics),
-                                user: world.kari, isPlayer: isPlayer, preferences: .standard, eventLoop: channel.eventLoop)
+            stream = LiveStream(
+                services: LiveStreamServices(world.services), watchdog: StreamWatchdog(timeout: .seconds(30), metrics: world.services.metrics),
+                user: world.kari, isPlayer: isPlayer, preferences: .standard, eventLoop: channel.eventLoop)
             let id = try #require(world.services.broker.subscribe(userID: world.kari.id, session: "s", stream: stream))
             stream.attached(as: id)
         }
@@ -82,7 +83,9 @@ struct StreamHandoffTests {
         connection.stream.outputClosed()
     }
 
-    @Test("a stream left in the handoff: its response's end is held back, the live messages follow, the server's close is swallowed, and sign-out ends it with a reset and the last chunk")
+    @Test(
+        "a stream left in the handoff: its response's end is held back, the live messages follow, the server's close is swallowed, and sign-out ends it with a reset and the last chunk"
+    )
     func takesTheStreamOver() async throws {
         let connection = try await Connection()
         let broker = connection.world.services.broker
@@ -157,8 +160,9 @@ struct StreamHandoffTests {
         let connection = try await Connection(isPlayer: true)
         let world = connection.world
         try await connection.takeOver()
-        let item = NotificationItem(id: 1, recipientID: world.kari.id, kind: .scenarioPrompt, title: "Stair practice", body: "",
-                                    createdAt: world.services.now(), urgency: .normal, deepLink: .scenario(scenarioID: nil))
+        let item = NotificationItem(
+            id: 1, recipientID: world.kari.id, kind: .scenarioPrompt, title: "Stair practice", body: "",
+            createdAt: world.services.now(), urgency: .normal, deepLink: .scenario(scenarioID: nil))
         world.services.broker.publish(StoredEvent(id: 1, userID: world.kari.id, payload: .notificationCreated(item), createdAt: item.createdAt))
         var written = try await connection.written().compactMap(Self.text).joined()
         #expect(written.contains("event: cue") && !written.contains("event: announcement"), "the cue at once; the announcement waits")

@@ -1,7 +1,7 @@
 import Synchronization
 import Testing
-
 import VarselService
+
 @testable import VarselLive
 @testable import VarselWeb
 
@@ -12,7 +12,9 @@ struct StreamWatchdogTests {
         let metrics = ServiceMetrics()
         let watchdog = StreamWatchdog(timeout: .milliseconds(40), metrics: metrics)
         let closed = Mutex<[String]>([])
-        let stuck = StreamPace(limit: 8), idle = StreamPace(limit: 8), ended = StreamPace(limit: 8)
+        let stuck = StreamPace(limit: 8)
+        let idle = StreamPace(limit: 8)
+        let ended = StreamPace(limit: 8)
         _ = watchdog.watch(stuck) { closed.withLock { $0.append("stuck") } }
         _ = watchdog.watch(idle) { closed.withLock { $0.append("idle") } }
         let endedID = watchdog.watch(ended) { closed.withLock { $0.append("ended") } }

@@ -7,8 +7,8 @@ import Synchronization
 import Testing
 import VarselCore
 import VarselMessaging
-import VarselService
 import VarselSQLite
+import VarselService
 import VarselStore
 import VarselWeb
 
@@ -35,19 +35,24 @@ struct TestWorld {
     var coordinator: User!
     var admin: User!
 
-    init(configuration: VarselServices.Configuration = .init(), passwords: PasswordHasher = PasswordHasher(cost: 4),
-         store wrap: (SQLiteRepository) -> any VarselRepository = { $0 }) async throws {
+    init(
+        configuration: VarselServices.Configuration = .init(), passwords: PasswordHasher = PasswordHasher(cost: 4),
+        store wrap: (SQLiteRepository) -> any VarselRepository = { $0 }
+    ) async throws {
         let clock = clock
         store = wrap(repository)
-        services = VarselServices(repository: store, now: { clock.now }, passwords: passwords,
-                                  configuration: configuration,
-                                  messaging: OutsideMessaging(textMessages: outbox, mail: outbox, mailFromAddress: "varsel@example.org",
-                                                              origin: { URL(string: "https://varsel.example.org")! }),
-                                  logger: Logger(label: "test"))
+        services = VarselServices(
+            repository: store, now: { clock.now }, passwords: passwords,
+            configuration: configuration,
+            messaging: OutsideMessaging(
+                textMessages: outbox, mail: outbox, mailFromAddress: "varsel@example.org",
+                origin: { URL(string: "https://varsel.example.org")! }),
+            logger: Logger(label: "test"))
         let users = UserAdministration(repository: repository, passwords: services.passwords)
         kari = try await users.add(username: "kari", password: Self.password, role: "mentor", displayName: "Kari", locale: "en", at: clock.now)
         ola = try await users.add(username: "ola", password: Self.password, role: "mentor", displayName: "Ola", locale: "nb", at: clock.now)
-        coordinator = try await users.add(username: "coord", password: Self.password, role: "coordinator", displayName: "Coord", locale: "en", at: clock.now)
+        coordinator = try await users.add(
+            username: "coord", password: Self.password, role: "coordinator", displayName: "Coord", locale: "en", at: clock.now)
         admin = try await users.add(username: "admin", password: Self.password, role: "admin", displayName: "Admin", locale: "en", at: clock.now)
     }
 
@@ -63,7 +68,10 @@ struct TestWorld {
 
 /// A stand-in for the text-message gateway and the SMTP server: it keeps what it was given, and can be told to fail.
 final class RecordedMessages: TextMessageGateway, MailTransport, Sendable {
-    struct TextMessage: Equatable { var to: String; var text: String }
+    struct TextMessage: Equatable {
+        var to: String
+        var text: String
+    }
     private let state = Mutex<(texts: [TextMessage], mails: [MailMessage], failures: Int)>(([], [], 0))
 
     var texts: [TextMessage] { state.withLock { $0.texts } }
@@ -102,13 +110,17 @@ final class RecordedMessages: TextMessageGateway, MailTransport, Sendable {
 extension TestClientProtocol {
     /// Signs in and returns the bearer token.
     func token(_ username: String, password: String = TestWorld.password) async throws -> String {
-        let response = try await execute(uri: "/api/v1/session", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: #"{"username":"\#(username)","password":"\#(password)"}"#))
+        let response = try await execute(
+            uri: "/api/v1/session", method: .post, headers: [.contentType: "application/json"],
+            body: ByteBuffer(string: #"{"username":"\#(username)","password":"\#(password)"}"#))
         #expect(response.status == .created)
         return try JSONDecoder().decode(SignInBody.self, from: Data(buffer: response.body)).token
     }
 
     /// A JSON request with a bearer token.
-    func call(_ method: HTTPRequest.Method, _ uri: String, token: String?, json: String? = nil, headers: HTTPFields = [:]) async throws -> TestResponse {
+    func call(_ method: HTTPRequest.Method, _ uri: String, token: String?, json: String? = nil, headers: HTTPFields = [:]) async throws
+        -> TestResponse
+    {
         var fields = headers
         if let token { fields[.authorization] = "Bearer \(token)" }
         if json != nil { fields[.contentType] = "application/json" }
@@ -116,7 +128,10 @@ extension TestClientProtocol {
     }
 }
 
-struct SignInBody: Decodable { var token: String; var csrfToken: String }
+struct SignInBody: Decodable {
+    var token: String
+    var csrfToken: String
+}
 
 extension TestResponse {
     /// The body decoded as `T`.
@@ -146,5 +161,8 @@ struct ProblemBody: Decodable {
     var status: Int
     var detail: String
     var errors: [Field]?
-    struct Field: Decodable { var field: String; var message: String }
+    struct Field: Decodable {
+        var field: String
+        var message: String
+    }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VarselCore
+
 @testable import VarselLive
 @testable import VarselWeb
 

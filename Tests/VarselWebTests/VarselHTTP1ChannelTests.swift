@@ -6,8 +6,8 @@ import Logging
 import NIOCore
 import NIOEmbedded
 import Testing
-
 import VarselService
+
 @testable import VarselLive
 @testable import VarselWeb
 
@@ -18,7 +18,9 @@ struct VarselHTTP1ChannelTests {
     /// The repository's root, where `Package.resolved` lies.
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    @Test("the Hummingbird release resolved is the one the channel's request loop mirrors (on an upgrade: re-read HTTPChannelHandler.swift, then move the version)")
+    @Test(
+        "the Hummingbird release resolved is the one the channel's request loop mirrors (on an upgrade: re-read HTTPChannelHandler.swift, then move the version)"
+    )
     func resolvedHummingbirdIsTheMirroredOne() throws {
         struct Resolved: Decodable {
             struct Pin: Decodable {
@@ -33,7 +35,9 @@ struct VarselHTTP1ChannelTests {
         #expect(pin.state.version == VarselHTTP1Channel.mirroredHummingbirdVersion)
     }
 
-    @Test("the pipeline it relies on: Hummingbird's codec, then the stream handoff, then Hummingbird's connection state handler (which a takeover removes)")
+    @Test(
+        "the pipeline it relies on: Hummingbird's codec, then the stream handoff, then Hummingbird's connection state handler (which a takeover removes)"
+    )
     func pipelineShape() async throws {
         let channel = NIOAsyncTestingChannel()
         let setUp = VarselHTTP1Channel(responder: { _, _, _ in }, configuration: .init())
@@ -46,17 +50,20 @@ struct VarselHTTP1ChannelTests {
         }.get()
         let description = await channel.testingEventLoop.submit { String(describing: channel.pipeline) }
         let order = try await description.get()
-        let handoffAt = try #require(order.range(of: names.0)), stateAt = try #require(order.range(of: names.1))
+        let handoffAt = try #require(order.range(of: names.0))
+        let stateAt = try #require(order.range(of: names.1))
         #expect(handoffAt.lowerBound < stateAt.lowerBound, "the handoff sees the response before Hummingbird's state handler")
         _ = try? await channel.finish()
     }
 
-    @Test("a body too large is refused whole (413) and the connection serves the next request; a body within the limit reaches the handler",
-          .timeLimit(.minutes(1)))
+    @Test(
+        "a body too large is refused whole (413) and the connection serves the next request; a body within the limit reaches the handler",
+        .timeLimit(.minutes(1)))
     func bodiesAreReadBeforeTheResponder() async throws {
         let world = try await TestWorld()
-        let app = Application(router: try await VarselRouter.build(services: world.services), server: .varselHTTP1(),
-                              configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        let app = Application(
+            router: try await VarselRouter.build(services: world.services), server: .varselHTTP1(),
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await app.test(.live) { client in
             let token = try await client.token("coord")
             let huge = #"{"recipients":["kari"],"kind":"scenarioPrompt","title":"t","body":"\#(String(repeating: "x", count: 200_000))"}"#

@@ -1,6 +1,6 @@
-import VarselCore
 import Foundation
 import Synchronization
+import VarselCore
 import VarselStore
 
 /// A message for one live stream.
@@ -109,7 +109,8 @@ public final class EventBroker: Sendable {
             state.nextID += 1
             var evicted: [any StreamSubscriber] = []
             while let mine = state.subscribers[userID], mine.count >= streamsPerUser, let oldest = mine.keys.min(),
-                  let removed = state.detach(userID: userID, id: oldest) {
+                let removed = state.detach(userID: userID, id: oldest)
+            {
                 evicted.append(removed.stream)
             }
             state.attach(Subscriber(stream: stream, session: session), userID: userID, id: state.nextID)
@@ -246,7 +247,7 @@ public final class EventBroker: Sendable {
             state.isShutDown = true
             return state.subscribers.values.flatMap { $0.values.map(\.stream) }
         }
-        all.forEach { $0.finish() }
+        for stream in all { stream.finish() }
     }
 }
 

@@ -32,8 +32,10 @@ public final class EventPump: Service, Sendable {
     /// Whether the store hands over its commits, making wake-ups unnecessary.
     private let storePublishesCommits: Bool
 
-    public init(repository: any EventLogStore, broker: EventBroker, logger: Logger,
-                pollInterval: Duration = .seconds(1), heartbeatInterval: Duration = .seconds(20)) {
+    public init(
+        repository: any EventLogStore, broker: EventBroker, logger: Logger,
+        pollInterval: Duration = .seconds(1), heartbeatInterval: Duration = .seconds(20)
+    ) {
         self.repository = repository
         self.broker = broker
         self.logger = logger

@@ -47,13 +47,17 @@ struct FollowUpOutbox: OutboxChannel {
         for item in created where item.createdAt >= oldest {
             guard let theirs = channels[item.recipientID] else { continue }
             let wanted: NotificationPreferences
-            if let known = preferences[item.recipientID] { wanted = known } else {
+            if let known = preferences[item.recipientID] {
+                wanted = known
+            } else {
                 wanted = try await store.preferences(for: item.recipientID)
                 preferences[item.recipientID] = wanted
             }
             for channel in theirs.map(\.channel) where wanted.allows(channel, for: item.kind) && messaging.offers(channel) {
-                messages.append(NewMessageDelivery(notificationID: item.id, userID: item.recipientID, channel: channel,
-                                                   dueAt: item.createdAt.addingTimeInterval(configuration.delay)))
+                messages.append(
+                    NewMessageDelivery(
+                        notificationID: item.id, userID: item.recipientID, channel: channel,
+                        dueAt: item.createdAt.addingTimeInterval(configuration.delay)))
             }
         }
         return try await store.enqueueMessages(messages, after: cursor, through: last, at: now())
@@ -75,9 +79,9 @@ struct FollowUpOutbox: OutboxChannel {
 
     func attempt(_ message: MessageDelivery) async throws -> Outcome {
         guard try await store.isUnseen(notificationID: message.notificationID),
-              let item = try await store.notification(id: message.notificationID),
-              let person = try await store.user(id: message.userID), person.isActive,
-              let channel = try await store.verifiedContactChannels(forAnyOf: [person.id]).first(where: { $0.channel == message.channel })
+            let item = try await store.notification(id: message.notificationID),
+            let person = try await store.user(id: message.userID), person.isActive,
+            let channel = try await store.verifiedContactChannels(forAnyOf: [person.id]).first(where: { $0.channel == message.channel })
         else { return .dropped }
         let preferences = try await store.preferences(for: person.id)
         guard preferences.allows(message.channel, for: item.kind) else { return .dropped }
@@ -87,13 +91,15 @@ struct FollowUpOutbox: OutboxChannel {
         let strings = Strings(person.language)
         let link = messaging.origin().absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + item.deepLink.path
         let subject = OutsideMessageText.emailSubject(kind: item.kind, title: item.title, strings: strings)
-        let text = message.channel == .textMessage
+        let text =
+            message.channel == .textMessage
             ? OutsideMessageText.textMessage(title: item.title, link: link, strings: strings)
             : OutsideMessageText.emailPlainText(name: person.displayName, title: item.title, link: link, strings: strings)
         do {
-            try await messaging.send(message.channel, to: channel.address, name: person.displayName, subject: subject, text: text,
-                                     html: OutsideMessageText.emailHTML(name: person.displayName, title: item.title, link: link, strings: strings),
-                                     language: person.language)
+            try await messaging.send(
+                message.channel, to: channel.address, name: person.displayName, subject: subject, text: text,
+                html: OutsideMessageText.emailHTML(name: person.displayName, title: item.title, link: link, strings: strings),
+                language: person.language)
             return .sent
         } catch OutsideSendError.permanent {
             return .failed
@@ -119,7 +125,8 @@ struct FollowUpOutbox: OutboxChannel {
                 return
             }
             let backoff = min(configuration.maximumBackoff, configuration.initialBackoff * pow(2, Double(attempts - 1)))
-            try await store.rescheduleMessage(id: message.id, attempts: attempts, at: now().addingTimeInterval(backoff * Double.random(in: 0.8...1.2)))
+            try await store.rescheduleMessage(
+                id: message.id, attempts: attempts, at: now().addingTimeInterval(backoff * Double.random(in: 0.8...1.2)))
         }
     }
 }

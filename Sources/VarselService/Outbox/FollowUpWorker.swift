@@ -52,10 +52,13 @@ public final class FollowUpWorker: Service, Sendable {
     /// When the last round of reminders and notices ran.
     private let lastEscalationRound = Mutex<Date?>(nil)
 
-    init(store: any FollowUpOutbox.Store, sender: NotificationSender, messaging: OutsideMessaging, configuration: Configuration,
-         now: @escaping @Sendable () -> Date, logger: Logger) {
-        outbox = OutboxLoop(channel: FollowUpOutbox(store: store, messaging: messaging, configuration: configuration, now: now),
-                            events: store, pace: .init(batchSize: 32, concurrency: 1, lease: configuration.lease), now: now, logger: logger)
+    init(
+        store: any FollowUpOutbox.Store, sender: NotificationSender, messaging: OutsideMessaging, configuration: Configuration,
+        now: @escaping @Sendable () -> Date, logger: Logger
+    ) {
+        outbox = OutboxLoop(
+            channel: FollowUpOutbox(store: store, messaging: messaging, configuration: configuration, now: now),
+            events: store, pace: .init(batchSize: 32, concurrency: 1, lease: configuration.lease), now: now, logger: logger)
         self.sender = sender
         self.messaging = messaging
         self.configuration = configuration
@@ -82,8 +85,9 @@ public final class FollowUpWorker: Service, Sendable {
             return true
         }
         guard isDue else { return }
-        let escalations = try await sender.sendDueEscalations(now: current, remindAfter: configuration.escalation.remindAfter,
-                                                              escalateAfter: configuration.escalation.escalateAfter)
+        let escalations = try await sender.sendDueEscalations(
+            now: current, remindAfter: configuration.escalation.remindAfter,
+            escalateAfter: configuration.escalation.escalateAfter)
         if !escalations.isEmpty {
             logger.info("assignment reminders and escalations sent", metadata: ["notification.count": "\(escalations.count)"])
         }

@@ -115,7 +115,8 @@ final class OutboxLoop<Channel: OutboxChannel>: Sendable {
             return settled
         } catch {
             if !(error is StoreUnavailable) {
-                logger.error("an outbox item's outcome could not be recorded", metadata: metadata.merging(["error.type": "\(type(of: error))"]) { $1 })
+                logger.error(
+                    "an outbox item's outcome could not be recorded", metadata: metadata.merging(["error.type": "\(type(of: error))"]) { $1 })
             }
             // An outcome read from a store that was failing may be wrong (a standby not yet caught up): only "it went
             // out" is kept as it is; anything else is tried again.

@@ -46,13 +46,17 @@ public final class PushDeliveryWorker: Service, Sendable {
     private let transport: any PushTransport
     private let pollInterval: Duration
 
-    init(store: any PushOutbox.Store, contactReads: any ContactReadRecorder, transport: any PushTransport, vapid: VAPIDKey,
-         configuration: Configuration, metrics: PushMetrics, now: @escaping @Sendable () -> Date, logger: Logger) {
-        let channel = PushOutbox(store: store, contactReads: contactReads, transport: transport, vapid: vapid,
-                                 configuration: configuration, metrics: metrics, now: now, logger: logger)
-        outbox = OutboxLoop(channel: channel, events: store,
-                            pace: .init(batchSize: configuration.concurrency, concurrency: configuration.concurrency, lease: configuration.lease),
-                            now: now, logger: logger)
+    init(
+        store: any PushOutbox.Store, contactReads: any ContactReadRecorder, transport: any PushTransport, vapid: VAPIDKey,
+        configuration: Configuration, metrics: PushMetrics, now: @escaping @Sendable () -> Date, logger: Logger
+    ) {
+        let channel = PushOutbox(
+            store: store, contactReads: contactReads, transport: transport, vapid: vapid,
+            configuration: configuration, metrics: metrics, now: now, logger: logger)
+        outbox = OutboxLoop(
+            channel: channel, events: store,
+            pace: .init(batchSize: configuration.concurrency, concurrency: configuration.concurrency, lease: configuration.lease),
+            now: now, logger: logger)
         self.transport = transport
         pollInterval = configuration.pollInterval
     }

@@ -48,7 +48,9 @@ struct PushOutbox: OutboxChannel {
             return item
         }
         // One read for the whole batch's recipients (a burst to a thousand mentors is one query, not a thousand).
-        let subscriptions = created.isEmpty ? [:]
+        let subscriptions =
+            created.isEmpty
+            ? [:]
             : Dictionary(grouping: try await store.pushSubscriptions(forAnyOf: Set(created.map(\.recipientID))), by: \.userID)
         let deliveries = created.flatMap { item in
             (subscriptions[item.recipientID] ?? []).map { NewPushDelivery(subscriptionID: $0.id, notificationID: item.id) }
@@ -117,7 +119,8 @@ struct PushOutbox: OutboxChannel {
             // an unanswered one may not).
             var mayAcknowledge = true
             if item.kind == .assignment, case let .contact(_, assignmentID?) = item.deepLink,
-               let assignment = try await store.assignment(id: assignmentID) {
+                let assignment = try await store.assignment(id: assignmentID)
+            {
                 let isTheirs = assignment.mentorID == user.id
                 guard !isTheirs || assignment.isLive else { return .skipped }
                 mayAcknowledge = isTheirs && assignment.status == .pending
@@ -130,7 +133,8 @@ struct PushOutbox: OutboxChannel {
             urgency = item.urgency
             // A lock screen allowed to show the details of the person to visit is a read of them, recorded as such.
             if preferences.isShowingDetailsOnLockScreen, item.containsPersonalDetails(item.title) || item.containsPersonalDetails(item.body),
-               case let .contact(contactID, _) = item.deepLink {
+                case let .contact(contactID, _) = item.deepLink
+            {
                 readContact = contactID
             }
         }
@@ -141,35 +145,42 @@ struct PushOutbox: OutboxChannel {
             endpoint = try configuration.endpointPolicy.check(subscription.endpoint)
             try await configuration.endpointPolicy.checkResolved(endpoint)
         } catch {
-            logger.warning("push endpoint refused; subscription revoked", metadata: ["push.subscription.id": "\(subscription.id)", "reason": "\(error)"])
+            logger.warning(
+                "push endpoint refused; subscription revoked", metadata: ["push.subscription.id": "\(subscription.id)", "reason": "\(error)"])
             return .gone
         }
         let unread = try await store.unreadCount(for: user.id)
         let message = try Self.fitted(lockScreen) { shown in
-            try JSONEncoder().encode(PushMessage(shown, notificationID: delivery.notificationID, subscription: subscription,
-                                                 origin: configuration.origin(), unreadCount: unread, asksForReceipt: !delivery.isWithdrawal))
+            try JSONEncoder().encode(
+                PushMessage(
+                    shown, notificationID: delivery.notificationID, subscription: subscription,
+                    origin: configuration.origin(), unreadCount: unread, asksForReceipt: !delivery.isWithdrawal))
         }
         if let readContact {
             try await contactReads.recordRead(contactID: readContact, by: user.id, through: .push)
         }
         let body = try WebPushEncryption.encrypt(message, p256dh: subscription.p256dh, auth: subscription.auth)
-        let authorization = try vapid.authorization(audience: Self.origin(of: endpoint), subject: configuration.subject,
-                                                    expiresAt: start.addingTimeInterval(12 * 3600))
-        let request = PushRequest(endpoint: endpoint, headers: [
-            ("TTL", "\(timeToLive)"),
-            ("Urgency", urgency == .urgent ? "high" : "normal"),
-            // A repeat of the same notification (a retry the service already took) replaces it, not doubles it; a
-            // withdrawal replaces the notification itself at a push service still holding it for an offline phone.
-            ("Topic", "varsel-\(delivery.notificationID)"),
-            ("Content-Encoding", "aes128gcm"),
-            ("Content-Type", "application/octet-stream"),
-            ("Authorization", authorization),
-        ], body: body)
+        let authorization = try vapid.authorization(
+            audience: Self.origin(of: endpoint), subject: configuration.subject,
+            expiresAt: start.addingTimeInterval(12 * 3600))
+        let request = PushRequest(
+            endpoint: endpoint,
+            headers: [
+                ("TTL", "\(timeToLive)"),
+                ("Urgency", urgency == .urgent ? "high" : "normal"),
+                // A repeat of the same notification (a retry the service already took) replaces it, not doubles it; a
+                // withdrawal replaces the notification itself at a push service still holding it for an offline phone.
+                ("Topic", "varsel-\(delivery.notificationID)"),
+                ("Content-Encoding", "aes128gcm"),
+                ("Content-Type", "application/octet-stream"),
+                ("Authorization", authorization),
+            ], body: body)
         let response: PushResponse
         do {
             response = try await transport.send(request)
         } catch {
-            logger.info("push service unreachable; will retry", metadata: ["push.subscription.id": "\(subscription.id)", "error.type": "\(type(of: error))"])
+            logger.info(
+                "push service unreachable; will retry", metadata: ["push.subscription.id": "\(subscription.id)", "error.type": "\(type(of: error))"])
             return .retry(after: nil)
         }
         switch response.status {
@@ -177,7 +188,8 @@ struct PushOutbox: OutboxChannel {
         case 404, 410: return .gone
         case 429, 500...599: return .retry(after: response.retryAfter)
         default:
-            logger.warning("push refused by the push service", metadata: ["push.subscription.id": "\(subscription.id)", "http.status": "\(response.status)"])
+            logger.warning(
+                "push refused by the push service", metadata: ["push.subscription.id": "\(subscription.id)", "http.status": "\(response.status)"])
             return .failed
         }
     }

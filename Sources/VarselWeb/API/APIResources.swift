@@ -102,15 +102,18 @@ public struct PreferencesResource: Codable, Sendable, Equatable {
     /// The preferences it states, with what it leaves out as in `current`; or ``InvalidInput`` naming
     /// `quietHours.start`, `quietHours.end` or `quietHours.timeZone`.
     public func preferences(current: NotificationPreferences) throws -> NotificationPreferences {
-        NotificationPreferences(enabledKinds: Set(enabledKinds), isSoundEnabled: sound, isVibrationEnabled: vibration,
-                                isSystemNotificationEnabled: systemNotifications, isSpeakingPersonalDetails: speakPersonalDetails,
-                                isShowingDetailsOnLockScreen: lockScreenDetails ?? false,
-                                textMessageKinds: textMessageKinds.map(Set.init) ?? current.textMessageKinds,
-                                emailKinds: emailKinds.map(Set.init) ?? current.emailKinds,
-                                quietHours: namesQuietHours ? try quietHours.flatMap {
-                                    try Validation.quietHours(start: $0.start, end: $0.end, timeZone: $0.timeZone ?? QuietHours.defaultTimeZone,
-                                                              field: "quietHours")
-                                } : current.quietHours)
+        NotificationPreferences(
+            enabledKinds: Set(enabledKinds), isSoundEnabled: sound, isVibrationEnabled: vibration,
+            isSystemNotificationEnabled: systemNotifications, isSpeakingPersonalDetails: speakPersonalDetails,
+            isShowingDetailsOnLockScreen: lockScreenDetails ?? false,
+            textMessageKinds: textMessageKinds.map(Set.init) ?? current.textMessageKinds,
+            emailKinds: emailKinds.map(Set.init) ?? current.emailKinds,
+            quietHours: namesQuietHours
+                ? try quietHours.flatMap {
+                    try Validation.quietHours(
+                        start: $0.start, end: $0.end, timeZone: $0.timeZone ?? QuietHours.defaultTimeZone,
+                        field: "quietHours")
+                } : current.quietHours)
     }
 }
 

@@ -58,8 +58,9 @@ struct AssignmentsController {
             try await sender.assign(mentor: mentor, coordinatorID: identity.user.id, contact: contact, urgency: urgency)
         }
         context.logger.info("assignment created", metadata: ["assignment.id": "\(assignment.id)", "notification.id": "\(item.id)"])
-        return try JSONCoding.response(CreateResponse(assignment: AssignmentResource(assignment, contact: stored), notificationId: item.id),
-                                       status: .created)
+        return try JSONCoding.response(
+            CreateResponse(assignment: AssignmentResource(assignment, contact: stored), notificationId: item.id),
+            status: .created)
     }
 
     /// An assignment on the dashboard's wire: its state, how long it waited, and its history.
@@ -86,23 +87,27 @@ struct AssignmentsController {
     func list(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
         let user = identity.user
-        let summaries: [AssignmentSummary] = if user.role == .mentor {
-            try await reports.mentorSummaries(of: user)
-        } else {
-            try await reports.managedSummaries(of: user)
-        }
+        let summaries: [AssignmentSummary] =
+            if user.role == .mentor {
+                try await reports.mentorSummaries(of: user)
+            } else {
+                try await reports.managedSummaries(of: user)
+            }
         let describer = Describer.shared(user.language)
         let now = now()
         let deadline = configuration.answerDeadline
         let filter = try Self.filter(request.uri.queryParameters)
-        return try JSONCoding.response(summaries.filter { filter.includes($0, now: now, deadline: deadline) }.map { summary in
-            SummaryResource(id: summary.id, contactId: summary.contactID, mentorName: summary.mentorName, state: summary.progress,
-                            createdAt: summary.createdAt, respondedAt: summary.respondedAt, mentorId: summary.mentorID,
-                            overdue: summary.isOverdue(now: now, deadline: deadline), doneAt: summary.doneAt, visitNote: summary.visitNote,
-                            accessibleName: user.role == .mentor ? describer.mentorAssignmentRow(summary, now: now)
-                                : describer.coordinatorAssignmentRow(summary, now: now, overdueAfter: deadline),
-                            trail: summary.trail)
-        })
+        return try JSONCoding.response(
+            summaries.filter { filter.includes($0, now: now, deadline: deadline) }.map { summary in
+                SummaryResource(
+                    id: summary.id, contactId: summary.contactID, mentorName: summary.mentorName, state: summary.progress,
+                    createdAt: summary.createdAt, respondedAt: summary.respondedAt, mentorId: summary.mentorID,
+                    overdue: summary.isOverdue(now: now, deadline: deadline), doneAt: summary.doneAt, visitNote: summary.visitNote,
+                    accessibleName: user.role == .mentor
+                        ? describer.mentorAssignmentRow(summary, now: now)
+                        : describer.coordinatorAssignmentRow(summary, now: now, overdueAfter: deadline),
+                    trail: summary.trail)
+            })
     }
 
     /// Runs an assignment to a mentor whose state may refuse it (paused, an expired certification, the assignment's
@@ -121,7 +126,8 @@ struct AssignmentsController {
             throw Problem.badRequest("show must be all, waiting or overdue.", errors: [.init(field: "show", message: "unknown")])
         }
         if let mentor = query["mentor"], (Int64(String(mentor)) ?? 0) < 1 {
-            throw Problem.badRequest("mentor must be a positive integer, a mentor's user id.", errors: [.init(field: "mentor", message: "not a user id")])
+            throw Problem.badRequest(
+                "mentor must be a positive integer, a mentor's user id.", errors: [.init(field: "mentor", message: "not a user id")])
         }
         return AssignmentFilter(query)
     }
@@ -139,8 +145,9 @@ struct AssignmentsController {
     /// `GET /api/v1/assignments/{id}`: the assignment, its history, and its contact while the reader may see it.
     func show(_ request: Request, context: VarselContext) async throws -> Response {
         let (identity, assignment) = try await visibleAssignment(context)
-        let contact = try await contactAccess.read(contactID: assignment.contactID, by: identity.user, through: .assignmentAPI,
-                                                                  sendsDetails: request.method != .head)
+        let contact = try await contactAccess.read(
+            contactID: assignment.contactID, by: identity.user, through: .assignmentAPI,
+            sendsDetails: request.method != .head)
         var resource = AssignmentResource(assignment, contact: contact)
         resource.trail = try await reports.assignmentSummaries([assignment]).first?.trail
         return try JSONCoding.response(resource)
@@ -196,8 +203,11 @@ struct AssignmentsController {
     func contact(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
         let id = try PathID.of(context, as: ContactID.self)
-        guard let contact = try await contactAccess.read(contactID: id, by: identity.user, through: .contactAPI,
-                                                                    sendsDetails: request.method != .head) else {
+        guard
+            let contact = try await contactAccess.read(
+                contactID: id, by: identity.user, through: .contactAPI,
+                sendsDetails: request.method != .head)
+        else {
             throw Problem.notFound("You have no contact with that id.")
         }
         return try JSONCoding.response(ContactResource(contact))
@@ -217,7 +227,8 @@ struct AssignmentsController {
         let identity = try context.requireUser()
         let id = try PathID.of(context, as: ContactID.self)
         let data = try await export.contactData(id, for: identity.user, sendsDetails: request.method != .head)
-        return try JSONCoding.response(data, headers: [.cacheControl: "no-store", .contentDisposition: "attachment; filename=\"varsel-contact-\(id).json\""])
+        return try JSONCoding.response(
+            data, headers: [.cacheControl: "no-store", .contentDisposition: "attachment; filename=\"varsel-contact-\(id).json\""])
     }
 
     struct ContactReadResource: Encodable {

@@ -93,8 +93,9 @@ struct ChannelsController {
     }
 
     private func resource(_ state: ContactChannelState) -> ChannelResource {
-        ChannelResource(channel: state.channel, address: state.address, verified: state.isVerified, verifiedAt: state.verifiedAt,
-                        codeExpiresAt: state.codeExpiresAt, offered: channels.offers(state.channel))
+        ChannelResource(
+            channel: state.channel, address: state.address, verified: state.isVerified, verifiedAt: state.verifiedAt,
+            codeExpiresAt: state.codeExpiresAt, offered: channels.offers(state.channel))
     }
 
     /// The channel named in the path: `sms` or `email`.
@@ -112,11 +113,14 @@ extension ChannelVerificationError {
         switch self {
         case .unavailable: .conflict("This Varsel sends no messages of this kind: its operator has not set it up.")
         case let .tooSoon(seconds):
-            Problem(.tooManyRequests, "A code was sent less than a minute ago; ask again after Retry-After seconds.",
-                    headers: [.retryAfter: "\(seconds)"])
+            Problem(
+                .tooManyRequests, "A code was sent less than a minute ago; ask again after Retry-After seconds.",
+                headers: [.retryAfter: "\(seconds)"])
         case .notSent: Problem(.serviceUnavailable, "The code could not be sent now; try again in a minute.", headers: [.retryAfter: "60"])
         case .refusedAddress:
-            .unprocessable("The gateway or the mail server refused this address.", errors: [.init(field: "address", message: "refused by the gateway or the mail server")])
+            .unprocessable(
+                "The gateway or the mail server refused this address.",
+                errors: [.init(field: "address", message: "refused by the gateway or the mail server")])
         case .noCode: .conflict("No code waits for this channel: ask for a new one by setting the address again.")
         case .expired: .unprocessable("The code has expired: ask for a new one.", errors: [.init(field: "code", message: "expired")])
         case .tooManyWrongCodes: .conflict("Too many wrong codes: ask for a new one by setting the address again.")

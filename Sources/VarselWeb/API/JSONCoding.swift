@@ -59,8 +59,9 @@ public enum JSONCoding {
             throw Problem.badRequest("The body is not valid JSON.")
         }
         if let repeated = RepeatedJSONMembers.first(in: bytes, fieldNames: fieldNames) {
-            throw Problem.badRequest("The field '\(repeated)' is given more than once; give each field once.",
-                                     errors: [.init(field: repeated, message: "given more than once")])
+            throw Problem.badRequest(
+                "The field '\(repeated)' is given more than once; give each field once.",
+                errors: [.init(field: repeated, message: "given more than once")])
         }
         return value
     }
@@ -103,16 +104,19 @@ public enum JSONCoding {
             return .badRequest("The request body must be \(describe(expected)), not null.")
         case let .typeMismatch(expected, context):
             let field = path(context)
-            return .badRequest("The field '\(field)' must be \(describe(expected)).", errors: [.init(field: field, message: "must be \(describe(expected))")])
+            return .badRequest(
+                "The field '\(field)' must be \(describe(expected)).", errors: [.init(field: field, message: "must be \(describe(expected))")])
         case let .valueNotFound(expected, context):
             let field = path(context)
-            return .badRequest("The field '\(field)' must be \(describe(expected)), not null.", errors: [.init(field: field, message: "must not be null")])
+            return .badRequest(
+                "The field '\(field)' must be \(describe(expected)), not null.", errors: [.init(field: field, message: "must not be null")])
         case let .dataCorrupted(context):
             if context.codingPath.isEmpty { return .badRequest("The body is not valid JSON.") }
             // The decoder's description quotes the value; the answer names the field only.
             let field = path(context)
-            return .badRequest("The field '\(field)' has a value that is not allowed; see the schema in /api/v1/openapi.yaml.",
-                               errors: [.init(field: field, message: "not an allowed value")])
+            return .badRequest(
+                "The field '\(field)' has a value that is not allowed; see the schema in /api/v1/openapi.yaml.",
+                errors: [.init(field: field, message: "not an allowed value")])
         @unknown default:
             return .badRequest("The body could not be read.")
         }

@@ -48,17 +48,19 @@ struct NotificationsController {
         let preferences = try await settings.preferences(of: identity.user.id)
         let describer = Describer.shared(identity.user.language)
         let now = now()
-        return try JSONCoding.response(ListResponse(
-            items: page.items.map { NotificationResource($0, describer: describer, preferences: preferences, now: now) },
-            nextCursor: page.nextCursor.map(Cursor.encode),
-            unreadCount: try await inbox.unreadCount(of: identity.user.id),
-            filter: filter.wireName))
+        return try JSONCoding.response(
+            ListResponse(
+                items: page.items.map { NotificationResource($0, describer: describer, preferences: preferences, now: now) },
+                nextCursor: page.nextCursor.map(Cursor.encode),
+                unreadCount: try await inbox.unreadCount(of: identity.user.id),
+                filter: filter.wireName))
     }
 
     static func limit(_ raw: String?) throws -> Int {
         guard let raw else { return Limits.defaultPageSize }
         guard let limit = Int(raw), (1...Limits.maxPageSize).contains(limit) else {
-            throw Problem.badRequest("limit must be an integer from 1 to \(Limits.maxPageSize).", errors: [.init(field: "limit", message: "out of range")])
+            throw Problem.badRequest(
+                "limit must be an integer from 1 to \(Limits.maxPageSize).", errors: [.init(field: "limit", message: "out of range")])
         }
         return limit
     }
@@ -106,11 +108,13 @@ struct NotificationsController {
         let key = try Self.idempotencyKey(request)
         let raw = try await JSONCoding.body(of: request)
         let body = try JSONCoding.decode(CreateRequest.self, from: raw)
-        let validated = try Validation.notification(kind: body.kind, title: body.title, body: body.body, urgency: body.urgency,
-                                                    personalDetails: body.personalDetails ?? [], allowAssignment: false)
+        let validated = try Validation.notification(
+            kind: body.kind, title: body.title, body: body.body, urgency: body.urgency,
+            personalDetails: body.personalDetails ?? [], allowAssignment: false)
         let recipients = try await RecipientResolver(directory: directory).ids(body.recipients)
         let idempotency = key.map {
-            IdempotencyKey(senderID: identity.user.id, key: $0, fingerprint: SHA256.hash(data: Data(buffer: raw)).map { String(format: "%02x", $0) }.joined())
+            IdempotencyKey(
+                senderID: identity.user.id, key: $0, fingerprint: SHA256.hash(data: Data(buffer: raw)).map { String(format: "%02x", $0) }.joined())
         }
         let created: CreatedNotifications
         do {
@@ -120,9 +124,11 @@ struct NotificationsController {
             // resolved to existing people, so it is one given by id.
             throw RecipientResolver.unknownRecipient(given: id, in: body.recipients)
         }
-        context.logger.info("notifications created", metadata: [
-            "notification.count": "\(created.items.count)", "notification.replay": "\(created.isReplay)",
-        ])
+        context.logger.info(
+            "notifications created",
+            metadata: [
+                "notification.count": "\(created.items.count)", "notification.replay": "\(created.isReplay)",
+            ])
         let items = created.items.map {
             CreatedNotification(id: $0.id, recipientId: $0.recipientID, kind: $0.kind, title: $0.title, urgency: $0.urgency, createdAt: $0.createdAt)
         }
@@ -167,8 +173,9 @@ struct NotificationsController {
 
     func outcome(_ outcome: ActionOutcome, count: Int, language: Language) -> OutcomeResponse {
         let text = Describer.shared(language).confirmation(of: outcome) ?? ""
-        return OutcomeResponse(count: count, outcome: count == 0 ? "nothingToDo" : "done",
-                               announcement: AnnouncementResource(text: text, politeness: .polite))
+        return OutcomeResponse(
+            count: count, outcome: count == 0 ? "nothingToDo" : "done",
+            announcement: AnnouncementResource(text: text, politeness: .polite))
     }
 
     struct BulkRequest: Decodable {
@@ -215,9 +222,11 @@ enum Cursor {
     static func decode(_ raw: String) throws -> NotificationID {
         let digits = raw.utf8.dropFirst()
         guard raw.utf8.first == UInt8(ascii: "n"), (1...18).contains(digits.count), digits.first != UInt8(ascii: "0"),
-              digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let id = NotificationID(String(raw.dropFirst())) else {
-            throw Problem.badRequest("The cursor is not one this API gave out. Use nextCursor from the previous page.",
-                                     errors: [.init(field: "cursor", message: "invalid")])
+            digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let id = NotificationID(String(raw.dropFirst()))
+        else {
+            throw Problem.badRequest(
+                "The cursor is not one this API gave out. Use nextCursor from the previous page.",
+                errors: [.init(field: "cursor", message: "invalid")])
         }
         return id
     }

@@ -57,7 +57,8 @@ struct PasskeysController {
         /// Refuses a credential of another type than `public-key`, the only one WebAuthn has.
         func checkType() throws {
             guard type == "public-key" else {
-                throw Problem.unprocessable("credential.type must be public-key.", errors: [.init(field: "credential.type", message: "must be public-key")])
+                throw Problem.unprocessable(
+                    "credential.type must be public-key.", errors: [.init(field: "credential.type", message: "must be public-key")])
             }
         }
     }
@@ -98,8 +99,9 @@ struct PasskeysController {
         let clientData = try Self.bytes(body.credential.response.clientDataJSON, field: "credential.response.clientDataJSON")
         let attestation = try Self.bytes(body.credential.response.attestationObject, field: "credential.response.attestationObject")
         let passkey = try await answering(context, registering: true) {
-            try await passkeys.register(user: identity.user, session: identity.session, name: body.name, clientDataJSON: clientData,
-                                                 attestationObject: attestation)
+            try await passkeys.register(
+                user: identity.user, session: identity.session, name: body.name, clientDataJSON: clientData,
+                attestationObject: attestation)
         }
         context.logger.info("passkey added", metadata: ["passkey.id": "\(passkey.id)"])
         return try JSONCoding.response(PasskeyResource(passkey), status: .created)
@@ -150,8 +152,10 @@ struct PasskeysController {
         let attempt = Tokens.random()
         let options = try await answering { try await passkeys.signInOptions(attempt: attempt) }
         var response = try JSONCoding.response(options, headers: [.cacheControl: "no-store"])
-        response.setCookie(Cookie(name: Self.attemptCookieName, value: attempt, maxAge: 300, path: "/api/v1/session/passkey",
-                                  secure: configuration.usesSecureCookies, httpOnly: true, sameSite: .strict))
+        response.setCookie(
+            Cookie(
+                name: Self.attemptCookieName, value: attempt, maxAge: 300, path: "/api/v1/session/passkey",
+                secure: configuration.usesSecureCookies, httpOnly: true, sameSite: .strict))
         return response
     }
 
@@ -165,15 +169,19 @@ struct PasskeysController {
         let signature = try Self.bytes(response.signature, field: "credential.response.signature")
         let userHandle = try response.userHandle.flatMap { $0.isEmpty ? nil : try Self.bytes($0, field: "credential.response.userHandle") }
         let attempt = request.cookies[Self.attemptCookieName]?.value ?? ""
-        let client = ClientAddress.resolve(peer: context.peerAddress, forwardedFor: request.headers[.forwardedFor],
-                                           trustedProxies: configuration.trustedProxies)
+        let client = ClientAddress.resolve(
+            peer: context.peerAddress, forwardedFor: request.headers[.forwardedFor],
+            trustedProxies: configuration.trustedProxies)
         let started = try await answering(context) {
-            try await passkeys.signIn(attempt: attempt, credentialID: body.credential.id, clientDataJSON: clientData,
-                                               authenticatorData: authenticatorData, signature: signature, userHandle: userHandle, client: client)
+            try await passkeys.signIn(
+                attempt: attempt, credentialID: body.credential.id, clientDataJSON: clientData,
+                authenticatorData: authenticatorData, signature: signature, userHandle: userHandle, client: client)
         }
         var answer = try signedIn(started)
-        answer.setCookie(Cookie(name: Self.attemptCookieName, value: "", maxAge: 0, path: "/api/v1/session/passkey",
-                                secure: configuration.usesSecureCookies, httpOnly: true, sameSite: .strict))
+        answer.setCookie(
+            Cookie(
+                name: Self.attemptCookieName, value: "", maxAge: 0, path: "/api/v1/session/passkey",
+                secure: configuration.usesSecureCookies, httpOnly: true, sameSite: .strict))
         return answer
     }
 
@@ -182,8 +190,9 @@ struct PasskeysController {
     /// The answer to a ceremony that signed someone in: `POST /api/v1/session`'s, with the session cookie for the web client.
     private func signedIn(_ started: Sessions.Started) throws -> Response {
         var answer = try JSONCoding.response(
-            SessionController.SignInResponse(token: started.token, expiresAt: started.session.expiresAt, csrfToken: started.session.csrfToken,
-                                             user: UserResource(started.user)),
+            SessionController.SignInResponse(
+                token: started.token, expiresAt: started.session.expiresAt, csrfToken: started.session.csrfToken,
+                user: UserResource(started.user)),
             status: .created, headers: [.cacheControl: "no-store"])
         answer.setCookie(configuration.sessionCookie(started.token))
         return answer
@@ -210,8 +219,9 @@ struct PasskeysController {
         case .notAccepted: Problem.unauthorized("The passkey was not accepted.")
         case .unknownPasskey: Problem.notFound("No such passkey.")
         case .invalidName:
-            Problem.unprocessable("Give the passkey a name of 1 to \(PasskeyCeremonies.maximumNameLength) characters, without control characters.",
-                                  errors: [.init(field: "name", message: "1 to \(PasskeyCeremonies.maximumNameLength) characters")])
+            Problem.unprocessable(
+                "Give the passkey a name of 1 to \(PasskeyCeremonies.maximumNameLength) characters, without control characters.",
+                errors: [.init(field: "name", message: "1 to \(PasskeyCeremonies.maximumNameLength) characters")])
         case .lastWayIn: Problem.conflict("This passkey is the account's only way to sign in: choose a password first.")
         case let .tooManyAttempts(seconds):
             Problem(.tooManyRequests, "Too many sign-in attempts. Try again in \(seconds) seconds.", headers: [.retryAfter: String(seconds)])
@@ -229,7 +239,8 @@ struct PasskeysController {
                 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
         }
         guard let text, text.utf8.count >= 2, text.utf8.count % 4 != 1, text.utf8.allSatisfy(isBase64URL),
-              let bytes = Base64URL.decode(text), !bytes.isEmpty else {
+            let bytes = Base64URL.decode(text), !bytes.isEmpty
+        else {
             throw Problem.unprocessable("\(field) must be base64url.", errors: [.init(field: field, message: "must be base64url")])
         }
         return bytes

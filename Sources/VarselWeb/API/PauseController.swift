@@ -33,8 +33,9 @@ struct PauseController {
         guard let paused = try await directory.person(identity.user.id), let until = paused.pausedUntil else {
             throw Problem.notFound("No such user.")
         }
-        return try JSONCoding.response(PauseResponse(pausedFrom: paused.pausedFrom, pausedUntil: until, notificationId: confirmation.id),
-                                       status: .created)
+        return try JSONCoding.response(
+            PauseResponse(pausedFrom: paused.pausedFrom, pausedUntil: until, notificationId: confirmation.id),
+            status: .created)
     }
 
     /// Ends the pause now: 204 with a confirmation notification, or 204 with nothing changed when there was none.

@@ -66,12 +66,13 @@ struct PushSubscriptionsController {
             createdAt = subscription.createdAt
             isThisSession = subscription.sessionTokenHash == session
             deviceName = device.name
-            self.health = switch health {
-            case .waiting: "waiting"
-            case .shows: "shows"
-            case .notConfirmed: "notConfirmed"
-            case .revoked: "revoked"
-            }
+            self.health =
+                switch health {
+                case .waiting: "waiting"
+                case .shows: "shows"
+                case .notConfirmed: "notConfirmed"
+                case .revoked: "revoked"
+                }
             lastAcceptedAt = device.lastAcceptedAt
             lastShownAt = device.lastShownAt
             revokedAt = device.revokedAt
@@ -86,8 +87,9 @@ struct PushSubscriptionsController {
         let devices = Dictionary(try await pushSubscriptions.devices(of: [identity.user.id]).map { ($0.device.id, $0) }) { $1 }
         return try await pushSubscriptions.subscriptions(of: identity.user.id).compactMap { subscription -> SubscriptionResource? in
             guard let (device, health) = devices[subscription.id] else { return nil }
-            return SubscriptionResource(subscription, session: identity.session.tokenHash, device: device.status, health: health,
-                                        description: strings.deviceLine(device.status, health: health, now: now, timeZone: osloTimeZone))
+            return SubscriptionResource(
+                subscription, session: identity.session.tokenHash, device: device.status, health: health,
+                description: strings.deviceLine(device.status, health: health, now: now, timeZone: osloTimeZone))
         }
     }
 
@@ -98,15 +100,18 @@ struct PushSubscriptionsController {
     func create(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requirePerson()
         let body = try await JSONCoding.decode(CreateRequest.self, from: request)
-        let saved = try await pushSubscriptions.subscribe(userID: identity.user.id, session: identity.session, endpoint: body.endpoint,
-                                                                  p256dh: body.keys.p256dh, auth: body.keys.auth,
-                                                                  userAgent: request.headers[.userAgent] ?? "")
+        let saved = try await pushSubscriptions.subscribe(
+            userID: identity.user.id, session: identity.session, endpoint: body.endpoint,
+            p256dh: body.keys.p256dh, auth: body.keys.auth,
+            userAgent: request.headers[.userAgent] ?? "")
         context.logger.info("push subscription saved", metadata: ["push.subscription.id": "\(saved.id)"])
         // Listed as every other; a subscription its session's end removed meanwhile is answered as just made.
         let fresh = PushDeviceStatus(name: "", createdAt: saved.createdAt)
-        let resource = try await resources(of: identity).first { $0.id == saved.id } ?? SubscriptionResource(
-            saved, session: identity.session.tokenHash, device: fresh, health: .waiting,
-            description: Strings(identity.user.language).deviceLine(fresh, health: .waiting, now: now(), timeZone: osloTimeZone))
+        let resource =
+            try await resources(of: identity).first { $0.id == saved.id }
+            ?? SubscriptionResource(
+                saved, session: identity.session.tokenHash, device: fresh, health: .waiting,
+                description: Strings(identity.user.language).deviceLine(fresh, health: .waiting, now: now(), timeZone: osloTimeZone))
         return try JSONCoding.response(resource, status: .created)
     }
 
@@ -131,16 +136,20 @@ struct PushSubscriptionsController {
         let id = try PathID.of(context)
         let body = try await JSONCoding.decode(AcknowledgeRequest.self, from: request)
         let invalid = Problem.notFound("This acknowledgement is not valid any more. Open Varsel to answer the assignment.")
-        guard let subscription = try await pushSubscriptions.acknowledging(subscriptionID: id, assignmentID: body.assignmentID,
-                                                                                     token: body.token) else { throw invalid }
+        guard
+            let subscription = try await pushSubscriptions.acknowledging(
+                subscriptionID: id, assignmentID: body.assignmentID,
+                token: body.token)
+        else { throw invalid }
         let answered: Assignment
         do {
             answered = try await answers.answer(body.assignmentID, with: .acknowledged, by: subscription.userID)
         } catch is AssignmentAnswers.Refusal {
             throw invalid
         }
-        context.logger.info("assignment answered from a push notification",
-                            metadata: ["assignment.id": "\(answered.id)", "push.subscription.id": "\(subscription.id)"])
+        context.logger.info(
+            "assignment answered from a push notification",
+            metadata: ["assignment.id": "\(answered.id)", "push.subscription.id": "\(subscription.id)"])
         return try JSONCoding.response(AssignmentResource(answered, contact: nil))
     }
 

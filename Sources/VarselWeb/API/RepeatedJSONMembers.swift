@@ -50,7 +50,9 @@ enum RepeatedJSONMembers {
             switch bytes[index] {
             case UInt8(ascii: "{"): return object(at: path)
             case UInt8(ascii: "["): return array(at: path)
-            case UInt8(ascii: "\""): _ = string(); return nil
+            case UInt8(ascii: "\""):
+                _ = string()
+                return nil
             default:
                 // A number, true, false or null: up to the next delimiter. At least one byte is read, so that no
                 // loop stands still, even on bytes that are not JSON.
@@ -65,8 +67,14 @@ enum RepeatedJSONMembers {
             var names = Set<String>()
             while true {
                 skipSpace()
-                guard index < bytes.count, bytes[index] != UInt8(ascii: "}") else { index += 1; return nil }
-                guard bytes[index] == UInt8(ascii: "\"") else { index += 1; continue }  // a comma (or not JSON)
+                guard index < bytes.count, bytes[index] != UInt8(ascii: "}") else {
+                    index += 1
+                    return nil
+                }
+                guard bytes[index] == UInt8(ascii: "\"") else {
+                    index += 1
+                    continue
+                }  // a comma (or not JSON)
                 let name = string()
                 var member: String?
                 if let path, let known = fieldNames.firstIndex(of: name) {
@@ -88,8 +96,14 @@ enum RepeatedJSONMembers {
             var position = 0
             while true {
                 skipSpace()
-                guard index < bytes.count, bytes[index] != UInt8(ascii: "]") else { index += 1; return nil }
-                if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+                guard index < bytes.count, bytes[index] != UInt8(ascii: "]") else {
+                    index += 1
+                    return nil
+                }
+                if bytes[index] == UInt8(ascii: ",") {
+                    index += 1
+                    continue
+                }
                 if let repeated = value(at: path.map { "\($0)[\(position)]" }) { return repeated }
                 position += 1
             }

@@ -9,7 +9,8 @@ import VarselStore
 enum PathID {
     static func of(_ context: VarselContext, name: String = "id") throws -> Int64 {
         guard let raw = context.parameters.get(name), raw.first != "0", raw.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
-              let id = Int64(raw), id > 0 else {
+            let id = Int64(raw), id > 0
+        else {
             throw Problem.badRequest("The \(name) in the path must be a positive integer.")
         }
         return id

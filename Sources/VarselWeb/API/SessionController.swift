@@ -40,15 +40,17 @@ struct SessionController {
         let body = try await JSONCoding.decode(SignInRequest.self, from: request)
         let started = try await startSession(username: body.username, password: body.password, request: request, context: context)
         return try JSONCoding.response(
-            SignInResponse(token: started.token, expiresAt: started.session.expiresAt, csrfToken: started.session.csrfToken,
-                           user: UserResource(started.user)),
+            SignInResponse(
+                token: started.token, expiresAt: started.session.expiresAt, csrfToken: started.session.csrfToken,
+                user: UserResource(started.user)),
             status: .created, headers: [.cacheControl: "no-store"])
     }
 
     /// Signs in through ``Sessions``, answering its refusals as problems. Shared by the API and the web sign-in form.
     func startSession(username: String, password: String, request: Request, context: VarselContext) async throws -> Sessions.Started {
-        let client = ClientAddress.resolve(peer: context.peerAddress, forwardedFor: request.headers[.forwardedFor],
-                                           trustedProxies: configuration.trustedProxies)
+        let client = ClientAddress.resolve(
+            peer: context.peerAddress, forwardedFor: request.headers[.forwardedFor],
+            trustedProxies: configuration.trustedProxies)
         do {
             return try await sessions.signIn(username: username, password: password, client: client)
         } catch let refusal as Sessions.Refusal {
@@ -62,10 +64,12 @@ struct SessionController {
         case let .missing(field):
             Problem.badRequest("Both username and password are required.", errors: [.init(field: field, message: "required")])
         case let .tooManyAttempts(seconds):
-            Problem(.tooManyRequests, isPasswordChange
-                        ? "Too many wrong passwords. Try again in \(seconds) seconds."
-                        : "Too many sign-in attempts. Try again in \(seconds) seconds.",
-                    headers: [.retryAfter: String(seconds)])
+            Problem(
+                .tooManyRequests,
+                isPasswordChange
+                    ? "Too many wrong passwords. Try again in \(seconds) seconds."
+                    : "Too many sign-in attempts. Try again in \(seconds) seconds.",
+                headers: [.retryAfter: String(seconds)])
         case .wrongCredentials:
             Problem.unauthorized("The username or password is wrong.")
         case .deactivated:
@@ -89,12 +93,14 @@ struct SessionController {
     func changePassword(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requirePerson()
         let body = try await JSONCoding.decode(PasswordChangeRequest.self, from: request)
-        let client = ClientAddress.resolve(peer: context.peerAddress, forwardedFor: request.headers[.forwardedFor],
-                                           trustedProxies: configuration.trustedProxies)
+        let client = ClientAddress.resolve(
+            peer: context.peerAddress, forwardedFor: request.headers[.forwardedFor],
+            trustedProxies: configuration.trustedProxies)
         let ended: Int
         do {
-            ended = try await sessions.changePassword(of: identity.user, keeping: identity.session, current: body.currentPassword,
-                                                               new: body.newPassword, client: client)
+            ended = try await sessions.changePassword(
+                of: identity.user, keeping: identity.session, current: body.currentPassword,
+                new: body.newPassword, client: client)
         } catch let refusal as Sessions.Refusal {
             throw Self.problem(refusal, isPasswordChange: true)
         } catch let invalid as InvalidInput where invalid.issues.map(\.field) == ["currentPassword"] {
@@ -123,7 +129,8 @@ struct SessionController {
     func export(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
         let data = try await export.personalData(of: identity.user)
-        return try JSONCoding.response(data, headers: [.cacheControl: "no-store", .contentDisposition: "attachment; filename=\"varsel-my-data.json\""])
+        return try JSONCoding.response(
+            data, headers: [.cacheControl: "no-store", .contentDisposition: "attachment; filename=\"varsel-my-data.json\""])
     }
 
     func me(_ request: Request, context: VarselContext) async throws -> Response {

@@ -74,12 +74,13 @@ struct UsersController {
     func list(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.require(.admin, .coordinator)
         let now = now()
-        let filter = try request.uri.queryParameters["show"].map { raw in
-            guard let filter = PersonFilter(rawValue: String(raw)) else {
-                throw Problem.badRequest("show must be one of: \(PersonFilter.allCases.map(\.rawValue).joined(separator: ", ")).")
-            }
-            return filter
-        } ?? .all
+        let filter =
+            try request.uri.queryParameters["show"].map { raw in
+                guard let filter = PersonFilter(rawValue: String(raw)) else {
+                    throw Problem.badRequest("show must be one of: \(PersonFilter.allCases.map(\.rawValue).joined(separator: ", ")).")
+                }
+                return filter
+            } ?? .all
         let people = try await users.people(for: identity.user).filter { filter.includes($0.summary(now: now), now: now) }
         return try JSONCoding.response(people.map { UserResource($0.user) })
     }
@@ -89,33 +90,38 @@ struct UsersController {
         let body = try await JSONCoding.decode(CreateRequest.self, from: request)
         if let password = body.password {
             _ = try identity.require(.admin)
-            let user = try await users.add(username: body.username, password: password, role: body.role, displayName: body.displayName,
-                                                    locale: body.locale, at: now())
+            let user = try await users.add(
+                username: body.username, password: password, role: body.role, displayName: body.displayName,
+                locale: body.locale, at: now())
             return try JSONCoding.response(UserResource(user), status: .created)
         }
-        let issued = try await users.invite(username: body.username, displayName: body.displayName, role: body.role, locale: body.locale,
-                                                     by: identity.user)
+        let issued = try await users.invite(
+            username: body.username, displayName: body.displayName, role: body.role, locale: body.locale,
+            by: identity.user)
         context.logger.info("person added", metadata: ["person.id": "\(issued.user.id)"])
-        return try JSONCoding.response(InvitedResource(user: UserResource(issued.user), setPasswordLink: link(issued, request)), status: .created,
-                                       headers: [.cacheControl: "no-store"])
+        return try JSONCoding.response(
+            InvitedResource(user: UserResource(issued.user), setPasswordLink: link(issued, request)), status: .created,
+            headers: [.cacheControl: "no-store"])
     }
 
     func show(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.require(.admin, .coordinator)
         let (person, _) = try await users.details(of: try PathID.of(context, as: UserID.self), for: identity.user)
         let now = now()
-        return try JSONCoding.response(PersonResource(
-            user: UserResource(person.user),
-            summary: Describer.shared(identity.user.language).personRow(
-                try await pushSubscriptions.markingDevices([person.summary(now: now)])[0], now: now, timeZone: osloTimeZone),
-            certifications: person.certifications.map { .init(id: $0.id, name: $0.name, expiresAt: $0.expiresAt) },
-            liveAssignmentIds: person.liveAssignments.map(\.id)))
+        return try JSONCoding.response(
+            PersonResource(
+                user: UserResource(person.user),
+                summary: Describer.shared(identity.user.language).personRow(
+                    try await pushSubscriptions.markingDevices([person.summary(now: now)])[0], now: now, timeZone: osloTimeZone),
+                certifications: person.certifications.map { .init(id: $0.id, name: $0.name, expiresAt: $0.expiresAt) },
+                liveAssignmentIds: person.liveAssignments.map(\.id)))
     }
 
     func changes(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.require(.admin, .coordinator)
         let log = try await users.log(of: try PathID.of(context, as: UserID.self), for: identity.user)
-        return try JSONCoding.response(log.map { ChangeResource(action: $0.action, subject: $0.subject, date: $0.date, at: $0.at, actorId: $0.actorID) })
+        return try JSONCoding.response(
+            log.map { ChangeResource(action: $0.action, subject: $0.subject, date: $0.date, at: $0.at, actorId: $0.actorID) })
     }
 
     func issueLink(_ request: Request, context: VarselContext) async throws -> Response {
@@ -129,15 +135,18 @@ struct UsersController {
         let identity = try context.require(.admin, .coordinator)
         let id = try PathID.of(context, as: UserID.self)
         let outcome = active ? try await users.reactivate(id, by: identity.user) : try await users.deactivate(id, by: identity.user)
-        context.logger.info(active ? "person reactivated" : "person deactivated",
-                            metadata: ["person.id": "\(id)", "sessions.ended": "\(outcome.endedSessions.count)"])
+        context.logger.info(
+            active ? "person reactivated" : "person deactivated",
+            metadata: ["person.id": "\(id)", "sessions.ended": "\(outcome.endedSessions.count)"])
         return try JSONCoding.response(UserResource(outcome.user))
     }
 
     func changeRole(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.require(.admin)
         let body = try await JSONCoding.decode(RoleRequest.self, from: request)
-        guard let role = Role(rawValue: body.role) else { throw InvalidInput([.init(field: "role", rule: .other("must be mentor, coordinator or admin"))]) }
+        guard let role = Role(rawValue: body.role) else {
+            throw InvalidInput([.init(field: "role", rule: .other("must be mentor, coordinator or admin"))])
+        }
         let outcome = try await users.changeRole(of: try PathID.of(context, as: UserID.self), to: role, by: identity.user)
         return try JSONCoding.response(UserResource(outcome.user))
     }

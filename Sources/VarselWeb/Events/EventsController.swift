@@ -35,7 +35,7 @@ struct EventsController {
 
     func stream(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try context.requireUser()
-        let resumeFrom = try Self.resumePoint(request)
+        let askedResumePoint = try Self.resumePoint(request)
         // The page's script asks to be told what to announce and cue (`?player=web`); API clients get the data only.
         let isPlayer = try Self.isPlayer(request)
         // HEAD gets the stream's status and headers, and no stream: it is not subscribed, so it closes none of the
@@ -47,15 +47,21 @@ struct EventsController {
         let services = self.services
         // The stream lives on its connection's event loop (any loop, on a server that gives the handler no channel).
         let eventLoop = context.channel?.eventLoop ?? MultiThreadedEventLoopGroup.singleton.next()
-        let stream = LiveStream(services: services, watchdog: watchdog, user: identity.user, isPlayer: isPlayer,
-                                preferences: try await services.settings.preferences(of: userID), eventLoop: eventLoop)
+        // A fresh stream starts from the newest event before it attaches: what is committed while it attaches is then
+        // replayed, not missed.
+        let resumeFrom: Int64
+        if let askedResumePoint { resumeFrom = askedResumePoint } else { resumeFrom = try await services.pump.latestEventID() }
+        let stream = LiveStream(
+            services: services, watchdog: watchdog, user: identity.user, isPlayer: isPlayer,
+            preferences: try await services.settings.preferences(of: userID), eventLoop: eventLoop)
 
         // Attach first, then find where to start: nothing committed in between can be missed. (After a shutdown
         // has begun the broker finishes the stream at once: it opens and ends.)
         if let id = services.broker.subscribe(userID: userID, session: identity.session.tokenHash, stream: stream) {
             stream.attached(as: id)
         }
-        let latest: Int64, prunedThrough: Int64
+        let latest: Int64
+        let prunedThrough: Int64
         do {
             latest = try await services.pump.latestEventID()
             prunedThrough = try await services.pump.prunedThroughEventID()

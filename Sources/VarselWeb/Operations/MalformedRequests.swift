@@ -21,7 +21,8 @@ public enum MalformedRequests {
 
     /// An HTTP date (RFC 9110 section 5.6.7): `Sat, 28 Nov 2026 20:40:03 GMT`.
     static let httpDate = Date.VerbatimFormatStyle(
-        format: "\(weekday: .abbreviated), \(day: .twoDigits) \(month: .abbreviated) \(year: .defaultDigits) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits):\(second: .twoDigits) GMT",
+        format:
+            "\(weekday: .abbreviated), \(day: .twoDigits) \(month: .abbreviated) \(year: .defaultDigits) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits):\(second: .twoDigits) GMT",
         locale: Locale(identifier: "en_US_POSIX"), timeZone: TimeZone(identifier: "GMT")!, calendar: Calendar(identifier: .gregorian))
 }
 
@@ -31,20 +32,25 @@ extension Problem {
     static func malformedRequest(_ error: HTTPParserError) -> Problem {
         switch error {
         case .headerOverflow:
-            return Problem(.requestHeaderFieldsTooLarge,
-                           "The request's line and header fields are larger than Varsel accepts: at most 80 KiB, in at most 1,000 fields.")
+            return Problem(
+                .requestHeaderFieldsTooLarge,
+                "The request's line and header fields are larger than Varsel accepts: at most 80 KiB, in at most 1,000 fields.")
         case .unexpectedContentLength:
-            return .badRequest("The request's Content-Length header is given more than once.", errors: [
-                FieldError(field: "Content-Length", message: "given more than once"),
-            ])
+            return .badRequest(
+                "The request's Content-Length header is given more than once.",
+                errors: [
+                    FieldError(field: "Content-Length", message: "given more than once")
+                ])
         case .invalidContentLength:
             return .badRequest(
                 "The request's Content-Length header is not valid: give it once, as a whole number of bytes, and not with Transfer-Encoding.",
                 errors: [FieldError(field: "Content-Length", message: "not a valid length")])
         case .invalidChunkSize:
-            return .badRequest("The request's chunked body is not valid: each chunk starts with its size in hexadecimal.", errors: [
-                FieldError(field: "Transfer-Encoding", message: "a chunk's size is not valid"),
-            ])
+            return .badRequest(
+                "The request's chunked body is not valid: each chunk starts with its size in hexadecimal.",
+                errors: [
+                    FieldError(field: "Transfer-Encoding", message: "a chunk's size is not valid")
+                ])
         case .invalidMethod:
             return .badRequest("The request's method is not an HTTP method.")
         case .invalidURL, .invalidPath, .invalidQueryString, .invalidFragment, .invalidHost, .invalidPort:
@@ -55,7 +61,8 @@ extension Problem {
             return .badRequest("The request's header fields are not valid HTTP: each is a name, a colon and a value, on a line of its own.")
         default:
             return .badRequest(
-                "The request is not valid HTTP/1.1: check that its lines end in CRLF and that its body's length is given by one Content-Length or by Transfer-Encoding: chunked.")
+                "The request is not valid HTTP/1.1: check that its lines end in CRLF and that its body's length is given by one Content-Length or by Transfer-Encoding: chunked."
+            )
         }
     }
 }

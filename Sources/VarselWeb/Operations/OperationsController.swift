@@ -16,17 +16,20 @@ struct OperationsController {
         router.get("readyz") { _, _ in
             let report = await readiness.check()
             guard let problem = report.problem else {
-                return Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: "ready\n")))
+                return Response(
+                    status: .ok, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: "ready\n")))
             }
-            return Response(status: .serviceUnavailable,
-                            headers: [.contentType: "text/plain; charset=utf-8", .retryAfter: "\(Problem.retryAfterSeconds)", .cacheControl: "no-store"],
-                            body: .init(byteBuffer: ByteBuffer(string: "not ready: \(problem.description)\n")))
+            return Response(
+                status: .serviceUnavailable,
+                headers: [.contentType: "text/plain; charset=utf-8", .retryAfter: "\(Problem.retryAfterSeconds)", .cacheControl: "no-store"],
+                body: .init(byteBuffer: ByteBuffer(string: "not ready: \(problem.description)\n")))
         }
         router.get("metrics") { request, _ in
             try MetricsAccess(token: configuration.metricsToken).check(request)
             let text = metrics.render() + (await readiness.metricsText())
-            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                            body: .init(byteBuffer: ByteBuffer(string: text)))
+            return Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: text)))
         }
     }
 }

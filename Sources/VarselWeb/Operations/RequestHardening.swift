@@ -1,11 +1,12 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import HTTPTypes
-import VarselPush
 import Hummingbird
+import VarselPush
 import VarselService
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 extension HTTPField.Name {
     static let contentTypeOptions = Self("X-Content-Type-Options")!
@@ -101,7 +102,8 @@ struct SameOriginMiddleware: RouterMiddleware {
     /// Whether `origin` (`scheme://host[:port]`) names `host` (`host[:port]`, as in the Host header).
     static func origin(_ origin: String, matchesHost host: String?) -> Bool {
         guard let host, !host.isEmpty, let components = URLComponents(string: origin), let scheme = components.scheme?.lowercased(),
-              scheme == "http" || scheme == "https", let originHost = components.host, components.path.isEmpty else { return false }
+            scheme == "http" || scheme == "https", let originHost = components.host, components.path.isEmpty
+        else { return false }
         let originAuthority = originHost.lowercased() + (components.port.map { ":\($0)" } ?? "")
         let defaultPort = scheme == "https" ? ":443" : ":80"
         let requestAuthority = host.lowercased()
@@ -128,7 +130,6 @@ public enum ClientAddress {
     }
 }
 
-
 /// Where to go after signing in: only a path on this site, never somewhere a crafted link chooses.
 enum LocalRedirect {
     static let fallback = "/notifications"
@@ -146,7 +147,8 @@ enum LocalRedirect {
             form = decoded
         }
         guard let components = URLComponents(string: next), components.scheme == nil, components.host == nil,
-              components.path.hasPrefix("/") else { return fallback }
+            components.path.hasPrefix("/")
+        else { return fallback }
         return next
     }
 

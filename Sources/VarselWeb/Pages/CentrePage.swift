@@ -26,14 +26,16 @@ extension PagesController {
         }
         let barElement = describer.filterBar(filter)
         let options = zip(NotificationFilter.allCases, describer.filterOptions(filter)).map { option, element in
-            FilterOption(value: option.wireName, label: element.label,
-                         ariaPressed: WebAccessibility(element)[attribute: "aria-pressed"] ?? "false", isCurrent: element.state.isSelected)
+            FilterOption(
+                value: option.wireName, label: element.label,
+                ariaPressed: WebAccessibility(element)[attribute: "aria-pressed"] ?? "false", isCurrent: element.state.isSelected)
         }
         let strings = describer.strings
         let unread = try await services.inbox.unreadCount(of: user.id)
         let model = NotificationCentrePage(
-            chrome: try await chrome(identity, resumePoint: resumePoint, title: strings.screenTitle(.notificationCentre), tab: .notifications,
-                                     flash: flash(request, language: user.language), unread: unread),
+            chrome: try await chrome(
+                identity, resumePoint: resumePoint, title: strings.screenTitle(.notificationCentre), tab: .notifications,
+                flash: flash(request, language: user.language), unread: unread),
             heading: strings.screenTitle(.notificationCentre), headingId: Screen.notificationCentre.headingElementID,
             filterBar: FilterBarView(name: WebAccessibility(barElement).name, label: barElement.label, state: barElement.value, options: options),
             rows: rows, isEmpty: rows.isEmpty, emptyText: strings.noNotifications, currentFilter: filter.wireName,
@@ -63,8 +65,9 @@ extension PagesController {
     /// showing the notification's target to its owner is what reading it means. A `HEAD` shows nothing, so marks nothing.
     func markFollowedNotificationRead(_ request: Request, _ identity: Identity) async throws {
         guard request.method != .head, request.uri.queryParameters["from"] == "notification",
-              let id = request.uri.queryParameters["notification"].flatMap({ NotificationID(String($0)) }), id > 0,
-              let item = try await services.inbox.item(id, of: identity.user.id), item.isUnread else { return }
+            let id = request.uri.queryParameters["notification"].flatMap({ NotificationID(String($0)) }), id > 0,
+            let item = try await services.inbox.item(id, of: identity.user.id), item.isUnread
+        else { return }
         _ = try await services.inbox.setRead(true, notificationID: id, userID: identity.user.id)
     }
 

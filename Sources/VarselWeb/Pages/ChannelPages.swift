@@ -20,21 +20,23 @@ extension PagesController {
         guard !offered.isEmpty else { return nil }
         let strings = Strings(user.language)
         let states = try await services.channels.channels(of: user.id)
-        return ChannelsView(heading: strings.channelsHeading, intro: strings.channelsIntro, items: offered.map { channel in
-            let state = states[channel]
-            let key = channel.rawValue
-            let shown = state.map { Strings.readable($0.address, channel: channel) }
-            return ChannelView(
-                key: key, label: strings.channelAddressLabel(channel), hint: strings.channelAddressHint(channel),
-                line: strings.channelLine(channel, state: state),
-                address: typed?.channel == channel ? typed?.address ?? "" : shown ?? "",
-                inputType: channel == .textMessage ? "tel" : "email", autocomplete: channel == .textMessage ? "tel" : "email",
-                send: strings.sendCode(channel),
-                addressError: errors.first { $0.fieldId == "channel-\(key)-address" }?.message,
-                codeLabel: state?.codeExpiresAt != nil ? strings.codeLabel(sentTo: shown ?? "") : nil,
-                codeHint: strings.codeHint, codeError: errors.first { $0.fieldId == "channel-\(key)-code" }?.message,
-                verify: strings.verify(channel), remove: state != nil ? strings.removeChannel(channel) : nil)
-        })
+        return ChannelsView(
+            heading: strings.channelsHeading, intro: strings.channelsIntro,
+            items: offered.map { channel in
+                let state = states[channel]
+                let key = channel.rawValue
+                let shown = state.map { Strings.readable($0.address, channel: channel) }
+                return ChannelView(
+                    key: key, label: strings.channelAddressLabel(channel), hint: strings.channelAddressHint(channel),
+                    line: strings.channelLine(channel, state: state),
+                    address: typed?.channel == channel ? typed?.address ?? "" : shown ?? "",
+                    inputType: channel == .textMessage ? "tel" : "email", autocomplete: channel == .textMessage ? "tel" : "email",
+                    send: strings.sendCode(channel),
+                    addressError: errors.first { $0.fieldId == "channel-\(key)-address" }?.message,
+                    codeLabel: state?.codeExpiresAt != nil ? strings.codeLabel(sentTo: shown ?? "") : nil,
+                    codeHint: strings.codeHint, codeError: errors.first { $0.fieldId == "channel-\(key)-code" }?.message,
+                    verify: strings.verify(channel), remove: state != nil ? strings.removeChannel(channel) : nil)
+            })
     }
 
     func saveChannel(_ request: Request, context: VarselContext) async throws -> Response {
@@ -47,9 +49,11 @@ extension PagesController {
         } catch {
             guard let message = Self.message(for: error, channel: channel, language: identity.user.language) else { throw error }
             let strings = Strings(identity.user.language)
-            return try await profilePage(.profile, request, context, errors: [
-                FormError(field: strings.channelAddressLabel(channel), fieldId: "channel-\(channel.rawValue)-address", message: message),
-            ], channelAddress: (channel, address), status: .unprocessableContent)
+            return try await profilePage(
+                .profile, request, context,
+                errors: [
+                    FormError(field: strings.channelAddressLabel(channel), fieldId: "channel-\(channel.rawValue)-address", message: message)
+                ], channelAddress: (channel, address), status: .unprocessableContent)
         }
         return .redirect(to: Flash.codeSent(channel).added(to: "/profile"), type: .normal)
     }
@@ -62,9 +66,11 @@ extension PagesController {
             try await services.channels.verify(channel, code: form.code ?? "", for: identity.user)
         } catch {
             guard let message = Self.message(for: error, channel: channel, language: identity.user.language) else { throw error }
-            return try await profilePage(.profile, request, context, errors: [
-                FormError(field: Strings(identity.user.language).codeFieldName, fieldId: "channel-\(channel.rawValue)-code", message: message),
-            ], status: .unprocessableContent)
+            return try await profilePage(
+                .profile, request, context,
+                errors: [
+                    FormError(field: Strings(identity.user.language).codeFieldName, fieldId: "channel-\(channel.rawValue)-code", message: message)
+                ], status: .unprocessableContent)
         }
         return .redirect(to: Flash.channelVerified(channel).added(to: "/profile"), type: .normal)
     }

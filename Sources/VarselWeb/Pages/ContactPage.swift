@@ -9,22 +9,29 @@ import VarselStore
 /// form; for the coordinator who manages it, its state, history, visit note and the reassignment form.
 extension PagesController {
     func contact(_ request: Request, context: VarselContext) async throws -> Response {
-        try await contactPage(request, context, contactID: try PathID.of(context, as: ContactID.self),
-                              assignmentID: request.uri.queryParameters["assignment"].flatMap { AssignmentID(String($0)) })
+        try await contactPage(
+            request, context, contactID: try PathID.of(context, as: ContactID.self),
+            assignmentID: request.uri.queryParameters["assignment"].flatMap { AssignmentID(String($0)) })
     }
 
     /// The contact's page, as the assignment `assignmentID` shows it; after a refused visit-done form, with the note
     /// as typed and what is wrong with it.
-    func contactPage(_ request: Request, _ context: VarselContext, contactID id: ContactID, assignmentID: AssignmentID?,
-                     visitNote: (text: String, errors: [FormError])? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
+    func contactPage(
+        _ request: Request, _ context: VarselContext, contactID id: ContactID, assignmentID: AssignmentID?,
+        visitNote: (text: String, errors: [FormError])? = nil, status: HTTPResponse.Status = .ok
+    ) async throws -> Response {
         let identity = try signedIn(request, context)
         let resumePoint = try await self.resumePoint()
-        guard let contact = try await services.contactAccess.read(contactID: id, by: identity.user, through: .contactPage,
-                                                                    sendsDetails: request.method != .head) else {
+        guard
+            let contact = try await services.contactAccess.read(
+                contactID: id, by: identity.user, through: .contactPage,
+                sendsDetails: request.method != .head)
+        else {
             // A mentor following an old notification of an assignment that has closed learns why, without the
             // contact's details.
             if let assignmentID, let closed = try await services.contactAccess.assignment(assignmentID),
-               closed.contactID == id, closed.mentorID == identity.user.id, !closed.isLive {
+                closed.contactID == id, closed.mentorID == identity.user.id, !closed.isLive
+            {
                 try await markFollowedNotificationRead(request, identity)
                 return try await closedAssignmentPage(closed, request, identity, resumePoint: resumePoint)
             }
@@ -41,8 +48,10 @@ extension PagesController {
             if assignment.mentorID == user.id, assignment.isLive, !isRemoved {
                 // The mentor has now seen their assignment: its notification is read, wherever they came from
                 // (the notification, the Assignments tab, Home), and the coordinator's history says so.
-                if request.method != .head, let notificationID = assignment.notificationID, let item = try await services.inbox.item(notificationID, of: user.id),
-                   item.isUnread {
+                if request.method != .head, let notificationID = assignment.notificationID,
+                    let item = try await services.inbox.item(notificationID, of: user.id),
+                    item.isUnread
+                {
                     _ = try await services.inbox.setRead(true, notificationID: notificationID, userID: user.id)
                 }
                 assignmentView = AssignmentView(
@@ -57,25 +66,31 @@ extension PagesController {
             } else if services.contactAccess.canManage(assignment, user: user) {
                 // An old link (an escalation notice, say) to an assignment since given to another mentor shows the
                 // one that replaced it, whose history includes it.
-                manageView = try await managedAssignment(try await services.reports.currentAssignment(replacing: assignment), for: user, describer: describer)
+                manageView = try await managedAssignment(
+                    try await services.reports.currentAssignment(replacing: assignment), for: user, describer: describer)
             }
         }
         let mayErase = isRemoved ? false : try await services.erasure.mayErase(contactID: id, user: user)
         let model = DetailPage(
-            chrome: try await chrome(identity, resumePoint: resumePoint, title: strings.screenTitle(.contactDetail),
-                                     tab: user.role == .mentor ? .contacts : nil, flash: flash(request, language: user.language)),
+            chrome: try await chrome(
+                identity, resumePoint: resumePoint, title: strings.screenTitle(.contactDetail),
+                tab: user.role == .mentor ? .contacts : nil, flash: flash(request, language: user.language)),
             heading: contact.erasedAt == nil ? contact.name : strings.detailsRemovedTitle, headingId: Screen.contactDetail.headingElementID,
             focusHeading: request.uri.queryParameters["from"] == "notification",
             paragraphs: contact.erasedAt.map { [strings.detailsRemovedText(on: $0, timeZone: osloTimeZone)] } ?? [],
-            contact: ContactView(phoneLabel: strings.phone, phone: contact.phone, addressLabel: strings.address, address: contact.address,
-                                 notesLabel: strings.notes, notes: contact.notes, assignment: assignmentView, manage: manageView,
-                                 reads: try await readsView(of: contact.id, for: user, strings: strings), isRemoved: isRemoved,
-                                 erase: mayErase ? EraseView(contactId: id, assignmentId: assignmentID, label: strings.eraseButton,
-                                                             title: strings.eraseDialogTitle(contact.name), text: strings.eraseDialogText,
-                                                             confirm: strings.eraseConfirm, cancel: strings.cancel,
-                                                             isInline: request.uri.queryParameters["confirm"] == "erase") : nil,
-                                 download: user.role == .admin ? LinkItem(text: strings.downloadContactData, href: "/api/v1/contacts/\(id)/export") : nil),
-            errors: visitNote?.errors ?? [], hasErrors: visitNote?.errors.isEmpty == false, strings: ErrorSummaryStrings(errorSummary: strings.errorSummary))
+            contact: ContactView(
+                phoneLabel: strings.phone, phone: contact.phone, addressLabel: strings.address, address: contact.address,
+                notesLabel: strings.notes, notes: contact.notes, assignment: assignmentView, manage: manageView,
+                reads: try await readsView(of: contact.id, for: user, strings: strings), isRemoved: isRemoved,
+                erase: mayErase
+                    ? EraseView(
+                        contactId: id, assignmentId: assignmentID, label: strings.eraseButton,
+                        title: strings.eraseDialogTitle(contact.name), text: strings.eraseDialogText,
+                        confirm: strings.eraseConfirm, cancel: strings.cancel,
+                        isInline: request.uri.queryParameters["confirm"] == "erase") : nil,
+                download: user.role == .admin ? LinkItem(text: strings.downloadContactData, href: "/api/v1/contacts/\(id)/export") : nil),
+            errors: visitNote?.errors ?? [], hasErrors: visitNote?.errors.isEmpty == false,
+            strings: ErrorSummaryStrings(errorSummary: strings.errorSummary))
         return try renderer.page("detail", model, status: status)
     }
 
@@ -96,22 +111,27 @@ extension PagesController {
         for read in reads where names[read.userID] == nil {
             names[read.userID] = try await services.directory.person(read.userID)?.displayName ?? "#\(read.userID)"
         }
-        return ContactReadsView(heading: strings.contactReadsHeading, lines: reads.reversed().map {
-            strings.contactReadLine(by: names[$0.userID] ?? "", through: $0.channel, at: $0.at, timeZone: osloTimeZone)
-        })
+        return ContactReadsView(
+            heading: strings.contactReadsHeading,
+            lines: reads.reversed().map {
+                strings.contactReadLine(by: names[$0.userID] ?? "", through: $0.channel, at: $0.at, timeZone: osloTimeZone)
+            })
     }
 
     /// The page for an assignment that is no longer the mentor's: given to someone else, declined, or done.
     func closedAssignmentPage(_ assignment: Assignment, _ request: Request, _ identity: Identity, resumePoint: Int64) async throws -> Response {
         let strings = Strings(identity.user.language)
-        var text = assignment.reassignedAt != nil ? strings.noLongerYours
+        var text =
+            assignment.reassignedAt != nil
+            ? strings.noLongerYours
             : assignment.status == .done ? strings.doneStatus : strings.assignmentStatus(assignment.status.rawValue)
         if let erasedAt = try await services.contactAccess.erasedAt(contactID: assignment.contactID) {
             text += " " + strings.detailsRemovedText(on: erasedAt, timeZone: osloTimeZone)
         }
         let title = strings.screenTitle(.contactDetail)
         let model = DetailPage(
-            chrome: try await chrome(identity, resumePoint: resumePoint, title: title, tab: .contacts, flash: flash(request, language: identity.user.language)),
+            chrome: try await chrome(
+                identity, resumePoint: resumePoint, title: title, tab: .contacts, flash: flash(request, language: identity.user.language)),
             heading: title, headingId: Screen.contactDetail.headingElementID,
             focusHeading: request.uri.queryParameters["from"] == "notification", paragraphs: [text], contact: nil)
         return try renderer.page("detail", model)
@@ -148,7 +168,8 @@ extension PagesController {
             state: describer.coordinatorAssignmentRow(summary, now: now, overdueAfter: services.configuration.answerDeadline),
             trailHeading: strings.trailHeading, trail: summary.trail.map(describer.trailLine),
             noteHeading: strings.visitNoteHeading, note: summary.visitNote,
-            canReassign: assignment.refusalToReassign == nil && !options.isEmpty && summary.detailsRemovedAt == nil, reassignHeading: strings.reassignHeading,
+            canReassign: assignment.refusalToReassign == nil && !options.isEmpty && summary.detailsRemovedAt == nil,
+            reassignHeading: strings.reassignHeading,
             mentorLabel: strings.mentor, mentors: options, notOffered: notOffered, hasNotOffered: !notOffered.isEmpty,
             reassign: strings.reassignButton)
     }
@@ -196,10 +217,14 @@ extension PagesController {
             let strings = Strings(identity.user.language)
             let assignment = try await services.answers.assignment(id, givenTo: identity.user.id)
             guard assignment.status == .acknowledged, assignment.isLive,
-                  try await services.contactAccess.erasedAt(contactID: assignment.contactID) == nil else { throw invalid }
-            let errors = invalid.issues.map { FormError(field: strings.visitNoteField, fieldId: "visit-note", message: Self.formMessage($0, strings: strings)) }
-            return try await contactPage(request, context, contactID: assignment.contactID, assignmentID: id,
-                                         visitNote: (form.note ?? "", errors), status: .unprocessableContent)
+                try await services.contactAccess.erasedAt(contactID: assignment.contactID) == nil
+            else { throw invalid }
+            let errors = invalid.issues.map {
+                FormError(field: strings.visitNoteField, fieldId: "visit-note", message: Self.formMessage($0, strings: strings))
+            }
+            return try await contactPage(
+                request, context, contactID: assignment.contactID, assignmentID: id,
+                visitNote: (form.note ?? "", errors), status: .unprocessableContent)
         }
         return .redirect(to: Flash.visitDone.added(to: "/assignments"), type: .normal)
     }
@@ -209,7 +234,8 @@ extension PagesController {
         let identity = try signedIn(request, context).require(.coordinator, .admin)
         let id = try PathID.of(context, as: AssignmentID.self)
         let form = try await PageForm.decode(PageForm.Reassign.self, from: request)
-        guard let assignment = try await services.contactAccess.assignment(id), services.contactAccess.canManage(assignment, user: identity.user) else {
+        guard let assignment = try await services.contactAccess.assignment(id), services.contactAccess.canManage(assignment, user: identity.user)
+        else {
             throw Problem.notFound("You manage no assignment with that id.")
         }
         guard let mentorID = form.mentor.flatMap({ UserID($0) }), let mentor = try await services.directory.person(mentorID) else {

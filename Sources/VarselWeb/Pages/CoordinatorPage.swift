@@ -7,7 +7,9 @@ import VarselStore
 
 /// The coordinator's page: send a notification, create an assignment.
 extension PagesController {
-    func coordinatorPage(_ request: Request, _ context: VarselContext, errors: [FormError], values: CoordinatorValues?, status: HTTPResponse.Status = .ok) async throws -> Response {
+    func coordinatorPage(
+        _ request: Request, _ context: VarselContext, errors: [FormError], values: CoordinatorValues?, status: HTTPResponse.Status = .ok
+    ) async throws -> Response {
         let identity = try signedIn(request, context).require(.coordinator, .admin)
         let resumePoint = try await self.resumePoint()
         let strings = Strings(identity.user.language)
@@ -27,18 +29,24 @@ extension PagesController {
             }
         }
         let model = CoordinatorPage(
-            chrome: try await chrome(identity, resumePoint: resumePoint, title: strings.coordinatorTools, tab: .send, flash: flash(request, language: identity.user.language)),
+            chrome: try await chrome(
+                identity, resumePoint: resumePoint, title: strings.coordinatorTools, tab: .send,
+                flash: flash(request, language: identity.user.language)),
             heading: strings.coordinatorTools, headingId: "coordinator-heading",
             mentors: mentors.map { MentorOption(id: $0.id, name: $0.displayName, isSelected: $0.id == values?.mentor) },
             recipients: allMentors.map { MentorOption(id: $0.id, name: $0.displayName, isSelected: $0.id == values?.recipient) },
             notOffered: notOffered, hasNotOffered: !notOffered.isEmpty,
-            mentorDescribedBy: Self.describedBy([values?.mentorError == nil ? nil : "assignment-mentor-error",
-                                                 notOffered.isEmpty ? nil : "assignment-not-offered"]),
+            mentorDescribedBy: Self.describedBy([
+                values?.mentorError == nil ? nil : "assignment-mentor-error",
+                notOffered.isEmpty ? nil : "assignment-not-offered",
+            ]),
             kinds: [NotificationKind.certificationExpiry, .pauseConfirmation, .scenarioPrompt].map {
                 KindOption(value: $0.rawValue, label: strings.kindName($0), isSelected: $0.rawValue == values?.kind)
             },
             errors: errors, hasErrors: !errors.isEmpty,
-            values: values ?? CoordinatorValues(title: "", body: "", contactName: "", contactAddress: "", contactPhone: "", contactNotes: "", personalDetails: ""),
+            values: values
+                ?? CoordinatorValues(
+                    title: "", body: "", contactName: "", contactAddress: "", contactPhone: "", contactNotes: "", personalDetails: ""),
             strings: CoordinatorStrings(
                 sendHeading: strings.sendNotification, assignmentHeading: strings.createAssignment, recipient: strings.recipient,
                 chooseRecipient: strings.chooseRecipient, chooseMentor: strings.chooseMentor,
@@ -55,8 +63,9 @@ extension PagesController {
         let form = try await PageForm.decode(PageForm.Send.self, from: request)
         let strings = Strings(identity.user.language)
         let recipient = form.recipient.flatMap { UserID($0) }
-        var values = CoordinatorValues(title: form.title ?? "", body: form.body ?? "", contactName: "", contactAddress: "", contactPhone: "", contactNotes: "",
-                                       personalDetails: form.personalDetails ?? "", recipient: recipient, kind: form.kind, isUrgent: form.urgent == "on")
+        var values = CoordinatorValues(
+            title: form.title ?? "", body: form.body ?? "", contactName: "", contactAddress: "", contactPhone: "", contactNotes: "",
+            personalDetails: form.personalDetails ?? "", recipient: recipient, kind: form.kind, isUrgent: form.urgent == "on")
         var errors: [FormError] = []
         // Only someone the form offers: a mentor who has not left.
         let offered = try await services.directory.activeMentors().contains { $0.id == recipient }
@@ -67,15 +76,18 @@ extension PagesController {
         // The same rules as the API (``Validation``), shown next to the fields.
         var validated: Validation.ValidNotification?
         do {
-            validated = try Validation.notification(kind: form.kind ?? "", title: values.title, body: values.body,
-                                                    urgency: form.urgent == "on" ? Urgency.urgent.rawValue : nil,
-                                                    personalDetails: values.personalDetailPhrases, allowAssignment: false)
+            validated = try Validation.notification(
+                kind: form.kind ?? "", title: values.title, body: values.body,
+                urgency: form.urgent == "on" ? Urgency.urgent.rawValue : nil,
+                personalDetails: values.personalDetailPhrases, allowAssignment: false)
         } catch {
-            errors += Self.place(error.issues, strings: strings, values: &values, on: [
-                "title": FormField(label: strings.titleField, id: "send-title", inline: \.titleError),
-                "body": FormField(label: strings.bodyField, id: "send-body", inline: \.bodyError),
-                "personalDetails": FormField(label: strings.personalDetailsField, id: "send-details", inline: \.personalDetailsError),
-            ], otherwise: FormField(label: strings.kind, id: "send-kind", inline: \.kindError))
+            errors += Self.place(
+                error.issues, strings: strings, values: &values,
+                on: [
+                    "title": FormField(label: strings.titleField, id: "send-title", inline: \.titleError),
+                    "body": FormField(label: strings.bodyField, id: "send-body", inline: \.bodyError),
+                    "personalDetails": FormField(label: strings.personalDetailsField, id: "send-details", inline: \.personalDetailsError),
+                ], otherwise: FormField(label: strings.kind, id: "send-kind", inline: \.kindError))
         }
         guard errors.isEmpty, let recipient, let validated else {
             return try await coordinatorPage(request, context, errors: errors, values: values, status: .unprocessableContent)
@@ -89,8 +101,9 @@ extension PagesController {
         let form = try await PageForm.decode(PageForm.Assignment.self, from: request)
         let strings = Strings(identity.user.language)
         let mentorID = form.mentor.flatMap { UserID($0) }
-        var values = CoordinatorValues(title: "", body: "", contactName: form.contactName ?? "", contactAddress: form.contactAddress ?? "",
-                                       contactPhone: form.contactPhone ?? "", contactNotes: form.contactNotes ?? "", personalDetails: "", mentor: mentorID)
+        var values = CoordinatorValues(
+            title: "", body: "", contactName: form.contactName ?? "", contactAddress: form.contactAddress ?? "",
+            contactPhone: form.contactPhone ?? "", contactNotes: form.contactNotes ?? "", personalDetails: "", mentor: mentorID)
         var errors: [FormError] = []
         // Only a mentor the page offers (one who exists, has not left, is not paused and is certified): any other is
         // refused on the mentor's field, so the page never comes back with another mentor chosen in their place.
@@ -104,14 +117,18 @@ extension PagesController {
         // The same rules as the API (``Validation``), shown next to the fields.
         var contact: NewContact?
         do {
-            contact = try Validation.contact(NewContact(name: values.contactName, phone: values.contactPhone, address: values.contactAddress,
-                                                        notes: values.contactNotes), prefix: "")
+            contact = try Validation.contact(
+                NewContact(
+                    name: values.contactName, phone: values.contactPhone, address: values.contactAddress,
+                    notes: values.contactNotes), prefix: "")
         } catch {
-            errors += Self.place(error.issues, strings: strings, values: &values, on: [
-                "name": FormField(label: strings.contactName, id: "assignment-name", inline: \.contactNameError),
-                "address": FormField(label: strings.address, id: "assignment-address", inline: \.contactAddressError),
-                "phone": FormField(label: strings.phone, id: "assignment-phone", inline: \.contactPhoneError),
-            ], otherwise: FormField(label: strings.notes, id: "assignment-notes", inline: \.contactNotesError))
+            errors += Self.place(
+                error.issues, strings: strings, values: &values,
+                on: [
+                    "name": FormField(label: strings.contactName, id: "assignment-name", inline: \.contactNameError),
+                    "address": FormField(label: strings.address, id: "assignment-address", inline: \.contactAddressError),
+                    "phone": FormField(label: strings.phone, id: "assignment-phone", inline: \.contactPhoneError),
+                ], otherwise: FormField(label: strings.notes, id: "assignment-notes", inline: \.contactNotesError))
         }
         guard errors.isEmpty, let contact, let mentor else {
             return try await coordinatorPage(request, context, errors: errors, values: values, status: .unprocessableContent)
@@ -134,8 +151,10 @@ extension PagesController {
     }
 
     /// The error summary's entries for `issues`, each on its field (`otherwise` for the rest), inline messages set.
-    static func place(_ issues: [Validation.Issue], strings: Strings, values: inout CoordinatorValues,
-                      on fields: [String: FormField], otherwise: FormField) -> [FormError] {
+    static func place(
+        _ issues: [Validation.Issue], strings: Strings, values: inout CoordinatorValues,
+        on fields: [String: FormField], otherwise: FormField
+    ) -> [FormError] {
         issues.map { issue in
             let field = fields[issue.field] ?? otherwise
             let message = formMessage(issue, strings: strings)

@@ -15,8 +15,10 @@ extension PagesController {
         router.post("integrations/:id/revoke", use: revokeToken)
     }
 
-    func integrationsPage(_ request: Request, _ context: VarselContext, errors: [FormError], values: TokenValues,
-                          status: HTTPResponse.Status) async throws -> Response {
+    func integrationsPage(
+        _ request: Request, _ context: VarselContext, errors: [FormError], values: TokenValues,
+        status: HTTPResponse.Status
+    ) async throws -> Response {
         let identity = try signedIn(request, context).require(.admin)
         let resumePoint = try await self.resumePoint()
         let strings = Strings(identity.user.language)
@@ -25,26 +27,30 @@ extension PagesController {
         let names = try await services.directory.displayNames()
         let chosenRole = values.role.isEmpty ? Role.coordinator.rawValue : values.role
         let model = IntegrationsPage(
-            chrome: try await chrome(identity, resumePoint: resumePoint, title: strings.integrationsTitle, tab: .people,
-                                     flash: flash(request, language: identity.user.language)),
+            chrome: try await chrome(
+                identity, resumePoint: resumePoint, title: strings.integrationsTitle, tab: .people,
+                flash: flash(request, language: identity.user.language)),
             heading: strings.integrationsTitle, headingId: "integrations-heading", intro: strings.integrationsIntro,
             errors: errors, hasErrors: !errors.isEmpty, count: strings.integrationsCount(integrations.count),
             rows: integrations.map { integration in
-                let summary = IntegrationSummary(name: integration.account.displayName, role: PersonRole(integration.account.role),
-                                                 madeAt: integration.account.createdAt, madeBy: integration.createdBy.map { names[$0] ?? "#\($0)" },
-                                                 lastUsedAt: integration.lastUsedAt, revokedAt: integration.account.deactivatedAt)
-                return IntegrationRowView(id: "integration-\(integration.id)", name: summary.name,
-                                          description: strings.integrationRow(summary, now: now, timeZone: osloTimeZone),
-                                          revokedMark: integration.isRevoked ? strings.revokedMark : nil,
-                                          revokeAction: integration.isRevoked ? nil : "/integrations/\(integration.id)/revoke")
+                let summary = IntegrationSummary(
+                    name: integration.account.displayName, role: PersonRole(integration.account.role),
+                    madeAt: integration.account.createdAt, madeBy: integration.createdBy.map { names[$0] ?? "#\($0)" },
+                    lastUsedAt: integration.lastUsedAt, revokedAt: integration.account.deactivatedAt)
+                return IntegrationRowView(
+                    id: "integration-\(integration.id)", name: summary.name,
+                    description: strings.integrationRow(summary, now: now, timeZone: osloTimeZone),
+                    revokedMark: integration.isRevoked ? strings.revokedMark : nil,
+                    revokeAction: integration.isRevoked ? nil : "/integrations/\(integration.id)/revoke")
             },
             values: values,
             roles: [Role.coordinator, .admin].map {
                 KindOption(value: $0.rawValue, label: Self.capitalized(strings.roleName(PersonRole($0))), isSelected: $0.rawValue == chosenRole)
             },
-            strings: IntegrationStrings(revoke: strings.revokeButton, makeHeading: strings.makeTokenHeading, name: strings.tokenNameField,
-                                        nameHint: strings.tokenNameHint, role: strings.tokenRoleField, make: strings.makeTokenButton,
-                                        back: strings.peopleTitle, errorSummary: strings.errorSummary))
+            strings: IntegrationStrings(
+                revoke: strings.revokeButton, makeHeading: strings.makeTokenHeading, name: strings.tokenNameField,
+                nameHint: strings.tokenNameHint, role: strings.tokenRoleField, make: strings.makeTokenButton,
+                back: strings.peopleTitle, errorSummary: strings.errorSummary))
         return try renderer.page("integrations", model, status: status)
     }
 
@@ -57,9 +63,10 @@ extension PagesController {
             let issued = try await services.integrations.create(name: values.name, role: values.role, by: identity.user)
             let path = TokenHandover.path(for: issued.integration.id)
             var response = Response.redirect(to: path, type: .normal)
-            response.setCookie(TokenHandover.handover.cookie(
-                try TokenHandover.handover.seal(issued.token, subject: "\(issued.integration.id)", session: identity.session),
-                path: path, secure: services.configuration.usesSecureCookies))
+            response.setCookie(
+                TokenHandover.handover.cookie(
+                    try TokenHandover.handover.seal(issued.token, subject: "\(issued.integration.id)", session: identity.session),
+                    path: path, secure: services.configuration.usesSecureCookies))
             return response
         } catch let invalid as InvalidInput {
             let errors = invalid.issues.map { issue -> FormError in
@@ -84,7 +91,8 @@ extension PagesController {
         let path = TokenHandover.path(for: id)
         let cleared = TokenHandover.handover.cleared(path: path, secure: services.configuration.usesSecureCookies)
         guard let sealed = request.cookies[TokenHandover.handover.cookieName]?.value,
-              let token = TokenHandover.handover.open(sealed, subject: "\(id)", session: identity.session), !integration.isRevoked else {
+            let token = TokenHandover.handover.open(sealed, subject: "\(id)", session: identity.session), !integration.isRevoked
+        else {
             var response = Response.redirect(to: Flash.tokenShownOnce.added(to: "/integrations"), type: .normal)
             response.setCookie(cleared)
             return response
@@ -93,8 +101,9 @@ extension PagesController {
         let strings = Strings(identity.user.language)
         let name = integration.account.displayName
         let model = TokenPage(
-            chrome: try await chrome(identity, resumePoint: resumePoint, title: strings.tokenHeading(for: name), tab: .people,
-                                     flash: strings.tokenMade(for: name)),
+            chrome: try await chrome(
+                identity, resumePoint: resumePoint, title: strings.tokenHeading(for: name), tab: .people,
+                flash: strings.tokenMade(for: name)),
             heading: strings.tokenHeading(for: name), headingId: "token-heading", instructions: strings.tokenInstructions(for: name),
             tokenLabel: strings.tokenLabel, token: token, back: strings.integrationsTitle)
         var response = try renderer.page("integration-token", model)

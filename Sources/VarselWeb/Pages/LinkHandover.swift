@@ -30,7 +30,8 @@ struct SealedHandover: Sendable {
     /// The message sealed in `value` for `subject` in `session`; nil for anything else.
     func open(_ value: String, subject: String, session: Session) -> String? {
         guard let combined = Base64URL.decode(value), let box = try? AES.GCM.SealedBox(combined: combined),
-              let message = try? AES.GCM.open(box, using: key(session), authenticating: Data(subject.utf8)) else { return nil }
+            let message = try? AES.GCM.open(box, using: key(session), authenticating: Data(subject.utf8))
+        else { return nil }
         return String(decoding: message, as: UTF8.self)
     }
 

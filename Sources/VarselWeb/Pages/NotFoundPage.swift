@@ -20,15 +20,19 @@ extension PagesController {
     func notFoundPage(_ request: Request, _ context: VarselContext) async throws -> Response {
         guard let identity = context.identity else {
             let strings = Strings(Language.preferred(fromAcceptLanguage: request.headers[.acceptLanguage]))
-            return try renderer.page("not-found", NotFoundPage(
-                chrome: nil, lang: strings.language.tag, heading: strings.pageNotFound, explanation: strings.pageNotFoundExplanation,
-                home: strings.goToSignIn, homeHref: "/signin"), status: .notFound)
+            return try renderer.page(
+                "not-found",
+                NotFoundPage(
+                    chrome: nil, lang: strings.language.tag, heading: strings.pageNotFound, explanation: strings.pageNotFoundExplanation,
+                    home: strings.goToSignIn, homeHref: "/signin"), status: .notFound)
         }
         let strings = Strings(identity.user.language)
         let chrome = try await self.chrome(identity, resumePoint: try await resumePoint(), title: strings.pageNotFound, tab: nil, flash: nil)
-        return try renderer.page("not-found", NotFoundPage(
-            chrome: chrome, lang: strings.language.tag, heading: strings.pageNotFound, explanation: strings.pageNotFoundExplanation,
-            home: strings.goToNotifications, homeHref: "/notifications"), status: .notFound)
+        return try renderer.page(
+            "not-found",
+            NotFoundPage(
+                chrome: chrome, lang: strings.language.tag, heading: strings.pageNotFound, explanation: strings.pageNotFoundExplanation,
+                home: strings.goToNotifications, homeHref: "/notifications"), status: .notFound)
     }
 }
 

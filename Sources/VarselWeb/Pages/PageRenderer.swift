@@ -11,7 +11,8 @@ public struct PageRenderer: Sendable {
     /// The templates every page needs; start-up fails if one is missing.
     static let templateNames = [
         "notifications", "settings", "detail", "signin", "coordinator", "header", "footer", "switch", "notification-row", "offline", "list",
-        "dashboard", "profile", "errors", "scenarios", "scenario", "list-groups", "people", "person-new", "person", "link", "password", "add-passkey-form",
+        "dashboard", "profile", "errors", "scenarios", "scenario", "list-groups", "people", "person-new", "person", "link", "password",
+        "add-passkey-form",
         "integrations", "integration-token", "not-found",
     ]
     static let assetNames = [
@@ -23,7 +24,8 @@ public struct PageRenderer: Sendable {
 
     public static func load() async throws -> PageRenderer {
         guard let templates = Bundle.module.url(forResource: "templates", withExtension: nil, subdirectory: "Resources"),
-              let statics = Bundle.module.url(forResource: "static", withExtension: nil, subdirectory: "Resources") else {
+            let statics = Bundle.module.url(forResource: "static", withExtension: nil, subdirectory: "Resources")
+        else {
             throw StartupError.missingResource("templates or static")
         }
         let library = try await MustacheLibrary(directory: templates.path)
@@ -46,13 +48,16 @@ public struct PageRenderer: Sendable {
     /// An HTML response from `template` with `model`; throws ``RenderFailure`` when the template does not render.
     func page(_ template: String, _ model: Any, status: HTTPResponse.Status = .ok) throws -> Response {
         guard let html = library.render(model, withTemplate: template) else { throw RenderFailure(template: template) }
-        return Response(status: status, headers: [
-            .contentType: "text/html; charset=utf-8",
-            .cacheControl: "no-store",
-            .contentSecurityPolicy: "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'",
-            .init("X-Content-Type-Options")!: "nosniff",
-            .init("Referrer-Policy")!: "no-referrer",
-        ], body: .init(byteBuffer: ByteBuffer(string: html)))
+        return Response(
+            status: status,
+            headers: [
+                .contentType: "text/html; charset=utf-8",
+                .cacheControl: "no-store",
+                .contentSecurityPolicy:
+                    "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'",
+                .init("X-Content-Type-Options")!: "nosniff",
+                .init("Referrer-Policy")!: "no-referrer",
+            ], body: .init(byteBuffer: ByteBuffer(string: html)))
     }
 
     func asset(_ name: String) -> Response? {

@@ -60,11 +60,13 @@ struct PagesController {
 
     func signInModel(_ request: Request, error: String?, username: String, next: String) -> SignInPage {
         let strings = Strings(Language.preferred(fromAcceptLanguage: request.headers[.acceptLanguage]))
-        return SignInPage(lang: strings.language.tag, title: strings.signIn, usernameLabel: strings.username, passwordLabel: strings.password,
-                          submit: strings.signIn, error: error, username: username, next: next, haveCode: strings.haveCodeLink,
-                          passkey: services.passkeys.isAvailable
-                            ? PasskeySignInView(button: strings.signInWithPasskey, orPassword: strings.orSignInWithPassword,
-                                                notAccepted: strings.passkeyNotAccepted) : nil)
+        return SignInPage(
+            lang: strings.language.tag, title: strings.signIn, usernameLabel: strings.username, passwordLabel: strings.password,
+            submit: strings.signIn, error: error, username: username, next: next, haveCode: strings.haveCodeLink,
+            passkey: services.passkeys.isAvailable
+                ? PasskeySignInView(
+                    button: strings.signInWithPasskey, orPassword: strings.orSignInWithPassword,
+                    notAccepted: strings.passkeyNotAccepted) : nil)
     }
 
     func signInPage(_ request: Request, context: VarselContext) async throws -> Response {
@@ -82,17 +84,21 @@ struct PagesController {
         let username = form.username ?? ""
         let next = Self.safeNext(form.next ?? "/notifications")
         do {
-            let started = try await SessionController(configuration: services.configuration, directory: services.directory, export: services.export, settings: services.settings, sessions: services.sessions).startSession(username: username, password: form.password ?? "", request: request, context: context)
+            let started = try await SessionController(
+                configuration: services.configuration, directory: services.directory, export: services.export, settings: services.settings,
+                sessions: services.sessions
+            ).startSession(username: username, password: form.password ?? "", request: request, context: context)
             var response = Response.redirect(to: next, type: .normal)
             response.setCookie(services.configuration.sessionCookie(started.token))
             return response
         } catch let problem as Problem {
             let strings = Strings(Language.preferred(fromAcceptLanguage: request.headers[.acceptLanguage]))
-            let message = switch problem.status {
-            case .tooManyRequests: strings.tooManySignInAttempts(seconds: problem.headers[.retryAfter].flatMap { Int($0) } ?? 60)
-            case .forbidden: strings.accountDeactivated
-            default: strings.signInFailed
-            }
+            let message =
+                switch problem.status {
+                case .tooManyRequests: strings.tooManySignInAttempts(seconds: problem.headers[.retryAfter].flatMap { Int($0) } ?? 60)
+                case .forbidden: strings.accountDeactivated
+                default: strings.signInFailed
+                }
             return try renderer.page("signin", signInModel(request, error: message, username: username, next: next), status: problem.status)
         }
     }
@@ -101,8 +107,10 @@ struct PagesController {
         let identity = try signedIn(request, context)
         try await services.sessions.signOut(identity.session)
         var response = Response.redirect(to: "/signin", type: .normal)
-        response.setCookie(Cookie(name: sessionCookieName, value: "", maxAge: 0, path: "/", secure: services.configuration.usesSecureCookies,
-                                  httpOnly: true, sameSite: .lax))
+        response.setCookie(
+            Cookie(
+                name: sessionCookieName, value: "", maxAge: 0, path: "/", secure: services.configuration.usesSecureCookies,
+                httpOnly: true, sameSite: .lax))
         return response
     }
 
@@ -116,7 +124,9 @@ struct PagesController {
 
     /// The page frame, with the tab bar of the user's workspace (a mentor's or a coordinator's) and `tab` selected
     /// when it is in that bar; pass `unread` when the page has counted already, so it is read once.
-    func chrome(_ identity: Identity, resumePoint: Int64, title: String, tab: AppTab?, flash: String?, unread counted: Int? = nil) async throws -> PageChrome {
+    func chrome(_ identity: Identity, resumePoint: Int64, title: String, tab: AppTab?, flash: String?, unread counted: Int? = nil) async throws
+        -> PageChrome
+    {
         let user = identity.user
         let describer = services.describer(user.language)
         let unread: Int
@@ -125,18 +135,20 @@ struct PagesController {
         let selected = tab.flatMap { workspace.tabs.contains($0) ? $0 : nil }
         let tabs = zip(workspace.tabs, describer.tabBar(unreadCount: unread, selected: selected, in: workspace)).map { appTab, element -> TabView in
             let web = WebAccessibility(element)
-            return TabView(id: element.id, href: appTab.path, label: element.label, name: web.name, ariaSelected: web[attribute: "aria-selected"] ?? "false",
-                           isSelected: element.state.isSelected, posinset: web[attribute: "aria-posinset"] ?? "",
-                           setsize: web[attribute: "aria-setsize"] ?? "",
-                           badgeCount: appTab == .notifications && unread > 0 ? String(unread) : nil, iconPath: appTab.iconPath)
+            return TabView(
+                id: element.id, href: appTab.path, label: element.label, name: web.name, ariaSelected: web[attribute: "aria-selected"] ?? "false",
+                isSelected: element.state.isSelected, posinset: web[attribute: "aria-posinset"] ?? "",
+                setsize: web[attribute: "aria-setsize"] ?? "",
+                badgeCount: appTab == .notifications && unread > 0 ? String(unread) : nil, iconPath: appTab.iconPath)
         }
         let strings = describer.strings
         return PageChrome(
             lang: user.language.tag, title: title, csrfToken: identity.session.csrfToken, userName: user.displayName,
             isCoordinator: workspace == .coordinator, tabs: tabs, flash: flash, lastEventId: resumePoint,
-            strings: ChromeStrings(skipToContent: strings.skipToContent, signOut: strings.signOut,
-                                   mainNavigation: workspace == .coordinator ? strings.coordinatorNavigation : strings.mainNavigation,
-                                   profile: strings.tabName(.profile), opensDialog: strings.opensDialog))
+            strings: ChromeStrings(
+                skipToContent: strings.skipToContent, signOut: strings.signOut,
+                mainNavigation: workspace == .coordinator ? strings.coordinatorNavigation : strings.mainNavigation,
+                profile: strings.tabName(.profile), opensDialog: strings.opensDialog))
     }
 
     /// The confirmation for a finished form action, carried across the redirect as `?done=` (``Flash``).

@@ -41,22 +41,28 @@ extension PagesController {
         let people = try await services.pushSubscriptions.markingDevices(
             services.users.people(for: user).map { $0.summary(now: now) }.filter { filter.includes($0, now: now) })
         let model = PeoplePage(
-            chrome: try await chrome(identity, resumePoint: resumePoint, title: strings.peopleTitle, tab: .people, flash: flash(request, language: user.language)),
+            chrome: try await chrome(
+                identity, resumePoint: resumePoint, title: strings.peopleTitle, tab: .people, flash: flash(request, language: user.language)),
             heading: strings.peopleTitle, headingId: "people-heading",
             filterLabel: strings.filterShow, filterHeading: strings.filterHeading, apply: strings.filterApply,
             filters: PersonFilter.allCases.map { KindOption(value: $0.rawValue, label: strings.personFilterName($0), isSelected: $0 == filter) },
             count: strings.peopleCount(people.count), addLabel: strings.addPersonHeading,
             integrationsLabel: identity.holds(.admin) ? strings.integrationsTitle : nil,
-            rows: people.map { PersonRowView(id: "person-\($0.id)", href: "/people/\($0.id)", name: describer.personRow($0, now: now, timeZone: osloTimeZone),
-                                             stateMark: strings.personStateMark($0, now: now)) },
+            rows: people.map {
+                PersonRowView(
+                    id: "person-\($0.id)", href: "/people/\($0.id)", name: describer.personRow($0, now: now, timeZone: osloTimeZone),
+                    stateMark: strings.personStateMark($0, now: now))
+            },
             emptyText: people.isEmpty ? strings.noPeopleMatch : nil)
         return try renderer.page("people", model)
     }
 
     // MARK: Adding a person
 
-    func addPersonPage(_ request: Request, _ context: VarselContext, errors: [FormError], values: AddPersonValues,
-                       status: HTTPResponse.Status = .ok) async throws -> Response {
+    func addPersonPage(
+        _ request: Request, _ context: VarselContext, errors: [FormError], values: AddPersonValues,
+        status: HTTPResponse.Status = .ok
+    ) async throws -> Response {
         let identity = try signedIn(request, context).require(.coordinator, .admin)
         let resumePoint = try await self.resumePoint()
         let strings = Strings(identity.user.language)
@@ -66,11 +72,14 @@ extension PagesController {
         let model = AddPersonPage(
             chrome: try await chrome(identity, resumePoint: resumePoint, title: strings.addPersonHeading, tab: .people, flash: nil),
             heading: strings.addPersonHeading, headingId: "add-person-heading", errors: errors, hasErrors: !errors.isEmpty, values: values,
-            roles: roles.map { KindOption(value: $0.rawValue, label: Self.capitalized(strings.roleName(PersonRole($0))), isSelected: $0.rawValue == chosenRole) },
+            roles: roles.map {
+                KindOption(value: $0.rawValue, label: Self.capitalized(strings.roleName(PersonRole($0))), isSelected: $0.rawValue == chosenRole)
+            },
             hasRoleChoice: roles.count > 1, onlyRole: roles.count == 1 ? Self.capitalized(strings.roleName(PersonRole(roles[0]))) : nil,
             languages: Language.allCases.map { KindOption(value: $0.rawValue, label: $0.autonym, isSelected: $0.rawValue == chosenLanguage) },
-            strings: AddPersonStrings(displayName: strings.displayNameField, username: strings.username, usernameHint: strings.usernameHint,
-                                      language: strings.languageField, role: strings.roleField, add: strings.addButton, errorSummary: strings.errorSummary))
+            strings: AddPersonStrings(
+                displayName: strings.displayNameField, username: strings.username, usernameHint: strings.usernameHint,
+                language: strings.languageField, role: strings.roleField, add: strings.addButton, errorSummary: strings.errorSummary))
         return try renderer.page("person-new", model, status: status)
     }
 
@@ -78,16 +87,19 @@ extension PagesController {
         let identity = try signedIn(request, context).require(.coordinator, .admin)
         let form = try await PageForm.decode(PageForm.NewPerson.self, from: request)
         let strings = Strings(identity.user.language)
-        var values = AddPersonValues(username: form.username ?? "", displayName: form.displayName ?? "", language: form.language ?? "",
-                                     role: form.role ?? Role.mentor.rawValue)
+        var values = AddPersonValues(
+            username: form.username ?? "", displayName: form.displayName ?? "", language: form.language ?? "",
+            role: form.role ?? Role.mentor.rawValue)
         do {
-            let issued = try await services.users.invite(username: values.username, displayName: values.displayName, role: values.role,
-                                                         locale: values.language.isEmpty ? nil : values.language, by: identity.user)
+            let issued = try await services.users.invite(
+                username: values.username, displayName: values.displayName, role: values.role,
+                locale: values.language.isEmpty ? nil : values.language, by: identity.user)
             return try handOver(issued, identity, done: "added")
         } catch StoreError.conflict {
             values.usernameError = strings.usernameTaken
-            return try await addPersonPage(request, context, errors: [FormError(field: strings.username, fieldId: "person-username", message: strings.usernameTaken)],
-                                           values: values, status: .conflict)
+            return try await addPersonPage(
+                request, context, errors: [FormError(field: strings.username, fieldId: "person-username", message: strings.usernameTaken)],
+                values: values, status: .conflict)
         } catch let invalid as InvalidInput {
             let errors = invalid.issues.map { issue -> FormError in
                 switch issue.field {
@@ -114,9 +126,10 @@ extension PagesController {
     func handOver(_ issued: UserAdministration.IssuedLink, _ identity: Identity, done: String) throws -> Response {
         let path = LinkHandover.path(for: issued.user.id)
         var response = Response.redirect(to: path + "?done=" + done, type: .normal)
-        response.setCookie(LinkHandover.handover.cookie(
-            try LinkHandover.seal(code: issued.code, expiresAt: issued.expiresAt, personID: issued.user.id, session: identity.session),
-            path: path, secure: services.configuration.usesSecureCookies))
+        response.setCookie(
+            LinkHandover.handover.cookie(
+                try LinkHandover.seal(code: issued.code, expiresAt: issued.expiresAt, personID: issued.user.id, session: identity.session),
+                path: path, secure: services.configuration.usesSecureCookies))
         return response
     }
 
@@ -128,7 +141,8 @@ extension PagesController {
         let person = try await services.users.person(id, for: identity.user)
         let cleared = LinkHandover.handover.cleared(path: LinkHandover.path(for: id), secure: services.configuration.usesSecureCookies)
         guard let sealed = request.cookies[LinkHandover.cookieName]?.value,
-              let handed = LinkHandover.open(sealed, personID: id, session: identity.session) else {
+            let handed = LinkHandover.open(sealed, personID: id, session: identity.session)
+        else {
             var response = Response.redirect(to: Flash.linkShownOnce.added(to: "/people/\(id)"), type: .normal)
             response.setCookie(cleared)
             return response
@@ -146,7 +160,8 @@ extension PagesController {
         let strings = Strings(identity.user.language)
         let site = Self.site(services.configuration.publicURL, request: request)
         let model = LinkPage(
-            chrome: try await chrome(identity, resumePoint: resumePoint, title: strings.linkHeading(for: person.displayName), tab: .people, flash: flash),
+            chrome: try await chrome(
+                identity, resumePoint: resumePoint, title: strings.linkHeading(for: person.displayName), tab: .people, flash: flash),
             heading: strings.linkHeading(for: person.displayName), headingId: "link-heading",
             instructions: strings.linkInstructions(for: person.displayName, until: expiresAt, timeZone: osloTimeZone),
             linkLabel: strings.linkLabel, url: "\(site.origin)/password/\(code)", urlStart: "\(site.origin)/password/",
@@ -172,8 +187,10 @@ extension PagesController {
 
     // MARK: A person's page
 
-    func personPage(_ request: Request, _ context: VarselContext, errors: [FormError], values: CertificationValues = CertificationValues(),
-                    channelAddress: (channel: OutsideChannel, address: String)? = nil, status: HTTPResponse.Status) async throws -> Response {
+    func personPage(
+        _ request: Request, _ context: VarselContext, errors: [FormError], values: CertificationValues = CertificationValues(),
+        channelAddress: (channel: OutsideChannel, address: String)? = nil, status: HTTPResponse.Status
+    ) async throws -> Response {
         let identity = try signedIn(request, context).require(.coordinator, .admin)
         let id = try personID(context)
         let resumePoint = try await self.resumePoint()
@@ -186,29 +203,39 @@ extension PagesController {
         let summaries = try await services.reports.assignmentSummaries(person.liveAssignments)
         var names: [UserID: String] = [:]
         for entry in log {
-            if let actor = entry.actorID, names[actor] == nil { names[actor] = try await services.directory.person(actor)?.displayName ?? "#\(actor)" }
+            if let actor = entry.actorID, names[actor] == nil {
+                names[actor] = try await services.directory.person(actor)?.displayName ?? "#\(actor)"
+            }
         }
         let isSelf = viewer.id == user.id
-        let devices = user.role == .mentor ? try await services.pushSubscriptions.devices(of: [user.id]).map {
-            strings.deviceLine($0.device.status, health: $0.health, now: now, timeZone: osloTimeZone)
-        } : []
+        let devices =
+            user.role == .mentor
+            ? try await services.pushSubscriptions.devices(of: [user.id]).map {
+                strings.deviceLine($0.device.status, health: $0.health, now: now, timeZone: osloTimeZone)
+            } : []
         let offered = OutsideChannel.allCases.filter(services.channels.offers)
         let channelStates = try await services.channels.channels(of: user.id)
-        let channels: [PersonChannelView] = user.role != .mentor ? [] : offered.map { channel in
-            let key = channel.rawValue
-            return PersonChannelView(
-                key: key, line: strings.channelLine(channel, state: channelStates[channel]), label: strings.channelAddressLabel(channel),
-                hint: strings.channelAddressHint(channel), inputType: channel == .textMessage ? "tel" : "email",
-                address: channelAddress?.channel == channel ? channelAddress?.address ?? ""
-                    : channelStates[channel].map { Strings.readable($0.address, channel: channel) } ?? "",
-                send: strings.sendCode(channel), error: errors.first { $0.fieldId == "channel-\(key)-address" }?.message)
-        }
+        let channels: [PersonChannelView] =
+            user.role != .mentor
+            ? []
+            : offered.map { channel in
+                let key = channel.rawValue
+                return PersonChannelView(
+                    key: key, line: strings.channelLine(channel, state: channelStates[channel]), label: strings.channelAddressLabel(channel),
+                    hint: strings.channelAddressHint(channel), inputType: channel == .textMessage ? "tel" : "email",
+                    address: channelAddress?.channel == channel
+                        ? channelAddress?.address ?? ""
+                        : channelStates[channel].map { Strings.readable($0.address, channel: channel) } ?? "",
+                    send: strings.sendCode(channel), error: errors.first { $0.fieldId == "channel-\(key)-address" }?.message)
+            }
         let model = PersonPage(
-            chrome: try await chrome(identity, resumePoint: resumePoint, title: user.displayName, tab: .people, flash: flash(request, language: viewer.language)),
+            chrome: try await chrome(
+                identity, resumePoint: resumePoint, title: user.displayName, tab: .people, flash: flash(request, language: viewer.language)),
             personId: user.id, heading: user.displayName, headingId: "person-heading",
             errors: errors, hasErrors: !errors.isEmpty,
-            summary: describer.personRow(try await services.pushSubscriptions.markingDevices([person.summary(now: now)])[0], now: now,
-                                         timeZone: osloTimeZone),
+            summary: describer.personRow(
+                try await services.pushSubscriptions.markingDevices([person.summary(now: now)])[0], now: now,
+                timeZone: osloTimeZone),
             devices: devices, hasDevices: !devices.isEmpty,
             channels: channels, hasChannels: !channels.isEmpty, channelsHeading: strings.channelsHeading,
             facts: [
@@ -219,21 +246,28 @@ extension PagesController {
             isSelf: isSelf, ownAccountNote: isSelf ? strings.ownAccountNote : nil,
             isActive: user.isActive, canChangeAccess: !isSelf,
             canChangeRole: !isSelf && viewer.role == .admin,
-            roles: Role.allCases.map { KindOption(value: $0.rawValue, label: Self.capitalized(strings.roleName(PersonRole($0))), isSelected: $0 == user.role) },
+            roles: Role.allCases.map {
+                KindOption(value: $0.rawValue, label: Self.capitalized(strings.roleName(PersonRole($0))), isSelected: $0 == user.role)
+            },
             isMentor: user.role == .mentor,
             certifications: person.certifications.map { certification in
-                CertificationRow(id: certification.id,
-                                 text: strings.certificationExpires(name: certification.name, on: certification.expiresAt, timeZone: osloTimeZone),
-                                 renewLabel: strings.newExpiryField(for: certification.name), renewName: strings.renewCertification(certification.name),
-                                 removeName: strings.removeCertification(certification.name),
-                                 renewError: values.renewErrors[certification.id])
+                CertificationRow(
+                    id: certification.id,
+                    text: strings.certificationExpires(name: certification.name, on: certification.expiresAt, timeZone: osloTimeZone),
+                    renewLabel: strings.newExpiryField(for: certification.name), renewName: strings.renewCertification(certification.name),
+                    removeName: strings.removeCertification(certification.name),
+                    renewError: values.renewErrors[certification.id])
             },
             values: values,
-            assignments: summaries.map { LinkItem(text: describer.coordinatorAssignmentRow($0, now: now, overdueAfter: services.configuration.answerDeadline),
-                                                  href: Self.contactLink($0)) },
+            assignments: summaries.map {
+                LinkItem(
+                    text: describer.coordinatorAssignmentRow($0, now: now, overdueAfter: services.configuration.answerDeadline),
+                    href: Self.contactLink($0))
+            },
             hasAssignments: !summaries.isEmpty,
             log: log.reversed().map { entry in
-                strings.accountLogLine(action: Self.logAction(entry, strings: strings), by: entry.actorID.flatMap { names[$0] }, at: entry.at, timeZone: osloTimeZone)
+                strings.accountLogLine(
+                    action: Self.logAction(entry, strings: strings), by: entry.actorID.flatMap { names[$0] }, at: entry.at, timeZone: osloTimeZone)
             },
             strings: PersonStrings(
                 account: strings.accountHeading, certifications: strings.certificationsHeading, noCertifications: strings.noCertifications,
@@ -241,7 +275,8 @@ extension PagesController {
                 log: strings.changeLogHeading, newLink: strings.newLinkButton, newLinkHint: strings.newLinkHint,
                 deactivate: strings.deactivateButton, deactivateHint: strings.deactivateHint, reactivate: strings.reactivateButton,
                 role: strings.roleField, changeRole: strings.changeRoleButton, addCertificationHeading: strings.addCertificationHeading,
-                certificationName: strings.certificationNameField, expiresOn: strings.expiresOnField, addCertification: strings.addCertificationButton,
+                certificationName: strings.certificationNameField, expiresOn: strings.expiresOnField,
+                addCertification: strings.addCertificationButton,
                 renew: strings.renewButton, remove: strings.removeButton, dateHint: strings.dateRule, errorSummary: strings.errorSummary,
                 devicesHeading: strings.devicesHeading, personNoDevices: strings.personNoDevices))
         return try renderer.page("person", model, status: status)
@@ -261,9 +296,11 @@ extension PagesController {
         } catch {
             guard let message = Self.message(for: error, channel: channel, language: identity.user.language) else { throw error }
             let strings = Strings(identity.user.language)
-            return try await personPage(request, context, errors: [
-                FormError(field: strings.channelAddressLabel(channel), fieldId: "channel-\(channel.rawValue)-address", message: message),
-            ], channelAddress: (channel, address), status: .unprocessableContent)
+            return try await personPage(
+                request, context,
+                errors: [
+                    FormError(field: strings.channelAddressLabel(channel), fieldId: "channel-\(channel.rawValue)-address", message: message)
+                ], channelAddress: (channel, address), status: .unprocessableContent)
         }
         return .redirect(to: Flash.codeSentToPerson(channel).added(to: "/people/\(id)"), type: .normal)
     }
@@ -329,14 +366,17 @@ extension PagesController {
             values.expiresOnError = strings.dateRule
             errors.append(FormError(field: strings.expiresOnField, fieldId: "certification-expires", message: strings.dateRule))
         }
-        guard errors.isEmpty, let expiry else { return try await personPage(request, context, errors: errors, values: values, status: .unprocessableContent) }
+        guard errors.isEmpty, let expiry else {
+            return try await personPage(request, context, errors: errors, values: values, status: .unprocessableContent)
+        }
         do {
             _ = try await services.users.addCertification(name: values.name, expiresAt: expiry, for: id, by: identity.user)
         } catch let invalid as InvalidInput {
             let message = invalid.issues.first.map { Self.formMessage($0, strings: strings) } ?? strings.required
             values.nameError = message
-            return try await personPage(request, context, errors: [FormError(field: strings.certificationNameField, fieldId: "certification-name", message: message)],
-                                        values: values, status: .unprocessableContent)
+            return try await personPage(
+                request, context, errors: [FormError(field: strings.certificationNameField, fieldId: "certification-name", message: message)],
+                values: values, status: .unprocessableContent)
         }
         return .redirect(to: Flash.certificationsSaved.added(to: "/people/\(id)") + "#certifications", type: .normal)
     }
@@ -344,15 +384,22 @@ extension PagesController {
     func renewCertification(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context).require(.coordinator, .admin)
         let id = try personID(context)
-        guard let certificationID = context.parameters.get("certification").flatMap({ Int64($0) }) else { throw UserAdministration.Refusal.unknownPerson }
+        guard let certificationID = context.parameters.get("certification").flatMap({ Int64($0) }) else {
+            throw UserAdministration.Refusal.unknownPerson
+        }
         let form = try await PageForm.decode(PageForm.CertificationEntry.self, from: request)
         let strings = Strings(identity.user.language)
         guard let expiry = try? Validation.day(form.expiresOn ?? "", field: "expiresOn") else {
             var values = CertificationValues()
             values.renewErrors[certificationID] = strings.dateRule
             let name = try await services.users.certifications(of: id).first { $0.id == certificationID }?.name ?? ""
-            return try await personPage(request, context, errors: [FormError(field: strings.newExpiryField(for: name), fieldId: "renew-\(certificationID)",
-                                                                             message: strings.dateRule)], values: values, status: .unprocessableContent)
+            return try await personPage(
+                request, context,
+                errors: [
+                    FormError(
+                        field: strings.newExpiryField(for: name), fieldId: "renew-\(certificationID)",
+                        message: strings.dateRule)
+                ], values: values, status: .unprocessableContent)
         }
         _ = try await services.users.renewCertification(certificationID, until: expiry, for: id, by: identity.user)
         return .redirect(to: Flash.certificationsSaved.added(to: "/people/\(id)") + "#certifications", type: .normal)
@@ -361,7 +408,9 @@ extension PagesController {
     func removeCertification(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context).require(.coordinator, .admin)
         let id = try personID(context)
-        guard let certificationID = context.parameters.get("certification").flatMap({ Int64($0) }) else { throw UserAdministration.Refusal.unknownPerson }
+        guard let certificationID = context.parameters.get("certification").flatMap({ Int64($0) }) else {
+            throw UserAdministration.Refusal.unknownPerson
+        }
         _ = try await services.users.removeCertification(certificationID, for: id, by: identity.user)
         return .redirect(to: Flash.certificationsSaved.added(to: "/people/\(id)") + "#certifications", type: .normal)
     }
@@ -378,8 +427,11 @@ extension PagesController {
         // The form's query writes a space as `+` (a code is typed in its groups, as it was read aloud).
         if let typed = request.uri.queryParameters["code"].map({ String($0).replacingOccurrences(of: "+", with: " ") }) {
             if let code = SetPasswordCode.normalized(typed) { return .redirect(to: "/password/\(code)", type: .normal) }
-            return try renderer.page("password", SetPasswordPage(request, strings: anonymousStrings(request), code: nil, holder: nil,
-                                                                 error: anonymousStrings(request).codeNotValid), status: .unprocessableContent)
+            return try renderer.page(
+                "password",
+                SetPasswordPage(
+                    request, strings: anonymousStrings(request), code: nil, holder: nil,
+                    error: anonymousStrings(request).codeNotValid), status: .unprocessableContent)
         }
         return try renderer.page("password", SetPasswordPage(request, strings: anonymousStrings(request), code: nil, holder: nil, error: nil))
     }
@@ -389,7 +441,8 @@ extension PagesController {
         let holder = try await services.users.linkHolder(code: code)
         let strings = holder.map { Strings($0.language) } ?? anonymousStrings(request)
         guard let holder else {
-            return try renderer.page("password", SetPasswordPage(request, strings: strings, code: nil, holder: nil, error: strings.linkNotValid), status: .notFound)
+            return try renderer.page(
+                "password", SetPasswordPage(request, strings: strings, code: nil, holder: nil, error: strings.linkNotValid), status: .notFound)
         }
         var page = SetPasswordPage(request, strings: strings, code: SetPasswordCode.normalized(code), holder: holder, error: nil)
         page.errors = errors
@@ -419,7 +472,8 @@ extension PagesController {
             }
             return try await choosePasswordPage(request, context, errors: errors, status: .unprocessableContent)
         } catch UserAdministration.Refusal.linkNotValid {
-            return try renderer.page("password", SetPasswordPage(request, strings: strings, code: nil, holder: nil, error: strings.linkNotValid), status: .notFound)
+            return try renderer.page(
+                "password", SetPasswordPage(request, strings: strings, code: nil, holder: nil, error: strings.linkNotValid), status: .notFound)
         }
     }
 }

@@ -23,9 +23,11 @@ extension PagesController {
     }
 
     /// Renders the Profile (every section), or the certification or pause screen (their section only).
-    func profilePage(_ screen: Screen, _ request: Request, _ context: VarselContext, errors: [FormError] = [],
-                     pauseValues: PageForm.Pause? = nil, channelAddress: (channel: OutsideChannel, address: String)? = nil,
-                     status: HTTPResponse.Status = .ok) async throws -> Response {
+    func profilePage(
+        _ screen: Screen, _ request: Request, _ context: VarselContext, errors: [FormError] = [],
+        pauseValues: PageForm.Pause? = nil, channelAddress: (channel: OutsideChannel, address: String)? = nil,
+        status: HTTPResponse.Status = .ok
+    ) async throws -> Response {
         let identity = try signedIn(request, context)
         let resumePoint = try await self.resumePoint()
         try await markFollowedNotificationRead(request, identity)
@@ -33,41 +35,48 @@ extension PagesController {
         let strings = Strings(user.language)
         let now = services.now()
         let isMentor = user.role == .mentor
-        let certifications = isMentor && screen != .pause ? try await services.users.certifications(of: user.id).map {
-            strings.certificationState(name: $0.name, expiresAt: $0.expiresAt, now: now, timeZone: osloTimeZone)
-        } : []
+        let certifications =
+            isMentor && screen != .pause
+            ? try await services.users.certifications(of: user.id).map {
+                strings.certificationState(name: $0.name, expiresAt: $0.expiresAt, now: now, timeZone: osloTimeZone)
+            } : []
         var pause: PauseView?
         if isMentor && screen != .certification {
-            let state: String = if user.isPaused(at: now), let until = user.pausedUntil {
-                strings.pausedUntil(until, timeZone: osloTimeZone)
-            } else if user.hasPause(at: now), let from = user.pausedFrom, let until = user.pausedUntil {
-                strings.pauseBooked(from: from, until: until, timeZone: osloTimeZone)
-            } else {
-                strings.notPaused
-            }
-            pause = PauseView(state: state, canEnd: user.hasPause(at: now),
-                              from: pauseValues?.from ?? Self.day(now), until: pauseValues?.until ?? "",
-                              fromError: errors.first { $0.fieldId == "pause-from" }?.message,
-                              untilError: errors.first { $0.fieldId == "pause-until" }?.message)
+            let state: String =
+                if user.isPaused(at: now), let until = user.pausedUntil {
+                    strings.pausedUntil(until, timeZone: osloTimeZone)
+                } else if user.hasPause(at: now), let from = user.pausedFrom, let until = user.pausedUntil {
+                    strings.pauseBooked(from: from, until: until, timeZone: osloTimeZone)
+                } else {
+                    strings.notPaused
+                }
+            pause = PauseView(
+                state: state, canEnd: user.hasPause(at: now),
+                from: pauseValues?.from ?? Self.day(now), until: pauseValues?.until ?? "",
+                fromError: errors.first { $0.fieldId == "pause-from" }?.message,
+                untilError: errors.first { $0.fieldId == "pause-until" }?.message)
         }
         var passkeys: PasskeysView?
         if screen == .profile, services.passkeys.isAvailable {
             let items = try await services.passkeys.passkeys(of: user).map { passkey in
                 let error = errors.first { $0.fieldId == "passkey-name-\(passkey.id)" }?.message
-                return PasskeyItemView(id: passkey.id, name: passkey.name,
-                                       dates: strings.passkeyDates(added: passkey.createdAt, lastUsed: passkey.lastUsedAt, timeZone: osloTimeZone),
-                                       renameLabel: strings.renamePasskeyField(passkey.name), error: error)
+                return PasskeyItemView(
+                    id: passkey.id, name: passkey.name,
+                    dates: strings.passkeyDates(added: passkey.createdAt, lastUsed: passkey.lastUsedAt, timeZone: osloTimeZone),
+                    renameLabel: strings.renamePasskeyField(passkey.name), error: error)
             }
-            passkeys = PasskeysView(items: items, hasItems: !items.isEmpty, form: AddPasskeyFormView(strings, labelledBy: "add-passkey-heading"),
-                                    lastWayIn: errors.first { $0.fieldId == "passkeys" }?.message)
+            passkeys = PasskeysView(
+                items: items, hasItems: !items.isEmpty, form: AddPasskeyFormView(strings, labelledBy: "add-passkey-heading"),
+                lastWayIn: errors.first { $0.fieldId == "passkeys" }?.message)
         }
         var devices: DevicesView?
         if screen == .profile {
             let lines = try await services.pushSubscriptions.devices(of: [user.id]).map {
                 strings.deviceLine($0.device.status, health: $0.health, now: now, timeZone: osloTimeZone)
             }
-            devices = DevicesView(heading: strings.devicesHeading, intro: strings.devicesIntro, lines: lines, hasLines: !lines.isEmpty,
-                                  none: strings.noDevices)
+            devices = DevicesView(
+                heading: strings.devicesHeading, intro: strings.devicesIntro, lines: lines, hasLines: !lines.isEmpty,
+                none: strings.noDevices)
         }
         let channels = screen == .profile && !user.isIntegration ? try await channelsView(for: user, errors: errors, typed: channelAddress) : nil
         let title = strings.screenTitle(screen)
@@ -77,10 +86,11 @@ extension PagesController {
             errors: errors, hasErrors: !errors.isEmpty,
             showCertifications: isMentor && screen != .pause, certifications: certifications,
             pause: pause, devices: devices, channels: channels,
-            account: screen == .profile ? AccountView(
-                languages: Language.allCases.map { LanguageOption(value: $0.rawValue, label: $0.autonym, isSelected: $0 == user.language) },
-                currentPasswordError: errors.first { $0.fieldId == "current-password" }?.message,
-                newPasswordError: errors.first { $0.fieldId == "new-password" }?.message) : nil,
+            account: screen == .profile
+                ? AccountView(
+                    languages: Language.allCases.map { LanguageOption(value: $0.rawValue, label: $0.autonym, isSelected: $0 == user.language) },
+                    currentPasswordError: errors.first { $0.fieldId == "current-password" }?.message,
+                    newPasswordError: errors.first { $0.fieldId == "new-password" }?.message) : nil,
             passkeys: passkeys, passkeysScript: passkeys != nil,
             strings: ProfileStrings(strings))
         return try renderer.page("profile", model, status: status)
@@ -106,8 +116,9 @@ extension PagesController {
             errors = invalid.issues.map { issue in
                 let isFrom = issue.field == "from"
                 let message = issue.rule == .notADay ? strings.invalidDay : isFrom ? strings.pauseFromBeforeUntil : strings.pauseUntilInFuture
-                return FormError(field: isFrom ? strings.pauseFrom : strings.pauseUntil, fieldId: isFrom ? "pause-from" : "pause-until",
-                                 message: message)
+                return FormError(
+                    field: isFrom ? strings.pauseFrom : strings.pauseUntil, fieldId: isFrom ? "pause-from" : "pause-until",
+                    message: message)
             }
         }
         return try await profilePage(.profile, request, context, errors: errors, pauseValues: form, status: .unprocessableContent)
@@ -123,7 +134,8 @@ extension PagesController {
         let identity = try signedIn(request, context)
         let form = try await PageForm.decode(PageForm.LanguageChoice.self, from: request)
         guard let language = form.language.flatMap(Language.init(rawValue:)) else {
-            throw Problem.unprocessable("Choose English (en) or Norwegian Bokmål (nb).", errors: [.init(field: "language", message: "must be en or nb")])
+            throw Problem.unprocessable(
+                "Choose English (en) or Norwegian Bokmål (nb).", errors: [.init(field: "language", message: "must be en or nb")])
         }
         try await services.settings.setLanguage(language, for: identity.user.id)
         return .redirect(to: Flash.languageSaved.added(to: "/profile"), type: .normal)
@@ -136,11 +148,13 @@ extension PagesController {
         do {
             try await services.sessions.changePassword(
                 of: identity.user, keeping: identity.session, current: form.currentPassword ?? "", new: form.newPassword ?? "",
-                client: ClientAddress.resolve(peer: context.peerAddress, forwardedFor: request.headers[.forwardedFor],
-                                              trustedProxies: services.configuration.trustedProxies))
+                client: ClientAddress.resolve(
+                    peer: context.peerAddress, forwardedFor: request.headers[.forwardedFor],
+                    trustedProxies: services.configuration.trustedProxies))
         } catch let Sessions.Refusal.tooManyAttempts(seconds) {
             // Said on the current password's field, in the person's language, as a wrong password is.
-            let error = FormError(field: strings.currentPassword, fieldId: "current-password", message: strings.tooManyWrongPasswords(seconds: seconds))
+            let error = FormError(
+                field: strings.currentPassword, fieldId: "current-password", message: strings.tooManyWrongPasswords(seconds: seconds))
             var page = try await profilePage(.profile, request, context, errors: [error], status: .tooManyRequests)
             page.headers[.retryAfter] = String(seconds)
             return page
@@ -167,9 +181,11 @@ extension PagesController {
             // The error names the field as its label does: by the passkey's name as it still is.
             let strings = Strings(identity.user.language)
             let current = try await services.passkeys.passkeys(of: identity.user).first { $0.id == id }?.name ?? ""
-            return try await profilePage(.profile, request, context, errors: [
-                FormError(field: strings.renamePasskeyField(current), fieldId: "passkey-name-\(id)", message: strings.passkeyNameRule),
-            ], status: .unprocessableContent)
+            return try await profilePage(
+                .profile, request, context,
+                errors: [
+                    FormError(field: strings.renamePasskeyField(current), fieldId: "passkey-name-\(id)", message: strings.passkeyNameRule)
+                ], status: .unprocessableContent)
         } catch let refusal as PasskeyCeremonies.Refusal {
             throw PasskeysController.problem(refusal)
         }
@@ -183,9 +199,11 @@ extension PagesController {
             try await services.passkeys.remove(id, of: identity.user)
         } catch PasskeyCeremonies.Refusal.lastWayIn {
             let strings = Strings(identity.user.language)
-            return try await profilePage(.profile, request, context, errors: [
-                FormError(field: strings.passkeysHeading, fieldId: "passkeys", message: strings.lastWayInRefusal),
-            ], status: .conflict)
+            return try await profilePage(
+                .profile, request, context,
+                errors: [
+                    FormError(field: strings.passkeysHeading, fieldId: "passkeys", message: strings.lastWayInRefusal)
+                ], status: .conflict)
         } catch let refusal as PasskeyCeremonies.Refusal {
             throw PasskeysController.problem(refusal)
         }

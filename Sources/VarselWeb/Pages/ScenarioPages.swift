@@ -15,8 +15,10 @@ extension PagesController {
         router.post("coordinator/scenarios", use: publishScenario)
     }
 
-    func scenariosPage(_ request: Request, _ context: VarselContext, errors: [FormError] = [], values: PageForm.Scenario? = nil,
-                       status: HTTPResponse.Status = .ok) async throws -> Response {
+    func scenariosPage(
+        _ request: Request, _ context: VarselContext, errors: [FormError] = [], values: PageForm.Scenario? = nil,
+        status: HTTPResponse.Status = .ok
+    ) async throws -> Response {
         let identity = try signedIn(request, context)
         let resumePoint = try await self.resumePoint()
         try await markFollowedNotificationRead(request, identity)
@@ -28,17 +30,26 @@ extension PagesController {
             let mine = try await services.scenarios.scenarios(ofMentor: user.id)
             groups = [false, true].map { done in
                 let rows = mine.filter { ($0.doneAt != nil) == done }
-                return ListGroup(heading: strings.scenarioGroupHeading(done: done, count: rows.count), headingId: done ? "scenarios-done" : "scenarios-to-do",
-                                 items: rows.map { LinkItem(text: strings.scenarioRow(title: $0.scenario.title, doneAt: $0.doneAt, timeZone: osloTimeZone),
-                                                            href: "/scenarios/\($0.scenario.id)") })
+                return ListGroup(
+                    heading: strings.scenarioGroupHeading(done: done, count: rows.count), headingId: done ? "scenarios-done" : "scenarios-to-do",
+                    items: rows.map {
+                        LinkItem(
+                            text: strings.scenarioRow(title: $0.scenario.title, doneAt: $0.doneAt, timeZone: osloTimeZone),
+                            href: "/scenarios/\($0.scenario.id)")
+                    })
             }
             if mine.isEmpty { groups = [] }
         } else {
             let published = try await services.scenarios.published(visibleTo: user)
-            groups = [ListGroup(heading: strings.publishedScenariosHeading, headingId: "scenarios-published", items: published.map { scenario, copies in
-                LinkItem(text: strings.scenarioProgress(title: scenario.title, done: copies.filter { $0.doneAt != nil }.count, of: copies.count),
-                         href: "/scenarios/\(scenario.id)")
-            })]
+            groups = [
+                ListGroup(
+                    heading: strings.publishedScenariosHeading, headingId: "scenarios-published",
+                    items: published.map { scenario, copies in
+                        LinkItem(
+                            text: strings.scenarioProgress(title: scenario.title, done: copies.filter { $0.doneAt != nil }.count, of: copies.count),
+                            href: "/scenarios/\(scenario.id)")
+                    })
+            ]
             let chosen = Set(values?.mentors ?? [])
             publish = PublishView(
                 title: values?.title ?? "", body: values?.body ?? "", toAll: values?.audience != "chosen",
@@ -48,12 +59,14 @@ extension PagesController {
                 titleError: errors.first { $0.fieldId == "scenario-title" }?.message,
                 bodyError: errors.first { $0.fieldId == "scenario-body" }?.message,
                 mentorsError: errors.first { $0.fieldId == "scenario-audience-all" }?.message,
-                strings: PublishStrings(heading: strings.publishScenarioHeading, title: strings.titleField, body: strings.scenarioText,
-                                        audience: strings.publishTo, all: strings.allMentors, chosen: strings.chosenMentors, publish: strings.publish))
+                strings: PublishStrings(
+                    heading: strings.publishScenarioHeading, title: strings.titleField, body: strings.scenarioText,
+                    audience: strings.publishTo, all: strings.allMentors, chosen: strings.chosenMentors, publish: strings.publish))
         }
         let title = strings.scenariosTitle
         let model = ScenariosPage(
-            chrome: try await chrome(identity, resumePoint: resumePoint, title: title, tab: .scenarios, flash: flash(request, language: user.language)),
+            chrome: try await chrome(
+                identity, resumePoint: resumePoint, title: title, tab: .scenarios, flash: flash(request, language: user.language)),
             heading: title, headingId: Screen.scenario.headingElementID, focusHeading: request.uri.queryParameters["from"] == "notification",
             groups: groups, emptyText: groups.isEmpty ? strings.noScenarios : nil, errors: errors, hasErrors: !errors.isEmpty,
             publish: publish, strings: ScenarioStrings(errorSummary: strings.errorSummary))
@@ -61,8 +74,10 @@ extension PagesController {
     }
 
     /// A scenario's page; after a refused reflection, with the reflection as typed and what is wrong with it.
-    func scenarioPage(_ request: Request, context: VarselContext, reflection typed: String? = nil, errors: [FormError] = [],
-                      status: HTTPResponse.Status = .ok) async throws -> Response {
+    func scenarioPage(
+        _ request: Request, context: VarselContext, reflection typed: String? = nil, errors: [FormError] = [],
+        status: HTTPResponse.Status = .ok
+    ) async throws -> Response {
         let identity = try signedIn(request, context)
         let resumePoint = try await self.resumePoint()
         let id = try PathID.of(context)
@@ -90,14 +105,16 @@ extension PagesController {
             }
         }
         let model = ScenarioPage(
-            chrome: try await chrome(identity, resumePoint: resumePoint, title: scenario.title, tab: .scenarios, flash: flash(request, language: user.language)),
+            chrome: try await chrome(
+                identity, resumePoint: resumePoint, title: scenario.title, tab: .scenarios, flash: flash(request, language: user.language)),
             heading: scenario.title, headingId: Screen.scenario.headingElementID, focusHeading: request.uri.queryParameters["from"] == "notification",
             paragraphs: scenario.body.components(separatedBy: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty },
             id: scenario.id, state: mine.map { strings.scenarioRow(title: scenario.title, doneAt: $0.doneAt, timeZone: osloTimeZone) },
             reflection: typed ?? mine?.reflection ?? "", reflectionError: errors.first?.message, isMentor: mine != nil, progress: progress,
             errors: errors, hasErrors: !errors.isEmpty,
-            strings: ScenarioDetailStrings(reflection: strings.reflectionField, hint: strings.reflectionHint, save: strings.markScenarioDone,
-                                           progress: strings.scenarioProgressHeading, errorSummary: strings.errorSummary))
+            strings: ScenarioDetailStrings(
+                reflection: strings.reflectionField, hint: strings.reflectionHint, save: strings.markScenarioDone,
+                progress: strings.scenarioProgressHeading, errorSummary: strings.errorSummary))
         return try renderer.page("scenario", model, status: status)
     }
 
@@ -109,7 +126,9 @@ extension PagesController {
             _ = try await services.scenarios.complete(id, by: identity.user.id, reflection: form.reflection ?? "")
         } catch let invalid as InvalidInput {
             let strings = Strings(identity.user.language)
-            let errors = invalid.issues.map { FormError(field: strings.reflectionField, fieldId: "reflection", message: Self.formMessage($0, strings: strings)) }
+            let errors = invalid.issues.map {
+                FormError(field: strings.reflectionField, fieldId: "reflection", message: Self.formMessage($0, strings: strings))
+            }
             return try await scenarioPage(request, context: context, reflection: form.reflection ?? "", errors: errors, status: .unprocessableContent)
         }
         return .redirect(to: Flash.scenarioDone.added(to: "/scenarios/\(id)"), type: .normal)
@@ -124,8 +143,10 @@ extension PagesController {
         do { valid = try Validation.scenario(title: form.title ?? "", body: form.body ?? "") } catch {
             for issue in error.issues {
                 let isTitle = issue.field == "title"
-                errors.append(FormError(field: isTitle ? strings.titleField : strings.scenarioText, fieldId: isTitle ? "scenario-title" : "scenario-body",
-                                        message: Self.formMessage(issue, strings: strings)))
+                errors.append(
+                    FormError(
+                        field: isTitle ? strings.titleField : strings.scenarioText, fieldId: isTitle ? "scenario-title" : "scenario-body",
+                        message: Self.formMessage(issue, strings: strings)))
             }
         }
         let mentors = try await services.directory.activeMentors()

@@ -13,9 +13,11 @@ extension PagesController {
 
     /// The settings page; after a refused save, with the switches as sent (nothing was saved, and a save after the
     /// times are mended must not turn back what was switched), the quiet hours as typed and what is wrong with them.
-    func settingsPage(_ request: Request, _ context: VarselContext, sent: NotificationPreferences? = nil,
-                      quietValues: (start: String, end: String)? = nil, errors: [FormError] = [],
-                      status: HTTPResponse.Status = .ok) async throws -> Response {
+    func settingsPage(
+        _ request: Request, _ context: VarselContext, sent: NotificationPreferences? = nil,
+        quietValues: (start: String, end: String)? = nil, errors: [FormError] = [],
+        status: HTTPResponse.Status = .ok
+    ) async throws -> Response {
         let identity = try signedIn(request, context)
         let resumePoint = try await self.resumePoint()
         let user = identity.user
@@ -25,8 +27,9 @@ extension PagesController {
         func view(_ setting: NotificationPreferences.Setting) -> SwitchView {
             let element = describer.settingSwitch(setting, preferences: preferences)
             let web = WebAccessibility(element)
-            return SwitchView(id: element.id, name: setting.identifier, label: web.name, isOn: element.state.isChecked == true,
-                              ariaChecked: web[attribute: "aria-checked"] ?? "false", hintId: element.id + "-hint", hint: web.description ?? "")
+            return SwitchView(
+                id: element.id, name: setting.identifier, label: web.name, isOn: element.state.isChecked == true,
+                ariaChecked: web[attribute: "aria-checked"] ?? "false", hintId: element.id + "-hint", hint: web.description ?? "")
         }
         let strings = describer.strings
         let title = strings.screenTitle(.notificationSettings)
@@ -46,14 +49,16 @@ extension PagesController {
             end: quietValues?.end ?? quiet.map { QuietHours.clock($0.end) } ?? "",
             startError: errors.first { $0.fieldId == "quiet-start" }?.message, endError: errors.first { $0.fieldId == "quiet-end" }?.message)
         let model = SettingsPage(
-            chrome: try await chrome(identity, resumePoint: resumePoint, title: title, tab: .notifications, flash: flash(request, language: user.language)),
+            chrome: try await chrome(
+                identity, resumePoint: resumePoint, title: title, tab: .notifications, flash: flash(request, language: user.language)),
             heading: title, headingId: Screen.notificationSettings.headingElementID,
             kindSwitches: NotificationKind.allCases.map { view(.kind($0)) },
             channelSwitches: [view(.sound), view(.vibration), view(.systemNotifications)],
             privacySwitches: [view(.speakPersonalDetails), view(.lockScreenDetails)],
             followUps: followUps, quietHours: quietHours, errors: errors, hasErrors: !errors.isEmpty,
-            strings: SettingsStrings(kindsLegend: strings.settingsKindsLegend, channelsLegend: strings.settingsChannelsLegend,
-                                     privacyLegend: strings.settingsPrivacyLegend, save: strings.save, errorSummary: strings.errorSummary),
+            strings: SettingsStrings(
+                kindsLegend: strings.settingsKindsLegend, channelsLegend: strings.settingsChannelsLegend,
+                privacyLegend: strings.settingsPrivacyLegend, save: strings.save, errorSummary: strings.errorSummary),
             device: DeviceNotificationsView(strings: strings, publicKey: services.webPush.publicKey))
         return try renderer.page("settings", model, status: status)
     }
@@ -71,20 +76,24 @@ extension PagesController {
         if !services.channels.offers(.email) { preferences.emailKinds = current.emailKinds }
         do {
             // The form takes times as typed (2200, 22.00, 7); the API, `HH:MM` only.
-            preferences.quietHours = try Validation.quietHours(start: QuietHours.clock(typed: form.quietStart) ?? form.quietStart,
-                                                               end: QuietHours.clock(typed: form.quietEnd) ?? form.quietEnd,
-                                                               timeZone: current.quietHours?.timeZoneIdentifier ?? QuietHours.defaultTimeZone,
-                                                               field: "quietHours")
+            preferences.quietHours = try Validation.quietHours(
+                start: QuietHours.clock(typed: form.quietStart) ?? form.quietStart,
+                end: QuietHours.clock(typed: form.quietEnd) ?? form.quietEnd,
+                timeZone: current.quietHours?.timeZoneIdentifier ?? QuietHours.defaultTimeZone,
+                field: "quietHours")
         } catch {
             let strings = Strings(identity.user.language)
             let errors = error.issues.map { issue in
                 let isStart = issue.field.hasSuffix(".start")
-                let message = issue.rule == .required || issue.rule == .other("different from start") ? strings.quietHoursIncomplete : strings.invalidClockTime
-                return FormError(field: isStart ? strings.quietHoursStart : strings.quietHoursEnd, fieldId: isStart ? "quiet-start" : "quiet-end",
-                                 message: message)
+                let message =
+                    issue.rule == .required || issue.rule == .other("different from start") ? strings.quietHoursIncomplete : strings.invalidClockTime
+                return FormError(
+                    field: isStart ? strings.quietHoursStart : strings.quietHoursEnd, fieldId: isStart ? "quiet-start" : "quiet-end",
+                    message: message)
             }
-            return try await settingsPage(request, context, sent: preferences, quietValues: (form.quietStart, form.quietEnd), errors: errors,
-                                          status: .unprocessableContent)
+            return try await settingsPage(
+                request, context, sent: preferences, quietValues: (form.quietStart, form.quietEnd), errors: errors,
+                status: .unprocessableContent)
         }
         try await services.settings.savePreferences(preferences, for: identity.user.id)
         return .redirect(to: Flash.settingsSaved.added(to: "/settings"), type: .normal)

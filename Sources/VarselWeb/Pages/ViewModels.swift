@@ -367,9 +367,21 @@ struct CoordinatorPage {
     var strings: CoordinatorStrings
 }
 
-struct MentorOption { var id: UserID; var name: String; var isSelected: Bool }
-struct KindOption { var value: String; var label: String; var isSelected: Bool }
-struct FormError { var field: String; var fieldId: String; var message: String }
+struct MentorOption {
+    var id: UserID
+    var name: String
+    var isSelected: Bool
+}
+struct KindOption {
+    var value: String
+    var label: String
+    var isSelected: Bool
+}
+struct FormError {
+    var field: String
+    var fieldId: String
+    var message: String
+}
 
 struct CoordinatorValues {
     var title: String

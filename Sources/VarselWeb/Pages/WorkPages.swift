@@ -15,12 +15,15 @@ extension PagesController {
     }
 
     /// Renders a screen of lists: the frame, the screen's heading (focused when arrived at from a notification), the lists.
-    func listPage(_ request: Request, _ identity: Identity, resumePoint: Int64, screen: Screen, tab: AppTab, groups: [ListGroup],
-                  emptyText: String? = nil, unread: Int? = nil) async throws -> Response {
+    func listPage(
+        _ request: Request, _ identity: Identity, resumePoint: Int64, screen: Screen, tab: AppTab, groups: [ListGroup],
+        emptyText: String? = nil, unread: Int? = nil
+    ) async throws -> Response {
         let title = Strings(identity.user.language).screenTitle(screen)
         let model = ListPage(
-            chrome: try await chrome(identity, resumePoint: resumePoint, title: title, tab: tab, flash: flash(request, language: identity.user.language),
-                                     unread: unread),
+            chrome: try await chrome(
+                identity, resumePoint: resumePoint, title: title, tab: tab, flash: flash(request, language: identity.user.language),
+                unread: unread),
             heading: title, headingId: screen.headingElementID, focusHeading: request.uri.queryParameters["from"] == "notification",
             groups: groups, emptyText: emptyText)
         return try renderer.page("list", model)
@@ -40,14 +43,17 @@ extension PagesController {
         if user.role == .mentor {
             let mine = try await services.reports.mentorSummaries(of: user)
             let waiting = mine.filter { $0.progress == .waitingForAnswer }
-            items.append(LinkItem(text: strings.assignmentsWaiting(waiting.count), href: waiting.count == 1 ? Self.contactLink(waiting[0]) : "/assignments"))
+            items.append(
+                LinkItem(text: strings.assignmentsWaiting(waiting.count), href: waiting.count == 1 ? Self.contactLink(waiting[0]) : "/assignments"))
             if let next = mine.first(where: { $0.progress == .acknowledged }) {
                 items.append(LinkItem(text: strings.nextVisit(describer.whoAndWhere(next)), href: Self.contactLink(next)))
             }
             let toDo = try await services.scenarios.scenarios(ofMentor: user.id).filter { $0.doneAt == nil }
             if let first = toDo.first {
-                items.append(LinkItem(text: strings.scenarioRow(title: first.scenario.title, doneAt: nil, timeZone: osloTimeZone),
-                                      href: "/scenarios/\(first.scenario.id)"))
+                items.append(
+                    LinkItem(
+                        text: strings.scenarioRow(title: first.scenario.title, doneAt: nil, timeZone: osloTimeZone),
+                        href: "/scenarios/\(first.scenario.id)"))
             }
         } else {
             items.append(LinkItem(text: strings.dashboardTitle, href: "/coordinator/assignments"))
@@ -56,16 +62,19 @@ extension PagesController {
         items.append(LinkItem(text: strings.unreadSummary(unread), href: "/notifications"))
         for certification in try await services.users.certifications(of: user.id)
         where certification.expiresAt < now.addingTimeInterval(31 * 86400) {
-            items.append(LinkItem(text: strings.certificationExpires(name: certification.name, on: certification.expiresAt, timeZone: osloTimeZone),
-                                  href: "/profile"))
+            items.append(
+                LinkItem(
+                    text: strings.certificationExpires(name: certification.name, on: certification.expiresAt, timeZone: osloTimeZone),
+                    href: "/profile"))
         }
         if user.isPaused(at: now), let until = user.pausedUntil {
             items.append(LinkItem(text: strings.pausedUntil(until, timeZone: osloTimeZone), href: "/profile"))
         } else if user.hasPause(at: now), let from = user.pausedFrom, let until = user.pausedUntil {
             items.append(LinkItem(text: strings.pauseBooked(from: from, until: until, timeZone: osloTimeZone), href: "/profile"))
         }
-        return try await listPage(request, identity, resumePoint: resumePoint, screen: .home, tab: .home,
-                                  groups: [ListGroup(heading: strings.needsYouNow, headingId: "needs-you-now", items: items)], unread: unread)
+        return try await listPage(
+            request, identity, resumePoint: resumePoint, screen: .home, tab: .home,
+            groups: [ListGroup(heading: strings.needsYouNow, headingId: "needs-you-now", items: items)], unread: unread)
     }
 
     /// The mentor's assignments by state. A waiting one can be acknowledged (through the dialog on its page) or
@@ -81,27 +90,33 @@ extension PagesController {
         let mine = try await services.reports.mentorSummaries(of: user)
         let groups = AssignmentProgress.allCases.map { progress in
             let rows = mine.filter { $0.progress == progress }
-            return ListGroup(heading: strings.assignmentGroupHeading(progress, count: rows.count), headingId: "assignments-\(progress.rawValue)",
-                             items: rows.map { summary in
-                                 let isLive = progress == .waitingForAnswer || progress == .acknowledged
-                                 var item = LinkItem(text: describer.mentorAssignmentRow(summary, now: now), href: isLive ? Self.contactLink(summary) : nil)
-                                 if progress == .waitingForAnswer {
-                                     let name = summary.detailsRemovedAt == nil ? summary.contactName : nil
-                                     item.actions = [
-                                         RowAction(label: strings.acknowledgeShort, name: strings.acknowledgeAssignment(with: name),
-                                                   method: "get", action: "/contacts/\(summary.contactID)", isPost: false,
-                                                   fields: [HiddenField(name: "assignment", value: "\(summary.id)"),
-                                                            HiddenField(name: "confirm", value: "acknowledge")]),
-                                         RowAction(label: strings.declineShort, name: strings.declineAssignment(with: name),
-                                                   method: "post", action: "/assignments/\(summary.id)/decline", isPost: true,
-                                                   fields: []),
-                                     ]
-                                 }
-                                 return item
-                             })
+            return ListGroup(
+                heading: strings.assignmentGroupHeading(progress, count: rows.count), headingId: "assignments-\(progress.rawValue)",
+                items: rows.map { summary in
+                    let isLive = progress == .waitingForAnswer || progress == .acknowledged
+                    var item = LinkItem(text: describer.mentorAssignmentRow(summary, now: now), href: isLive ? Self.contactLink(summary) : nil)
+                    if progress == .waitingForAnswer {
+                        let name = summary.detailsRemovedAt == nil ? summary.contactName : nil
+                        item.actions = [
+                            RowAction(
+                                label: strings.acknowledgeShort, name: strings.acknowledgeAssignment(with: name),
+                                method: "get", action: "/contacts/\(summary.contactID)", isPost: false,
+                                fields: [
+                                    HiddenField(name: "assignment", value: "\(summary.id)"),
+                                    HiddenField(name: "confirm", value: "acknowledge"),
+                                ]),
+                            RowAction(
+                                label: strings.declineShort, name: strings.declineAssignment(with: name),
+                                method: "post", action: "/assignments/\(summary.id)/decline", isPost: true,
+                                fields: []),
+                        ]
+                    }
+                    return item
+                })
         }
-        return try await listPage(request, identity, resumePoint: resumePoint, screen: .assignments, tab: .assignments,
-                                  groups: mine.isEmpty ? [] : groups, emptyText: mine.isEmpty ? strings.noAssignments : nil)
+        return try await listPage(
+            request, identity, resumePoint: resumePoint, screen: .assignments, tab: .assignments,
+            groups: mine.isEmpty ? [] : groups, emptyText: mine.isEmpty ? strings.noAssignments : nil)
     }
 
     func contactsPage(_ request: Request, context: VarselContext) async throws -> Response {
@@ -112,11 +127,18 @@ extension PagesController {
         let strings = describer.strings
         // Only the people of the mentor's live assignments: a declined, done or reassigned one gives no access.
         let live = try await services.reports.liveSummaries(ofMentor: user.id)
-        return try await listPage(request, identity, resumePoint: resumePoint, screen: .contacts, tab: .contacts,
-                                  groups: live.isEmpty ? [] : [ListGroup(heading: nil, headingId: nil, items: live.map {
-                                      LinkItem(text: describer.whoAndWhere($0), href: Self.contactLink($0))
-                                  })],
-                                  emptyText: live.isEmpty ? strings.noContacts : nil)
+        return try await listPage(
+            request, identity, resumePoint: resumePoint, screen: .contacts, tab: .contacts,
+            groups: live.isEmpty
+                ? []
+                : [
+                    ListGroup(
+                        heading: nil, headingId: nil,
+                        items: live.map {
+                            LinkItem(text: describer.whoAndWhere($0), href: Self.contactLink($0))
+                        })
+                ],
+            emptyText: live.isEmpty ? strings.noContacts : nil)
     }
 
     /// The coordinators' dashboard: current assignments by state, how long each waited (overdue ones said so),
@@ -144,16 +166,20 @@ extension PagesController {
                 heading: strings.assignmentGroupHeading(progress, count: rows.count, forMentor: false),
                 headingId: "dashboard-\(progress.rawValue)",
                 rows: rows.map { summary in
-                    DashboardRow(id: "assignment-\(summary.id)", name: describer.coordinatorAssignmentRow(
-                        summary, now: now, overdueAfter: deadline, mentorShowsNotifications: !unreachable.contains(summary.mentorID)),
-                                 href: Self.contactLink(summary), trailLabel: "\(strings.trailHeading): \(summary.detailsRemovedAt == nil ? summary.contactName : strings.detailsRemovedShort)",
-                                 trail: summary.trail.map(describer.trailLine))
+                    DashboardRow(
+                        id: "assignment-\(summary.id)",
+                        name: describer.coordinatorAssignmentRow(
+                            summary, now: now, overdueAfter: deadline, mentorShowsNotifications: !unreachable.contains(summary.mentorID)),
+                        href: Self.contactLink(summary),
+                        trailLabel: "\(strings.trailHeading): \(summary.detailsRemovedAt == nil ? summary.contactName : strings.detailsRemovedShort)",
+                        trail: summary.trail.map(describer.trailLine))
                 })
         }
         let mentors = try await services.directory.mentors()
         let title = strings.dashboardTitle
         let model = DashboardPage(
-            chrome: try await chrome(identity, resumePoint: resumePoint, title: title, tab: .dashboard, flash: flash(request, language: user.language)),
+            chrome: try await chrome(
+                identity, resumePoint: resumePoint, title: title, tab: .dashboard, flash: flash(request, language: user.language)),
             heading: title, headingId: "dashboard-heading", groups: groups, emptyText: groups.isEmpty ? strings.noMatchingAssignments : nil,
             filter: FilterView(
                 shows: [(AssignmentFilter.Show.all, strings.filterAll), (.waiting, strings.filterWaiting), (.overdue, strings.filterOverdue)].map {
