@@ -79,6 +79,8 @@ fi
 # end-to-end test of several instances behind nginx.
 source scripts/postgres-for-tests.sh
 start_test_postgres
+# It stops the server on exit; the stage times are said then too.
+trap 'stop_test_postgres; report_stage_times' EXIT
 
 # The release package (a release build with the Swift standard library inside the binary) is built from here on,
 # beside everything else, in a build directory of its own (.build holds the tests' build). It runs under the idle
