@@ -79,8 +79,16 @@ fi
 # end-to-end test of several instances behind nginx.
 source scripts/postgres-for-tests.sh
 start_test_postgres
-# It stops the server on exit; the stage times are said then too.
-trap 'stop_test_postgres; report_stage_times' EXIT
+# It stops the server on exit; the stage times are said then too, and what still runs in the background (the
+# package's build, the Debian being made) is stopped when a stage failed before it was waited for.
+stop_background() {
+  local pid
+  for pid in $(jobs -p); do
+    pkill -TERM -P "$pid" 2>/dev/null || true
+    kill "$pid" 2>/dev/null || true
+  done
+}
+trap 'stop_background; stop_test_postgres; report_stage_times' EXIT
 
 # The release package (a release build with the Swift standard library inside the binary) is built from here on,
 # beside everything else, in a build directory of its own (.build holds the tests' build). It runs under the idle
