@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import PostgresNIO
 import VarselStore
+import _ConnectionPoolModule
 
 extension PostgresRepository: StoreCondition {
     /// How long one store operation may wait for the database (for a pooled connection, and for its statements)
@@ -101,6 +102,10 @@ extension PostgresRepository: StoreCondition {
                 return nil
             }
         case is ChannelError, is NIOConnectionError, is IOError:
+            return .unreachable
+        case is ConnectionPoolError:
+            // The pool gave up making connections (its circuit breaker tripped while the server did not answer); its
+            // other errors come as PSQLError. An answer it is not, so it does not end the outage.
             return .unreachable
         default:
             return nil

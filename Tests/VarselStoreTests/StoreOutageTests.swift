@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 import VarselCore
 import VarselStore
+import _ConnectionPoolModule
 
 @testable import VarselPostgres
 @testable import VarselSQLite
@@ -87,6 +88,9 @@ struct StoreOutageTests: StoreContract {
         #expect(PostgresRepository.unavailability(sqlState: nil) == nil)
         #expect(PostgresRepository.unavailability(of: ChannelError.ioOnClosedChannel) == .unreachable, "a connection the server dropped")
         #expect(PostgresRepository.unavailability(of: StoreError.idempotencyKeyReused) == nil)
+        #expect(
+            PostgresRepository.unavailability(of: ConnectionPoolError.connectionCreationCircuitBreakerTripped) == .unreachable,
+            "a pool that gave up connecting to a server that does not answer")
     }
 
     @Test("SQLite on a full disk refuses a write as diskFull, loses nothing committed, reads on, and writes again once there is room")
