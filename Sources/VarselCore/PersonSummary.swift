@@ -63,7 +63,7 @@ public struct PersonSummary: Sendable, Hashable, Identifiable {
     }
 }
 
-/// What a person does in Varsel, as the people screens name it.
+/// What a person does in Varsel: mentors receive work, coordinators send it, admins manage users.
 public enum PersonRole: String, Sendable, Codable, Hashable, CaseIterable {
     case mentor
     case coordinator

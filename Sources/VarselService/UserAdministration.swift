@@ -39,7 +39,7 @@ public struct UserAdministration: Sendable {
         public func summary(now: Date) -> PersonSummary {
             let first = certifications.min { $0.expiresAt < $1.expiresAt }
             return PersonSummary(
-                id: user.id, displayName: user.displayName, username: user.username, role: PersonRole(user.role),
+                id: user.id, displayName: user.displayName, username: user.username, role: user.role,
                 deactivatedAt: user.deactivatedAt, pausedUntil: user.isPaused(at: now) ? user.pausedUntil : nil,
                 firstExpiring: first.map { ($0.name, $0.expiresAt) }, liveAssignments: liveAssignments.count)
         }
@@ -333,17 +333,6 @@ public struct UserAdministration: Sendable {
     public func log(of id: UserID, for actor: User?) async throws -> [AccountLogEntry] {
         _ = try await person(id, for: actor)
         return try await repository.accountLog(userID: id)
-    }
-}
-
-extension PersonRole {
-    /// The core's name for a stored role.
-    public init(_ role: Role) {
-        switch role {
-        case .mentor: self = .mentor
-        case .coordinator: self = .coordinator
-        case .admin: self = .admin
-        }
     }
 }
 

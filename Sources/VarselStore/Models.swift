@@ -1,12 +1,8 @@
 import Foundation
 import VarselCore
 
-/// What a user may do: mentors receive work, coordinators send it, admins manage users.
-public enum Role: String, Sendable, Codable, Hashable, CaseIterable {
-    case mentor
-    case coordinator
-    case admin
-}
+/// What a user may do: the core's ``PersonRole``, under the name the store's records use.
+public typealias Role = PersonRole
 
 /// A person who signs in to Varsel, or a system that acts through an integration token.
 public struct User: Sendable, Codable, Hashable, Identifiable {

@@ -34,7 +34,8 @@ public enum VarselRouter {
         router.add(middleware: HeadMiddleware())
         router.add(middleware: SameOriginMiddleware(publicOrigin: services.configuration.publicOrigin))
         router.add(middleware: AuthenticationMiddleware(sessions: services.sessions, integrations: services.integrations))
-        router.add(middleware: NotFoundPageMiddleware(pages: PagesController(services: services, renderer: renderer)))
+        let frame = PageFrame(renderer: renderer, pump: services.pump, inbox: services.inbox)
+        router.add(middleware: NotFoundPageMiddleware(pages: NotFoundPages(frame: frame)))
 
         OperationsController(configuration: services.configuration, metrics: services.metrics, readiness: services.readiness).addRoutes(to: router)
 
@@ -66,9 +67,42 @@ public enum VarselRouter {
         PushSubscriptionsController(
             answers: services.answers, now: services.now, pushSubscriptions: services.pushSubscriptions, webPush: services.webPush
         ).addRoutes(to: api)
-        PagesController(services: services, renderer: renderer).addRoutes(to: router)
+        addPages(to: router, frame: frame, services: services)
         routeTable.set(router.routes.map { RouteTable.Route(method: $0.method, pattern: $0.path.description) })
         return router
+    }
+}
+
+extension VarselRouter {
+    /// The web client's screens, each given its frame and the few services it uses.
+    static func addPages(to router: Router<VarselContext>, frame: PageFrame, services: VarselServices) {
+        let s = services
+        SignInPages(
+            frame: frame, configuration: s.configuration, directory: s.directory, export: s.export, settings: s.settings, passkeys: s.passkeys,
+            sessions: s.sessions
+        ).addRoutes(to: router)
+        CentrePages(frame: frame, now: s.now, inbox: s.inbox, settings: s.settings).addRoutes(to: router)
+        SettingsPages(frame: frame, channels: s.channels, settings: s.settings, webPush: s.webPush).addRoutes(to: router)
+        ContactPages(
+            frame: frame, answers: s.answers, configuration: s.configuration, contactAccess: s.contactAccess, directory: s.directory,
+            erasure: s.erasure, now: s.now, reports: s.reports, sender: s.sender, channels: s.channels, inbox: s.inbox
+        ).addRoutes(to: router)
+        CoordinatorPages(frame: frame, directory: s.directory, sender: s.sender).addRoutes(to: router)
+        WorkPages(
+            frame: frame, configuration: s.configuration, directory: s.directory, now: s.now, reports: s.reports, users: s.users, inbox: s.inbox,
+            pushSubscriptions: s.pushSubscriptions, scenarios: s.scenarios
+        ).addRoutes(to: router)
+        ProfilePages(
+            frame: frame, configuration: s.configuration, now: s.now, sender: s.sender, users: s.users, channels: s.channels, settings: s.settings,
+            passkeys: s.passkeys, pushSubscriptions: s.pushSubscriptions, sessions: s.sessions
+        ).addRoutes(to: router)
+        ScenarioPages(frame: frame, directory: s.directory, sender: s.sender, scenarios: s.scenarios).addRoutes(to: router)
+        PeoplePages(
+            frame: frame, configuration: s.configuration, directory: s.directory, now: s.now, reports: s.reports, users: s.users,
+            channels: s.channels, passkeys: s.passkeys, pushSubscriptions: s.pushSubscriptions, sessions: s.sessions
+        ).addRoutes(to: router)
+        IntegrationPages(frame: frame, configuration: s.configuration, directory: s.directory, now: s.now, integrations: s.integrations)
+            .addRoutes(to: router)
     }
 }
 

@@ -276,13 +276,13 @@ struct RedirectHardeningTests {
             "/%09/evil.example", "", "notifications",
         ])
     func unsafeTargetsFallBack(_ next: String) {
-        #expect(PagesController.safeNext(next) == "/notifications")
+        #expect(SignInPages.safeNext(next) == "/notifications")
     }
 
     @Test("local paths, with their query, are kept")
     func localTargetsKept() {
         for next in ["/notifications", "/contacts/3?assignment=4", "/notifications?filter=unread", "/"] {
-            #expect(PagesController.safeNext(next) == next)
+            #expect(SignInPages.safeNext(next) == next)
         }
     }
 

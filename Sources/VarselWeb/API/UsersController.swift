@@ -159,7 +159,7 @@ struct UsersController {
     }
 
     func link(_ issued: UserAdministration.IssuedLink, _ request: Request) -> LinkResource {
-        let site = PagesController.site(configuration.publicURL, request: request)
+        let site = PeoplePages.site(configuration.publicURL, request: request)
         return LinkResource(url: "\(site.origin)/password/\(issued.code)", code: issued.code, expiresAt: issued.expiresAt)
     }
 }

@@ -7,20 +7,34 @@ import VarselService
 import VarselStore
 
 /// The notification centre: the list, following a notification, and the list's form actions.
-extension PagesController {
+struct CentrePages: PageScreen {
+    let frame: PageFrame
+    let now: @Sendable () -> Date
+    let inbox: NotificationInbox
+    let settings: AccountSettings
+}
+
+extension CentrePages {
+    func addRoutes(to router: Router<VarselContext>) {
+        router.get("notifications", use: centre)
+        router.get("notifications/:id/open", use: open)
+        router.post("notifications/read-all", use: readAll)
+        router.post("notifications/bulk", use: bulk)
+    }
+
     func centre(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context)
         let resumePoint = try await self.resumePoint()
         let user = identity.user
         let filter = request.uri.queryParameters["filter"].flatMap { NotificationFilter(wireName: String($0)) } ?? .all
-        let describer = services.describer(user.language)
-        let now = services.now()
+        let describer = Describer.shared(user.language)
+        let now = now()
         // A later page starts after the last notification of the one before (`cursor`, the API's); a cursor this
         // Varsel did not give out is the first page, as an unknown filter is the whole list.
         let after = request.uri.queryParameters["cursor"].flatMap { try? Cursor.decode(String($0)) }
-        let page = try await services.inbox.page(of: user.id, filter: filter, after: after, limit: Limits.maxPageSize)
+        let page = try await inbox.page(of: user.id, filter: filter, after: after, limit: Limits.maxPageSize)
         // The rows are the API's resources: one place composes each item's accessible name and times.
-        let preferences = try await services.settings.preferences(of: user.id)
+        let preferences = try await settings.preferences(of: user.id)
         let rows = page.items.map { item in
             NotificationRow(NotificationResource(item, describer: describer, preferences: preferences, now: now))
         }
@@ -31,7 +45,7 @@ extension PagesController {
                 ariaPressed: WebAccessibility(element)[attribute: "aria-pressed"] ?? "false", isCurrent: element.state.isSelected)
         }
         let strings = describer.strings
-        let unread = try await services.inbox.unreadCount(of: user.id)
+        let unread = try await inbox.unreadCount(of: user.id)
         let model = NotificationCentrePage(
             chrome: try await chrome(
                 identity, resumePoint: resumePoint, title: strings.screenTitle(.notificationCentre), tab: .notifications,
@@ -54,27 +68,18 @@ extension PagesController {
     func open(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context)
         let id = try PathID.of(context, as: NotificationID.self)
-        guard let item = try await services.inbox.item(id, of: identity.user.id) else {
+        guard let item = try await inbox.item(id, of: identity.user.id) else {
             throw Problem.notFound("You have no notification with that id.")
         }
         let path = item.deepLink.path
         return .redirect(to: path + (path.contains("?") ? "&" : "?") + "from=notification&notification=\(id)", type: .normal)
     }
 
-    /// Marks read the notification a screen was opened from (`?notification=`), when it is the viewer's own:
-    /// showing the notification's target to its owner is what reading it means. A `HEAD` shows nothing, so marks nothing.
-    func markFollowedNotificationRead(_ request: Request, _ identity: Identity) async throws {
-        guard request.method != .head, request.uri.queryParameters["from"] == "notification",
-            let id = request.uri.queryParameters["notification"].flatMap({ NotificationID(String($0)) }), id > 0,
-            let item = try await services.inbox.item(id, of: identity.user.id), item.isUnread
-        else { return }
-        _ = try await services.inbox.setRead(true, notificationID: id, userID: identity.user.id)
-    }
 
     func readAll(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context)
         let form = try await PageForm.decode(PageForm.ReadAll.self, from: request)
-        let count = try await services.inbox.markAllRead(userID: identity.user.id)
+        let count = try await inbox.markAllRead(userID: identity.user.id)
         return .redirect(to: Flash.markedRead(count: count).added(to: Self.centrePath(filter: form.filter)), type: .normal)
     }
 
@@ -92,9 +97,9 @@ extension PagesController {
         let ids = (form.ids ?? []).map(NotificationID.init)
         let done: Flash
         if form.action == "delete" {
-            done = .deleted(count: try await services.inbox.delete(ids: ids, userID: identity.user.id))
+            done = .deleted(count: try await inbox.delete(ids: ids, userID: identity.user.id))
         } else {
-            done = .markedRead(count: try await services.inbox.markRead(ids: ids, userID: identity.user.id))
+            done = .markedRead(count: try await inbox.markRead(ids: ids, userID: identity.user.id))
         }
         let page = form.cursor.flatMap { try? Cursor.decode($0) }
         return .redirect(to: done.added(to: Self.centrePath(filter: form.filter, after: page)), type: .normal)

@@ -7,7 +7,7 @@ import VarselStore
 
 /// The Profile's "Text messages and email": a person's mobile number and email address, the codes that verify them,
 /// and removing them; and the form on a person's page where their coordinator sets one (the code goes to the person).
-extension PagesController {
+extension ProfilePages {
     func addChannelRoutes(to router: Router<VarselContext>) {
         router.post("profile/channels/:channel", use: saveChannel)
         router.post("profile/channels/:channel/verify", use: verifyChannel)
@@ -16,10 +16,10 @@ extension PagesController {
 
     /// The section's view for `user`: one part per channel this Varsel offers; nil when it offers none.
     func channelsView(for user: User, errors: [FormError], typed: (channel: OutsideChannel, address: String)?) async throws -> ChannelsView? {
-        let offered = OutsideChannel.allCases.filter(services.channels.offers)
+        let offered = OutsideChannel.allCases.filter(channels.offers)
         guard !offered.isEmpty else { return nil }
         let strings = Strings(user.language)
-        let states = try await services.channels.channels(of: user.id)
+        let states = try await channels.channels(of: user.id)
         return ChannelsView(
             heading: strings.channelsHeading, intro: strings.channelsIntro,
             items: offered.map { channel in
@@ -45,7 +45,7 @@ extension PagesController {
         let form = try await PageForm.decode(PageForm.ChannelAddress.self, from: request)
         let address = form.address ?? ""
         do {
-            try await services.channels.start(channel, address: address, for: identity.user)
+            try await channels.start(channel, address: address, for: identity.user)
         } catch {
             guard let message = Self.message(for: error, channel: channel, language: identity.user.language) else { throw error }
             let strings = Strings(identity.user.language)
@@ -63,7 +63,7 @@ extension PagesController {
         let channel = try ChannelsController.channel(context)
         let form = try await PageForm.decode(PageForm.ChannelCode.self, from: request)
         do {
-            try await services.channels.verify(channel, code: form.code ?? "", for: identity.user)
+            try await channels.verify(channel, code: form.code ?? "", for: identity.user)
         } catch {
             guard let message = Self.message(for: error, channel: channel, language: identity.user.language) else { throw error }
             return try await profilePage(
@@ -78,7 +78,7 @@ extension PagesController {
     func removeChannel(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context)
         let channel = try ChannelsController.channel(context)
-        try await services.channels.remove(channel, for: identity.user)
+        try await channels.remove(channel, for: identity.user)
         return .redirect(to: Flash.channelRemoved(channel).added(to: "/profile"), type: .normal)
     }
 

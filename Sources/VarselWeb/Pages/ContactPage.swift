@@ -7,7 +7,30 @@ import VarselStore
 
 /// A contact's page, which is also the assignment's page: for the mentor, the assignment dialog and the visit-done
 /// form; for the coordinator who manages it, its state, history, visit note and the reassignment form.
-extension PagesController {
+struct ContactPages: PageScreen {
+    let frame: PageFrame
+    let answers: AssignmentAnswers
+    let configuration: VarselServices.Configuration
+    let contactAccess: ContactAccess
+    let directory: Directory
+    let erasure: ContactErasure
+    let now: @Sendable () -> Date
+    let reports: AssignmentReports
+    let sender: NotificationSender
+    let channels: ContactChannels
+    let inbox: NotificationInbox
+}
+
+extension ContactPages {
+    func addRoutes(to router: Router<VarselContext>) {
+        router.get("contacts/:id", use: contact)
+        router.post("contacts/:id/erase", use: eraseContact)
+        router.post("assignments/:id/acknowledge", use: { try await answer(.acknowledged, $0, $1) })
+        router.post("assignments/:id/decline", use: { try await answer(.declined, $0, $1) })
+        router.post("assignments/:id/done", use: visitDone)
+        router.post("assignments/:id/reassign", use: reassign)
+    }
+
     func contact(_ request: Request, context: VarselContext) async throws -> Response {
         try await contactPage(
             request, context, contactID: try PathID.of(context, as: ContactID.self),
@@ -23,13 +46,13 @@ extension PagesController {
         let identity = try signedIn(request, context)
         let resumePoint = try await self.resumePoint()
         guard
-            let contact = try await services.contactAccess.read(
+            let contact = try await contactAccess.read(
                 contactID: id, by: identity.user, through: .contactPage,
                 sendsDetails: request.method != .head)
         else {
             // A mentor following an old notification of an assignment that has closed learns why, without the
             // contact's details.
-            if let assignmentID, let closed = try await services.contactAccess.assignment(assignmentID),
+            if let assignmentID, let closed = try await contactAccess.assignment(assignmentID),
                 closed.contactID == id, closed.mentorID == identity.user.id, !closed.isLive
             {
                 try await markFollowedNotificationRead(request, identity)
@@ -39,20 +62,20 @@ extension PagesController {
         }
         try await markFollowedNotificationRead(request, identity)
         let user = identity.user
-        let describer = services.describer(user.language)
+        let describer = Describer.shared(user.language)
         let strings = describer.strings
         var assignmentView: AssignmentView?
         var manageView: ManageView?
         let isRemoved = contact.erasedAt != nil
-        if let assignmentID, let assignment = try await services.contactAccess.assignment(assignmentID), assignment.contactID == id {
+        if let assignmentID, let assignment = try await contactAccess.assignment(assignmentID), assignment.contactID == id {
             if assignment.mentorID == user.id, assignment.isLive, !isRemoved {
                 // The mentor has now seen their assignment: its notification is read, wherever they came from
                 // (the notification, the Assignments tab, Home), and the coordinator's history says so.
                 if request.method != .head, let notificationID = assignment.notificationID,
-                    let item = try await services.inbox.item(notificationID, of: user.id),
+                    let item = try await inbox.item(notificationID, of: user.id),
                     item.isUnread
                 {
-                    _ = try await services.inbox.setRead(true, notificationID: notificationID, userID: user.id)
+                    _ = try await inbox.setRead(true, notificationID: notificationID, userID: user.id)
                 }
                 assignmentView = AssignmentView(
                     id: assignment.id, statusText: strings.assignmentStatus(assignment.status.rawValue), isPending: assignment.status == .pending,
@@ -63,14 +86,14 @@ extension PagesController {
                     isAcknowledged: assignment.status == .acknowledged, markDone: strings.markVisitDone,
                     noteLabel: strings.visitNoteField, noteHint: strings.visitNoteHint,
                     note: visitNote?.text ?? "", noteError: visitNote?.errors.first?.message)
-            } else if services.contactAccess.canManage(assignment, user: user) {
+            } else if contactAccess.canManage(assignment, user: user) {
                 // An old link (an escalation notice, say) to an assignment since given to another mentor shows the
                 // one that replaced it, whose history includes it.
                 manageView = try await managedAssignment(
-                    try await services.reports.currentAssignment(replacing: assignment), for: user, describer: describer)
+                    try await reports.currentAssignment(replacing: assignment), for: user, describer: describer)
             }
         }
-        let mayErase = isRemoved ? false : try await services.erasure.mayErase(contactID: id, user: user)
+        let mayErase = isRemoved ? false : try await erasure.mayErase(contactID: id, user: user)
         let model = DetailPage(
             chrome: try await chrome(
                 identity, resumePoint: resumePoint, title: strings.screenTitle(.contactDetail),
@@ -99,17 +122,17 @@ extension PagesController {
         let identity = try signedIn(request, context)
         let id = try PathID.of(context, as: ContactID.self)
         let form = try await PageForm.decode(PageForm.Erase.self, from: request)
-        try await services.erasure.erase(contactID: id, by: identity.user)
+        try await erasure.erase(contactID: id, by: identity.user)
         let assignment = form.assignment.flatMap { AssignmentID($0) }.map { "?assignment=\($0)" } ?? ""
         return .redirect(to: Flash.erased.added(to: "/contacts/\(id)" + assignment), type: .normal)
     }
 
     /// Who read the contact's details, newest first, when `user` may see that.
     func readsView(of contactID: ContactID, for user: User, strings: Strings) async throws -> ContactReadsView? {
-        guard let reads = try await services.contactAccess.reads(of: contactID, for: user) else { return nil }
+        guard let reads = try await contactAccess.reads(of: contactID, for: user) else { return nil }
         var names: [UserID: String] = [:]
         for read in reads where names[read.userID] == nil {
-            names[read.userID] = try await services.directory.person(read.userID)?.displayName ?? "#\(read.userID)"
+            names[read.userID] = try await directory.person(read.userID)?.displayName ?? "#\(read.userID)"
         }
         return ContactReadsView(
             heading: strings.contactReadsHeading,
@@ -125,7 +148,7 @@ extension PagesController {
             assignment.reassignedAt != nil
             ? strings.noLongerYours
             : assignment.status == .done ? strings.doneStatus : strings.assignmentStatus(assignment.status.rawValue)
-        if let erasedAt = try await services.contactAccess.erasedAt(contactID: assignment.contactID) {
+        if let erasedAt = try await contactAccess.erasedAt(contactID: assignment.contactID) {
             text += " " + strings.detailsRemovedText(on: erasedAt, timeZone: osloTimeZone)
         }
         let title = strings.screenTitle(.contactDetail)
@@ -141,13 +164,13 @@ extension PagesController {
     /// and the mentors it can be given to (and why others are not offered).
     func managedAssignment(_ assignment: Assignment, for user: User, describer: Describer) async throws -> ManageView {
         let strings = describer.strings
-        let now = services.now()
-        guard let summary = try await services.reports.assignmentSummaries([assignment]).first else { throw Problem.notFound("No such assignment.") }
+        let now = now()
+        guard let summary = try await reports.assignmentSummaries([assignment]).first else { throw Problem.notFound("No such assignment.") }
         var options: [MentorOption] = []
         var notOffered: [String] = []
         if assignment.refusalToReassign == nil {
-            for mentor in try await services.directory.activeMentors() where mentor.id != assignment.mentorID {
-                switch try await services.sender.unavailability(of: mentor) {
+            for mentor in try await directory.activeMentors() where mentor.id != assignment.mentorID {
+                switch try await sender.unavailability(of: mentor) {
                 case nil: options.append(MentorOption(id: mentor.id, name: mentor.displayName, isSelected: false))
                 case .deactivated: continue
                 case let .paused(until):
@@ -160,12 +183,12 @@ extension PagesController {
         // While the mentor's quiet hours hold its notification, the coordinator sees until when.
         var heldUntil: Date?
         if summary.progress == .waitingForAnswer, let notificationID = assignment.notificationID {
-            heldUntil = try await services.channels.heldUntil(notificationID: notificationID)
+            heldUntil = try await channels.heldUntil(notificationID: notificationID)
         }
         return ManageView(
             assignmentId: assignment.id,
             quietNote: heldUntil.map { strings.heldForQuietHours(until: Self.clock($0)) },
-            state: describer.coordinatorAssignmentRow(summary, now: now, overdueAfter: services.configuration.answerDeadline),
+            state: describer.coordinatorAssignmentRow(summary, now: now, overdueAfter: configuration.answerDeadline),
             trailHeading: strings.trailHeading, trail: summary.trail.map(describer.trailLine),
             noteHeading: strings.visitNoteHeading, note: summary.visitNote,
             canReassign: assignment.refusalToReassign == nil && !options.isEmpty && summary.detailsRemovedAt == nil,
@@ -189,12 +212,12 @@ extension PagesController {
         let id = try PathID.of(context, as: AssignmentID.self)
         let assignment: Assignment
         do {
-            assignment = try await services.answers.assignment(id, givenTo: identity.user.id)
+            assignment = try await answers.assignment(id, givenTo: identity.user.id)
         } catch is AssignmentAnswers.Refusal {
             throw Problem.notFound("You have no assignment with that id.")
         }
         do {
-            _ = try await services.answers.answer(assignment, with: status, by: identity.user.id)
+            _ = try await answers.answer(assignment, with: status, by: identity.user.id)
         } catch StoreError.alreadyResponded {
             // Answering twice changes nothing; the page shows the standing answer.
         }
@@ -208,19 +231,19 @@ extension PagesController {
         let id = try PathID.of(context, as: AssignmentID.self)
         let form = try await PageForm.decode(PageForm.VisitDone.self, from: request)
         do {
-            _ = try await services.answers.completeVisit(id, note: form.note ?? "", by: identity.user.id)
+            _ = try await answers.completeVisit(id, note: form.note ?? "", by: identity.user.id)
         } catch is AssignmentAnswers.Refusal {
             throw Problem.notFound("You have no assignment with that id.")
         } catch let invalid as InvalidInput {
             // The note breaks a rule: the page again, the note as typed, the rule beside it; unless the page no longer
             // has the form (the visit not acknowledged, or the details erased), where the refusal stands as it is.
             let strings = Strings(identity.user.language)
-            let assignment = try await services.answers.assignment(id, givenTo: identity.user.id)
+            let assignment = try await answers.assignment(id, givenTo: identity.user.id)
             guard assignment.status == .acknowledged, assignment.isLive,
-                try await services.contactAccess.erasedAt(contactID: assignment.contactID) == nil
+                try await contactAccess.erasedAt(contactID: assignment.contactID) == nil
             else { throw invalid }
             let errors = invalid.issues.map {
-                FormError(field: strings.visitNoteField, fieldId: "visit-note", message: Self.formMessage($0, strings: strings))
+                FormError(field: strings.visitNoteField, fieldId: "visit-note", message: CoordinatorPages.formMessage($0, strings: strings))
             }
             return try await contactPage(
                 request, context, contactID: assignment.contactID, assignmentID: id,
@@ -234,14 +257,14 @@ extension PagesController {
         let identity = try signedIn(request, context).require(.coordinator, .admin)
         let id = try PathID.of(context, as: AssignmentID.self)
         let form = try await PageForm.decode(PageForm.Reassign.self, from: request)
-        guard let assignment = try await services.contactAccess.assignment(id), services.contactAccess.canManage(assignment, user: identity.user)
+        guard let assignment = try await contactAccess.assignment(id), contactAccess.canManage(assignment, user: identity.user)
         else {
             throw Problem.notFound("You manage no assignment with that id.")
         }
-        guard let mentorID = form.mentor.flatMap({ UserID($0) }), let mentor = try await services.directory.person(mentorID) else {
+        guard let mentorID = form.mentor.flatMap({ UserID($0) }), let mentor = try await directory.person(mentorID) else {
             throw Problem.unprocessable("Choose the mentor to give the assignment to.", errors: [.init(field: "mentor", message: "required")])
         }
-        let (new, _) = try await services.sender.reassign(assignment, to: mentor, by: identity.user.id)
+        let (new, _) = try await sender.reassign(assignment, to: mentor, by: identity.user.id)
         return .redirect(to: Flash.reassigned.added(to: "/contacts/\(new.contactID)?assignment=\(new.id)"), type: .normal)
     }
 }

@@ -6,7 +6,19 @@ import VarselService
 import VarselStore
 
 /// The coordinator's page: send a notification, create an assignment.
-extension PagesController {
+struct CoordinatorPages: PageScreen {
+    let frame: PageFrame
+    let directory: Directory
+    let sender: NotificationSender
+}
+
+extension CoordinatorPages {
+    func addRoutes(to router: Router<VarselContext>) {
+        router.get("coordinator", use: { try await coordinatorPage($0, $1, errors: [], values: nil) })
+        router.post("coordinator/notifications", use: sendNotification)
+        router.post("coordinator/assignments", use: createAssignment)
+    }
+
     func coordinatorPage(
         _ request: Request, _ context: VarselContext, errors: [FormError], values: CoordinatorValues?, status: HTTPResponse.Status = .ok
     ) async throws -> Response {
@@ -15,11 +27,11 @@ extension PagesController {
         let strings = Strings(identity.user.language)
         // Paused mentors and mentors with an expired certification are not offered an assignment, and the page says
         // why; mentors who have left (deactivated) are offered nothing, and not listed.
-        let allMentors = try await services.directory.activeMentors()
+        let allMentors = try await directory.activeMentors()
         var mentors: [User] = []
         var notOffered: [String] = []
         for mentor in allMentors {
-            switch try await services.sender.unavailability(of: mentor) {
+            switch try await sender.unavailability(of: mentor) {
             case nil: mentors.append(mentor)
             case .deactivated: continue
             case let .paused(until):
@@ -68,7 +80,7 @@ extension PagesController {
             personalDetails: form.personalDetails ?? "", recipient: recipient, kind: form.kind, isUrgent: form.urgent == "on")
         var errors: [FormError] = []
         // Only someone the form offers: a mentor who has not left.
-        let offered = try await services.directory.activeMentors().contains { $0.id == recipient }
+        let offered = try await directory.activeMentors().contains { $0.id == recipient }
         if !offered {
             values.recipientError = strings.chooseRecipient
             errors.append(FormError(field: strings.recipient, fieldId: "send-recipient", message: strings.chooseRecipient))
@@ -92,7 +104,7 @@ extension PagesController {
         guard errors.isEmpty, let recipient, let validated else {
             return try await coordinatorPage(request, context, errors: errors, values: values, status: .unprocessableContent)
         }
-        _ = try await services.sender.send(validated, from: identity.user.id, to: [recipient])
+        _ = try await sender.send(validated, from: identity.user.id, to: [recipient])
         return .redirect(to: Flash.sent.added(to: "/coordinator"), type: .normal)
     }
 
@@ -108,7 +120,7 @@ extension PagesController {
         // Only a mentor the page offers (one who exists, has not left, is not paused and is certified): any other is
         // refused on the mentor's field, so the page never comes back with another mentor chosen in their place.
         var mentor: User?
-        if let mentorID, let found = try await services.directory.mentor(mentorID), try await services.sender.unavailability(of: found) == nil {
+        if let mentorID, let found = try await directory.mentor(mentorID), try await sender.unavailability(of: found) == nil {
             mentor = found
         } else {
             values.mentorError = strings.chooseMentor
@@ -133,7 +145,7 @@ extension PagesController {
         guard errors.isEmpty, let contact, let mentor else {
             return try await coordinatorPage(request, context, errors: errors, values: values, status: .unprocessableContent)
         }
-        _ = try await services.sender.assign(mentor: mentor, coordinatorID: identity.user.id, contact: contact, urgency: .normal)
+        _ = try await sender.assign(mentor: mentor, coordinatorID: identity.user.id, contact: contact, urgency: .normal)
         return .redirect(to: Flash.assignmentCreated.added(to: "/coordinator"), type: .normal)
     }
 

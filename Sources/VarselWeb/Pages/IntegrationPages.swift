@@ -7,8 +7,16 @@ import VarselStore
 
 /// The administrator's integration tokens screens: the list with its revoke buttons and the form that makes a token,
 /// and the page that shows a new token once. Every decision is ``Integrations``'s.
-extension PagesController {
-    func addIntegrationRoutes(to router: Router<VarselContext>) {
+struct IntegrationPages: PageScreen {
+    let frame: PageFrame
+    let configuration: VarselServices.Configuration
+    let directory: Directory
+    let now: @Sendable () -> Date
+    let integrations: Integrations
+}
+
+extension IntegrationPages {
+    func addRoutes(to router: Router<VarselContext>) {
         router.get("integrations", use: { try await integrationsPage($0, $1, errors: [], values: TokenValues(), status: .ok) })
         router.post("integrations", use: makeToken)
         router.get("integrations/:id/token", use: shownToken)
@@ -22,9 +30,9 @@ extension PagesController {
         let identity = try signedIn(request, context).require(.admin)
         let resumePoint = try await self.resumePoint()
         let strings = Strings(identity.user.language)
-        let now = services.now()
-        let integrations = try await services.integrations.list(for: identity.user)
-        let names = try await services.directory.displayNames()
+        let now = now()
+        let integrations = try await integrations.list(for: identity.user)
+        let names = try await directory.displayNames()
         let chosenRole = values.role.isEmpty ? Role.coordinator.rawValue : values.role
         let model = IntegrationsPage(
             chrome: try await chrome(
@@ -34,7 +42,7 @@ extension PagesController {
             errors: errors, hasErrors: !errors.isEmpty, count: strings.integrationsCount(integrations.count),
             rows: integrations.map { integration in
                 let summary = IntegrationSummary(
-                    name: integration.account.displayName, role: PersonRole(integration.account.role),
+                    name: integration.account.displayName, role: integration.account.role,
                     madeAt: integration.account.createdAt, madeBy: integration.createdBy.map { names[$0] ?? "#\($0)" },
                     lastUsedAt: integration.lastUsedAt, revokedAt: integration.account.deactivatedAt)
                 return IntegrationRowView(
@@ -45,7 +53,7 @@ extension PagesController {
             },
             values: values,
             roles: [Role.coordinator, .admin].map {
-                KindOption(value: $0.rawValue, label: Self.capitalized(strings.roleName(PersonRole($0))), isSelected: $0.rawValue == chosenRole)
+                KindOption(value: $0.rawValue, label: PeoplePages.capitalized(strings.roleName($0)), isSelected: $0.rawValue == chosenRole)
             },
             strings: IntegrationStrings(
                 revoke: strings.revokeButton, makeHeading: strings.makeTokenHeading, name: strings.tokenNameField,
@@ -60,19 +68,19 @@ extension PagesController {
         let strings = Strings(identity.user.language)
         var values = TokenValues(name: form.name ?? "", role: form.role ?? Role.coordinator.rawValue)
         do {
-            let issued = try await services.integrations.create(name: values.name, role: values.role, by: identity.user)
+            let issued = try await integrations.create(name: values.name, role: values.role, by: identity.user)
             let path = TokenHandover.path(for: issued.integration.id)
             var response = Response.redirect(to: path, type: .normal)
             response.setCookie(
                 TokenHandover.handover.cookie(
                     try TokenHandover.handover.seal(issued.token, subject: "\(issued.integration.id)", session: identity.session),
-                    path: path, secure: services.configuration.usesSecureCookies))
+                    path: path, secure: configuration.usesSecureCookies))
             return response
         } catch let invalid as InvalidInput {
             let errors = invalid.issues.map { issue -> FormError in
                 switch issue.field {
                 case "name":
-                    let message = Self.formMessage(issue, strings: strings)
+                    let message = CoordinatorPages.formMessage(issue, strings: strings)
                     values.nameError = message
                     return FormError(field: strings.tokenNameField, fieldId: "token-name", message: message)
                 default: return FormError(field: strings.tokenRoleField, fieldId: "token-role", message: issue.message)
@@ -87,9 +95,9 @@ extension PagesController {
     func shownToken(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context).require(.admin)
         guard let id = context.parameters.get("id").flatMap({ UserID($0) }) else { throw Integrations.Refusal.unknownIntegration }
-        let integration = try await services.integrations.integration(id, for: identity.user)
+        let integration = try await integrations.integration(id, for: identity.user)
         let path = TokenHandover.path(for: id)
-        let cleared = TokenHandover.handover.cleared(path: path, secure: services.configuration.usesSecureCookies)
+        let cleared = TokenHandover.handover.cleared(path: path, secure: configuration.usesSecureCookies)
         guard let sealed = request.cookies[TokenHandover.handover.cookieName]?.value,
             let token = TokenHandover.handover.open(sealed, subject: "\(id)", session: identity.session), !integration.isRevoked
         else {
@@ -115,7 +123,7 @@ extension PagesController {
     func revokeToken(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context).require(.admin)
         guard let id = context.parameters.get("id").flatMap({ UserID($0) }) else { throw Integrations.Refusal.unknownIntegration }
-        try await services.integrations.revoke(id, by: identity.user)
+        try await integrations.revoke(id, by: identity.user)
         return .redirect(to: Flash.tokenRevoked.added(to: "/integrations"), type: .normal)
     }
 }

@@ -15,7 +15,11 @@ struct NotFoundPage {
     var homeHref: String
 }
 
-extension PagesController {
+struct NotFoundPages: PageScreen {
+    let frame: PageFrame
+}
+
+extension NotFoundPages {
     /// The 404 page for `request`, framed for whoever is signed in.
     func notFoundPage(_ request: Request, _ context: VarselContext) async throws -> Response {
         guard let identity = context.identity else {
@@ -39,7 +43,7 @@ extension PagesController {
 /// Answers a browser's request for a page that does not exist with ``NotFoundPage``: a GET or HEAD that accepts
 /// HTML, outside the API and the static files. Everything else keeps its problem+json 404.
 struct NotFoundPageMiddleware: RouterMiddleware {
-    let pages: PagesController
+    let pages: NotFoundPages
 
     func handle(_ request: Request, context: VarselContext, next: (Request, VarselContext) async throws -> Response) async throws -> Response {
         do {

@@ -8,8 +8,21 @@ import VarselStore
 /// The coordinator's people screens: the list of people they manage, adding a person (who gets a one-time
 /// set-password link), a person's page (link, deactivation, role, certifications, live assignments, change log),
 /// and the page where a new person chooses their password. Every decision is ``UserAdministration``'s.
-extension PagesController {
-    func addPeopleRoutes(to router: Router<VarselContext>) {
+struct PeoplePages: PageScreen {
+    let frame: PageFrame
+    let configuration: VarselServices.Configuration
+    let directory: Directory
+    let now: @Sendable () -> Date
+    let reports: AssignmentReports
+    let users: UserAdministration
+    let channels: ContactChannels
+    let passkeys: PasskeyCeremonies
+    let pushSubscriptions: PushSubscriptions
+    let sessions: Sessions
+}
+
+extension PeoplePages {
+    func addRoutes(to router: Router<VarselContext>) {
         router.get("people", use: peoplePage)
         router.get("people/new", use: { try await addPersonPage($0, $1, errors: [], values: AddPersonValues()) })
         router.post("people", use: addPerson)
@@ -34,12 +47,12 @@ extension PagesController {
         let identity = try signedIn(request, context).require(.coordinator, .admin)
         let resumePoint = try await self.resumePoint()
         let user = identity.user
-        let describer = services.describer(user.language)
+        let describer = Describer.shared(user.language)
         let strings = describer.strings
-        let now = services.now()
+        let now = now()
         let filter = request.uri.queryParameters["show"].flatMap { PersonFilter(rawValue: String($0)) } ?? .all
-        let people = try await services.pushSubscriptions.markingDevices(
-            services.users.people(for: user).map { $0.summary(now: now) }.filter { filter.includes($0, now: now) })
+        let people = try await pushSubscriptions.markingDevices(
+            users.people(for: user).map { $0.summary(now: now) }.filter { filter.includes($0, now: now) })
         let model = PeoplePage(
             chrome: try await chrome(
                 identity, resumePoint: resumePoint, title: strings.peopleTitle, tab: .people, flash: flash(request, language: user.language)),
@@ -73,9 +86,9 @@ extension PagesController {
             chrome: try await chrome(identity, resumePoint: resumePoint, title: strings.addPersonHeading, tab: .people, flash: nil),
             heading: strings.addPersonHeading, headingId: "add-person-heading", errors: errors, hasErrors: !errors.isEmpty, values: values,
             roles: roles.map {
-                KindOption(value: $0.rawValue, label: Self.capitalized(strings.roleName(PersonRole($0))), isSelected: $0.rawValue == chosenRole)
+                KindOption(value: $0.rawValue, label: Self.capitalized(strings.roleName($0)), isSelected: $0.rawValue == chosenRole)
             },
-            hasRoleChoice: roles.count > 1, onlyRole: roles.count == 1 ? Self.capitalized(strings.roleName(PersonRole(roles[0]))) : nil,
+            hasRoleChoice: roles.count > 1, onlyRole: roles.count == 1 ? Self.capitalized(strings.roleName(roles[0])) : nil,
             languages: Language.allCases.map { KindOption(value: $0.rawValue, label: $0.autonym, isSelected: $0.rawValue == chosenLanguage) },
             strings: AddPersonStrings(
                 displayName: strings.displayNameField, username: strings.username, usernameHint: strings.usernameHint,
@@ -91,7 +104,7 @@ extension PagesController {
             username: form.username ?? "", displayName: form.displayName ?? "", language: form.language ?? "",
             role: form.role ?? Role.mentor.rawValue)
         do {
-            let issued = try await services.users.invite(
+            let issued = try await users.invite(
                 username: values.username, displayName: values.displayName, role: values.role,
                 locale: values.language.isEmpty ? nil : values.language, by: identity.user)
             return try handOver(issued, identity, done: "added")
@@ -107,7 +120,7 @@ extension PagesController {
                     values.usernameError = strings.usernameRule
                     return FormError(field: strings.username, fieldId: "person-username", message: strings.usernameRule)
                 case "displayName":
-                    let message = Self.formMessage(issue, strings: strings)
+                    let message = CoordinatorPages.formMessage(issue, strings: strings)
                     values.displayNameError = message
                     return FormError(field: strings.displayNameField, fieldId: "person-name", message: message)
                 case "locale": return FormError(field: strings.languageField, fieldId: "person-language", message: issue.message)
@@ -129,7 +142,7 @@ extension PagesController {
         response.setCookie(
             LinkHandover.handover.cookie(
                 try LinkHandover.seal(code: issued.code, expiresAt: issued.expiresAt, personID: issued.user.id, session: identity.session),
-                path: path, secure: services.configuration.usesSecureCookies))
+                path: path, secure: configuration.usesSecureCookies))
         return response
     }
 
@@ -138,8 +151,8 @@ extension PagesController {
     func shownLink(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context).require(.coordinator, .admin)
         let id = try personID(context)
-        let person = try await services.users.person(id, for: identity.user)
-        let cleared = LinkHandover.handover.cleared(path: LinkHandover.path(for: id), secure: services.configuration.usesSecureCookies)
+        let person = try await users.person(id, for: identity.user)
+        let cleared = LinkHandover.handover.cleared(path: LinkHandover.path(for: id), secure: configuration.usesSecureCookies)
         guard let sealed = request.cookies[LinkHandover.cookieName]?.value,
             let handed = LinkHandover.open(sealed, personID: id, session: identity.session)
         else {
@@ -158,7 +171,7 @@ extension PagesController {
     func linkPage(_ request: Request, _ identity: Identity, person: User, code: String, expiresAt: Date, flash: String) async throws -> Response {
         let resumePoint = try await self.resumePoint()
         let strings = Strings(identity.user.language)
-        let site = Self.site(services.configuration.publicURL, request: request)
+        let site = Self.site(configuration.publicURL, request: request)
         let model = LinkPage(
             chrome: try await chrome(
                 identity, resumePoint: resumePoint, title: strings.linkHeading(for: person.displayName), tab: .people, flash: flash),
@@ -195,26 +208,26 @@ extension PagesController {
         let id = try personID(context)
         let resumePoint = try await self.resumePoint()
         let viewer = identity.user
-        let describer = services.describer(viewer.language)
+        let describer = Describer.shared(viewer.language)
         let strings = describer.strings
-        let now = services.now()
-        let (person, log) = try await services.users.details(of: id, for: viewer)
+        let now = now()
+        let (person, log) = try await users.details(of: id, for: viewer)
         let user = person.user
-        let summaries = try await services.reports.assignmentSummaries(person.liveAssignments)
+        let summaries = try await reports.assignmentSummaries(person.liveAssignments)
         var names: [UserID: String] = [:]
         for entry in log {
             if let actor = entry.actorID, names[actor] == nil {
-                names[actor] = try await services.directory.person(actor)?.displayName ?? "#\(actor)"
+                names[actor] = try await directory.person(actor)?.displayName ?? "#\(actor)"
             }
         }
         let isSelf = viewer.id == user.id
         let devices =
             user.role == .mentor
-            ? try await services.pushSubscriptions.devices(of: [user.id]).map {
+            ? try await pushSubscriptions.devices(of: [user.id]).map {
                 strings.deviceLine($0.device.status, health: $0.health, now: now, timeZone: osloTimeZone)
             } : []
-        let offered = OutsideChannel.allCases.filter(services.channels.offers)
-        let channelStates = try await services.channels.channels(of: user.id)
+        let offered = OutsideChannel.allCases.filter(channels.offers)
+        let channelStates = try await channels.channels(of: user.id)
         let channels: [PersonChannelView] =
             user.role != .mentor
             ? []
@@ -234,20 +247,20 @@ extension PagesController {
             personId: user.id, heading: user.displayName, headingId: "person-heading",
             errors: errors, hasErrors: !errors.isEmpty,
             summary: describer.personRow(
-                try await services.pushSubscriptions.markingDevices([person.summary(now: now)])[0], now: now,
+                try await pushSubscriptions.markingDevices([person.summary(now: now)])[0], now: now,
                 timeZone: osloTimeZone),
             devices: devices, hasDevices: !devices.isEmpty,
             channels: channels, hasChannels: !channels.isEmpty, channelsHeading: strings.channelsHeading,
             facts: [
                 "\(strings.username): \(user.username)",
-                "\(strings.roleField): \(Self.capitalized(strings.roleName(PersonRole(user.role))))",
+                "\(strings.roleField): \(Self.capitalized(strings.roleName(user.role)))",
                 "\(strings.languageField): \(user.language.autonym)",
             ],
             isSelf: isSelf, ownAccountNote: isSelf ? strings.ownAccountNote : nil,
             isActive: user.isActive, canChangeAccess: !isSelf,
             canChangeRole: !isSelf && viewer.role == .admin,
             roles: Role.allCases.map {
-                KindOption(value: $0.rawValue, label: Self.capitalized(strings.roleName(PersonRole($0))), isSelected: $0 == user.role)
+                KindOption(value: $0.rawValue, label: Self.capitalized(strings.roleName($0)), isSelected: $0 == user.role)
             },
             isMentor: user.role == .mentor,
             certifications: person.certifications.map { certification in
@@ -261,8 +274,8 @@ extension PagesController {
             values: values,
             assignments: summaries.map {
                 LinkItem(
-                    text: describer.coordinatorAssignmentRow($0, now: now, overdueAfter: services.configuration.answerDeadline),
-                    href: Self.contactLink($0))
+                    text: describer.coordinatorAssignmentRow($0, now: now, overdueAfter: configuration.answerDeadline),
+                    href: WorkPages.contactLink($0))
             },
             hasAssignments: !summaries.isEmpty,
             log: log.reversed().map { entry in
@@ -289,12 +302,12 @@ extension PagesController {
         let id = try personID(context)
         let channel = try ChannelsController.channel(context)
         let form = try await PageForm.decode(PageForm.ChannelAddress.self, from: request)
-        let (person, _) = try await services.users.details(of: id, for: identity.user)
+        let (person, _) = try await users.details(of: id, for: identity.user)
         let address = form.address ?? ""
         do {
-            try await services.channels.start(channel, address: address, for: person.user)
+            try await channels.start(channel, address: address, for: person.user)
         } catch {
-            guard let message = Self.message(for: error, channel: channel, language: identity.user.language) else { throw error }
+            guard let message = ProfilePages.message(for: error, channel: channel, language: identity.user.language) else { throw error }
             let strings = Strings(identity.user.language)
             return try await personPage(
                 request, context,
@@ -330,14 +343,14 @@ extension PagesController {
 
     func issueLink(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context).require(.coordinator, .admin)
-        let issued = try await services.users.issueLink(for: try personID(context), by: identity.user)
+        let issued = try await users.issueLink(for: try personID(context), by: identity.user)
         return try handOver(issued, identity, done: "link")
     }
 
     func setActive(_ active: Bool, _ request: Request, _ context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context).require(.coordinator, .admin)
         let id = try personID(context)
-        if active { try await services.users.reactivate(id, by: identity.user) } else { try await services.users.deactivate(id, by: identity.user) }
+        if active { try await users.reactivate(id, by: identity.user) } else { try await users.deactivate(id, by: identity.user) }
         return .redirect(to: (active ? Flash.personReactivated : .personDeactivated).added(to: "/people/\(id)"), type: .normal)
     }
 
@@ -346,7 +359,7 @@ extension PagesController {
         let id = try personID(context)
         let form = try await PageForm.decode(PageForm.RoleChoice.self, from: request)
         guard let role = form.role.flatMap(Role.init(rawValue:)) else { throw Problem.unprocessable("Choose a role.") }
-        try await services.users.changeRole(of: id, to: role, by: identity.user)
+        try await users.changeRole(of: id, to: role, by: identity.user)
         return .redirect(to: Flash.roleChanged.added(to: "/people/\(id)"), type: .normal)
     }
 
@@ -370,9 +383,9 @@ extension PagesController {
             return try await personPage(request, context, errors: errors, values: values, status: .unprocessableContent)
         }
         do {
-            _ = try await services.users.addCertification(name: values.name, expiresAt: expiry, for: id, by: identity.user)
+            _ = try await users.addCertification(name: values.name, expiresAt: expiry, for: id, by: identity.user)
         } catch let invalid as InvalidInput {
-            let message = invalid.issues.first.map { Self.formMessage($0, strings: strings) } ?? strings.required
+            let message = invalid.issues.first.map { CoordinatorPages.formMessage($0, strings: strings) } ?? strings.required
             values.nameError = message
             return try await personPage(
                 request, context, errors: [FormError(field: strings.certificationNameField, fieldId: "certification-name", message: message)],
@@ -392,7 +405,7 @@ extension PagesController {
         guard let expiry = try? Validation.day(form.expiresOn ?? "", field: "expiresOn") else {
             var values = CertificationValues()
             values.renewErrors[certificationID] = strings.dateRule
-            let name = try await services.users.certifications(of: id).first { $0.id == certificationID }?.name ?? ""
+            let name = try await users.certifications(of: id).first { $0.id == certificationID }?.name ?? ""
             return try await personPage(
                 request, context,
                 errors: [
@@ -401,7 +414,7 @@ extension PagesController {
                         message: strings.dateRule)
                 ], values: values, status: .unprocessableContent)
         }
-        _ = try await services.users.renewCertification(certificationID, until: expiry, for: id, by: identity.user)
+        _ = try await users.renewCertification(certificationID, until: expiry, for: id, by: identity.user)
         return .redirect(to: Flash.certificationsSaved.added(to: "/people/\(id)") + "#certifications", type: .normal)
     }
 
@@ -411,7 +424,7 @@ extension PagesController {
         guard let certificationID = context.parameters.get("certification").flatMap({ Int64($0) }) else {
             throw UserAdministration.Refusal.unknownPerson
         }
-        _ = try await services.users.removeCertification(certificationID, for: id, by: identity.user)
+        _ = try await users.removeCertification(certificationID, for: id, by: identity.user)
         return .redirect(to: Flash.certificationsSaved.added(to: "/people/\(id)") + "#certifications", type: .normal)
     }
 
@@ -438,7 +451,7 @@ extension PagesController {
 
     func choosePasswordPage(_ request: Request, _ context: VarselContext, errors: [FormError], status: HTTPResponse.Status) async throws -> Response {
         let code = context.parameters.get("code") ?? ""
-        let holder = try await services.users.linkHolder(code: code)
+        let holder = try await users.linkHolder(code: code)
         let strings = holder.map { Strings($0.language) } ?? anonymousStrings(request)
         guard let holder else {
             return try renderer.page(
@@ -449,20 +462,20 @@ extension PagesController {
         page.hasErrors = !errors.isEmpty
         page.passwordError = errors.first { $0.fieldId == "new-password" }?.message
         page.repeatError = errors.first { $0.fieldId == "repeat-password" }?.message
-        page.passkey = services.passkeys.isAvailable ? LinkPasskeyView(strings) : nil
+        page.passkey = passkeys.isAvailable ? LinkPasskeyView(strings) : nil
         return try renderer.page("password", page, status: status)
     }
 
     func choosePassword(_ request: Request, context: VarselContext) async throws -> Response {
         let code = context.parameters.get("code") ?? ""
         let form = try await PageForm.decode(PageForm.ChoosePassword.self, from: request)
-        let holder = try await services.users.linkHolder(code: code)
+        let holder = try await users.linkHolder(code: code)
         let strings = holder.map { Strings($0.language) } ?? anonymousStrings(request)
         do {
-            let user = try await services.users.choosePassword(code: code, password: form.password ?? "", repeated: form.repeated ?? "")
-            let started = try await services.sessions.start(for: user)
+            let user = try await users.choosePassword(code: code, password: form.password ?? "", repeated: form.repeated ?? "")
+            let started = try await sessions.start(for: user)
             var response = Response.redirect(to: Flash.passwordChosen.added(to: "/"), type: .normal)
-            response.setCookie(services.configuration.sessionCookie(started.token))
+            response.setCookie(configuration.sessionCookie(started.token))
             return response
         } catch let invalid as InvalidInput {
             let errors = invalid.issues.map { issue in

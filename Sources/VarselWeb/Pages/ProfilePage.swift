@@ -7,8 +7,21 @@ import VarselStore
 
 /// The Profile and its parts: certifications with their state, the pause (request, end early), the language and
 /// the password. `/certifications` and `/pause`, where notifications lead, show their part of it.
-extension PagesController {
-    func addProfileRoutes(to router: Router<VarselContext>) {
+struct ProfilePages: PageScreen {
+    let frame: PageFrame
+    let configuration: VarselServices.Configuration
+    let now: @Sendable () -> Date
+    let sender: NotificationSender
+    let users: UserAdministration
+    let channels: ContactChannels
+    let settings: AccountSettings
+    let passkeys: PasskeyCeremonies
+    let pushSubscriptions: PushSubscriptions
+    let sessions: Sessions
+}
+
+extension ProfilePages {
+    func addRoutes(to router: Router<VarselContext>) {
         router.get("profile", use: { try await profilePage(.profile, $0, $1) })
         router.get("certifications", use: { try await profilePage(.certification, $0, $1) })
         router.get("certifications/:id", use: { try await profilePage(.certification, $0, $1) })
@@ -33,11 +46,11 @@ extension PagesController {
         try await markFollowedNotificationRead(request, identity)
         let user = identity.user
         let strings = Strings(user.language)
-        let now = services.now()
+        let now = now()
         let isMentor = user.role == .mentor
         let certifications =
             isMentor && screen != .pause
-            ? try await services.users.certifications(of: user.id).map {
+            ? try await users.certifications(of: user.id).map {
                 strings.certificationState(name: $0.name, expiresAt: $0.expiresAt, now: now, timeZone: osloTimeZone)
             } : []
         var pause: PauseView?
@@ -57,8 +70,8 @@ extension PagesController {
                 untilError: errors.first { $0.fieldId == "pause-until" }?.message)
         }
         var passkeys: PasskeysView?
-        if screen == .profile, services.passkeys.isAvailable {
-            let items = try await services.passkeys.passkeys(of: user).map { passkey in
+        if screen == .profile, self.passkeys.isAvailable {
+            let items = try await self.passkeys.passkeys(of: user).map { passkey in
                 let error = errors.first { $0.fieldId == "passkey-name-\(passkey.id)" }?.message
                 return PasskeyItemView(
                     id: passkey.id, name: passkey.name,
@@ -71,7 +84,7 @@ extension PagesController {
         }
         var devices: DevicesView?
         if screen == .profile {
-            let lines = try await services.pushSubscriptions.devices(of: [user.id]).map {
+            let lines = try await pushSubscriptions.devices(of: [user.id]).map {
                 strings.deviceLine($0.device.status, health: $0.health, now: now, timeZone: osloTimeZone)
             }
             devices = DevicesView(
@@ -110,7 +123,7 @@ extension PagesController {
         let strings = Strings(identity.user.language)
         let errors: [FormError]
         do {
-            _ = try await services.sender.pause(identity.user, fromDay: form.from, untilDay: form.until ?? "")
+            _ = try await sender.pause(identity.user, fromDay: form.from, untilDay: form.until ?? "")
             return .redirect(to: Flash.pauseRequested.added(to: "/profile"), type: .normal)
         } catch let invalid as InvalidInput {
             errors = invalid.issues.map { issue in
@@ -126,7 +139,7 @@ extension PagesController {
 
     func endPause(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context).require(.mentor)
-        _ = try await services.sender.endPause(identity.user)
+        _ = try await sender.endPause(identity.user)
         return .redirect(to: Flash.pauseEnded.added(to: "/profile"), type: .normal)
     }
 
@@ -137,7 +150,7 @@ extension PagesController {
             throw Problem.unprocessable(
                 "Choose English (en) or Norwegian Bokmål (nb).", errors: [.init(field: "language", message: "must be en or nb")])
         }
-        try await services.settings.setLanguage(language, for: identity.user.id)
+        try await settings.setLanguage(language, for: identity.user.id)
         return .redirect(to: Flash.languageSaved.added(to: "/profile"), type: .normal)
     }
 
@@ -146,11 +159,11 @@ extension PagesController {
         let form = try await PageForm.decode(PageForm.PasswordChange.self, from: request)
         let strings = Strings(identity.user.language)
         do {
-            try await services.sessions.changePassword(
+            try await sessions.changePassword(
                 of: identity.user, keeping: identity.session, current: form.currentPassword ?? "", new: form.newPassword ?? "",
                 client: ClientAddress.resolve(
                     peer: context.peerAddress, forwardedFor: request.headers[.forwardedFor],
-                    trustedProxies: services.configuration.trustedProxies))
+                    trustedProxies: configuration.trustedProxies))
         } catch let Sessions.Refusal.tooManyAttempts(seconds) {
             // Said on the current password's field, in the person's language, as a wrong password is.
             let error = FormError(
@@ -176,11 +189,11 @@ extension PagesController {
         let id = try PasskeysController.passkeyID(context)
         let form = try await PageForm.decode(PageForm.PasskeyName.self, from: request)
         do {
-            _ = try await services.passkeys.rename(id, of: identity.user, to: form.name ?? "")
+            _ = try await passkeys.rename(id, of: identity.user, to: form.name ?? "")
         } catch PasskeyCeremonies.Refusal.invalidName {
             // The error names the field as its label does: by the passkey's name as it still is.
             let strings = Strings(identity.user.language)
-            let current = try await services.passkeys.passkeys(of: identity.user).first { $0.id == id }?.name ?? ""
+            let current = try await passkeys.passkeys(of: identity.user).first { $0.id == id }?.name ?? ""
             return try await profilePage(
                 .profile, request, context,
                 errors: [
@@ -196,7 +209,7 @@ extension PagesController {
         let identity = try signedIn(request, context)
         let id = try PasskeysController.passkeyID(context)
         do {
-            try await services.passkeys.remove(id, of: identity.user)
+            try await passkeys.remove(id, of: identity.user)
         } catch PasskeyCeremonies.Refusal.lastWayIn {
             let strings = Strings(identity.user.language)
             return try await profilePage(

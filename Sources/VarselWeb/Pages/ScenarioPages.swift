@@ -7,8 +7,15 @@ import VarselStore
 
 /// Training scenarios: a mentor's list and a scenario's page with the reflection form; for coordinators, the
 /// scenarios they published with who has done them, and the form that publishes a new one.
-extension PagesController {
-    func addScenarioRoutes(to router: Router<VarselContext>) {
+struct ScenarioPages: PageScreen {
+    let frame: PageFrame
+    let directory: Directory
+    let sender: NotificationSender
+    let scenarios: ScenarioProgress
+}
+
+extension ScenarioPages {
+    func addRoutes(to router: Router<VarselContext>) {
         router.get("scenarios", use: { try await scenariosPage($0, $1) })
         router.get("scenarios/:id", use: { try await scenarioPage($0, context: $1) })
         router.post("scenarios/:id/done", use: completeScenario)
@@ -27,7 +34,7 @@ extension PagesController {
         var groups: [ListGroup] = []
         var publish: PublishView?
         if user.role == .mentor {
-            let mine = try await services.scenarios.scenarios(ofMentor: user.id)
+            let mine = try await scenarios.scenarios(ofMentor: user.id)
             groups = [false, true].map { done in
                 let rows = mine.filter { ($0.doneAt != nil) == done }
                 return ListGroup(
@@ -40,7 +47,7 @@ extension PagesController {
             }
             if mine.isEmpty { groups = [] }
         } else {
-            let published = try await services.scenarios.published(visibleTo: user)
+            let published = try await scenarios.published(visibleTo: user)
             groups = [
                 ListGroup(
                     heading: strings.publishedScenariosHeading, headingId: "scenarios-published",
@@ -53,7 +60,7 @@ extension PagesController {
             let chosen = Set(values?.mentors ?? [])
             publish = PublishView(
                 title: values?.title ?? "", body: values?.body ?? "", toAll: values?.audience != "chosen",
-                mentors: try await services.directory.activeMentors().map {
+                mentors: try await directory.activeMentors().map {
                     MentorOption(id: $0.id, name: $0.displayName, isSelected: chosen.contains($0.id.rawValue))
                 },
                 titleError: errors.first { $0.fieldId == "scenario-title" }?.message,
@@ -88,17 +95,17 @@ extension PagesController {
         var mine: MentorScenario?
         var progress: [String] = []
         if user.role == .mentor {
-            guard let copy = try await services.scenarios.scenarios(ofMentor: user.id).first(where: { $0.scenario.id == id }) else {
+            guard let copy = try await scenarios.scenarios(ofMentor: user.id).first(where: { $0.scenario.id == id }) else {
                 throw Problem.notFound("You have no scenario with that id.")
             }
             scenario = copy.scenario
             mine = copy
         } else {
-            guard let (found, copies) = try await services.scenarios.published(visibleTo: user).first(where: { $0.0.id == id }) else {
+            guard let (found, copies) = try await scenarios.published(visibleTo: user).first(where: { $0.0.id == id }) else {
                 throw Problem.notFound("You published no scenario with that id.")
             }
             scenario = found
-            let names = try await services.directory.displayNames()
+            let names = try await directory.displayNames()
             progress = copies.map { copy in
                 let state = strings.scenarioRow(title: names[copy.mentorID] ?? "", doneAt: copy.doneAt, timeZone: osloTimeZone)
                 return copy.reflection.isEmpty ? state : "\(state): \(copy.reflection)"
@@ -123,11 +130,11 @@ extension PagesController {
         let id = try PathID.of(context)
         let form = try await PageForm.decode(PageForm.Reflection.self, from: request)
         do {
-            _ = try await services.scenarios.complete(id, by: identity.user.id, reflection: form.reflection ?? "")
+            _ = try await scenarios.complete(id, by: identity.user.id, reflection: form.reflection ?? "")
         } catch let invalid as InvalidInput {
             let strings = Strings(identity.user.language)
             let errors = invalid.issues.map {
-                FormError(field: strings.reflectionField, fieldId: "reflection", message: Self.formMessage($0, strings: strings))
+                FormError(field: strings.reflectionField, fieldId: "reflection", message: CoordinatorPages.formMessage($0, strings: strings))
             }
             return try await scenarioPage(request, context: context, reflection: form.reflection ?? "", errors: errors, status: .unprocessableContent)
         }
@@ -146,16 +153,16 @@ extension PagesController {
                 errors.append(
                     FormError(
                         field: isTitle ? strings.titleField : strings.scenarioText, fieldId: isTitle ? "scenario-title" : "scenario-body",
-                        message: Self.formMessage(issue, strings: strings)))
+                        message: CoordinatorPages.formMessage(issue, strings: strings)))
             }
         }
-        let mentors = try await services.directory.activeMentors()
+        let mentors = try await directory.activeMentors()
         let chosen = form.audience == "chosen" ? mentors.filter { (form.mentors ?? []).contains($0.id.rawValue) } : mentors
         if chosen.isEmpty { errors.append(FormError(field: strings.publishTo, fieldId: "scenario-audience-all", message: strings.chooseMentors)) }
         guard errors.isEmpty, let valid else {
             return try await scenariosPage(request, context, errors: errors, values: form, status: .unprocessableContent)
         }
-        _ = try await services.sender.publishScenario(title: valid.title, body: valid.body, from: identity.user.id, to: chosen)
+        _ = try await sender.publishScenario(title: valid.title, body: valid.body, from: identity.user.id, to: chosen)
         return .redirect(to: Flash.scenarioPublished.added(to: "/scenarios"), type: .normal)
     }
 }

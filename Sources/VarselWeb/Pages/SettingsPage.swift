@@ -6,7 +6,19 @@ import VarselService
 import VarselStore
 
 /// The notification settings page and its form.
-extension PagesController {
+struct SettingsPages: PageScreen {
+    let frame: PageFrame
+    let channels: ContactChannels
+    let settings: AccountSettings
+    let webPush: WebPushSettings
+}
+
+extension SettingsPages {
+    func addRoutes(to router: Router<VarselContext>) {
+        router.get("settings", use: settings)
+        router.post("settings", use: saveSettings)
+    }
+
     func settings(_ request: Request, context: VarselContext) async throws -> Response {
         try await settingsPage(request, context)
     }
@@ -21,8 +33,8 @@ extension PagesController {
         let identity = try signedIn(request, context)
         let resumePoint = try await self.resumePoint()
         let user = identity.user
-        let describer = services.describer(user.language)
-        let stored = try await services.settings.preferences(of: user.id)
+        let describer = Describer.shared(user.language)
+        let stored = try await settings.preferences(of: user.id)
         let preferences = sent ?? stored
         func view(_ setting: NotificationPreferences.Setting) -> SwitchView {
             let element = describer.settingSwitch(setting, preferences: preferences)
@@ -33,9 +45,9 @@ extension PagesController {
         }
         let strings = describer.strings
         let title = strings.screenTitle(.notificationSettings)
-        let channels = try await services.channels.channels(of: user.id)
+        let channels = try await self.channels.channels(of: user.id)
         // A channel this Varsel cannot send through is not offered; one the person has not verified says where to.
-        let followUps = OutsideChannel.allCases.filter(services.channels.offers).map { channel in
+        let followUps = OutsideChannel.allCases.filter(channels.offers).map { channel in
             FollowUpSwitchesView(
                 id: "follow-up-\(channel.rawValue)",
                 legend: channel == .textMessage ? strings.settingsTextMessageLegend : strings.settingsEmailLegend,
@@ -59,7 +71,7 @@ extension PagesController {
             strings: SettingsStrings(
                 kindsLegend: strings.settingsKindsLegend, channelsLegend: strings.settingsChannelsLegend,
                 privacyLegend: strings.settingsPrivacyLegend, save: strings.save, errorSummary: strings.errorSummary),
-            device: DeviceNotificationsView(strings: strings, publicKey: services.webPush.publicKey))
+            device: DeviceNotificationsView(strings: strings, publicKey: webPush.publicKey))
         return try renderer.page("settings", model, status: status)
     }
 
@@ -71,9 +83,9 @@ extension PagesController {
             preferences[setting] = form.switchedOn.contains(setting.identifier)
         }
         // The follow-up switches of a channel this Varsel does not offer are not on the page: those choices stay.
-        let current = try await services.settings.preferences(of: identity.user.id)
-        if !services.channels.offers(.textMessage) { preferences.textMessageKinds = current.textMessageKinds }
-        if !services.channels.offers(.email) { preferences.emailKinds = current.emailKinds }
+        let current = try await settings.preferences(of: identity.user.id)
+        if !channels.offers(.textMessage) { preferences.textMessageKinds = current.textMessageKinds }
+        if !channels.offers(.email) { preferences.emailKinds = current.emailKinds }
         do {
             // The form takes times as typed (2200, 22.00, 7); the API, `HH:MM` only.
             preferences.quietHours = try Validation.quietHours(
@@ -95,7 +107,7 @@ extension PagesController {
                 request, context, sent: preferences, quietValues: (form.quietStart, form.quietEnd), errors: errors,
                 status: .unprocessableContent)
         }
-        try await services.settings.savePreferences(preferences, for: identity.user.id)
+        try await settings.savePreferences(preferences, for: identity.user.id)
         return .redirect(to: Flash.settingsSaved.added(to: "/settings"), type: .normal)
     }
 }

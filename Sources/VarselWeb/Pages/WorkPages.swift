@@ -6,8 +6,20 @@ import VarselStore
 
 /// The assignment pipeline's screens: the mentor's Home, Assignments, Contacts and Profile, and the coordinators'
 /// dashboard. Each is a deep-link target whose heading takes focus when opened from a notification.
-extension PagesController {
-    func addWorkRoutes(to router: Router<VarselContext>) {
+struct WorkPages: PageScreen {
+    let frame: PageFrame
+    let configuration: VarselServices.Configuration
+    let directory: Directory
+    let now: @Sendable () -> Date
+    let reports: AssignmentReports
+    let users: UserAdministration
+    let inbox: NotificationInbox
+    let pushSubscriptions: PushSubscriptions
+    let scenarios: ScenarioProgress
+}
+
+extension WorkPages {
+    func addRoutes(to router: Router<VarselContext>) {
         router.get("/", use: home)
         router.get("assignments", use: assignmentsPage)
         router.get("contacts", use: contactsPage)
@@ -36,19 +48,19 @@ extension PagesController {
         let resumePoint = try await self.resumePoint()
         try await markFollowedNotificationRead(request, identity)
         let user = identity.user
-        let describer = services.describer(user.language)
+        let describer = Describer.shared(user.language)
         let strings = describer.strings
-        let now = services.now()
+        let now = now()
         var items: [LinkItem] = []
         if user.role == .mentor {
-            let mine = try await services.reports.mentorSummaries(of: user)
+            let mine = try await reports.mentorSummaries(of: user)
             let waiting = mine.filter { $0.progress == .waitingForAnswer }
             items.append(
                 LinkItem(text: strings.assignmentsWaiting(waiting.count), href: waiting.count == 1 ? Self.contactLink(waiting[0]) : "/assignments"))
             if let next = mine.first(where: { $0.progress == .acknowledged }) {
                 items.append(LinkItem(text: strings.nextVisit(describer.whoAndWhere(next)), href: Self.contactLink(next)))
             }
-            let toDo = try await services.scenarios.scenarios(ofMentor: user.id).filter { $0.doneAt == nil }
+            let toDo = try await scenarios.scenarios(ofMentor: user.id).filter { $0.doneAt == nil }
             if let first = toDo.first {
                 items.append(
                     LinkItem(
@@ -58,9 +70,9 @@ extension PagesController {
         } else {
             items.append(LinkItem(text: strings.dashboardTitle, href: "/coordinator/assignments"))
         }
-        let unread = try await services.inbox.unreadCount(of: user.id)
+        let unread = try await inbox.unreadCount(of: user.id)
         items.append(LinkItem(text: strings.unreadSummary(unread), href: "/notifications"))
-        for certification in try await services.users.certifications(of: user.id)
+        for certification in try await users.certifications(of: user.id)
         where certification.expiresAt < now.addingTimeInterval(31 * 86400) {
             items.append(
                 LinkItem(
@@ -84,10 +96,10 @@ extension PagesController {
         let resumePoint = try await self.resumePoint()
         try await markFollowedNotificationRead(request, identity)
         let user = identity.user
-        let describer = services.describer(user.language)
+        let describer = Describer.shared(user.language)
         let strings = describer.strings
-        let now = services.now()
-        let mine = try await services.reports.mentorSummaries(of: user)
+        let now = now()
+        let mine = try await reports.mentorSummaries(of: user)
         let groups = AssignmentProgress.allCases.map { progress in
             let rows = mine.filter { $0.progress == progress }
             return ListGroup(
@@ -123,10 +135,10 @@ extension PagesController {
         let identity = try signedIn(request, context)
         let resumePoint = try await self.resumePoint()
         let user = identity.user
-        let describer = services.describer(user.language)
+        let describer = Describer.shared(user.language)
         let strings = describer.strings
         // Only the people of the mentor's live assignments: a declined, done or reassigned one gives no access.
-        let live = try await services.reports.liveSummaries(ofMentor: user.id)
+        let live = try await reports.liveSummaries(ofMentor: user.id)
         return try await listPage(
             request, identity, resumePoint: resumePoint, screen: .contacts, tab: .contacts,
             groups: live.isEmpty
@@ -151,13 +163,13 @@ extension PagesController {
         }
         let resumePoint = try await self.resumePoint()
         let user = identity.user
-        let describer = services.describer(user.language)
+        let describer = Describer.shared(user.language)
         let strings = describer.strings
-        let now = services.now()
+        let now = now()
         let filter = AssignmentFilter(request.uri.queryParameters)
-        let deadline = services.configuration.answerDeadline
-        let summaries = try await services.reports.managedSummaries(of: user).filter { filter.includes($0, now: now, deadline: deadline) }
-        let unreachable = try await services.pushSubscriptions.withoutShowingDevice(
+        let deadline = configuration.answerDeadline
+        let summaries = try await reports.managedSummaries(of: user).filter { filter.includes($0, now: now, deadline: deadline) }
+        let unreachable = try await pushSubscriptions.withoutShowingDevice(
             Set(summaries.filter { $0.progress == .waitingForAnswer }.map(\.mentorID)))
         let groups = AssignmentProgress.allCases.compactMap { progress -> DashboardGroup? in
             let rows = summaries.filter { $0.progress == progress }
@@ -175,7 +187,7 @@ extension PagesController {
                         trail: summary.trail.map(describer.trailLine))
                 })
         }
-        let mentors = try await services.directory.mentors()
+        let mentors = try await directory.mentors()
         let title = strings.dashboardTitle
         let model = DashboardPage(
             chrome: try await chrome(
