@@ -45,13 +45,13 @@ extension SettingsPages {
         }
         let strings = describer.strings
         let title = strings.screenTitle(.notificationSettings)
-        let channels = try await self.channels.channels(of: user.id)
+        let states = try await channels.channels(of: user.id)
         // A channel this Varsel cannot send through is not offered; one the person has not verified says where to.
         let followUps = OutsideChannel.allCases.filter(channels.offers).map { channel in
             FollowUpSwitchesView(
                 id: "follow-up-\(channel.rawValue)",
                 legend: channel == .textMessage ? strings.settingsTextMessageLegend : strings.settingsEmailLegend,
-                note: channels[channel]?.isVerified == true ? nil : strings.channelNotVerified(channel),
+                note: states[channel]?.isVerified == true ? nil : strings.channelNotVerified(channel),
                 switches: NotificationKind.allCases.map { view(channel == .textMessage ? .textMessage($0) : .email($0)) })
         }
         let quiet = stored.quietHours
