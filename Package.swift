@@ -51,6 +51,8 @@ let package = Package(
         ),
         // Passkeys: WebAuthn's registration and sign-in checks, with the CBOR and COSE they need and nothing more.
         .target(name: "VarselPasskeys", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        // What tests ask of the services beyond what the server uses (streams read from an AsyncStream, counted).
+        .target(name: "VarselServiceTesting", dependencies: ["VarselService", "VarselCore"]),
         // A software authenticator for tests: builds what a browser hands over, so each check can be broken alone.
         .target(name: "VarselPasskeysTesting", dependencies: ["VarselPasskeys", .product(name: "Crypto", package: "swift-crypto")]),
         // Web Push: VAPID, aes128gcm payload encryption, the endpoint policy, and the durable delivery worker.
@@ -159,6 +161,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "VarselCoreTests", dependencies: ["VarselCore"]),
+        .testTarget(name: "VarselLiveTests", dependencies: ["VarselLive", "VarselService"]),
         .testTarget(
             name: "VarselMessagingTests",
             dependencies: [
@@ -177,7 +180,8 @@ let package = Package(
         .testTarget(
             name: "VarselStoreTests",
             dependencies: [
-                "VarselStore", "VarselSQLite", "VarselPostgres", "VarselCore", "VarselService", .product(name: "GRDB", package: "GRDB.swift"),
+                "VarselStore", "VarselSQLite", "VarselPostgres", "VarselCore", "VarselService", "VarselServiceTesting",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -185,12 +189,15 @@ let package = Package(
         ),
         .testTarget(
             name: "VarselServiceTests",
-            dependencies: ["VarselService", "VarselStore", "VarselSQLite", "VarselCore", "VarselPasskeys", "VarselPasskeysTesting"]
+            dependencies: [
+                "VarselService", "VarselServiceTesting", "VarselStore", "VarselSQLite", "VarselCore", "VarselPasskeys", "VarselPasskeysTesting",
+            ]
         ),
         .testTarget(
             name: "VarselWebTests",
             dependencies: [
-                "VarselWeb", "VarselLive", "VarselServer", "VarselService", "VarselStore", "VarselSQLite", "VarselCore", "VarselPush",
+                "VarselWeb", "VarselLive", "VarselServer", "VarselService", "VarselServiceTesting", "VarselStore", "VarselSQLite", "VarselCore",
+                "VarselPush",
                 "VarselMessaging",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

@@ -4,9 +4,9 @@ import VarselStore
 
 /// Hands the events each write transaction appended to whoever follows the log, the moment it commits.
 ///
-/// The event pump used to be woken after every write and read back, from the file, the events that write had just
-/// appended: a thread hand-off and a read transaction per notification. The writer already holds them, typed. So
-/// each event the store appends is kept here until its transaction ends: on commit they go to the followers, in
+/// The writer already holds each event it appends, typed, so the pump need not read it back from the file (a thread
+/// hand-off and a read transaction per notification). Each event the store appends is kept here until its
+/// transaction ends: on commit they go to the followers, in
 /// the order they were appended, which is commit order and id order (SQLite has one writer); on rollback, or the
 /// rollback of the savepoint they were appended in, they are dropped. The pump still reads the log when a batch
 /// does not follow on from what it has published (another process wrote in between) and once a second.

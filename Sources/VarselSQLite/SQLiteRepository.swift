@@ -121,11 +121,6 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         try writer.read(body)
     }
 
-    /// The `synchronous` setting in force (2 is FULL, 1 NORMAL), for tests.
-    public func synchronousSetting() async throws -> Int {
-        try await commits.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
-    }
-
     // MARK: Encoding
 
     static func date(_ seconds: Double) -> Date { Date(timeIntervalSince1970: seconds) }

@@ -162,9 +162,6 @@ public final class VarselServices: Sendable {
     public func followUps(configuration: FollowUpWorker.Configuration, logger: Logger) -> FollowUpWorker {
         FollowUpWorker(store: repository, sender: sender, messaging: messaging, configuration: configuration, now: now, logger: logger)
     }
-
-    /// The describer for `language` (``Describer/shared(_:)``).
-    public func describer(_ language: Language) -> Describer { Describer.shared(language) }
 }
 
 /// What the HTTP layer needs to know of Web Push.

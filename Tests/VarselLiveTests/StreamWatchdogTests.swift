@@ -3,7 +3,6 @@ import Testing
 import VarselService
 
 @testable import VarselLive
-@testable import VarselWeb
 
 @Suite("Stream watchdog")
 struct StreamWatchdogTests {

@@ -3,6 +3,7 @@ import Logging
 import Testing
 import VarselCore
 import VarselSQLite
+import VarselServiceTesting
 import VarselStore
 
 @testable import VarselService

@@ -4,6 +4,7 @@ import Logging
 import Synchronization
 import Testing
 import VarselCore
+import VarselServiceTesting
 import VarselStore
 
 @testable import VarselSQLite

@@ -32,3 +32,10 @@ struct DurabilityTests {
             "\(plan)")
     }
 }
+
+extension SQLiteRepository {
+    /// The `synchronous` setting in force on the writer's connection (2 is FULL, 1 NORMAL).
+    func synchronousSetting() async throws -> Int {
+        try await commits.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
+    }
+}

@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 import VarselCore
 import VarselPush
+import VarselServiceTesting
 import VarselStore
 
 @testable import VarselLive

@@ -9,6 +9,7 @@ import VarselCore
 import VarselLive
 import VarselSQLite
 import VarselService
+import VarselServiceTesting
 import VarselStore
 
 @testable import VarselWeb

@@ -6,6 +6,7 @@ import Logging
 import Testing
 import VarselCore
 import VarselService
+import VarselServiceTesting
 import VarselStore
 
 @testable import VarselWeb

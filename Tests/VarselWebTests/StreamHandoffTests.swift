@@ -6,6 +6,7 @@ import NIOHTTPTypes
 import Testing
 import VarselCore
 import VarselService
+import VarselServiceTesting
 import VarselStore
 
 @testable import VarselLive

@@ -51,15 +51,13 @@ extension StreamSubscriber {
 /// the server's memory: when its buffer is full its stream is ended, and the client reconnects with
 /// `Last-Event-ID` and is replayed from the store, losing nothing.
 public final class EventBroker: Sendable {
-    public typealias Subscription = (id: UInt64, messages: AsyncStream<StreamMessage>)
-
     /// One attached stream: where to send, and which session opened it.
-    private struct Subscriber {
+    struct Subscriber {
         var stream: any StreamSubscriber
         var session: String
     }
 
-    private struct State {
+    struct State {
         var nextID: UInt64 = 0
         /// Per user, by subscription id; ids grow, so the smallest is the oldest.
         var subscribers: [UserID: [UInt64: Subscriber]] = [:]
@@ -83,7 +81,8 @@ public final class EventBroker: Sendable {
         }
     }
 
-    private let state: Mutex<State>
+    /// Internal so that the test support can look into it.
+    let state: Mutex<State>
     /// How many messages one stream may hold unsent.
     public let bufferLimit: Int
     /// How many parts the streams' heartbeats are spread over (``EventPump/heartbeatSlices(over:)``).
@@ -124,23 +123,6 @@ public final class EventBroker: Sendable {
         return attached.id
     }
 
-    /// Attaches a stream whose messages are read from an `AsyncStream` (for code that waits on its messages, and
-    /// tests); the stream detaches when its reader stops.
-    public func subscribe(userID: UserID, session: String = "") -> Subscription {
-        let (messages, continuation) = AsyncStream<StreamMessage>.makeStream(bufferingPolicy: .bufferingOldest(bufferLimit))
-        guard let id = subscribe(userID: userID, session: session, stream: AsyncStreamSubscriber(continuation)) else {
-            return (0, messages)
-        }
-        continuation.onTermination = { [weak self] _ in self?.remove(userID: userID, id: id) }
-        return (id, messages)
-    }
-
-    /// Ends one stream, as graceful shutdown does for every stream still open.
-    public func end(userID: UserID, id: UInt64) {
-        let stream = state.withLock { $0.subscribers[userID]?[id]?.stream }
-        stream?.finish()
-    }
-
     /// Ends every stream opened by the session whose token hash is `session` (sign-out), telling each why.
     public func endStreams(ofSession session: String) {
         let targets = state.withLock { state in
@@ -154,9 +136,6 @@ public final class EventBroker: Sendable {
         let targets = state.withLock { ($0.subscribers[userID] ?? [:]).values.map(\.stream) }
         for stream in targets { close(stream, reason: reason) }
     }
-
-    /// How many streams `userID` holds.
-    public func streamCount(userID: UserID) -> Int { state.withLock { $0.subscribers[userID]?.count ?? 0 } }
 
     private func close(_ stream: any StreamSubscriber, reason: StreamCloseReason) {
         _ = stream.receive(.closing(reason))
@@ -249,18 +228,4 @@ public final class EventBroker: Sendable {
         }
         for stream in all { stream.finish() }
     }
-}
-
-/// A stream whose messages wait in an `AsyncStream` until its reader takes them; its buffer is the stream's.
-final class AsyncStreamSubscriber: StreamSubscriber {
-    private let continuation: AsyncStream<StreamMessage>.Continuation
-
-    init(_ continuation: AsyncStream<StreamMessage>.Continuation) { self.continuation = continuation }
-
-    func receive(_ message: StreamMessage) -> Bool {
-        if case .dropped = continuation.yield(message) { return false }
-        return true
-    }
-
-    func finish() { continuation.finish() }
 }

@@ -75,7 +75,6 @@ extension CentrePages {
         return .redirect(to: path + (path.contains("?") ? "&" : "?") + "from=notification&notification=\(id)", type: .normal)
     }
 
-
     func readAll(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context)
         let form = try await PageForm.decode(PageForm.ReadAll.self, from: request)

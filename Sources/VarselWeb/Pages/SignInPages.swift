@@ -35,7 +35,6 @@ extension SignInPages {
 
     // MARK: Sign-in
 
-
     func signInModel(_ request: Request, error: String?, username: String, next: String) -> SignInPage {
         let strings = Strings(Language.preferred(fromAcceptLanguage: request.headers[.acceptLanguage]))
         return SignInPage(
@@ -91,8 +90,6 @@ extension SignInPages {
                 httpOnly: true, sameSite: .lax))
         return response
     }
-
-
 
 }
 
