@@ -53,6 +53,8 @@ let package = Package(
         .target(name: "VarselPasskeys", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         // What tests ask of the services beyond what the server uses (streams read from an AsyncStream, counted).
         .target(name: "VarselServiceTesting", dependencies: ["VarselService", "VarselCore"]),
+        // A browser's side of Web Push for tests: opens what a phone receives, independently of the encrypting code.
+        .target(name: "VarselPushTesting", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         // A software authenticator for tests: builds what a browser hands over, so each check can be broken alone.
         .target(name: "VarselPasskeysTesting", dependencies: ["VarselPasskeys", .product(name: "Crypto", package: "swift-crypto")]),
         // Web Push: VAPID, aes128gcm payload encryption, the endpoint policy, and the durable delivery worker.
@@ -174,7 +176,7 @@ let package = Package(
         .testTarget(
             name: "VarselPushTests",
             dependencies: [
-                "VarselPush", "VarselService", "VarselStore", "VarselSQLite", "VarselCore", .product(name: "Crypto", package: "swift-crypto"),
+                "VarselPush", "VarselPushTesting", .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .testTarget(
@@ -191,6 +193,7 @@ let package = Package(
             name: "VarselServiceTests",
             dependencies: [
                 "VarselService", "VarselServiceTesting", "VarselStore", "VarselSQLite", "VarselCore", "VarselPasskeys", "VarselPasskeysTesting",
+                "VarselPush", "VarselPushTesting", .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .testTarget(

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Testing
+import VarselPushTesting
 
 @testable import VarselPush
 
@@ -43,7 +44,7 @@ struct WebPushEncryptionTests {
         let first = try WebPushEncryption.encrypt(message, p256dh: receiver.publicKey.x963Representation, auth: auth)
         let second = try WebPushEncryption.encrypt(message, p256dh: receiver.publicKey.x963Representation, auth: auth)
         #expect(first != second)
-        #expect(try Self.decrypt(first, receiver: receiver, auth: auth) == message)
+        #expect(try BrowserDecryption.decrypt(first, receiver: receiver, auth: auth) == message)
     }
 
     @Test("bad subscription keys and oversized messages are refused")
@@ -61,26 +62,5 @@ struct WebPushEncryptionTests {
         }
         let fits = try WebPushEncryption.encrypt(Data(count: WebPushEncryption.maximumPlaintextBytes), p256dh: receiver, auth: Data(count: 16))
         #expect(fits.count == 4096)
-    }
-
-    /// Decrypts as a browser does, written out from RFC 8291 independently of the encrypting code's helpers.
-    static func decrypt(_ body: Data, receiver: P256.KeyAgreement.PrivateKey, auth: Data) throws -> Data {
-        let salt = body.prefix(16)
-        let keyLength = Int(body[body.startIndex + 20])
-        let senderKey = body.dropFirst(21).prefix(keyLength)
-        let record = body.dropFirst(21 + keyLength)
-        let secret = try receiver.sharedSecretFromKeyAgreement(with: P256.KeyAgreement.PublicKey(x963Representation: senderKey))
-        let prkKey = HMAC<SHA256>.authenticationCode(for: secret.withUnsafeBytes { Data($0) }, using: SymmetricKey(data: auth))
-        let info = Data("WebPush: info".utf8) + [0] + receiver.publicKey.x963Representation + senderKey + [1]
-        let ikm = Data(HMAC<SHA256>.authenticationCode(for: info, using: SymmetricKey(data: Data(prkKey))))
-        let prk = Data(HMAC<SHA256>.authenticationCode(for: ikm, using: SymmetricKey(data: salt)))
-        let cek = Data(HMAC<SHA256>.authenticationCode(for: Data("Content-Encoding: aes128gcm".utf8) + [0, 1], using: SymmetricKey(data: prk)))
-            .prefix(16)
-        let nonce = Data(HMAC<SHA256>.authenticationCode(for: Data("Content-Encoding: nonce".utf8) + [0, 1], using: SymmetricKey(data: prk))).prefix(
-            12)
-        let box = try AES.GCM.SealedBox(nonce: AES.GCM.Nonce(data: nonce), ciphertext: record.dropLast(16), tag: record.suffix(16))
-        let padded = try AES.GCM.open(box, using: SymmetricKey(data: cek))
-        #expect(padded.last == 2)
-        return padded.dropLast()
     }
 }

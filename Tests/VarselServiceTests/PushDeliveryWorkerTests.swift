@@ -4,6 +4,7 @@ import Logging
 import Synchronization
 import Testing
 import VarselCore
+import VarselPushTesting
 import VarselSQLite
 import VarselStore
 
@@ -85,7 +86,7 @@ struct PushDeliveryWorkerTests {
     }
 
     func message(_ request: PushRequest) throws -> PushMessage {
-        let plaintext = try WebPushEncryptionTests.decrypt(request.body, receiver: device, auth: auth)
+        let plaintext = try BrowserDecryption.decrypt(request.body, receiver: device, auth: auth)
         return try JSONDecoder().decode(PushMessage.self, from: plaintext)
     }
 
@@ -416,7 +417,7 @@ struct PushDeliveryWorkerTests {
             ], idempotencyKey: nil, at: clock.now)
         try await worker.step()
         let request = try #require(transport.requests.first)
-        let plaintext = try WebPushEncryptionTests.decrypt(request.body, receiver: device, auth: auth)
+        let plaintext = try BrowserDecryption.decrypt(request.body, receiver: device, auth: auth)
         #expect(plaintext.count <= WebPushEncryption.maximumPlaintextBytes)
         let shown = try JSONDecoder().decode(PushMessage.self, from: plaintext).notification.body
         #expect(shown.hasSuffix("…") && shown.count < body.count && body.hasPrefix(String(shown.dropLast())))
