@@ -26,12 +26,20 @@ for stage in "${stages[@]}"; do
 done
 wants() { [[ " ${stages[*]} " == *" $1 "* ]]; }
 
-# How long each stage took, said at the end (and when a stage fails, up to it).
+# How long each stage took, and how busy the machine's cores were meanwhile (from /proc/stat: the share of the time
+# they were not idle), said at the end (and when a stage fails, up to it). A stage far below 100% left cores idle
+# that a build or another stage could have used.
 declare -a stage_times=()
 stage_started=$SECONDS
+cpu_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $2 + $3 + $4 + $5 + $6 + $7 + $8 }' /proc/stat; }
+read -r stage_busy stage_all < <(cpu_ticks)
 stage_done() {
-  stage_times+=("$1 $((SECONDS - stage_started)) s")
+  local busy all
+  read -r busy all < <(cpu_ticks)
+  stage_times+=("$1 $((SECONDS - stage_started)) s ($(( (busy - stage_busy) * 100 / (all - stage_all > 0 ? all - stage_all : 1) ))% busy)")
   stage_started=$SECONDS
+  stage_busy=$busy
+  stage_all=$all
 }
 report_stage_times() { ((${#stage_times[@]})) && echo "Stage times: $(IFS=,; echo "${stage_times[*]}" | sed 's/,/, /g'); total ${SECONDS} s"; }
 trap report_stage_times EXIT
@@ -46,49 +54,56 @@ if wants e2e; then
   member_system_pid=$!
 fi
 
-# Chromium for the browser tests; Orca, Xvfb, the AT-SPI bus, D-Bus, openbox and xdotool for the screen-reader suite,
-# which also reads Firefox ESR and WebKitGTK (its MiniBrowser), and what they report through AT-SPI (python3-pyatspi).
-# PostgreSQL and nginx for the several-instances store and its high-availability test; HAProxy for the failover
-# test; Prometheus for promtool, which checks and unit-tests the alert rules.
-# debootstrap makes the Debian without Swift that the release package is installed into.
-apt_packages=(libsqlite3-dev chromium fonts-dejavu-core orca at-spi2-core dbus-x11 xvfb openbox xdotool postgresql nginx
-              firefox-esr libwebkit2gtk-4.1-0 python3-pyatspi debootstrap haproxy prometheus)
-missing=()
-for package in "${apt_packages[@]}"; do
-  dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
-done
-if ((${#missing[@]})); then
-  echo "Installing Debian packages: ${missing[*]}"
+# Debian packages. The build needs only SQLite's headers, installed first. Chromium for the browser tests; Orca, Xvfb,
+# the AT-SPI bus, D-Bus, openbox and xdotool for the screen-reader suite, which also reads Firefox ESR and WebKitGTK
+# (its MiniBrowser), and what they report through AT-SPI (python3-pyatspi). PostgreSQL and nginx for the
+# several-instances store and its high-availability test; HAProxy for the failover test; Prometheus for promtool,
+# which checks and unit-tests the alert rules. debootstrap makes the Debian without Swift that the release package is
+# installed into. These, then the PyPI packages, install in the background while Swift builds (on a fresh machine
+# that is minutes of downloading and unpacking); the tests wait for them.
+build_packages=(libsqlite3-dev)
+test_packages=(chromium fonts-dejavu-core orca at-spi2-core dbus-x11 xvfb openbox xdotool postgresql nginx firefox-esr
+               libwebkit2gtk-4.1-0 python3-pyatspi debootstrap haproxy prometheus)
+missing_packages() {
+  local package
+  for package in "$@"; do
+    dpkg -s "$package" >/dev/null 2>&1 || echo "$package"
+  done
+}
+apt_install() {
+  echo "Installing Debian packages: $*"
+  # Without an fsync per file: an install cut short by a power loss is simply run again.
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o Dpkg::Options::=--force-unsafe-io "$@"
+}
+missing_for_build=($(missing_packages "${build_packages[@]}"))
+missing_for_tests=($(missing_packages "${test_packages[@]}"))
+if ((${#missing_for_build[@]} + ${#missing_for_tests[@]})); then
   apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
 fi
-
-python3 -m pip install --quiet --disable-pip-version-check -r tests/requirements.txt
-
-# The minimal Debian the release package is installed into, made now in the background under the idle scheduling
-# class (it mostly waits for the network), so that the package stage only installs into it.
-debian_log="$(mktemp)"
-debian_pid=""
-if wants package && [[ $EUID == 0 ]]; then
-  export VARSEL_TEST_DEBIAN="$(mktemp -d)/root"
-  chrt --idle 0 debootstrap --variant=minbase bookworm "$VARSEL_TEST_DEBIAN" http://deb.debian.org/debian >"$debian_log" 2>&1 &
-  debian_pid=$!
+if ((${#missing_for_build[@]})); then
+  apt_install "${missing_for_build[@]}"
 fi
+installs_log="$(mktemp)"
+(
+  if ((${#missing_for_tests[@]})); then
+    apt_install "${missing_for_tests[@]}"
+  fi
+  python3 -m pip install --quiet --disable-pip-version-check -r tests/requirements.txt
+) >"$installs_log" 2>&1 &
+installs_pid=$!
 
-# A throwaway PostgreSQL server: the store contract runs on it too (VARSEL_TEST_POSTGRES_URL), and so does the
-# end-to-end test of several instances behind nginx.
-source scripts/postgres-for-tests.sh
-start_test_postgres
-# It stops the server on exit; the stage times are said then too, and what still runs in the background (the
-# package's build, the Debian being made) is stopped when a stage failed before it was waited for.
+# What still runs in the background when the script ends early (a stage failed before waiting for it) is stopped:
+# the builds and the Debian being made. An install is let finish, since a package manager stopped halfway leaves the
+# machine's packages half installed.
 stop_background() {
   local pid
+  [[ -n "$installs_pid" ]] && wait "$installs_pid" 2>/dev/null
   for pid in $(jobs -p); do
     pkill -TERM -P "$pid" 2>/dev/null || true
     kill "$pid" 2>/dev/null || true
   done
 }
-trap 'stop_background; stop_test_postgres; report_stage_times' EXIT
+trap 'stop_background; report_stage_times' EXIT
 
 # The release package (a release build with the Swift standard library inside the binary) is built from here on,
 # beside everything else, in a build directory of its own (.build holds the tests' build). It runs under the idle
@@ -113,6 +128,30 @@ if [[ -n "$member_system_pid" ]] && ! wait "$member_system_pid"; then
   cat "$member_system_log"
   exit 1
 fi
+pid=$installs_pid
+installs_pid=""
+if ! wait "$pid"; then
+  cat "$installs_log"
+  echo "Installing the tests' Debian or PyPI packages failed." >&2
+  exit 1
+fi
+grep -v "Running pip as the 'root' user" "$installs_log" || true
+
+# The minimal Debian the release package is installed into, made now in the background under the idle scheduling
+# class (it mostly waits for the network), so that the package stage only installs into it.
+debian_log="$(mktemp)"
+debian_pid=""
+if wants package && [[ $EUID == 0 ]]; then
+  export VARSEL_TEST_DEBIAN="$(mktemp -d)/root"
+  chrt --idle 0 debootstrap --variant=minbase bookworm "$VARSEL_TEST_DEBIAN" http://deb.debian.org/debian >"$debian_log" 2>&1 &
+  debian_pid=$!
+fi
+
+# A throwaway PostgreSQL server: the store contract runs on it too (VARSEL_TEST_POSTGRES_URL), and so does the
+# end-to-end test of several instances behind nginx. It is stopped on exit.
+source scripts/postgres-for-tests.sh
+start_test_postgres
+trap 'stop_background; stop_test_postgres; report_stage_times' EXIT
 stage_done "installs and build"
 
 # The code's form: Swift's own formatter, configured in .swift-format, finds nothing to change.
