@@ -157,7 +157,10 @@ def test_a_postgres_that_stops_answering_for_30_seconds_gets_every_request_answe
         for server in (deployment.first, deployment.second):
             began = deployment.log_lines_of(server, "the store is unavailable")
             ended = deployment.log_lines_of(server, "the store is available again")
-            print(f"  an instance said the store was unavailable {began} time(s) and available again {ended} time(s)")
+            print(f"  an instance said the store was unavailable {began} time(s) and available again {ended} time(s):")
+            for line in server.output:
+                if "the store is" in line:
+                    print("    " + line.strip())
             assert 1 <= began <= 2 and began == ended, "each outage is said once when it begins and once when it ends"
     finally:
         deployment.stop()

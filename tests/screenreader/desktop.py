@@ -44,6 +44,11 @@ orca.settings.enableKeyEcho = False
 orca.settings.enableEchoByCharacter = False
 orca.settings.enableEchoByWord = False
 orca.settings.enableSound = False
+# Orca takes letters as structural navigation commands ("h" the next heading, "k" the next link) until it has handled
+# the focus event of the text field Tab moved to. Under load it handles events late, and a username typed just then
+# moved Orca around the page instead (it said "No more tables", "No more radio buttons") and the Enter after it
+# followed a link. The tests type into fields and use no structural navigation, so it is off: letters go to the page.
+orca.settings.structuralNavigationEnabled = False
 """
 
 # `SPEECH OUTPUT: 'text'` then, in the debug log, an optional voice name and the voice's settings as a dict.
