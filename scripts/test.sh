@@ -171,9 +171,9 @@ wants swift && stage_done swift
 
 # End-to-end: a real server on a temporary SQLite file, driven over sockets and by Debian's Chromium. Each test has
 # a server of its own, so two workers run them (pytest-xdist); most of a test's time is spent waiting for a browser
-# or a server, which the other worker uses.
+# or a server, which the other worker uses. The eight slowest are named at the end.
 if wants e2e; then
-  python3 -m pytest -q -n 2 tests/e2e
+  python3 -m pytest -q -n 2 --durations=8 tests/e2e
   stage_done e2e
 fi
 
