@@ -97,7 +97,7 @@ installs_pid=$!
 # machine's packages half installed.
 stop_background() {
   local pid
-  [[ -n "$installs_pid" ]] && wait "$installs_pid" 2>/dev/null
+  [[ -n "$installs_pid" ]] && { wait "$installs_pid" 2>/dev/null || true; }
   for pid in $(jobs -p); do
     pkill -TERM -P "$pid" 2>/dev/null || true
     kill "$pid" 2>/dev/null || true
