@@ -1,6 +1,5 @@
 import VarselCore
-
-@testable import VarselService
+import VarselService
 
 /// What tests ask of the event broker beyond what the server uses: streams read from an `AsyncStream`, ending one
 /// stream, and counting a user's streams.

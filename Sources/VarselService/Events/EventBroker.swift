@@ -52,15 +52,15 @@ extension StreamSubscriber {
 /// `Last-Event-ID` and is replayed from the store, losing nothing.
 public final class EventBroker: Sendable {
     /// One attached stream: where to send, and which session opened it.
-    struct Subscriber {
-        var stream: any StreamSubscriber
+    package struct Subscriber {
+        package var stream: any StreamSubscriber
         var session: String
     }
 
-    struct State {
+    package struct State {
         var nextID: UInt64 = 0
         /// Per user, by subscription id; ids grow, so the smallest is the oldest.
-        var subscribers: [UserID: [UInt64: Subscriber]] = [:]
+        package var subscribers: [UserID: [UInt64: Subscriber]] = [:]
         /// The same streams by heartbeat slice (a stream's is its id modulo the slices), so a tick finds its own
         /// without going through all the others.
         var slices: [[UInt64: (userID: UserID, stream: any StreamSubscriber)]]
@@ -81,8 +81,8 @@ public final class EventBroker: Sendable {
         }
     }
 
-    /// Internal so that the test support can look into it.
-    let state: Mutex<State>
+    /// Visible within the package, so that the test support (`VarselServiceTesting`) can look into it.
+    package let state: Mutex<State>
     /// How many messages one stream may hold unsent.
     public let bufferLimit: Int
     /// How many parts the streams' heartbeats are spread over (``EventPump/heartbeatSlices(over:)``).
