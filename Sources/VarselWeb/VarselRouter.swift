@@ -81,15 +81,15 @@ extension VarselRouter {
             frame: frame, configuration: s.configuration, directory: s.directory, export: s.export, settings: s.settings, passkeys: s.passkeys,
             sessions: s.sessions
         ).addRoutes(to: router)
-        CentrePages(frame: frame, now: s.now, inbox: s.inbox, settings: s.settings).addRoutes(to: router)
+        CentrePages(frame: frame, now: s.now, settings: s.settings).addRoutes(to: router)
         SettingsPages(frame: frame, channels: s.channels, settings: s.settings, webPush: s.webPush).addRoutes(to: router)
         ContactPages(
             frame: frame, answers: s.answers, configuration: s.configuration, contactAccess: s.contactAccess, directory: s.directory,
-            erasure: s.erasure, now: s.now, reports: s.reports, sender: s.sender, channels: s.channels, inbox: s.inbox
+            erasure: s.erasure, now: s.now, reports: s.reports, sender: s.sender, channels: s.channels
         ).addRoutes(to: router)
         CoordinatorPages(frame: frame, directory: s.directory, sender: s.sender).addRoutes(to: router)
         WorkPages(
-            frame: frame, configuration: s.configuration, directory: s.directory, now: s.now, reports: s.reports, users: s.users, inbox: s.inbox,
+            frame: frame, configuration: s.configuration, directory: s.directory, now: s.now, reports: s.reports, users: s.users,
             pushSubscriptions: s.pushSubscriptions, scenarios: s.scenarios
         ).addRoutes(to: router)
         ProfilePages(

@@ -10,7 +10,6 @@ import VarselStore
 struct CentrePages: PageScreen {
     let frame: PageFrame
     let now: @Sendable () -> Date
-    let inbox: NotificationInbox
     let settings: AccountSettings
 }
 

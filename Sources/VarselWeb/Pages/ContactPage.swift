@@ -18,7 +18,6 @@ struct ContactPages: PageScreen {
     let reports: AssignmentReports
     let sender: NotificationSender
     let channels: ContactChannels
-    let inbox: NotificationInbox
 }
 
 extension ContactPages {

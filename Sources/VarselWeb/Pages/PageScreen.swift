@@ -22,6 +22,8 @@ protocol PageScreen: Sendable {
 
 extension PageScreen {
     var renderer: PageRenderer { frame.renderer }
+    /// The person's own notifications: the frame counts them, and some screens read or mark them.
+    var inbox: NotificationInbox { frame.inbox }
 
     /// The signed-in user, or a redirect to the sign-in page that comes back here.
     func signedIn(_ request: Request, _ context: VarselContext) throws -> Identity {

@@ -13,7 +13,6 @@ struct WorkPages: PageScreen {
     let now: @Sendable () -> Date
     let reports: AssignmentReports
     let users: UserAdministration
-    let inbox: NotificationInbox
     let pushSubscriptions: PushSubscriptions
     let scenarios: ScenarioProgress
 }
