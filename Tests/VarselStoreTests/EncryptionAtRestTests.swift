@@ -234,10 +234,13 @@ struct EncryptionAtRestTests {
         try await Self.expectReadsBack(store, stored)
 
         await #expect(throws: StoreError.dataKeyRequired) {
-            try await PostgresRepository(url: store.urlForTests, logger: Logger(label: "test")).shutdown()
+            try await PostgresRepository(
+                url: store.urlForTests, logger: Logger(label: "test"), operationTimeout: PostgresTestDatabase.operationTimeout
+            ).shutdown()
         }
         let rotated = try DataKeyring.rotate(path: keyFile)
-        let rotating = try await PostgresRepository(url: store.urlForTests, logger: Logger(label: "test"), keys: rotated)
+        let rotating = try await PostgresRepository(
+            url: store.urlForTests, logger: Logger(label: "test"), keys: rotated, operationTimeout: PostgresTestDatabase.operationTimeout)
         defer { rotating.shutdown() }
         #expect(try await rotating.resealAllStale(batch: 4) >= 10)
         #expect(try await rotating.sealedValueCounts().keys.sorted() == [rotated.currentID])
@@ -253,7 +256,8 @@ struct EncryptionAtRestTests {
         let stored = try await Self.fill(plain)
         #expect(!Self.found(in: try ErasureAtRestTests.dump(plain.urlForTests)).isEmpty)
         let keys = try DataKeyring.create(path: try DataKeyringTests.keyFile("postgres-legacy"))
-        let store = try await PostgresRepository(url: plain.urlForTests, logger: Logger(label: "test"), keys: keys)
+        let store = try await PostgresRepository(
+            url: plain.urlForTests, logger: Logger(label: "test"), keys: keys, operationTimeout: PostgresTestDatabase.operationTimeout)
         defer { store.shutdown() }
         #expect(try await store.resealAllStale() >= 10)
         #expect(Self.found(in: try ErasureAtRestTests.dump(plain.urlForTests)) == [])

@@ -169,7 +169,7 @@ struct PostgresOrderingTests {
     @Test("requests with one idempotency key at once, on two instances, create the notification once; the others replay it")
     func concurrentIdempotentCreates() async throws {
         let repository = try await PostgresTestDatabase.make()
-        let other = try await PostgresRepository(url: repository.urlForTests, logger: logger)
+        let other = try await PostgresRepository(url: repository.urlForTests, logger: logger, operationTimeout: PostgresTestDatabase.operationTimeout)
         let mentor = try await repository.createUser(
             NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x", language: .english), at: now)
         let key = IdempotencyKey(senderID: mentor.id, key: "retry-1", fingerprint: "same body")
@@ -191,7 +191,7 @@ struct PostgresOrderingTests {
     @Test("a create on one instance wakes another instance's listener at commit (the event table's trigger sends the NOTIFY)")
     func createWakesTheOtherInstance() async throws {
         let repository = try await PostgresTestDatabase.make()
-        let other = try await PostgresRepository(url: repository.urlForTests, logger: logger)
+        let other = try await PostgresRepository(url: repository.urlForTests, logger: logger, operationTimeout: PostgresTestDatabase.operationTimeout)
         let mentor = try await repository.createUser(
             NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x", language: .english), at: now)
         let wakes = WakeCount()
@@ -222,7 +222,7 @@ struct PostgresOrderingTests {
     @Test("two instances claiming due pushes at once never take the same one")
     func claimsAreExclusive() async throws {
         let first = try await PostgresTestDatabase.make()
-        let second = try await PostgresRepository(url: first.urlForTests, logger: logger)
+        let second = try await PostgresRepository(url: first.urlForTests, logger: logger, operationTimeout: PostgresTestDatabase.operationTimeout)
         let mentor = try await first.createUser(
             NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x", language: .english), at: now)
         try await first.createSession(

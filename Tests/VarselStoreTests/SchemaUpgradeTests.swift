@@ -76,13 +76,16 @@ struct SchemaUpgradeTests {
         defer { made.shutdown() }
         try await Self.undoLastChange(postgres: made)
 
-        let looked = try await PostgresRepository(url: made.urlForTests, logger: Logger(label: "test"), checksDataKey: false, upgradesSchema: false)
+        let looked = try await PostgresRepository(
+            url: made.urlForTests, logger: Logger(label: "test"), checksDataKey: false, upgradesSchema: false,
+            operationTimeout: PostgresTestDatabase.operationTimeout)
         defer { looked.shutdown() }
         #expect(looked.schemaFound == .older(pending: 1))
         #expect(try await looked.sealedValueCounts() == [:])
         #expect(try await Self.postgresChanges(made).contains(Self.lastChange) == false)
 
-        let opened = try await PostgresRepository(url: made.urlForTests, logger: Logger(label: "test"))
+        let opened = try await PostgresRepository(
+            url: made.urlForTests, logger: Logger(label: "test"), operationTimeout: PostgresTestDatabase.operationTimeout)
         defer { opened.shutdown() }
         #expect(opened.schemaFound == .older(pending: 1))
         #expect(opened.schemaChangesMade == 1)
@@ -98,7 +101,9 @@ struct SchemaUpgradeTests {
         defer { made.shutdown() }
         try await Self.undoLastChange(postgres: made)
         await #expect(throws: StoreError.dataKeyRequired) {
-            try await PostgresRepository(url: made.urlForTests, logger: Logger(label: "test")).shutdown()
+            try await PostgresRepository(
+                url: made.urlForTests, logger: Logger(label: "test"), operationTimeout: PostgresTestDatabase.operationTimeout
+            ).shutdown()
         }
         #expect(try await Self.postgresChanges(made).contains(Self.lastChange) == false, "a refused start changed the tables")
     }
@@ -109,7 +114,11 @@ struct SchemaUpgradeTests {
     func postgresInstancesStartingTogether() async throws {
         let url = try await PostgresTestDatabase.makeEmpty()
         let opened = try await withThrowingTaskGroup(of: PostgresRepository.self) { group in
-            for _ in 0..<4 { group.addTask { try await PostgresRepository(url: url, logger: Logger(label: "test")) } }
+            for _ in 0..<4 {
+                group.addTask {
+                    try await PostgresRepository(url: url, logger: Logger(label: "test"), operationTimeout: PostgresTestDatabase.operationTimeout)
+                }
+            }
             return try await group.reduce(into: []) { $0.append($1) }
         }
         defer { for store in opened { store.shutdown() } }
@@ -128,9 +137,13 @@ struct SchemaUpgradeTests {
         let before = try await Self.postgresChanges(made)
 
         await #expect(throws: SchemaFromNewerVersion(unknown: 1)) {
-            try await PostgresRepository(url: made.urlForTests, logger: Logger(label: "test")).shutdown()
+            try await PostgresRepository(
+                url: made.urlForTests, logger: Logger(label: "test"), operationTimeout: PostgresTestDatabase.operationTimeout
+            ).shutdown()
         }
-        let looked = try await PostgresRepository(url: made.urlForTests, logger: Logger(label: "test"), checksDataKey: false, upgradesSchema: false)
+        let looked = try await PostgresRepository(
+            url: made.urlForTests, logger: Logger(label: "test"), checksDataKey: false, upgradesSchema: false,
+            operationTimeout: PostgresTestDatabase.operationTimeout)
         defer { looked.shutdown() }
         #expect(looked.schemaFound == .newer(unknown: 1))
         #expect(try await Self.postgresChanges(made) == before)

@@ -41,9 +41,15 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 enum PostgresTestDatabase {
     static var serverURL: String? { ProcessInfo.processInfo.environment["VARSEL_TEST_POSTGRES_URL"] }
 
+    /// How long a test's operation may wait: the test server is shared by every suite at once on a machine that is
+    /// also building, so the server's own deadline (about a database that does not answer) would fail ordinary
+    /// writes by chance. The deadline itself is tested with its own, shorter, value.
+    static let operationTimeout: Duration = .seconds(60)
+
     /// A new, empty database with Varsel's schema, its personal details encrypted under `keys` when given.
     static func make(keys: DataKeyring? = nil) async throws -> PostgresRepository {
-        try await PostgresRepository(url: try await makeEmpty(), logger: Logger(label: "test"), keys: keys)
+        try await PostgresRepository(
+            url: try await makeEmpty(), logger: Logger(label: "test"), keys: keys, operationTimeout: PostgresTestDatabase.operationTimeout)
     }
 
     /// The URL of a new database without any tables.
