@@ -373,6 +373,43 @@ enum PostgresMigrations {
                 "CREATE INDEX message_delivery_by_due ON message_delivery(next_attempt_at) WHERE ended_at IS NULL",
             ]
         ),
+        (
+            "v15: webhooks",
+            [
+                """
+                CREATE TABLE webhook_endpoint (
+                    id BIGSERIAL PRIMARY KEY,
+                    integration_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    url TEXT NOT NULL,
+                    events TEXT NOT NULL,
+                    secret TEXT NOT NULL,
+                    created_by BIGINT,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    failing_since DOUBLE PRECISION,
+                    disabled_at DOUBLE PRECISION
+                )
+                """,
+                """
+                CREATE TABLE webhook_delivery (
+                    id BIGSERIAL PRIMARY KEY,
+                    endpoint_id BIGINT NOT NULL REFERENCES webhook_endpoint(id) ON DELETE CASCADE,
+                    message_id TEXT NOT NULL,
+                    type TEXT NOT NULL,
+                    contact_id BIGINT,
+                    body TEXT NOT NULL,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    attempts INTEGER NOT NULL DEFAULT 0,
+                    next_attempt_at DOUBLE PRECISION NOT NULL,
+                    ended_at DOUBLE PRECISION,
+                    outcome TEXT,
+                    last_status INTEGER,
+                    last_error TEXT
+                )
+                """,
+                "CREATE INDEX webhook_delivery_by_due ON webhook_delivery(next_attempt_at) WHERE ended_at IS NULL",
+                "CREATE INDEX webhook_delivery_by_endpoint ON webhook_delivery(endpoint_id, id)",
+            ]
+        ),
     ]
 
     /// Whether the database has Varsel's tables (any migration applied).

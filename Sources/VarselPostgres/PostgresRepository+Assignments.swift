@@ -39,6 +39,7 @@ extension PostgresRepository {
             let assignment = Assignment(
                 id: assignmentID, mentorID: mentorID, contactID: contactID, coordinatorID: coordinatorID,
                 status: .pending, createdAt: date, respondedAt: nil, notificationID: item.id)
+            try await self.queueWebhookEvents([.assignment(.assignmentCreated, assignment)], at: date, c)
             return CreatedAssignment(assignment: assignment, contact: stored, item: item)
         }
         return (created.assignment, created.contact, created.item)
@@ -158,6 +159,10 @@ extension PostgresRepository {
             guard !inserted.isEmpty else { return nil }
             let item = try await self.insertRow(notification, at: date, c)
             try await self.appendCreatedEvents([item], at: date, c)
+            if step == .mentorReminded || step == .coordinatorTold, try await self.wantsWebhookEvent(.assignmentEscalated, c) {
+                let assignment = try await self.lockedAssignment(assignmentID, c)
+                try await self.queueWebhookEvents([.assignment(.assignmentEscalated, assignment, step: step)], at: date, c)
+            }
             return item
         }
     }
@@ -177,6 +182,16 @@ extension PostgresRepository {
 
     public func eraseContact(contactID: ContactID, titles: [Language: String], at date: Date) async throws -> [NotificationItem]? {
         try await write(appendsEvents: true) { c in
+            // A live assignment can no longer be carried out: its system hears it was withdrawn, at the first erasure.
+            let notErased = try await Self.first(
+                c.query("SELECT erased_at IS NULL FROM contact WHERE id = \(contactID) FOR UPDATE", logger: self.logger)
+            )?.decode(Bool.self)
+            if notErased == true, try await self.wantsWebhookEvent(.assignmentWithdrawn, c) {
+                let live = try await c.query(
+                    "SELECT \(unescaped: Self.assignmentColumns) FROM assignment WHERE contact_id = \(contactID) ORDER BY id", logger: self.logger
+                ).collect().map(self.assignment).filter(\.isLive)
+                try await self.queueWebhookEvents(live.map { .assignment(.assignmentWithdrawn, $0) }, at: date, c)
+            }
             let found = try await c.query(
                 """
                 UPDATE contact SET name = '', phone = '', address = '', notes = '', erased_at = coalesce(erased_at, \(date.timeIntervalSince1970))
@@ -344,6 +359,7 @@ extension PostgresRepository {
                 """
                 UPDATE assignment SET status = \(status.rawValue), responded_at = \(date.timeIntervalSince1970) WHERE id = \(assignmentID)
                 """, logger: self.logger)
+            if let type = WebhookEventType(answer: status) { try await self.queueWebhookEvents([.assignment(type, assignment)], at: date, c) }
             return assignment
         }
     }
@@ -387,11 +403,11 @@ extension PostgresRepository {
             let item = try await self.insertRow(makeNotification(old.contactID, newID), at: date, c)
             try await self.appendCreatedEvents([item], at: date, c)
             try await c.query("UPDATE assignment SET notification_id = \(item.id) WHERE id = \(newID)", logger: self.logger)
-            return Reassigned(
-                assignment: Assignment(
-                    id: newID, mentorID: mentorID, contactID: old.contactID, coordinatorID: old.coordinatorID,
-                    status: .pending, createdAt: date, respondedAt: nil, notificationID: item.id,
-                    previousID: assignmentID), item: item)
+            let new = Assignment(
+                id: newID, mentorID: mentorID, contactID: old.contactID, coordinatorID: old.coordinatorID,
+                status: .pending, createdAt: date, respondedAt: nil, notificationID: item.id, previousID: assignmentID)
+            try await self.queueWebhookEvents([.assignment(.assignmentReassigned, new)], at: date, c)
+            return Reassigned(assignment: new, item: item)
         }
         return (result.assignment, result.item)
     }
@@ -414,6 +430,7 @@ extension PostgresRepository {
                     visit_note = \(self.sealer.seal(note, field: .visitNote))
                 WHERE id = \(assignmentID)
                 """, logger: self.logger)
+            try await self.queueWebhookEvents([.assignment(.assignmentDone, assignment)], at: date, c)
             return assignment
         }
     }

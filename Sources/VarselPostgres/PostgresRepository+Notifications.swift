@@ -322,6 +322,7 @@ extension PostgresRepository {
             try await c.query("UPDATE notification SET read_at = \(item.readAt?.timeIntervalSince1970) WHERE id = \(item.id)", logger: self.logger)
             try await self.appendEvent(userID: userID, .notificationUpdated(item), at: date, c)
             try await self.appendUnreadCounts(for: [userID], at: date, c)
+            if isRead { try await self.queueWebhookEvents([.notificationRead(item)], at: date, c) }
             return item
         }
     }
@@ -339,16 +340,18 @@ extension PostgresRepository {
     }
 
     func markRead(ids: [NotificationID], userID: UserID, at date: Date, _ c: PostgresConnection) async throws -> Int {
-        var changed = 0
+        var read: [NotificationItem] = []
         for id in Set(ids).sorted() {
             guard var item = try await fetchNotification(c, id: id), item.recipientID == userID, item.isUnread else { continue }
             item.readAt = date
             try await c.query("UPDATE notification SET read_at = \(date.timeIntervalSince1970) WHERE id = \(id)", logger: logger)
             try await appendEvent(userID: userID, .notificationUpdated(item), at: date, c)
-            changed += 1
+            read.append(item)
         }
-        if changed > 0 { try await appendUnreadCounts(for: [userID], at: date, c) }
-        return changed
+        guard !read.isEmpty else { return 0 }
+        try await appendUnreadCounts(for: [userID], at: date, c)
+        try await queueWebhookEvents(read.map(NewWebhookEvent.notificationRead), at: date, c)
+        return read.count
     }
 
     public func delete(ids: [NotificationID], userID: UserID, at date: Date) async throws -> Int {

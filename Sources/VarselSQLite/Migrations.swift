@@ -356,6 +356,40 @@ enum Migrations {
                     CREATE INDEX message_delivery_by_due ON message_delivery(next_attempt_at) WHERE ended_at IS NULL;
                     """)
         }
+        // Integrations' webhook endpoints and the outbox of their deliveries.
+        migrator.registerMigration("v15: webhooks") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE webhook_endpoint (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        integration_id INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                        url TEXT NOT NULL,
+                        events TEXT NOT NULL,
+                        secret TEXT NOT NULL,
+                        created_by INTEGER,
+                        created_at DOUBLE NOT NULL,
+                        failing_since DOUBLE,
+                        disabled_at DOUBLE
+                    );
+                    CREATE TABLE webhook_delivery (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        endpoint_id INTEGER NOT NULL REFERENCES webhook_endpoint(id) ON DELETE CASCADE,
+                        message_id TEXT NOT NULL,
+                        type TEXT NOT NULL,
+                        contact_id INTEGER,
+                        body TEXT NOT NULL,
+                        created_at DOUBLE NOT NULL,
+                        attempts INTEGER NOT NULL DEFAULT 0,
+                        next_attempt_at DOUBLE NOT NULL,
+                        ended_at DOUBLE,
+                        outcome TEXT,
+                        last_status INTEGER,
+                        last_error TEXT
+                    );
+                    CREATE INDEX webhook_delivery_by_due ON webhook_delivery(next_attempt_at) WHERE ended_at IS NULL;
+                    CREATE INDEX webhook_delivery_by_endpoint ON webhook_delivery(endpoint_id, id);
+                    """)
+        }
         return migrator
     }
 }

@@ -35,6 +35,7 @@ extension SQLiteRepository {
             let assignment = Assignment(
                 id: assignmentID, mentorID: mentorID, contactID: stored.id, coordinatorID: coordinatorID,
                 status: .pending, createdAt: date, respondedAt: nil, notificationID: item.id)
+            try self.queueWebhookEvents([.assignment(.assignmentCreated, assignment)], at: date, db: db)
             return (assignment, stored, item)
         }
     }
@@ -132,6 +133,10 @@ extension SQLiteRepository {
             guard db.changesCount > 0 else { return nil }
             let item = try self.insert(notification, at: date, db: db)
             try self.appendUnreadCounts(for: [item.recipientID], at: date, db: db)
+            if step == .mentorReminded || step == .coordinatorTold, try self.wantsWebhookEvent(.assignmentEscalated, db: db) {
+                try self.queueWebhookEvents(
+                    [.assignment(.assignmentEscalated, try self.assignment(assignmentID, db: db), step: step)], at: date, db: db)
+            }
             return item
         }
     }
@@ -148,7 +153,15 @@ extension SQLiteRepository {
 
     public func eraseContact(contactID: ContactID, titles: [Language: String], at date: Date) async throws -> [NotificationItem]? {
         let erased: [NotificationItem]? = try await commits.write { db in
-            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM contact WHERE id = ?", arguments: [contactID]) == true else { return nil }
+            guard let notErased = try Bool.fetchOne(db, sql: "SELECT erased_at IS NULL FROM contact WHERE id = ?", arguments: [contactID]) else {
+                return nil
+            }
+            // A live assignment can no longer be carried out: its system hears it was withdrawn, at the first erasure.
+            if notErased, try self.wantsWebhookEvent(.assignmentWithdrawn, db: db) {
+                let live = try Row.fetchAll(db, sql: "SELECT * FROM assignment WHERE contact_id = ? ORDER BY id", arguments: [contactID])
+                    .map(self.assignment).filter(\.isLive)
+                try self.queueWebhookEvents(live.map { .assignment(.assignmentWithdrawn, $0) }, at: date, db: db)
+            }
             try db.execute(
                 sql: """
                     UPDATE contact SET name = '', phone = '', address = '', notes = '', erased_at = coalesce(erased_at, ?) WHERE id = ?
@@ -307,6 +320,7 @@ extension SQLiteRepository {
             try db.execute(
                 sql: "UPDATE assignment SET status = ?, responded_at = ? WHERE id = ?",
                 arguments: [status.rawValue, date.timeIntervalSince1970, assignmentID])
+            if let type = WebhookEventType(answer: status) { try self.queueWebhookEvents([.assignment(type, assignment)], at: date, db: db) }
             return assignment
         }
     }
@@ -340,11 +354,11 @@ extension SQLiteRepository {
             let item = try self.insert(makeNotification(old.contactID, newID), at: date, db: db)
             try self.appendUnreadCounts(for: [item.recipientID], at: date, db: db)
             try db.execute(sql: "UPDATE assignment SET notification_id = ? WHERE id = ?", arguments: [item.id, newID])
-            return (
-                Assignment(
-                    id: newID, mentorID: mentorID, contactID: old.contactID, coordinatorID: old.coordinatorID, status: .pending,
-                    createdAt: date, respondedAt: nil, notificationID: item.id, previousID: assignmentID), item
-            )
+            let new = Assignment(
+                id: newID, mentorID: mentorID, contactID: old.contactID, coordinatorID: old.coordinatorID, status: .pending,
+                createdAt: date, respondedAt: nil, notificationID: item.id, previousID: assignmentID)
+            try self.queueWebhookEvents([.assignment(.assignmentReassigned, new)], at: date, db: db)
+            return (new, item)
         }
     }
 
@@ -358,6 +372,7 @@ extension SQLiteRepository {
             try db.execute(
                 sql: "UPDATE assignment SET status = ?, done_at = ?, visit_note = ? WHERE id = ?",
                 arguments: [AssignmentStatus.done.rawValue, date.timeIntervalSince1970, self.sealer.seal(note, field: .visitNote), assignmentID])
+            try self.queueWebhookEvents([.assignment(.assignmentDone, assignment)], at: date, db: db)
             return assignment
         }
     }

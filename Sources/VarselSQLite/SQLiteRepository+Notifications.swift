@@ -139,6 +139,7 @@ extension SQLiteRepository {
             try db.execute(sql: "UPDATE notification SET read_at = ? WHERE id = ?", arguments: [item.readAt?.timeIntervalSince1970, item.id])
             try self.appendEvent(userID: userID, .notificationUpdated(item), at: date, db: db)
             try self.appendUnreadCounts(for: [userID], at: date, db: db)
+            if isRead { try self.queueWebhookEvents([.notificationRead(item)], at: date, db: db) }
             return item
         }
     }
@@ -156,16 +157,18 @@ extension SQLiteRepository {
     }
 
     func markRead(ids: [NotificationID], userID: UserID, at date: Date, db: Database) throws -> Int {
-        var changed = 0
+        var read: [NotificationItem] = []
         for id in Set(ids).sorted() {
             guard var item = try fetchNotification(db, id: id), item.recipientID == userID, item.isUnread else { continue }
             item.readAt = date
             try db.execute(sql: "UPDATE notification SET read_at = ? WHERE id = ?", arguments: [date.timeIntervalSince1970, id])
             try appendEvent(userID: userID, .notificationUpdated(item), at: date, db: db)
-            changed += 1
+            read.append(item)
         }
-        if changed > 0 { try appendUnreadCounts(for: [userID], at: date, db: db) }
-        return changed
+        guard !read.isEmpty else { return 0 }
+        try appendUnreadCounts(for: [userID], at: date, db: db)
+        try queueWebhookEvents(read.map(NewWebhookEvent.notificationRead), at: date, db: db)
+        return read.count
     }
 
     public func delete(ids: [NotificationID], userID: UserID, at date: Date) async throws -> Int {

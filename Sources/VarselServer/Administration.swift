@@ -214,13 +214,15 @@ public enum Administration {
     /// Opens the store at `database` as ``withStore(_:keys:creating:_:)`` does, builds the services over it (the same
     /// graph as the server's), and gives them to `body` with whether the database was made just now.
     static func withServices<T>(
-        _ database: String, bcryptCost: UInt8 = 4, creating: Bool = false,
-        _ body: (VarselServices, _ isNew: Bool) async throws -> T
+        _ database: String, bcryptCost: UInt8 = 4, creating: Bool = false, keys: DataKeyring? = nil,
+        webhookEndpointPolicy: PushEndpointPolicy = .init(), _ body: (VarselServices, _ isNew: Bool) async throws -> T
     ) async throws -> T {
-        try await withStore(database, creating: creating) { repository, isNew in
+        try await withStore(database, keys: keys, creating: creating) { repository, isNew in
             var logger = Logger(label: "varsel")
             logger.logLevel = .error
-            let services = VarselServices(repository: repository, now: { Date() }, passwords: PasswordHasher(cost: bcryptCost), logger: logger)
+            let services = VarselServices(
+                repository: repository, now: { Date() }, passwords: PasswordHasher(cost: bcryptCost), webhookEndpointPolicy: webhookEndpointPolicy,
+                logger: logger)
             return try await body(services, isNew)
         }
     }

@@ -46,6 +46,8 @@ public struct ServerConfiguration: Sendable {
     public var idleTimeout: Duration = .seconds(30)
     /// Web Push.
     public var push = PushConfiguration()
+    /// Call http and private-address webhook endpoints: for tests with a receiving server on loopback.
+    public var webhooksAllowPrivateEndpoints = false
     /// The keys that encrypt personal details in the database (`--data-key-file`); nil stores them unencrypted.
     public var dataKeys: DataKeyring?
     /// The data key file this start made (the demo's, beside its database), to say so in the log.
@@ -186,6 +188,7 @@ public func buildApplication(
     let vapid: VAPIDKey
     if let fileKey { vapid = fileKey } else { vapid = try await configuration.push.storedKey(store: store) }
     let endpointPolicy = PushEndpointPolicy(allowsInsecureEndpoints: configuration.push.allowsInsecureEndpoints)
+    let webhookPolicy = PushEndpointPolicy(allowsInsecureEndpoints: configuration.webhooksAllowPrivateEndpoints)
     if configuration.push.subject == nil, configuration.http.publicURL?.scheme?.lowercased() != "https" {
         logger.notice("Web Push has no VAPID subject: set --vapid-subject (mailto: or https) for a real deployment")
     }
@@ -201,7 +204,7 @@ public func buildApplication(
         repository: store, now: now, passwords: PasswordHasher(cost: configuration.bcryptCost),
         configuration: http,
         webPush: configuration.push.settings(publicKey: vapid.publicKeyBase64URL, endpointPolicy: endpointPolicy),
-        messaging: messaging, logger: logger)
+        messaging: messaging, webhookEndpointPolicy: webhookPolicy, logger: logger)
     if configuration.loadsDemo {
         try await DemoSeeder(services: services, logger: logger).seed()
     }
@@ -230,12 +233,16 @@ public func buildApplication(
         interval: configuration.maintenanceInterval,
         accessLogRetention: configuration.accessLogRetention,
         contactRetention: configuration.contactRetention, logger: logger)
+    var webhookConfiguration = WebhookWorker.Configuration(endpointPolicy: webhookPolicy)
+    webhookConfiguration.pollInterval = .milliseconds(500)
+    let webhookWorker = services.webhookDelivery(
+        transport: HTTPPushTransport(timeout: .seconds(10)), configuration: webhookConfiguration, logger: logger)
     let followUps = services.followUps(
         configuration: .init(
             delay: configuration.messaging.followUpDelay,
             escalation: .init(remindAfter: configuration.remindUnansweredAfter)),
         logger: logger)
-    app.addServices(services.pump, upkeep, pushWorker, followUps)
+    app.addServices(services.pump, upkeep, pushWorker, followUps, webhookWorker)
     if let postgres {
         // Other instances' writes wake this one's pump at once.
         let pump = services.pump

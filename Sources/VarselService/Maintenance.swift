@@ -8,7 +8,7 @@ import VarselStore
 /// text messages and emails, and expired sessions. Reminders and escalations of unanswered assignments are the
 /// follow-up worker's (``FollowUpWorker``), which runs every few seconds.
 public struct MaintenanceService: Service {
-    let repository: any AssignmentStore & ContactChannelStore & EventLogStore & NotificationStore & SealedDataStore & UserStore
+    let repository: any AssignmentStore & ContactChannelStore & EventLogStore & NotificationStore & SealedDataStore & UserStore & WebhookStore
     let sender: NotificationSender
     let now: @Sendable () -> Date
     let interval: Duration
@@ -21,7 +21,7 @@ public struct MaintenanceService: Service {
     let logger: Logger
 
     public init(
-        repository: any AssignmentStore & ContactChannelStore & EventLogStore & NotificationStore & SealedDataStore & UserStore,
+        repository: any AssignmentStore & ContactChannelStore & EventLogStore & NotificationStore & SealedDataStore & UserStore & WebhookStore,
         sender: NotificationSender,
         erasure: ContactErasure, now: @escaping @Sendable () -> Date, interval: Duration = .seconds(3600), eventRetention: TimeInterval = 7 * 86400,
         accessLogRetention: TimeInterval = 365 * 86400,
@@ -63,6 +63,7 @@ public struct MaintenanceService: Service {
             }
             _ = try await repository.pruneEvents(before: now.addingTimeInterval(-eventRetention))
             _ = try await repository.pruneMessages(before: now.addingTimeInterval(-eventRetention))
+            _ = try await repository.pruneWebhookDeliveries(before: now.addingTimeInterval(-eventRetention))
             _ = try await repository.deleteExpiredSessions(at: now)
             _ = try await repository.pruneContactReads(before: now.addingTimeInterval(-accessLogRetention))
             let erased = try await erasure.eraseExpired(retention: contactRetention)

@@ -31,6 +31,8 @@ public final class VarselServices: Sendable {
     public let users: UserAdministration
     /// Integration tokens that member and case systems act through.
     public let integrations: Integrations
+    /// The endpoints integrations are told of events at.
+    public let webhooks: Webhooks
     /// Mobile numbers and email addresses, and their verification.
     public let channels: ContactChannels
     /// The text messages and emails this Varsel can send.
@@ -93,7 +95,7 @@ public final class VarselServices: Sendable {
     public init(
         repository: any VarselRepository, now: @escaping @Sendable () -> Date, passwords: PasswordHasher,
         configuration: Configuration = .init(), webPush: WebPushSettings = .init(), messaging: OutsideMessaging = .init(),
-        makeCode: (@Sendable () -> String)? = nil, logger: Logger
+        webhookEndpointPolicy: PushEndpointPolicy = .init(), makeCode: (@Sendable () -> String)? = nil, logger: Logger
     ) {
         self.repository = repository
         self.now = now
@@ -113,6 +115,7 @@ public final class VarselServices: Sendable {
         self.settings = AccountSettings(repository: repository, broker: broker)
         self.users = UserAdministration(repository: repository, passwords: passwords, broker: broker, now: now)
         self.integrations = Integrations(repository: repository, broker: broker, now: now)
+        self.webhooks = Webhooks(repository: repository, policy: webhookEndpointPolicy, now: now)
         self.messaging = messaging
         self.channels =
             makeCode.map { ContactChannels(repository: repository, messaging: messaging, now: now, makeCode: $0) }
@@ -155,6 +158,11 @@ public final class VarselServices: Sendable {
         PushDeliveryWorker(
             store: repository, contactReads: contactAccess, transport: transport, vapid: vapid, configuration: configuration,
             metrics: metrics.push, now: now, logger: logger)
+    }
+
+    /// The webhook delivery over the same store and clock: each queued event signed and sent through `transport`.
+    public func webhookDelivery(transport: any PushTransport, configuration: WebhookWorker.Configuration, logger: Logger) -> WebhookWorker {
+        WebhookWorker(store: repository, transport: transport, configuration: configuration, now: now, logger: logger)
     }
 
     /// The follow-ups over the same store and clock: text messages and emails when a notification is not seen in

@@ -253,6 +253,8 @@ public enum SealedField: String, Sendable, CaseIterable {
     /// A person's own mobile number or email address, for text messages and emails.
     case channelAddress = "contact_channel.address"
     case reflection = "scenario_recipient.reflection"
+    /// The key an integration's webhooks are signed with.
+    case webhookSecret = "webhook_endpoint.secret"
     /// A known value that tells, at start, whether the key file holds the database's key.
     case keyCheck = "data_key_check.sealed"
 }
@@ -335,6 +337,7 @@ public struct SealedColumn: Sendable {
             table: "scenario_recipient", column: "reflection", keys: ["scenario_id", "mentor_id"], field: .reflection,
             plainCondition: "1 = 1"),
         SealedColumn(table: "contact_channel", column: "address", keys: ["user_id", "channel"], field: .channelAddress, plainCondition: "1 = 1"),
+        SealedColumn(table: "webhook_endpoint", column: "secret", keys: ["id"], field: .webhookSecret, plainCondition: "1 = 1"),
         SealedColumn(table: "data_key_check", column: "sealed", keys: ["id"], field: .keyCheck, plainCondition: "1 = 0"),
     ]
 

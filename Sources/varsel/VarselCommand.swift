@@ -10,7 +10,8 @@ struct Varsel: AsyncParsableCommand {
         abstract: "An accessible notification centre for peer mentors who use a screen reader.",
         version: "varsel \(VarselRelease.version)",
         subcommands: [
-            ServeCommand.self, CheckCommand.self, ReadyCommand.self, UserCommand.self, TokenCommand.self, KeysCommand.self, TranscriptCommand.self,
+            ServeCommand.self, CheckCommand.self, ReadyCommand.self, UserCommand.self, TokenCommand.self, WebhookCommand.self, KeysCommand.self,
+            TranscriptCommand.self,
         ]
     )
 
@@ -150,6 +151,8 @@ struct ServeCommand: AsyncParsableCommand {
     var pushStaleAfter = "3d"
     @Flag(help: "Accept http and private-address push endpoints. For tests with a stand-in push service only.")
     var pushAllowHttpEndpoints = false
+    @Flag(help: "Call http and private-address webhook endpoints. For tests on one machine only.")
+    var webhookAllowPrivateEndpoints = false
     @Option(
         help:
             "The file with the keys that encrypt personal details in the database (make one with `varsel keys create`); keep it and its backups apart from the database's (default: VARSEL_DATA_KEY_FILE; the demo makes one beside its database)."
@@ -224,6 +227,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.push.subject = vapidSubject
         configuration.push.keyFile = vapidKeyFile
         configuration.push.allowsInsecureEndpoints = pushAllowHttpEndpoints
+        configuration.webhooksAllowPrivateEndpoints = webhookAllowPrivateEndpoints
         let keyFile = Administration.dataKeyFile(dataKeyFile)
         let host = host
         try await Administration.removingWhatAFailedStartMakes(
@@ -466,6 +470,76 @@ struct TokenCommand: AsyncParsableCommand {
 
         func run() async throws {
             print(try await Administration.revokeToken(database: Administration.database(database), id: id))
+        }
+    }
+}
+
+/// Webhook endpoints of integrations, on an SQLite file or a PostgreSQL database; safe while servers run.
+struct WebhookCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "webhook", abstract: "Add, list and remove the endpoints an integration's system is told of events at.",
+        subcommands: [Add.self, List.self, Remove.self])
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add a webhook endpoint to an integration token; its signing secret is printed once on standard output.")
+
+        @Argument(help: "The integration token's id, from `varsel token list`.") var integration: Int64
+        @Option(help: "The https URL Varsel POSTs the events to.") var url: String
+        @Option(
+            help: """
+                The events, comma-separated: \(WebhookEventNames.all).
+                """)
+        var events: String
+        @Flag(help: "Accept http and private-address URLs. For tests on one machine only.")
+        var allowPrivateEndpoint = false
+        @Option(help: "The data key file, so the secret is stored encrypted at once (default: VARSEL_DATA_KEY_FILE).") var dataKeyFile: String?
+        @Option(
+            help:
+                "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel); default: VARSEL_DATABASE, else ./varsel.sqlite."
+        )
+        var database: String?
+
+        func run() async throws {
+            let added = try await Administration.addWebhook(
+                database: Administration.database(database), dataKeyFile: Administration.dataKeyFile(dataKeyFile), integrationID: integration,
+                url: url,
+                events: events.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty },
+                allowsPrivate: allowPrivateEndpoint)
+            print(added.secret)
+            // On standard error, so `SECRET=$(varsel webhook add …)` gets the secret alone.
+            printNote(added.summary)
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List webhook endpoints and their state; never their secrets.")
+
+        @Option(
+            help:
+                "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel); default: VARSEL_DATABASE, else ./varsel.sqlite."
+        )
+        var database: String?
+
+        func run() async throws {
+            let listing = try await Administration.webhookList(database: Administration.database(database))
+            for line in listing.lines { print(line) }
+            printNote(listing.summary)
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a webhook endpoint and what is still queued for it.")
+
+        @Argument(help: "The endpoint's id, from `varsel webhook list`.") var id: Int64
+        @Option(
+            help:
+                "The SQLite database file, or a PostgreSQL URL (postgres://user:password@host:5432/varsel); default: VARSEL_DATABASE, else ./varsel.sqlite."
+        )
+        var database: String?
+
+        func run() async throws {
+            print(try await Administration.removeWebhook(database: Administration.database(database), id: id))
         }
     }
 }

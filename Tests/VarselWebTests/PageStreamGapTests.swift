@@ -316,4 +316,22 @@ extension WindowInjectingStore {
         try await base.queuedMessages(notificationID: notificationID)
     }
     func pruneMessages(before date: Date) async throws -> Int { try await base.pruneMessages(before: date) }
+    func createWebhookEndpoint(_ endpoint: NewWebhookEndpoint, at date: Date) async throws -> WebhookEndpoint {
+        try await base.createWebhookEndpoint(endpoint, at: date)
+    }
+    func webhookEndpoints(integrationID: UserID?) async throws -> [WebhookEndpoint] { try await base.webhookEndpoints(integrationID: integrationID) }
+    func webhookEndpoint(id: Int64) async throws -> WebhookEndpoint? { try await base.webhookEndpoint(id: id) }
+    func deleteWebhookEndpoint(id: Int64) async throws -> Bool { try await base.deleteWebhookEndpoint(id: id) }
+    func queueWebhookEvents(_ events: [NewWebhookEvent], at date: Date) async throws { try await base.queueWebhookEvents(events, at: date) }
+    func claimDueWebhookDeliveries(at date: Date, limit: Int, leaseUntil: Date) async throws -> [ClaimedWebhook] {
+        try await base.claimDueWebhookDeliveries(at: date, limit: limit, leaseUntil: leaseUntil)
+    }
+    func recordWebhookAttempt(id: Int64, _ record: WebhookAttemptRecord, at date: Date) async throws {
+        try await base.recordWebhookAttempt(id: id, record, at: date)
+    }
+    func disableWebhookEndpoint(id: Int64, at date: Date) async throws -> Bool { try await base.disableWebhookEndpoint(id: id, at: date) }
+    func webhookDeliveries(endpointID: Int64, limit: Int) async throws -> [WebhookDelivery] {
+        try await base.webhookDeliveries(endpointID: endpointID, limit: limit)
+    }
+    func pruneWebhookDeliveries(before date: Date) async throws -> Int { try await base.pruneWebhookDeliveries(before: date) }
 }

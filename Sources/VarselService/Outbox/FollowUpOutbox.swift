@@ -11,7 +11,7 @@ import VarselStore
 /// reaches them first and has its time to be seen. Sent messages of an assignment enter its history.
 struct FollowUpOutbox: OutboxChannel {
     /// The stores a follow-up reads and writes.
-    typealias Store = ContactChannelStore & EventLogStore & UserStore & NotificationStore
+    typealias Store = ContactChannelStore & EventLogStore & UserStore & NotificationStore & WebhookStore
 
     /// What one attempt came to.
     enum Outcome: Equatable {
@@ -109,6 +109,26 @@ struct FollowUpOutbox: OutboxChannel {
     }
 
     func record(_ outcome: Outcome, for message: MessageDelivery) async throws {
+        try await recordInStore(outcome, for: message)
+        // Integrations hear of it after it is recorded: a crash between the two loses this one event, never a message.
+        let channel = message.channel == .textMessage ? "text-message" : "email"
+        let attempt = message.attempts + 1
+        let event: NewWebhookEvent? =
+            switch outcome {
+            case .sent:
+                .message(sent: true, channel: channel, notificationID: message.notificationID, recipientID: message.userID, attempt: attempt)
+            case .failed:
+                .message(sent: false, channel: channel, notificationID: message.notificationID, recipientID: message.userID, attempt: attempt)
+            case .retry:
+                .message(
+                    sent: false, channel: channel, notificationID: message.notificationID, recipientID: message.userID, attempt: attempt,
+                    willRetry: attempt < configuration.maximumAttempts)
+            case .dropped, .held, .released: nil
+            }
+        if let event { try await store.queueWebhookEvents([event], at: now()) }
+    }
+
+    private func recordInStore(_ outcome: Outcome, for message: MessageDelivery) async throws {
         switch outcome {
         case .sent:
             try await store.finishMessage(id: message.id, outcome: .sent, at: now())

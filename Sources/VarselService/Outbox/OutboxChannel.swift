@@ -10,6 +10,8 @@ protocol OutboxChannel: Sendable {
     associatedtype Item: Sendable
     associatedtype Outcome: Sendable
 
+    /// Whether this outbox queues from the event log; one whose items are queued by the changes themselves does not.
+    var followsEventLog: Bool { get }
     /// The last event this outbox queued from; nil before its first start.
     func cursor() async throws -> Int64?
     /// Queues what `events` call for and moves the cursor from `cursor` to `last`, in one transaction; false when
@@ -29,4 +31,8 @@ protocol OutboxChannel: Sendable {
     func record(_ outcome: Outcome, for item: Item) async throws
     /// How the log names `item` and what came of it: ids and states, never anything personal.
     func metadata(for item: Item) -> Logger.Metadata
+}
+
+extension OutboxChannel {
+    var followsEventLog: Bool { true }
 }

@@ -46,7 +46,7 @@ final class OutboxLoop<Channel: OutboxChannel>: Sendable {
     /// claim after claim while each comes back full and settled, so a store that keeps failing is not asked in a loop.
     func step() async throws {
         try await recordLeftovers()
-        try await enqueueNew()
+        if channel.followsEventLog { try await enqueueNew() }
         while try await sendDue() == pace.batchSize {}
     }
 

@@ -12,7 +12,7 @@ import VarselStore
 /// it showed the push) tells whether the device shows them.
 struct PushOutbox: OutboxChannel {
     /// The stores a push reads and writes.
-    typealias Store = PushStore & EventLogStore & UserStore & NotificationStore & AssignmentStore
+    typealias Store = PushStore & EventLogStore & UserStore & NotificationStore & AssignmentStore & WebhookStore
 
     /// What one attempt came to.
     enum Outcome: Equatable {
@@ -195,6 +195,33 @@ struct PushOutbox: OutboxChannel {
     }
 
     func record(_ outcome: Outcome, for delivery: PushDelivery) async throws {
+        try await recordInStore(outcome, for: delivery)
+        // Integrations hear of it after it is recorded: a crash between the two loses this one event, never a push.
+        if let event = webhookEvent(outcome, for: delivery) { try await store.queueWebhookEvents([event], at: now()) }
+    }
+
+    /// What an integration is told of `outcome`: a push sent or failed (with the attempt), or a device gone.
+    func webhookEvent(_ outcome: Outcome, for delivery: PushDelivery) -> NewWebhookEvent? {
+        guard !delivery.isWithdrawal else { return nil }
+        let subscription = delivery.subscription
+        let attempt = delivery.attempts + 1
+        switch outcome {
+        case .sent:
+            return .message(sent: true, channel: "push", notificationID: delivery.notificationID, recipientID: subscription.userID, attempt: attempt)
+        case .retry:
+            return .message(
+                sent: false, channel: "push", notificationID: delivery.notificationID, recipientID: subscription.userID, attempt: attempt,
+                willRetry: attempt < configuration.maximumAttempts)
+        case .failed:
+            return .message(sent: false, channel: "push", notificationID: delivery.notificationID, recipientID: subscription.userID, attempt: attempt)
+        case .gone:
+            return .deviceStopped(subscriptionID: subscription.id, userID: subscription.userID)
+        case .skipped, .held, .released:
+            return nil
+        }
+    }
+
+    private func recordInStore(_ outcome: Outcome, for delivery: PushDelivery) async throws {
         switch outcome {
         case let .sent(latency):
             try await store.finishPushDelivery(id: delivery.id)
