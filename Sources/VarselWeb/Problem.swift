@@ -125,6 +125,11 @@ public struct Problem: HTTPResponseError, Sendable, Equatable {
             case .unknownIntegration: return .notFound(refusal.sentence)
             case .adminOnly: return .forbidden(refusal.sentence)
             }
+        case let refusal as Webhooks.Refusal:
+            switch refusal {
+            case .unknownIntegration, .unknownEndpoint: return .notFound(refusal.sentence)
+            case .adminOnly: return .forbidden(refusal.sentence)
+            }
         case let refusal as ChannelVerificationError:
             return refusal.problem
         case let http as HTTPError:

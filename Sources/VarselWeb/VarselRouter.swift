@@ -103,6 +103,8 @@ extension VarselRouter {
         ).addRoutes(to: router)
         IntegrationPages(frame: frame, configuration: s.configuration, directory: s.directory, now: s.now, integrations: s.integrations)
             .addRoutes(to: router)
+        WebhookPages(frame: frame, configuration: s.configuration, now: s.now, integrations: s.integrations, webhooks: s.webhooks)
+            .addRoutes(to: router)
     }
 }
 

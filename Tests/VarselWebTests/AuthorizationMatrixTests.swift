@@ -185,6 +185,11 @@ struct AuthorizationMatrixTests {
         "POST /integrations": Row(303, 403, 403, 403, 303, body: form + "&name=Member+system&role=coordinator"),
         "GET /integrations/{id}/token": Row(303, 403, 403, 403, 303),
         "POST /integrations/{id}/revoke": Row(303, 403, 403, 403, 303, body: form),
+        // Webhooks: administrators only; adding one answers with the page that shows its secret.
+        "GET /integrations/{id}/webhooks": Row(303, 403, 403, 403, 200),
+        "POST /integrations/{id}/webhooks": Row(
+            303, 403, 403, 403, 200, body: form + "&url=https%3A%2F%2Fhooks.example.org%2Fvarsel&events%5B%5D=assignment.created"),
+        "POST /integrations/{id}/webhooks/{endpoint}/remove": Row(303, 403, 403, 403, 303, body: form),
         "GET /password": .signedIn(200, 200),
         // An unknown code, whoever asks (the page is anonymous: a session cookie is not used).
         "GET /password/{code}": .signedIn(404, 404),
@@ -292,6 +297,10 @@ struct AuthorizationMatrixTests {
         let integration = try await world.repository.createIntegration(
             NewUser(username: "integration-matrix", displayName: "Member system", role: .coordinator, passwordHash: "", language: .english),
             tokenHash: "matrix-token", by: world.admin.id, at: world.clock.now)
+        let endpoint = try await world.repository.createWebhookEndpoint(
+            NewWebhookEndpoint(
+                integrationID: integration.id, url: "https://hooks.example.org/varsel", events: [.assignmentCreated], secret: Data(count: 32),
+                createdBy: world.admin.id), at: world.clock.now)
         let id: String =
             switch true {
             case pattern.contains("/passkeys/{id}"): "\(passkey.id)"
@@ -308,7 +317,7 @@ struct AuthorizationMatrixTests {
             }
         let path = pattern.replacingOccurrences(of: "{id}", with: id).replacingOccurrences(of: "{name}", with: "varsel.css")
             .replacingOccurrences(of: "{certification}", with: "\(certification.id)").replacingOccurrences(of: "{code}", with: "ABCD-EFGH-JKMN")
-            .replacingOccurrences(of: "{channel}", with: "sms")
+            .replacingOccurrences(of: "{channel}", with: "sms").replacingOccurrences(of: "{endpoint}", with: "\(endpoint.id)")
         let isAPI = path.hasPrefix("/api/") || path == "/metrics"
         try await world.test { client in
             let callers: [(String, String?, Int)] = [

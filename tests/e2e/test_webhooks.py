@@ -16,7 +16,7 @@ import yaml
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from test_cli_and_privacy import assert_one_sentence, run_varsel
-from varsel_server import VarselServer, wait_until
+from varsel_server import DEMO_PASSWORD, VarselServer, wait_until
 
 OPENAPI = Path(__file__).resolve().parents[2] / "Sources" / "VarselWeb" / "Resources" / "openapi.yaml"
 CONTACT = {"name": "Per Olsen", "phone": "900 11 222", "address": "Torggata 3, 0181 Oslo", "notes": "Lost his sight this spring"}
@@ -84,12 +84,12 @@ def add_token_and_webhook(database, url, *extra):
     return token, token_id, secret
 
 
-def test_an_assignments_life_arrives_signed_in_order_once_through_failures_and_a_kill(tmp_path):
+def test_an_assignments_life_arrives_signed_in_order_once_through_failures_and_a_kill(tmp_path, browser):
     database = tmp_path / "varsel.sqlite"
     receiver = Receiver()
     server = VarselServer(database=database, extra_args=["--webhook-allow-private-endpoints"]).start()
     try:
-        token, _, secret = add_token_and_webhook(database, receiver.url, "--allow-private-endpoint", "--data-key-file", f"{database}.key")
+        token, token_id, secret = add_token_and_webhook(database, receiver.url, "--allow-private-endpoint", "--data-key-file", f"{database}.key")
         mentor = server.token("demo-mentor")
 
         # The endpoint fails at first: the created event is tried, refused, and tried again later with the same id.
@@ -157,6 +157,27 @@ def test_an_assignments_life_arrives_signed_in_order_once_through_failures_and_a
         with sqlite3.connect(database) as db:
             stored = db.execute("SELECT secret FROM webhook_endpoint").fetchone()[0]
         assert stored.startswith("\x01") and secret.removeprefix("whsec_") not in stored
+
+        # An administrator sees each delivery in words on the integration's webhooks page; never the secret.
+        added = run_varsel("user", "add", "anne", "--role", "admin", "--database", str(database), "--bcrypt-cost", "4",
+                           stdin=DEMO_PASSWORD + "\n")
+        assert added.returncode == 0, added.stderr
+        context = browser.new_context()
+        try:
+            page = context.new_page()
+            page.goto(server.base_url + "/signin")
+            page.fill("#username", "anne")
+            page.fill("#password", DEMO_PASSWORD)
+            page.click("button[type=submit]")
+            page.wait_for_url("**/notifications")
+            page.goto(server.base_url + f"/integrations/{token_id}/webhooks")
+            rows = page.locator("ul[aria-labelledby$='-deliveries'] li").all_inner_texts()
+            assert rows[0] == "Visit done, delivered after 1 attempt", rows
+            # Refused at least once while the endpoint failed, then taken.
+            assert re.fullmatch(r"Assignment created, delivered after [2-9] attempts", rows[-1]), rows
+            assert secret not in page.content()
+        finally:
+            context.close()
     finally:
         server.stop()
         receiver.stop()

@@ -47,6 +47,68 @@ def test_making_an_integration_token_speaks_the_field_and_hint_the_confirmation_
     assert not any(token in text for text in loaded)
 
 
+def test_an_integrations_webhooks_page_speaks_its_errors_then_adds_an_address_and_shows_its_secret_once(reader):
+    signed_in_as_admin(reader)
+    reader.goto("/integrations")
+    # After the token's revoke button: its webhooks, named for the system.
+    spoken, _ = reader.tab_until(lambda text: text.startswith("Webhooks for Member system"))
+    assert spoken == ["Webhooks for Member system link"], spoken
+    spoken = submitted(reader, "Webhooks for Member system")
+    assert run_at(spoken, ["Webhooks for Member system", "heading level 1"]) >= 0, spoken
+    assert "No webhook addresses yet" in spoken, spoken
+    spoken, _ = reader.tab_until(lambda text: text.startswith("Address entry"))
+    field = next(index for index, text in enumerate(spoken) if text.startswith("Address entry"))
+    assert spoken[field] == "Address entry required", spoken
+    assert spoken[field + 1].startswith("An https address on the system's own server, for example"), spoken
+    # A private address and no event: both errors, in the summary and at their fields.
+    subprocess_type(reader.desktop, "http://10.0.0.1/hooks")
+    reader.tab_until(lambda text: text == "Add address push button")
+    spoken = submitted(reader, "Webhooks for Member system", first_words="Please correct the following:")
+    errors = [text.removeprefix("• ") for text in spoken]
+    assert "Address: Enter an https address on a public server, with no user name or password in it" in errors, spoken
+    assert "Events to send: Choose at least one event" in errors, spoken
+    spoken, _ = reader.tab_until(lambda text: text.startswith("Address entry"))
+    field = next(index for index, text in enumerate(spoken) if text.startswith("Address entry"))
+    assert spoken[field + 1] == "invalid entry", spoken
+    reader.desktop.key("ctrl+a")
+    subprocess_type(reader.desktop, "https://cases.example.org/varsel-events")
+    spoken = reader.press("Tab")
+    assert any(text.startswith("Events to send") for text in spoken), spoken
+    assert any(text.startswith("Assignment created check box not checked") for text in spoken), spoken
+    assert "checked" in reader.press("space")[0], "the box says it is checked"
+    reader.tab_until(lambda text: text == "Add address push button")
+    spoken = submitted(reader, "Signing secret")
+    secret = reader.page.input_value("#webhook-secret")
+    assert re.fullmatch(r"whsec_[A-Za-z0-9+/]{43}=", secret), secret
+    # The confirmation once, the heading, the address, the instructions, and the secret in a field to copy.
+    assert spoken.count("Added an address for Member system") == 1, spoken
+    start = spoken.index("Added an address for Member system")
+    assert spoken[start + 1:start + 3] == ["Signing secret", "heading level 1"], spoken
+    assert run_at(spoken, ["Copy this secret into Member system now", "It is shown this once",
+                           "Member system checks each request's signature with it"]) > start, spoken
+    assert secret in spoken, spoken
+    # Back on the list: the address in its row's words, and its recent deliveries under a heading named for it.
+    loaded = reader.goto(urlparse(reader.page.url).path)
+    assert "1 webhook address" in loaded, loaded
+    assert not any(secret in text for text in loaded)
+    assert any(re.fullmatch(r"https://cases\.example\.org/varsel-events, on, 1 event, added [A-Z][a-z]+ \d{1,2}, \d{4}", text)
+               for text in loaded), loaded
+    spoken, _ = reader.tab_until(lambda text: text.startswith("Remove https://cases.example.org/varsel-events"))
+    assert reader.focused_id().endswith("-remove")
+    # Read on in browse mode, as arrowing down does.
+    # Arrowing reads by line: the heading wraps where the page is narrow, and Orca says it in two lines.
+    heading = reader.press("Down")
+    assert any(text.startswith("Recent deliveries to https://cases.example.org/varsel") and text.endswith("heading level 2")
+               for text in heading), heading
+    lines = [reader.press("Down") for _ in range(2)]
+    assert any("Nothing sent yet" in line for line in lines), lines
+    # Removing it: the confirmation once, and the list empty again.
+    reader.tab_until(lambda text: text.startswith("Remove https://cases.example.org/varsel-events"), key="shift+Tab")
+    spoken = submitted(reader, "Webhooks for Member system")
+    assert spoken.count("Address removed: nothing more is sent to it") == 1, spoken
+    assert "No webhook addresses yet" in spoken, spoken
+
+
 def test_an_integration_token_row_is_named_in_full_and_revoking_it_speaks_the_confirmation_once(reader):
     signed_in_as_admin(reader)
     reader.goto("/integrations")

@@ -157,6 +157,11 @@ enum PageForm {
         var role: String?
     }
 
+    struct NewEndpoint: Decodable {
+        var url: String?
+        var events: [String]?
+    }
+
     struct RoleChoice: Decodable {
         var role: String?
     }
@@ -209,6 +214,7 @@ enum Flash: Equatable {
     case linkShownOnce
     case tokenShownOnce
     case tokenRevoked
+    case endpointRemoved
     case codeSent(OutsideChannel)
     /// A code sent for someone else (a coordinator setting a mentor's number), who types it on their own Profile.
     case codeSentToPerson(OutsideChannel)
@@ -244,6 +250,7 @@ enum Flash: Equatable {
         case "link-shown": self = .linkShownOnce
         case "token-shown": self = .tokenShownOnce
         case "token-revoked": self = .tokenRevoked
+        case "endpoint-removed": self = .endpointRemoved
         case "code-sent-sms", "code-sent-email": self = .codeSent(query.hasSuffix("sms") ? .textMessage : .email)
         case "code-sent-for-sms", "code-sent-for-email": self = .codeSentToPerson(query.hasSuffix("sms") ? .textMessage : .email)
         case "verified-sms", "verified-email": self = .channelVerified(query.hasSuffix("sms") ? .textMessage : .email)
@@ -299,6 +306,7 @@ enum Flash: Equatable {
         case .linkShownOnce: "link-shown"
         case .tokenShownOnce: "token-shown"
         case .tokenRevoked: "token-revoked"
+        case .endpointRemoved: "endpoint-removed"
         case let .codeSent(channel): "code-sent-\(channel.rawValue)"
         case let .codeSentToPerson(channel): "code-sent-for-\(channel.rawValue)"
         case let .channelVerified(channel): "verified-\(channel.rawValue)"
@@ -341,6 +349,7 @@ enum Flash: Equatable {
         case .linkShownOnce: describer.strings.linkShownOnce
         case .tokenShownOnce: describer.strings.tokenShownOnce
         case .tokenRevoked: describer.strings.tokenRevoked
+        case .endpointRemoved: describer.strings.endpointRemoved
         case let .codeSent(channel): describer.strings.codeSent(channel)
         case let .codeSentToPerson(channel): describer.strings.codeSentToPerson(channel)
         case let .channelVerified(channel): describer.strings.channelVerified(channel)

@@ -49,7 +49,9 @@ extension IntegrationPages {
                     id: "integration-\(integration.id)", name: summary.name,
                     description: strings.integrationRow(summary, now: now, timeZone: osloTimeZone),
                     revokedMark: integration.isRevoked ? strings.revokedMark : nil,
-                    revokeAction: integration.isRevoked ? nil : "/integrations/\(integration.id)/revoke")
+                    revokeAction: integration.isRevoked ? nil : "/integrations/\(integration.id)/revoke",
+                    webhooksPath: integration.isRevoked ? nil : "/integrations/\(integration.id)/webhooks",
+                    webhooksLink: strings.webhooksTitle(for: integration.account.displayName))
             },
             values: values,
             roles: [Role.coordinator, .admin].map {
@@ -162,6 +164,10 @@ struct IntegrationRowView {
     var revokedMark: String?
     /// Where the revoke button posts; nil once revoked.
     var revokeAction: String?
+    /// The token's webhooks page; nil once revoked.
+    var webhooksPath: String?
+    /// The link's words, naming the system: `Webhooks for Member system`.
+    var webhooksLink: String
 }
 
 struct IntegrationStrings {
