@@ -58,11 +58,15 @@ extension PostgresRepository {
         try await write { c in try await self.queueWebhookEvents(events, at: date, c) }
     }
 
+    /// The endpoints new events are queued for: on, of an integration whose token is not revoked.
+    static let listeningEndpoints =
+        "webhook_endpoint e JOIN users u ON u.id = e.integration_id WHERE e.disabled_at IS NULL AND u.deactivated_at IS NULL"
+
     /// Queues `events` inside the caller's transaction, one delivery per endpoint that is on and wants each type.
     /// One small read when no endpoint wants any of them.
     func queueWebhookEvents(_ events: [NewWebhookEvent], at date: Date, _ c: PostgresConnection) async throws {
         guard !events.isEmpty else { return }
-        let wanted = try await c.query("SELECT id, events FROM webhook_endpoint WHERE disabled_at IS NULL ORDER BY id", logger: logger)
+        let wanted = try await c.query("SELECT e.id, e.events FROM \(unescaped: Self.listeningEndpoints) ORDER BY e.id", logger: logger)
             .collect().map { row in
                 let (id, events) = try row.decode((Int64, String).self)
                 return (id: id, events: WebhookEndpoint.events(stored: events))
@@ -85,7 +89,7 @@ extension PostgresRepository {
     /// Whether an endpoint that is on wants `type`: a change that would have to read more to describe its event
     /// asks first.
     func wantsWebhookEvent(_ type: WebhookEventType, _ c: PostgresConnection) async throws -> Bool {
-        try await c.query("SELECT events FROM webhook_endpoint WHERE disabled_at IS NULL", logger: logger).collect().contains {
+        try await c.query("SELECT e.events FROM \(unescaped: Self.listeningEndpoints)", logger: logger).collect().contains {
             WebhookEndpoint.events(stored: try $0.decode(String.self)).contains(type)
         }
     }

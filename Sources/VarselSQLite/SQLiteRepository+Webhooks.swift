@@ -48,11 +48,15 @@ extension SQLiteRepository {
         try await commits.write { db in try self.queueWebhookEvents(events, at: date, db: db) }
     }
 
+    /// The endpoints new events are queued for: on, of an integration whose token is not revoked.
+    static let listeningEndpoints =
+        "webhook_endpoint e JOIN user u ON u.id = e.integration_id WHERE e.disabled_at IS NULL AND u.deactivated_at IS NULL"
+
     /// Queues `events` inside the caller's transaction, one delivery per endpoint that is on and wants each type.
     /// One small read when no endpoint wants any of them.
     func queueWebhookEvents(_ events: [NewWebhookEvent], at date: Date, db: Database) throws {
         guard !events.isEmpty else { return }
-        let endpoints = try Row.fetchAll(db, sql: "SELECT id, events FROM webhook_endpoint WHERE disabled_at IS NULL ORDER BY id")
+        let endpoints = try Row.fetchAll(db, sql: "SELECT e.id, e.events FROM \(Self.listeningEndpoints) ORDER BY e.id")
         guard !endpoints.isEmpty else { return }
         let wanted = endpoints.map { (id: $0["id"] as Int64, events: WebhookEndpoint.events(stored: $0["events"])) }
         for event in events {
@@ -77,7 +81,7 @@ extension SQLiteRepository {
     /// Whether an endpoint that is on wants `type`: a change that would have to read more to describe its event
     /// asks first.
     func wantsWebhookEvent(_ type: WebhookEventType, db: Database) throws -> Bool {
-        try Row.fetchAll(db, sql: "SELECT events FROM webhook_endpoint WHERE disabled_at IS NULL").contains {
+        try Row.fetchAll(db, sql: "SELECT e.events FROM \(Self.listeningEndpoints)").contains {
             WebhookEndpoint.events(stored: $0["events"]).contains(type)
         }
     }

@@ -132,6 +132,21 @@ struct WebhookStoreContractTests: StoreContract {
         #expect(try await store.claimDueWebhookDeliveries(at: now + 10, limit: 10, leaseUntil: now + 70).isEmpty)
     }
 
+    @Test("a revoked integration's endpoints are told of nothing that happens after it", arguments: StoreKind.allCases)
+    func revokedIntegration(kind: StoreKind) async throws {
+        let store = try await kind.make()
+        let hook = try await endpoint(store)
+        let kari = try await mentor(store, "kari")
+        _ = try await store.createAssignment(mentorID: kari.id, coordinatorID: nil, contact: contact, at: now) { _, _ in
+            note(kari.id, kind: .assignment)
+        }
+        _ = try await store.changeAccount(userID: hook.integrationID, .deactivate, log: [], at: now + 1)
+        _ = try await store.createAssignment(mentorID: kari.id, coordinatorID: nil, contact: contact, at: now + 2) { _, _ in
+            note(kari.id, kind: .assignment)
+        }
+        #expect(try await store.webhookDeliveries(endpointID: hook.id, limit: 10).count == 1)
+    }
+
     @Test("erasing a contact tells of its live assignments' withdrawal once; reading notifications tells of each", arguments: StoreKind.allCases)
     func withdrawnAndRead(kind: StoreKind) async throws {
         let store = try await kind.make()
