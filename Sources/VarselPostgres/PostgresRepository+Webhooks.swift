@@ -95,6 +95,16 @@ extension PostgresRepository {
     }
 
     public func claimDueWebhookDeliveries(at date: Date, limit: Int, leaseUntil: Date) async throws -> [ClaimedWebhook] {
+        // Most rounds find nothing: a read says so without a write transaction (and without ending an outage that a
+        // write which changes nothing would get through).
+        let anyDue = try await read { c in
+            try await Self.one(
+                c.query(
+                    "SELECT EXISTS (SELECT 1 FROM webhook_delivery WHERE ended_at IS NULL AND next_attempt_at <= \(date.timeIntervalSince1970))",
+                    logger: self.logger)
+            ).decode(Bool.self)
+        }
+        guard anyDue else { return [] }
         let claimed: [ClaimedWebhook] = try await write { c in
             // A contact's later event waits while an earlier one to the same endpoint is unfinished (or claimed by
             // another instance: its row is locked, and it is still unfinished).
