@@ -24,9 +24,15 @@ extension WebhookPages {
 
     /// The integration the path names, unrevoked; ``Webhooks/Refusal/unknownIntegration`` for any other.
     func integration(_ context: VarselContext, for actor: User) async throws -> Integration {
-        guard let id = context.parameters.get("id").flatMap({ UserID($0) }),
-            let integration = try? await integrations.integration(id, for: actor), !integration.isRevoked
-        else { throw Webhooks.Refusal.unknownIntegration }
+        guard let id = context.parameters.get("id").flatMap({ UserID($0) }) else { throw Webhooks.Refusal.unknownIntegration }
+        // A store that does not answer is said as such (503), not as an unknown integration.
+        let integration: Integration
+        do {
+            integration = try await integrations.integration(id, for: actor)
+        } catch is Integrations.Refusal {
+            throw Webhooks.Refusal.unknownIntegration
+        }
+        guard !integration.isRevoked else { throw Webhooks.Refusal.unknownIntegration }
         return integration
     }
 
