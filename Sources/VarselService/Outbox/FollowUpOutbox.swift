@@ -144,9 +144,8 @@ struct FollowUpOutbox: OutboxChannel {
                 try await store.finishMessage(id: message.id, outcome: .dropped, at: now())
                 return
             }
-            let backoff = min(configuration.maximumBackoff, configuration.initialBackoff * pow(2, Double(attempts - 1)))
-            try await store.rescheduleMessage(
-                id: message.id, attempts: attempts, at: now().addingTimeInterval(backoff * Double.random(in: 0.8...1.2)))
+            let delay = retryDelay(afterAttempt: attempts, initial: configuration.initialBackoff, maximum: configuration.maximumBackoff)
+            try await store.rescheduleMessage(id: message.id, attempts: attempts, at: now().addingTimeInterval(delay))
         }
     }
 }

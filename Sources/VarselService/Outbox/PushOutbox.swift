@@ -240,8 +240,7 @@ struct PushOutbox: OutboxChannel {
                 metrics.failed()
                 return
             }
-            let backoff = min(configuration.maximumBackoff, configuration.initialBackoff * pow(2, Double(attempts - 1)))
-            let delay = after ?? backoff * Double.random(in: 0.8...1.2)
+            let delay = after ?? retryDelay(afterAttempt: attempts, initial: configuration.initialBackoff, maximum: configuration.maximumBackoff)
             try await store.reschedulePushDelivery(id: delivery.id, attempts: attempts, at: now().addingTimeInterval(delay))
             metrics.retried()
         case .failed:

@@ -90,8 +90,8 @@ struct WebhookOutbox: OutboxChannel {
             try await store.recordWebhookAttempt(id: item.delivery.id, .delivered(status: status), at: date)
         case let .failed(status, error):
             let attempts = item.delivery.attempts + 1
-            let backoff = min(configuration.maximumBackoff, configuration.initialBackoff * pow(2, Double(attempts - 1)))
-            let next = date.addingTimeInterval(backoff * Double.random(in: 0.8...1.2))
+            let next = date.addingTimeInterval(
+                retryDelay(afterAttempt: attempts, initial: configuration.initialBackoff, maximum: configuration.maximumBackoff))
             try await store.recordWebhookAttempt(id: item.delivery.id, .failed(status: status, error: error, next: next), at: date)
         case .disable:
             if try await store.disableWebhookEndpoint(id: item.endpoint.id, at: date) {
