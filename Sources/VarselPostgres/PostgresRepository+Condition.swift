@@ -27,7 +27,9 @@ extension PostgresRepository: StoreCondition {
     public func ping() async throws {
         try await bounded(wrote: false, within: Self.pingTimeout) {
             try await self.client.withConnection { connection in
-                _ = try await connection.query("SELECT 1", logger: self.logger).collect()
+                try await self.closeWatch.run(on: connection) {
+                    _ = try await connection.query("SELECT 1", logger: self.logger).collect()
+                }
             }
         }
     }

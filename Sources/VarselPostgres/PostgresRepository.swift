@@ -13,6 +13,8 @@ import VarselStore
 /// stream could skip). The same transaction sends `NOTIFY varsel_events`, which wakes every instance's pump.
 public final class PostgresRepository: VarselRepository, Sendable {
     let client: PostgresClient
+    /// Ends an operation whose connection the server closed under it (PostgresNIO would wait on it for good).
+    let closeWatch = ConnectionCloseWatch()
     let logger: Logger
     let url: String
     let runner: Task<Void, Never>
@@ -33,7 +35,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
     /// The advisory lock that orders event-log writers.
     static let eventLock: Int64 = 0x7661_7273_656C_0001
     /// How long the server lets one of Varsel's transactions sit idle before it ends it (`idle_in_transaction_session_timeout`).
-    static let idleTransactionTimeoutMilliseconds = 3000
+    public static let defaultIdleTransactionTimeout: Duration = .seconds(3)
     /// The advisory lock migrations take.
     static let migrationLock: Int64 = 0x7661_7273_656C_0002
     /// The channel `NOTIFY` uses when events are committed.
@@ -51,13 +53,15 @@ public final class PostgresRepository: VarselRepository, Sendable {
     /// A database changed by a later version is refused (``SchemaFromNewerVersion``). `upgradesSchema: false` opens
     /// the tables as they are, changing nothing, for `varsel check`; ``schemaFound`` says how they stand.
     ///
-    /// Each operation waits at most `operationTimeout` for the database, then fails with ``StoreUnavailable``.
+    /// Each operation waits at most `operationTimeout` for the database, then fails with ``StoreUnavailable``. The
+    /// server ends a transaction of this store's that sits idle for `idleTransactionTimeout`.
     public init(
         url: String, logger: Logger, keys: DataKeyring? = nil, checksDataKey: Bool = true, createsSchema: Bool = true,
-        upgradesSchema: Bool = true, operationTimeout: Duration = PostgresRepository.defaultOperationTimeout
+        upgradesSchema: Bool = true, operationTimeout: Duration = PostgresRepository.defaultOperationTimeout,
+        idleTransactionTimeout: Duration = PostgresRepository.defaultIdleTransactionTimeout
     ) async throws {
         guard !Self.needsPercentEncoding(url) else { throw PostgresOpenFailure.needsPercentEncoding }
-        let configuration = try Self.configuration(from: url)
+        let configuration = try Self.configuration(from: url, idleTransactionTimeout: idleTransactionTimeout)
         // One connection first: a refused password or an unknown database is said at once, not retried by the pool.
         try await Self.probe(url: url, logger: logger)
         client = PostgresClient(configuration: configuration, backgroundLogger: logger)
@@ -165,7 +169,9 @@ public final class PostgresRepository: VarselRepository, Sendable {
     }
 
     /// Reads `postgres://user:password@host:port/database`; TLS is used when `sslmode=require` is given.
-    public static func configuration(from url: String) throws -> PostgresClient.Configuration {
+    public static func configuration(
+        from url: String, idleTransactionTimeout: Duration = defaultIdleTransactionTimeout
+    ) throws -> PostgresClient.Configuration {
         let parts = try URLParts(url)
         var configuration = PostgresClient.Configuration(
             host: parts.host, port: parts.port, username: parts.user, password: parts.password,
@@ -174,7 +180,8 @@ public final class PostgresRepository: VarselRepository, Sendable {
         // A transaction left open by an instance that stopped talking to the server (cut off by the network, or hung)
         // is ended by the server after this long, and its locks with it: the event log's lock above all, which every
         // other instance's writes wait for. Varsel's own transactions never sit idle for anything like it.
-        configuration.options.additionalStartupParameters = [("idle_in_transaction_session_timeout", "\(Self.idleTransactionTimeoutMilliseconds)")]
+        let milliseconds = idleTransactionTimeout.components.seconds * 1000 + idleTransactionTimeout.components.attoseconds / 1_000_000_000_000_000
+        configuration.options.additionalStartupParameters = [("idle_in_transaction_session_timeout", "\(milliseconds)")]
         return configuration
     }
 
@@ -182,9 +189,11 @@ public final class PostgresRepository: VarselRepository, Sendable {
 
     /// Runs `body` in a read-only snapshot.
     func read<T: Sendable>(within limit: Duration? = nil, _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
-        let client = client
+        let (client, closeWatch) = (client, closeWatch)
         return try await bounded(wrote: false, within: limit) {
-            try await client.withConnection { connection in try await body(connection) }
+            try await client.withConnection { connection in
+                try await closeWatch.run(on: connection) { try await body(connection) }
+            }
         }
     }
 
@@ -202,14 +211,18 @@ public final class PostgresRepository: VarselRepository, Sendable {
         appendsEvents: Bool = false, locksLate: Bool = false, within limit: Duration? = nil,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
-        let (logger, client) = (logger, client)
+        let (logger, client, closeWatch) = (logger, client, closeWatch)
         do {
             let result = try await bounded(wrote: true, within: limit) {
-                try await client.withTransaction(logger: logger) { connection in
-                    if appendsEvents && !locksLate {
-                        try await self.lockEventLog(connection)
+                try await client.withConnection { connection in
+                    try await closeWatch.run(on: connection) {
+                        try await connection.withTransaction(logger: logger) { connection in
+                            if appendsEvents && !locksLate {
+                                try await self.lockEventLog(connection)
+                            }
+                            return try await body(connection)
+                        }
                     }
-                    return try await body(connection)
                 }
             }
             if appendsEvents {

@@ -235,12 +235,14 @@ struct EncryptionAtRestTests {
 
         await #expect(throws: StoreError.dataKeyRequired) {
             try await PostgresRepository(
-                url: store.urlForTests, logger: Logger(label: "test"), operationTimeout: PostgresTestDatabase.operationTimeout
+                url: store.urlForTests, logger: Logger(label: "test"), operationTimeout: PostgresTestDatabase.operationTimeout,
+                idleTransactionTimeout: PostgresTestDatabase.idleTransactionTimeout
             ).shutdown()
         }
         let rotated = try DataKeyring.rotate(path: keyFile)
         let rotating = try await PostgresRepository(
-            url: store.urlForTests, logger: Logger(label: "test"), keys: rotated, operationTimeout: PostgresTestDatabase.operationTimeout)
+            url: store.urlForTests, logger: Logger(label: "test"), keys: rotated, operationTimeout: PostgresTestDatabase.operationTimeout,
+            idleTransactionTimeout: PostgresTestDatabase.idleTransactionTimeout)
         defer { rotating.shutdown() }
         #expect(try await rotating.resealAllStale(batch: 4) >= 10)
         #expect(try await rotating.sealedValueCounts().keys.sorted() == [rotated.currentID])
@@ -257,7 +259,8 @@ struct EncryptionAtRestTests {
         #expect(!Self.found(in: try ErasureAtRestTests.dump(plain.urlForTests)).isEmpty)
         let keys = try DataKeyring.create(path: try DataKeyringTests.keyFile("postgres-legacy"))
         let store = try await PostgresRepository(
-            url: plain.urlForTests, logger: Logger(label: "test"), keys: keys, operationTimeout: PostgresTestDatabase.operationTimeout)
+            url: plain.urlForTests, logger: Logger(label: "test"), keys: keys, operationTimeout: PostgresTestDatabase.operationTimeout,
+            idleTransactionTimeout: PostgresTestDatabase.idleTransactionTimeout)
         defer { store.shutdown() }
         #expect(try await store.resealAllStale() >= 10)
         #expect(Self.found(in: try ErasureAtRestTests.dump(plain.urlForTests)) == [])

@@ -169,7 +169,9 @@ struct PostgresOrderingTests {
     @Test("requests with one idempotency key at once, on two instances, create the notification once; the others replay it")
     func concurrentIdempotentCreates() async throws {
         let repository = try await PostgresTestDatabase.make()
-        let other = try await PostgresRepository(url: repository.urlForTests, logger: logger, operationTimeout: PostgresTestDatabase.operationTimeout)
+        let other = try await PostgresRepository(
+            url: repository.urlForTests, logger: logger, operationTimeout: PostgresTestDatabase.operationTimeout,
+            idleTransactionTimeout: PostgresTestDatabase.idleTransactionTimeout)
         let mentor = try await repository.createUser(
             NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x", language: .english), at: now)
         let key = IdempotencyKey(senderID: mentor.id, key: "retry-1", fingerprint: "same body")
@@ -191,7 +193,9 @@ struct PostgresOrderingTests {
     @Test("a create on one instance wakes another instance's listener at commit (the event table's trigger sends the NOTIFY)")
     func createWakesTheOtherInstance() async throws {
         let repository = try await PostgresTestDatabase.make()
-        let other = try await PostgresRepository(url: repository.urlForTests, logger: logger, operationTimeout: PostgresTestDatabase.operationTimeout)
+        let other = try await PostgresRepository(
+            url: repository.urlForTests, logger: logger, operationTimeout: PostgresTestDatabase.operationTimeout,
+            idleTransactionTimeout: PostgresTestDatabase.idleTransactionTimeout)
         let mentor = try await repository.createUser(
             NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x", language: .english), at: now)
         let wakes = WakeCount()
@@ -222,7 +226,9 @@ struct PostgresOrderingTests {
     @Test("two instances claiming due pushes at once never take the same one")
     func claimsAreExclusive() async throws {
         let first = try await PostgresTestDatabase.make()
-        let second = try await PostgresRepository(url: first.urlForTests, logger: logger, operationTimeout: PostgresTestDatabase.operationTimeout)
+        let second = try await PostgresRepository(
+            url: first.urlForTests, logger: logger, operationTimeout: PostgresTestDatabase.operationTimeout,
+            idleTransactionTimeout: PostgresTestDatabase.idleTransactionTimeout)
         let mentor = try await first.createUser(
             NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x", language: .english), at: now)
         try await first.createSession(
@@ -298,7 +304,8 @@ struct PostgresOrderingTests {
         // 8,000 notifications in one create take 10 s alone and over a minute beside the other suites on two busy
         // cores; the deadline is about a database that does not answer, not about this.
         let repository = try await PostgresRepository(
-            url: try await PostgresTestDatabase.makeEmpty(), logger: Logger(label: "test"), operationTimeout: .seconds(300))
+            url: try await PostgresTestDatabase.makeEmpty(), logger: Logger(label: "test"), operationTimeout: .seconds(300),
+            idleTransactionTimeout: PostgresTestDatabase.idleTransactionTimeout)
         let mentor = try await repository.createUser(
             NewUser(username: "kari", displayName: "K", role: .mentor, passwordHash: "x", language: .english), at: now)
         let before = try await repository.latestEventID()

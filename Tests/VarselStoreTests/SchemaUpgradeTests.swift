@@ -78,14 +78,16 @@ struct SchemaUpgradeTests {
 
         let looked = try await PostgresRepository(
             url: made.urlForTests, logger: Logger(label: "test"), checksDataKey: false, upgradesSchema: false,
-            operationTimeout: PostgresTestDatabase.operationTimeout)
+            operationTimeout: PostgresTestDatabase.operationTimeout,
+            idleTransactionTimeout: PostgresTestDatabase.idleTransactionTimeout)
         defer { looked.shutdown() }
         #expect(looked.schemaFound == .older(pending: 1))
         #expect(try await looked.sealedValueCounts() == [:])
         #expect(try await Self.postgresChanges(made).contains(Self.lastChange) == false)
 
         let opened = try await PostgresRepository(
-            url: made.urlForTests, logger: Logger(label: "test"), operationTimeout: PostgresTestDatabase.operationTimeout)
+            url: made.urlForTests, logger: Logger(label: "test"), operationTimeout: PostgresTestDatabase.operationTimeout,
+            idleTransactionTimeout: PostgresTestDatabase.idleTransactionTimeout)
         defer { opened.shutdown() }
         #expect(opened.schemaFound == .older(pending: 1))
         #expect(opened.schemaChangesMade == 1)
@@ -102,7 +104,8 @@ struct SchemaUpgradeTests {
         try await Self.undoLastChange(postgres: made)
         await #expect(throws: StoreError.dataKeyRequired) {
             try await PostgresRepository(
-                url: made.urlForTests, logger: Logger(label: "test"), operationTimeout: PostgresTestDatabase.operationTimeout
+                url: made.urlForTests, logger: Logger(label: "test"), operationTimeout: PostgresTestDatabase.operationTimeout,
+                idleTransactionTimeout: PostgresTestDatabase.idleTransactionTimeout
             ).shutdown()
         }
         #expect(try await Self.postgresChanges(made).contains(Self.lastChange) == false, "a refused start changed the tables")
@@ -116,7 +119,9 @@ struct SchemaUpgradeTests {
         let opened = try await withThrowingTaskGroup(of: PostgresRepository.self) { group in
             for _ in 0..<4 {
                 group.addTask {
-                    try await PostgresRepository(url: url, logger: Logger(label: "test"), operationTimeout: PostgresTestDatabase.operationTimeout)
+                    try await PostgresRepository(
+                        url: url, logger: Logger(label: "test"), operationTimeout: PostgresTestDatabase.operationTimeout,
+                        idleTransactionTimeout: PostgresTestDatabase.idleTransactionTimeout)
                 }
             }
             return try await group.reduce(into: []) { $0.append($1) }
@@ -138,12 +143,14 @@ struct SchemaUpgradeTests {
 
         await #expect(throws: SchemaFromNewerVersion(unknown: 1)) {
             try await PostgresRepository(
-                url: made.urlForTests, logger: Logger(label: "test"), operationTimeout: PostgresTestDatabase.operationTimeout
+                url: made.urlForTests, logger: Logger(label: "test"), operationTimeout: PostgresTestDatabase.operationTimeout,
+                idleTransactionTimeout: PostgresTestDatabase.idleTransactionTimeout
             ).shutdown()
         }
         let looked = try await PostgresRepository(
             url: made.urlForTests, logger: Logger(label: "test"), checksDataKey: false, upgradesSchema: false,
-            operationTimeout: PostgresTestDatabase.operationTimeout)
+            operationTimeout: PostgresTestDatabase.operationTimeout,
+            idleTransactionTimeout: PostgresTestDatabase.idleTransactionTimeout)
         defer { looked.shutdown() }
         #expect(looked.schemaFound == .newer(unknown: 1))
         #expect(try await Self.postgresChanges(made) == before)

@@ -46,10 +46,15 @@ enum PostgresTestDatabase {
     /// writes by chance. The deadline itself is tested with its own, shorter, value.
     static let operationTimeout: Duration = .seconds(60)
 
+    /// How long a test's transaction may sit idle before the server ends it: a test's task can wait seconds for a
+    /// thread between two statements on that machine. The server's own limit is tested with its own value.
+    static let idleTransactionTimeout: Duration = .seconds(60)
+
     /// A new, empty database with Varsel's schema, its personal details encrypted under `keys` when given.
     static func make(keys: DataKeyring? = nil) async throws -> PostgresRepository {
         try await PostgresRepository(
-            url: try await makeEmpty(), logger: Logger(label: "test"), keys: keys, operationTimeout: PostgresTestDatabase.operationTimeout)
+            url: try await makeEmpty(), logger: Logger(label: "test"), keys: keys, operationTimeout: PostgresTestDatabase.operationTimeout,
+            idleTransactionTimeout: PostgresTestDatabase.idleTransactionTimeout)
     }
 
     /// The URL of a new database without any tables.

@@ -170,6 +170,52 @@ struct StoreOutageTests: StoreContract {
         try await store.ping()
     }
 
+    /// How the server ends a session in the middle of one of Varsel's transactions.
+    enum SessionEnd: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        /// The transaction sat idle past `idle_in_transaction_session_timeout` (an instance too busy to go on).
+        case idleTooLong
+        /// An administrator ended it (`pg_terminate_backend`), as a restart or a failover also does.
+        case terminated
+
+        var testDescription: String { rawValue }
+    }
+
+    @Test(
+        "a transaction whose session the server ends between two statements is refused as unreachable, and gives its connection back",
+        arguments: SessionEnd.allCases)
+    func postgresSessionEndedMidTransaction(end: SessionEnd) async throws {
+        guard PostgresTestDatabase.serverURL != nil else { return }
+        let url = try await PostgresTestDatabase.makeEmpty()
+        // Far longer than the test: a statement that waited for an answer from the closed session would be refused as
+        // timedOut at this deadline instead of as unreachable.
+        let store = try await PostgresRepository(url: url, logger: Logger(label: "test"), operationTimeout: .seconds(600))
+        defer { store.shutdown() }
+        let kari = try await mentor(store, "kari")
+        let logger = Logger(label: "test")
+        // More rounds than the pool has connections (16): one kept by a statement left waiting would leave the last none.
+        for round in 1...20 {
+            await #expect(throws: StoreUnavailable.unreachable, "round \(round)") {
+                try await store.write { c in
+                    switch end {
+                    case .idleTooLong:
+                        try await c.query("SET LOCAL idle_in_transaction_session_timeout = '20ms'", logger: logger)
+                    case .terminated:
+                        let pid = try await PostgresRepository.one(c.query("SELECT pg_backend_pid()", logger: logger)).decode(Int32.self)
+                        try await store.withConnectionForTests { other in
+                            try await other.query("SELECT pg_terminate_backend(\(pid))", logger: logger)
+                        }
+                    }
+                    // The session is gone once the client has seen its connection close.
+                    while !c.isClosed { try await Task.sleep(for: .milliseconds(5)) }
+                    try await c.query("SELECT 1", logger: logger)
+                }
+            }
+        }
+        let created = try await store.createNotifications([note(kari.id)], idempotencyKey: nil, at: now)
+        #expect(created.items.count == 1)
+        #expect(store.closeWatch.watchedConnections <= 16)
+    }
+
     @Test(
         "each outbox's backlog counts what waits and how long the oldest due item has waited; a held one is not due",
         arguments: StoreKind.allCases)

@@ -1,0 +1,125 @@
+import NIOCore
+import PostgresNIO
+import Synchronization
+import VarselStore
+
+/// Ends an operation on a pooled connection the moment that connection closes under it.
+///
+/// PostgresNIO never answers a statement sent on a connection the server has already closed: a transaction the
+/// server ended while it sat idle (`idle_in_transaction_session_timeout`, which a slow or starved instance meets),
+/// an administrator's `pg_terminate_backend`, a restart between two statements. Waiting for it would keep the
+/// caller past its deadline and hold the pooled connection for good; a few of those and the pool has none left. An
+/// operation run here ends as ``StoreUnavailable/unreachable`` instead, and its connection goes back to the pool,
+/// which drops it. The statement left waiting is abandoned, with the rest of the operation.
+final class ConnectionCloseWatch: Sendable {
+    private struct State {
+        var nextKey: UInt64 = 0
+        /// Per connection, what to call when it closes: one entry for each operation running on it.
+        var waiters: [PostgresConnection.ID: [UInt64: @Sendable () -> Void]] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    /// Runs `operation` on `connection`, or throws ``StoreUnavailable/unreachable`` once the connection closes.
+    func run<T: Sendable>(on connection: PostgresConnection, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+        guard !connection.isClosed else { throw StoreUnavailable.unreachable }
+        let outcome = FirstOutcome<T>()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                outcome.start(continuation)
+                let key = watch(connection) { outcome.finish(.failure(StoreUnavailable.unreachable)) }
+                let work = Task {
+                    let result: Result<T, any Error>
+                    do { result = .success(try await operation()) } catch { result = .failure(error) }
+                    self.unwatch(connection.id, key)
+                    outcome.finish(result)
+                }
+                outcome.work = work
+            }
+        } onCancel: {
+            outcome.cancelWork()
+        }
+    }
+
+    /// How many connections are watched now (each until it closes).
+    var watchedConnections: Int { state.withLock { $0.waiters.count } }
+
+    /// Registers `closed` for `connection`; the first operation on a connection hooks its close once.
+    private func watch(_ connection: PostgresConnection, _ closed: @escaping @Sendable () -> Void) -> UInt64 {
+        let id = connection.id
+        let (key, isNew) = state.withLock { state in
+            state.nextKey += 1
+            let isNew = state.waiters[id] == nil
+            state.waiters[id, default: [:]][state.nextKey] = closed
+            return (state.nextKey, isNew)
+        }
+        // Outside the lock: a future already complete calls back at once.
+        if isNew { connection.closeFuture.whenComplete { _ in self.closed(id) } }
+        return key
+    }
+
+    private func unwatch(_ id: PostgresConnection.ID, _ key: UInt64) {
+        state.withLock { state in _ = state.waiters[id]?.removeValue(forKey: key) }
+    }
+
+    private func closed(_ id: PostgresConnection.ID) {
+        let waiters = state.withLock { state in state.waiters.removeValue(forKey: id) }
+        for waiter in (waiters ?? [:]).values { waiter() }
+    }
+}
+
+/// The first of an operation's outcomes (its own answer, or its connection closing), handed to one continuation.
+private final class FirstOutcome<T: Sendable>: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<T, any Error>?
+        var early: Result<T, any Error>?
+        var done = false
+        var work: Task<Void, Never>?
+        var cancelled = false
+    }
+
+    private let state = Mutex(State())
+
+    func start(_ continuation: CheckedContinuation<T, any Error>) {
+        let early: Result<T, any Error>? = state.withLock { state in
+            if let early = state.early { return early }
+            state.continuation = continuation
+            return nil
+        }
+        if let early { continuation.resume(with: early) }
+    }
+
+    func finish(_ result: Result<T, any Error>) {
+        let continuation: CheckedContinuation<T, any Error>? = state.withLock { state in
+            guard !state.done else { return nil }
+            state.done = true
+            guard let continuation = state.continuation else {
+                state.early = result
+                return nil
+            }
+            state.continuation = nil
+            return continuation
+        }
+        continuation?.resume(with: result)
+    }
+
+    var work: Task<Void, Never>? {
+        get { state.withLock { $0.work } }
+        set {
+            let cancelled = state.withLock { state in
+                state.work = newValue
+                return state.cancelled
+            }
+            if cancelled { newValue?.cancel() }
+        }
+    }
+
+    /// Passes a cancellation of the caller on to the operation, which decides how it ends.
+    func cancelWork() {
+        let work = state.withLock { state in
+            state.cancelled = true
+            return state.work
+        }
+        work?.cancel()
+    }
+}
