@@ -408,6 +408,7 @@ enum PostgresMigrations {
                 """,
                 "CREATE INDEX webhook_delivery_by_due ON webhook_delivery(next_attempt_at) WHERE ended_at IS NULL",
                 "CREATE INDEX webhook_delivery_by_endpoint ON webhook_delivery(endpoint_id, id)",
+                "CREATE UNIQUE INDEX webhook_delivery_by_message ON webhook_delivery(endpoint_id, message_id)",
             ]
         ),
     ]

@@ -79,9 +79,10 @@ extension PostgresRepository {
             try await c.query(
                 """
                 INSERT INTO webhook_delivery (endpoint_id, message_id, type, contact_id, body, created_at, next_attempt_at)
-                SELECT endpoint, \(NewWebhookEvent.newMessageID()), \(event.type.rawValue), \(event.contactID), \(body),
+                SELECT endpoint, \(event.messageID ?? NewWebhookEvent.newMessageID()), \(event.type.rawValue), \(event.contactID), \(body),
                        \(date.timeIntervalSince1970), \(date.timeIntervalSince1970)
                 FROM unnest(\(takers)::BIGINT[]) AS endpoint
+                ON CONFLICT (endpoint_id, message_id) DO NOTHING
                 """, logger: logger)
         }
     }

@@ -62,13 +62,13 @@ extension SQLiteRepository {
         for event in events {
             let takers = wanted.filter { $0.events.contains(event.type) }
             guard !takers.isEmpty else { continue }
-            let messageID = NewWebhookEvent.newMessageID()
+            let messageID = event.messageID ?? NewWebhookEvent.newMessageID()
             let body = String(decoding: event.body(at: date), as: UTF8.self)
             for taker in takers {
                 try db.execute(
                     sql: """
                         INSERT INTO webhook_delivery (endpoint_id, message_id, type, contact_id, body, created_at, next_attempt_at)
-                        VALUES (?, ?, ?, ?, ?, ?, ?)
+                        VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (endpoint_id, message_id) DO NOTHING
                         """,
                     arguments: [
                         taker.id, messageID, event.type.rawValue, event.contactID, body, date.timeIntervalSince1970,

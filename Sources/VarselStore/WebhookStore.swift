@@ -75,11 +75,15 @@ public struct NewWebhookEvent: Sendable, Hashable {
     /// The contact the event concerns: an endpoint receives one contact's events (of each of its assignments, a
     /// reassignment's too) in the order they happened.
     public var contactID: ContactID?
+    /// Its `webhook-id` when what it reports fixes one (an outbox's attempt, which a crash may make it queue again):
+    /// queued again, it is taken once. Nil for an event queued in the transaction of its change, which gets a new id.
+    public var messageID: String?
 
-    public init(type: WebhookEventType, data: WebhookEventData, contactID: ContactID? = nil) {
+    public init(type: WebhookEventType, data: WebhookEventData, contactID: ContactID? = nil, messageID: String? = nil) {
         self.type = type
         self.data = data
         self.contactID = contactID
+        self.messageID = messageID
     }
 
     /// An event of `assignment`'s life, with its state after it.
@@ -115,9 +119,11 @@ public struct NewWebhookEvent: Sendable, Hashable {
         return NewWebhookEvent(type: .notificationRead, data: data, contactID: contactID)
     }
 
-    /// A message about notification `notificationID` went out on `channel` (push, text-message, email), or failed.
+    /// A message about notification `notificationID` went out on `channel` (push, text-message, email), or failed, at
+    /// `attempt` of the outbox's delivery `deliveryID`, which fixes its `webhook-id`.
     public static func message(
-        sent: Bool, channel: String, notificationID: NotificationID, recipientID: UserID, attempt: Int, willRetry: Bool = false
+        sent: Bool, channel: String, notificationID: NotificationID, recipientID: UserID, deliveryID: Int64, attempt: Int,
+        willRetry: Bool = false
     ) -> NewWebhookEvent {
         var data = WebhookEventData()
         data.notificationId = notificationID.rawValue
@@ -125,7 +131,8 @@ public struct NewWebhookEvent: Sendable, Hashable {
         data.channel = channel
         data.attempt = attempt
         data.willRetry = sent ? nil : willRetry
-        return NewWebhookEvent(type: sent ? .messageSent : .messageFailed, data: data)
+        return NewWebhookEvent(
+            type: sent ? .messageSent : .messageFailed, data: data, messageID: "msg_\(channel)_\(deliveryID)_\(attempt)")
     }
 
     /// Push subscription `subscriptionID` of `userID` ended.
@@ -133,7 +140,7 @@ public struct NewWebhookEvent: Sendable, Hashable {
         var data = WebhookEventData()
         data.subscriptionId = subscriptionID
         data.userId = userID.rawValue
-        return NewWebhookEvent(type: .deviceStopped, data: data)
+        return NewWebhookEvent(type: .deviceStopped, data: data, messageID: "msg_device_\(subscriptionID)_stopped")
     }
 
     /// The body of the request that carries it, by the Standard Webhooks specification: `type`, `timestamp` and

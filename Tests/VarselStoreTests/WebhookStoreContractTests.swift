@@ -132,6 +132,29 @@ struct WebhookStoreContractTests: StoreContract {
         #expect(try await store.claimDueWebhookDeliveries(at: now + 10, limit: 10, leaseUntil: now + 70).isEmpty)
     }
 
+    @Test(
+        "an outbox's event queued again under its fixed id (its attempt made again after a crash) goes out once; others each time",
+        arguments: StoreKind.allCases)
+    func queuedAgain(kind: StoreKind) async throws {
+        let store = try await kind.make()
+        let hook = try await endpoint(store)
+        let kari = try await mentor(store, "kari")
+        let sent = NewWebhookEvent.message(
+            sent: true, channel: "push", notificationID: NotificationID(4), recipientID: kari.id, deliveryID: 9, attempt: 2)
+        let stopped = NewWebhookEvent.deviceStopped(subscriptionID: 3, userID: kari.id)
+        try await store.queueWebhookEvents([sent, stopped], at: now)
+        try await store.queueWebhookEvents([sent, stopped], at: now + 1)
+        let nextAttempt = NewWebhookEvent.message(
+            sent: false, channel: "push", notificationID: NotificationID(4), recipientID: kari.id, deliveryID: 9, attempt: 3)
+        let read = NewWebhookEvent(type: .notificationRead, data: WebhookEventData())
+        try await store.queueWebhookEvents([nextAttempt, read, read], at: now + 2)
+        let queued = try await store.webhookDeliveries(endpointID: hook.id, limit: 10).sorted { $0.id < $1.id }
+        #expect(queued.map(\.type) == [.messageSent, .deviceStopped, .messageFailed, .notificationRead, .notificationRead])
+        #expect(queued.prefix(3).map(\.messageID) == ["msg_push_9_2", "msg_device_3_stopped", "msg_push_9_3"])
+        #expect(Set(queued.map(\.messageID)).count == 5)
+        #expect(queued[0].createdAt == now, "the first queueing stands")
+    }
+
     @Test("a revoked integration's endpoints are told of nothing that happens after it", arguments: StoreKind.allCases)
     func revokedIntegration(kind: StoreKind) async throws {
         let store = try await kind.make()

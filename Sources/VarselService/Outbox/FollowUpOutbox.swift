@@ -109,23 +109,29 @@ struct FollowUpOutbox: OutboxChannel {
     }
 
     func record(_ outcome: Outcome, for message: MessageDelivery) async throws {
-        try await recordInStore(outcome, for: message)
-        // Integrations hear of it after it is recorded: a crash between the two loses this one event, never a message.
+        // Integrations' event first, under an id the attempt fixes: a crash before the outcome is recorded makes the
+        // attempt again, which queues the same id, and the store takes it once.
         let channel = message.channel == .textMessage ? "text-message" : "email"
         let attempt = message.attempts + 1
         let event: NewWebhookEvent? =
             switch outcome {
             case .sent:
-                .message(sent: true, channel: channel, notificationID: message.notificationID, recipientID: message.userID, attempt: attempt)
+                .message(
+                    sent: true, channel: channel, notificationID: message.notificationID, recipientID: message.userID,
+                    deliveryID: message.id, attempt: attempt)
             case .failed:
-                .message(sent: false, channel: channel, notificationID: message.notificationID, recipientID: message.userID, attempt: attempt)
+                .message(
+                    sent: false, channel: channel, notificationID: message.notificationID, recipientID: message.userID,
+                    deliveryID: message.id, attempt: attempt)
             case .retry:
                 .message(
-                    sent: false, channel: channel, notificationID: message.notificationID, recipientID: message.userID, attempt: attempt,
+                    sent: false, channel: channel, notificationID: message.notificationID, recipientID: message.userID,
+                    deliveryID: message.id, attempt: attempt,
                     willRetry: attempt < configuration.maximumAttempts)
             case .dropped, .held, .released: nil
             }
         if let event { try await store.queueWebhookEvents([event], at: now()) }
+        try await recordInStore(outcome, for: message)
     }
 
     private func recordInStore(_ outcome: Outcome, for message: MessageDelivery) async throws {

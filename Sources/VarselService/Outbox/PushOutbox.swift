@@ -195,9 +195,10 @@ struct PushOutbox: OutboxChannel {
     }
 
     func record(_ outcome: Outcome, for delivery: PushDelivery) async throws {
-        try await recordInStore(outcome, for: delivery)
-        // Integrations hear of it after it is recorded: a crash between the two loses this one event, never a push.
+        // Integrations' event first, under an id the attempt fixes: a crash before the outcome is recorded makes the
+        // attempt again, which queues the same id, and the store takes it once.
         if let event = webhookEvent(outcome, for: delivery) { try await store.queueWebhookEvents([event], at: now()) }
+        try await recordInStore(outcome, for: delivery)
     }
 
     /// What an integration is told of `outcome`: a push sent or failed (with the attempt), or a device gone.
@@ -207,13 +208,18 @@ struct PushOutbox: OutboxChannel {
         let attempt = delivery.attempts + 1
         switch outcome {
         case .sent:
-            return .message(sent: true, channel: "push", notificationID: delivery.notificationID, recipientID: subscription.userID, attempt: attempt)
+            return .message(
+                sent: true, channel: "push", notificationID: delivery.notificationID, recipientID: subscription.userID,
+                deliveryID: delivery.id, attempt: attempt)
         case .retry:
             return .message(
-                sent: false, channel: "push", notificationID: delivery.notificationID, recipientID: subscription.userID, attempt: attempt,
+                sent: false, channel: "push", notificationID: delivery.notificationID, recipientID: subscription.userID,
+                deliveryID: delivery.id, attempt: attempt,
                 willRetry: attempt < configuration.maximumAttempts)
         case .failed:
-            return .message(sent: false, channel: "push", notificationID: delivery.notificationID, recipientID: subscription.userID, attempt: attempt)
+            return .message(
+                sent: false, channel: "push", notificationID: delivery.notificationID, recipientID: subscription.userID,
+                deliveryID: delivery.id, attempt: attempt)
         case .gone:
             return .deviceStopped(subscriptionID: subscription.id, userID: subscription.userID)
         case .skipped, .held, .released:
