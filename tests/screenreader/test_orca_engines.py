@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from conftest import normalize, sign_in_by_keyboard, stream_metric, subprocess_type
+from conftest import normalize, run_at, sign_in_by_keyboard, stream_metric, subprocess_type
 from varsel_server import DEMO_PASSWORD, wait_until
 from transcript import orca_form, transcript_section
 
@@ -229,8 +229,8 @@ def test_the_send_forms_title_field_says_that_a_title_is_read_aloud_and_nothing_
     assert not any("invalid" in text for step in [loaded] + steps for text in step)
 
 
-def test_an_integration_token_is_made_shown_once_to_copy_and_revoked_by_keys_alone(engine_reader):
-    reader = engine_reader
+def sign_in_as_engine_admin(reader) -> None:
+    """Signs in as an admin of this engine's server, adding the account the first time."""
     status, _, _ = reader.server.request("POST", "/api/v1/session", body={"username": "engine-admin", "password": DEMO_PASSWORD})
     if status != 201:
         from test_cli_and_privacy import run_varsel
@@ -238,6 +238,11 @@ def test_an_integration_token_is_made_shown_once_to_copy_and_revoked_by_keys_alo
                            str(reader.server.database), "--bcrypt-cost", "4", stdin=DEMO_PASSWORD + "\n")
         assert added.returncode == 0, added.stderr
     sign_out_and_in_as(reader, "engine-admin")
+
+
+def test_an_integration_token_is_made_shown_once_to_copy_and_revoked_by_keys_alone(engine_reader):
+    reader = engine_reader
+    sign_in_as_engine_admin(reader)
     name = f"Case system {reader.engine.name}"
     reader.goto("/integrations")
     spoken, _ = reader.tab_until(lambda text: text.startswith("System's name"))
@@ -271,6 +276,59 @@ def test_an_integration_token_is_made_shown_once_to_copy_and_revoked_by_keys_alo
         assert any(re.fullmatch(rf"{name}, coordinator, made [A-Z][a-z]+ \d{{1,2}}, \d{{4}} by Engine Admin, last used just now, "
                                 r"revoked [A-Z][a-z]+ \d{1,2}, \d{4}", text) for text in revoked), revoked
     assert reader.server.request("GET", "/api/v1/me", token)[0] == 401
+
+
+def test_a_webhook_address_is_added_its_secret_shown_once_and_removed_by_keys_alone(engine_reader):
+    reader = engine_reader
+    sign_in_as_engine_admin(reader)
+    name = f"Hook system {reader.engine.name}"
+    reader.goto("/integrations")
+    reader.tab_until(lambda text: text.startswith("System's name"))
+    subprocess_type(reader.desktop, name)
+    reader.tab_until(lambda text: text.startswith("Make token"))
+    reader.activate("Return", f"Token for {name}")
+    reader.goto("/integrations")
+    spoken, _ = reader.tab_until(lambda text: text.startswith(f"Webhooks for {name}"))
+    assert spoken[-1] == f"Webhooks for {name} link", spoken
+    opened = reader.activate("Return", f"Webhooks for {name}")
+    if not is_webkit(reader):
+        assert run_at(opened, [f"Webhooks for {name}", "heading level 1"]) >= 0, opened
+    spoken, _ = reader.tab_until(lambda text: text.startswith("Address entry"))
+    field = next(index for index, text in enumerate(spoken) if text.startswith("Address entry"))
+    assert spoken[field] == "Address entry required", spoken
+    assert spoken[field + 1].startswith("An https address on the system's own server, for example"), spoken
+    subprocess_type(reader.desktop, "https://cases.example.org/varsel-events")
+    spoken, _ = reader.tab_until(lambda text: "Assignment created" in text)
+    assert any(re.fullmatch(r"Assignment created check box( not checked)?", text) for text in spoken), spoken
+    changes = reader.probe.mark()
+    reader.press("space")
+    reader.probe.wait_for(lambda r: r["event"] == "state" and r["state"] == "checked" and r["value"] is True, 10,
+                          "the check box's new state was not reported", since=changes)
+    reader.tab_until(lambda text: text.startswith("Add address"))
+    added = reader.activate("Return", "Signing secret")
+    if is_webkit(reader):
+        # Orca 43's WebKit script says the new page's title only; what it says on Tab (below) is the proof.
+        assert "Signing secret – Varsel" in added, added
+    else:
+        assert added.count(f"Added an address for {name}") == 1, added
+        start = added.index(f"Added an address for {name}")
+        assert added[start + 1:start + 3] == ["Signing secret", "heading level 1"], added
+    # By Tab, the secret in its read-only field, with the instructions as its description.
+    spoken, _ = reader.tab_until(lambda text: text.startswith("Signing secret read only entry"))
+    [said] = [text for text in spoken if text.startswith("Signing secret read only entry")]
+    assert re.fullmatch(r"Signing secret read only entry whsec_[A-Za-z0-9+/]{43}=( selected)?", said), said
+    assert spoken[spoken.index(said) + 1] == (f"Copy this secret into {name} now. It is shown this once. "
+                                              f"{name} checks each request's signature with it"), spoken
+    assert reader.focused_id() == "webhook-secret"
+    # Back on the list by its link: a Remove button named for the address.
+    reader.tab_until(lambda text: text.startswith(f"Webhooks for {name}"))
+    reader.activate("Return", f"Webhooks for {name}")
+    spoken, _ = reader.tab_until(lambda text: text.startswith("Remove https://cases.example.org/varsel-events"))
+    assert spoken[-1] == "Remove https://cases.example.org/varsel-events push button", spoken
+    removed = reader.activate("Return", f"Webhooks for {name}")
+    if not is_webkit(reader):
+        assert removed.count("Address removed: nothing more is sent to it") == 1, removed
+        assert "No webhook addresses yet" in removed, removed
 
 
 def test_a_mobile_number_is_set_and_verified_by_keys_alone(engine_reader):
