@@ -11,6 +11,11 @@ import VarselStore
 /// caller past its deadline and hold the pooled connection for good; a few of those and the pool has none left. An
 /// operation run here ends as ``StoreUnavailable/unreachable`` instead, and its connection goes back to the pool,
 /// which drops it. The statement left waiting is abandoned, with the rest of the operation.
+///
+/// The other way round too: PostgresNIO does not stop a statement already sent when its caller is cancelled (at its
+/// deadline), so one the server has not answered ``closesAfterCancel`` later (a server that hangs, a network cut
+/// that leaves no trace) is stopped by closing its connection. Without that, the caller is answered at its deadline
+/// but the connection stays taken until the server answers, or for good.
 final class ConnectionCloseWatch: Sendable {
     private struct State {
         var nextKey: UInt64 = 0
@@ -19,6 +24,13 @@ final class ConnectionCloseWatch: Sendable {
     }
 
     private let state = Mutex(State())
+
+    /// How long an operation whose caller was cancelled may go on before its connection is closed.
+    let closesAfterCancel: Duration
+
+    init(closesAfterCancel: Duration = .seconds(2)) {
+        self.closesAfterCancel = closesAfterCancel
+    }
 
     /// Runs `operation` on `connection`, or throws ``StoreUnavailable/unreachable`` once the connection closes.
     func run<T: Sendable>(on connection: PostgresConnection, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
@@ -38,6 +50,11 @@ final class ConnectionCloseWatch: Sendable {
             }
         } onCancel: {
             outcome.cancelWork()
+            let grace = closesAfterCancel
+            Task {
+                try? await Task.sleep(for: grace)
+                if !outcome.isFinished { try? await connection.close() }
+            }
         }
     }
 
@@ -88,6 +105,9 @@ private final class FirstOutcome<T: Sendable>: Sendable {
         }
         if let early { continuation.resume(with: early) }
     }
+
+    /// Whether the operation has its outcome.
+    var isFinished: Bool { state.withLock { $0.done } }
 
     func finish(_ result: Result<T, any Error>) {
         let continuation: CheckedContinuation<T, any Error>? = state.withLock { state in

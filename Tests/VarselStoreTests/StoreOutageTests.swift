@@ -216,6 +216,25 @@ struct StoreOutageTests: StoreContract {
         #expect(store.closeWatch.watchedConnections <= 16)
     }
 
+    @Test("a statement the server does not answer by the deadline gives its connection back a moment later; the pool keeps working")
+    func postgresUnansweredStatement() async throws {
+        guard PostgresTestDatabase.serverURL != nil else { return }
+        let url = try await PostgresTestDatabase.makeEmpty()
+        let store = try await PostgresRepository(url: url, logger: Logger(label: "test"), operationTimeout: .seconds(1))
+        defer { store.shutdown() }
+        let kari = try await mentor(store, "kari")
+        let logger = Logger(label: "test")
+        // More rounds than the pool has connections (16), each a statement the server answers only after a minute,
+        // long after the test: a connection kept until then would leave the last rounds, and the create after, none.
+        for round in 1...17 {
+            await #expect(throws: StoreUnavailable.timedOut, "round \(round)") {
+                try await store.write { c in try await c.query("SELECT pg_sleep(60)", logger: logger) }
+            }
+        }
+        let created = try await store.createNotifications([note(kari.id)], idempotencyKey: nil, at: now)
+        #expect(created.items.count == 1)
+    }
+
     @Test(
         "each outbox's backlog counts what waits and how long the oldest due item has waited; a held one is not due",
         arguments: StoreKind.allCases)
