@@ -32,11 +32,31 @@ final class ConnectionCloseWatch: Sendable {
         self.closesAfterCancel = closesAfterCancel
     }
 
-    /// Runs `operation` on `connection`, or throws ``StoreUnavailable/unreachable`` once the connection closes.
+    /// The pool handed over a connection that had already closed; nothing was sent on it.
+    ///
+    /// The pool learns of a close a moment after the connection's last lease ends, so a caller waiting at that moment
+    /// can be given it. Nothing of the operation began, so it is safe to ask the pool again.
+    struct ClosedBeforeUse: Error {}
+
+    /// Runs `operation` on `connection`, or throws ``StoreUnavailable/unreachable`` once the connection closes
+    /// (``ClosedBeforeUse`` when it was closed already).
     func run<T: Sendable>(on connection: PostgresConnection, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
-        guard !connection.isClosed else { throw StoreUnavailable.unreachable }
+        guard !connection.isClosed else { throw ClosedBeforeUse() }
         let outcome = FirstOutcome<T>()
-        return try await withTaskCancellationHandler {
+        do {
+            return try await watched(connection, outcome, operation)
+        } catch  where !connection.isClosed && PostgresRepository.unavailability(of: error) == .unreachable {
+            // The connection failed under the operation and is closing: it goes back to the pool only once closed,
+            // or the pool could hand it to the next caller in the meantime.
+            _ = try? await connection.closeFuture.get()
+            throw error
+        }
+    }
+
+    private func watched<T: Sendable>(
+        _ connection: PostgresConnection, _ outcome: FirstOutcome<T>, _ operation: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
                 outcome.start(continuation)
                 let key = watch(connection) { outcome.finish(.failure(StoreUnavailable.unreachable)) }

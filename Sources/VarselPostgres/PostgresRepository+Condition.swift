@@ -25,11 +25,10 @@ extension PostgresRepository: StoreCondition {
     static let pingTimeout: Duration = .seconds(1)
 
     public func ping() async throws {
+        let logger = logger
         try await bounded(wrote: false, within: Self.pingTimeout) {
-            try await self.client.withConnection { connection in
-                try await self.closeWatch.run(on: connection) {
-                    _ = try await connection.query("SELECT 1", logger: self.logger).collect()
-                }
+            try await self.onOpenConnection { connection in
+                _ = try await connection.query("SELECT 1", logger: logger).collect()
             }
         }
     }
@@ -88,6 +87,8 @@ extension PostgresRepository: StoreCondition {
         switch error {
         case let condition as StoreUnavailable:
             return condition
+        case is ConnectionCloseWatch.ClosedBeforeUse:
+            return .unreachable
         case let transaction as PostgresTransactionError:
             for inner in [transaction.beginError, transaction.closureError, transaction.commitError, transaction.rollbackError] {
                 if let inner, let condition = unavailability(of: inner) { return condition }

@@ -189,10 +189,23 @@ public final class PostgresRepository: VarselRepository, Sendable {
 
     /// Runs `body` in a read-only snapshot.
     func read<T: Sendable>(within limit: Duration? = nil, _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        try await bounded(wrote: false, within: limit) {
+            try await self.onOpenConnection(body)
+        }
+    }
+
+    /// Runs `body` on a pooled connection under the close watch, asking the pool again (a few times) when it hands
+    /// over a connection that has just closed (until the caller's deadline).
+    func onOpenConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         let (client, closeWatch) = (client, closeWatch)
-        return try await bounded(wrote: false, within: limit) {
-            try await client.withConnection { connection in
-                try await closeWatch.run(on: connection) { try await body(connection) }
+        while true {
+            do {
+                return try await client.withConnection { connection in
+                    try await closeWatch.run(on: connection) { try await body(connection) }
+                }
+            } catch is ConnectionCloseWatch.ClosedBeforeUse {
+                // The pool drops the connection once it has seen it close; the caller's deadline bounds the tries.
+                try await Task.sleep(for: .milliseconds(5))
             }
         }
     }
@@ -211,17 +224,15 @@ public final class PostgresRepository: VarselRepository, Sendable {
         appendsEvents: Bool = false, locksLate: Bool = false, within limit: Duration? = nil,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
-        let (logger, client, closeWatch) = (logger, client, closeWatch)
+        let logger = logger
         do {
             let result = try await bounded(wrote: true, within: limit) {
-                try await client.withConnection { connection in
-                    try await closeWatch.run(on: connection) {
-                        try await connection.withTransaction(logger: logger) { connection in
-                            if appendsEvents && !locksLate {
-                                try await self.lockEventLog(connection)
-                            }
-                            return try await body(connection)
+                try await self.onOpenConnection { connection in
+                    try await connection.withTransaction(logger: logger) { connection in
+                        if appendsEvents && !locksLate {
+                            try await self.lockEventLog(connection)
                         }
+                        return try await body(connection)
                     }
                 }
             }

@@ -136,12 +136,10 @@ struct StoreOutageTests: StoreContract {
     @Test("a PostgreSQL write that cannot get what it waits for is refused as timedOut at the deadline; the next one goes through")
     func postgresDeadline() async throws {
         guard PostgresTestDatabase.serverURL != nil else { return }
-        let url = try await PostgresTestDatabase.makeEmpty()
         // A deadline short enough for a quick test, long enough that nothing but the held write meets it on a machine
         // busy with the other tests (at 1 s, an ordinary write once did).
-        let store = try await PostgresRepository(url: url, logger: Logger(label: "test"), operationTimeout: .seconds(4))
+        let (store, kari) = try await postgresWithMentor(operationTimeout: .seconds(4))
         defer { store.shutdown() }
-        let kari = try await mentor(store, "kari")
         let holding = Gate()
         let release = Gate()
         // Another instance holds the event log's lock, as a hung transaction would: every write that appends events waits.
@@ -170,6 +168,25 @@ struct StoreOutageTests: StoreContract {
         try await store.ping()
     }
 
+    /// A new PostgreSQL database with one mentor, opened with the given deadline for every operation.
+    ///
+    /// The schema and the mentor are made through a store with the usual deadline first, so a busy machine cannot fail
+    /// the test before the outage it is about; only the returned store has the short deadline.
+    func postgresWithMentor(operationTimeout: Duration) async throws -> (PostgresRepository, User) {
+        let url = try await PostgresTestDatabase.makeEmpty()
+        let setup = try await PostgresRepository(url: url, logger: Logger(label: "test"))
+        let kari: User
+        do {
+            kari = try await mentor(setup, "kari")
+            setup.shutdown()
+        } catch {
+            setup.shutdown()
+            throw error
+        }
+        let store = try await PostgresRepository(url: url, logger: Logger(label: "test"), operationTimeout: operationTimeout)
+        return (store, kari)
+    }
+
     /// How the server ends a session in the middle of one of Varsel's transactions.
     enum SessionEnd: String, CaseIterable, Sendable, CustomTestStringConvertible {
         /// The transaction sat idle past `idle_in_transaction_session_timeout` (an instance too busy to go on).
@@ -185,12 +202,10 @@ struct StoreOutageTests: StoreContract {
         arguments: SessionEnd.allCases)
     func postgresSessionEndedMidTransaction(end: SessionEnd) async throws {
         guard PostgresTestDatabase.serverURL != nil else { return }
-        let url = try await PostgresTestDatabase.makeEmpty()
         // Far longer than the test: a statement that waited for an answer from the closed session would be refused as
         // timedOut at this deadline instead of as unreachable.
-        let store = try await PostgresRepository(url: url, logger: Logger(label: "test"), operationTimeout: .seconds(600))
+        let (store, kari) = try await postgresWithMentor(operationTimeout: .seconds(600))
         defer { store.shutdown() }
-        let kari = try await mentor(store, "kari")
         let logger = Logger(label: "test")
         // More rounds than the pool has connections (16): one kept by a statement left waiting would leave the last none.
         for round in 1...20 {
@@ -219,10 +234,8 @@ struct StoreOutageTests: StoreContract {
     @Test("a statement the server does not answer by the deadline gives its connection back a moment later; the pool keeps working")
     func postgresUnansweredStatement() async throws {
         guard PostgresTestDatabase.serverURL != nil else { return }
-        let url = try await PostgresTestDatabase.makeEmpty()
-        let store = try await PostgresRepository(url: url, logger: Logger(label: "test"), operationTimeout: .seconds(1))
+        let (store, kari) = try await postgresWithMentor(operationTimeout: .seconds(1))
         defer { store.shutdown() }
-        let kari = try await mentor(store, "kari")
         let logger = Logger(label: "test")
         // More rounds than the pool has connections (16), each a statement the server answers only after a minute,
         // long after the test: a connection kept until then would leave the last rounds, and the create after, none.
