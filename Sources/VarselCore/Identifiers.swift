@@ -52,3 +52,9 @@ public struct ContactID: StoredID {
     public let rawValue: Int64
     public init(rawValue: Int64) { self.rawValue = rawValue }
 }
+
+/// A scheduled send's id: a notification a sender chose to send later.
+public struct ScheduledSendID: StoredID {
+    public let rawValue: Int64
+    public init(rawValue: Int64) { self.rawValue = rawValue }
+}

@@ -411,6 +411,27 @@ enum PostgresMigrations {
                 "CREATE UNIQUE INDEX webhook_delivery_by_message ON webhook_delivery(endpoint_id, message_id)",
             ]
         ),
+        (
+            "v16: scheduled sends",
+            [
+                """
+                CREATE TABLE scheduled_send (
+                    id BIGSERIAL PRIMARY KEY,
+                    sender_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    recipients TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    title TEXT NOT NULL,
+                    body TEXT NOT NULL,
+                    urgency TEXT NOT NULL,
+                    send_at DOUBLE PRECISION NOT NULL,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    state TEXT NOT NULL,
+                    ended_at DOUBLE PRECISION
+                )
+                """,
+                "CREATE INDEX scheduled_send_by_due ON scheduled_send(send_at) WHERE state IN ('waiting', 'sending')",
+            ]
+        ),
     ]
 
     /// Whether the database has Varsel's tables (any migration applied).

@@ -26,3 +26,4 @@ extension UserID: PostgresStoredID {}
 extension NotificationID: PostgresStoredID {}
 extension AssignmentID: PostgresStoredID {}
 extension ContactID: PostgresStoredID {}
+extension ScheduledSendID: PostgresStoredID {}

@@ -391,6 +391,26 @@ enum Migrations {
                     CREATE UNIQUE INDEX webhook_delivery_by_message ON webhook_delivery(endpoint_id, message_id);
                     """)
         }
+        // Notifications their senders scheduled for later.
+        migrator.registerMigration("v16: scheduled sends") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE scheduled_send (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        sender_id INTEGER NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                        recipients TEXT NOT NULL,
+                        kind TEXT NOT NULL,
+                        title TEXT NOT NULL,
+                        body TEXT NOT NULL,
+                        urgency TEXT NOT NULL,
+                        send_at DOUBLE NOT NULL,
+                        created_at DOUBLE NOT NULL,
+                        state TEXT NOT NULL,
+                        ended_at DOUBLE
+                    );
+                    CREATE INDEX scheduled_send_by_due ON scheduled_send(send_at) WHERE state IN ('waiting', 'sending');
+                    """)
+        }
         return migrator
     }
 }

@@ -6,3 +6,4 @@ extension UserID: DatabaseValueConvertible {}
 extension NotificationID: DatabaseValueConvertible {}
 extension AssignmentID: DatabaseValueConvertible {}
 extension ContactID: DatabaseValueConvertible {}
+extension ScheduledSendID: DatabaseValueConvertible {}

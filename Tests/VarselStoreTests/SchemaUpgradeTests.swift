@@ -13,7 +13,7 @@ import VarselStore
 @Suite("Schema upgrades")
 struct SchemaUpgradeTests {
     /// The last change both stores know, and one no version has made.
-    static let lastChange = "v15: webhooks"
+    static let lastChange = "v16: scheduled sends"
     static let laterChange = "v99: a change of a later version"
 
     @Test("a database's state counts the changes still to apply and the ones this version does not know")
@@ -37,7 +37,7 @@ struct SchemaUpgradeTests {
         #expect(looked.schemaFound == .older(pending: 1))
         #expect(try await looked.sealedValueCounts() == [:])
         #expect(try Self.sqliteChanges(path).contains(Self.lastChange) == false)
-        #expect(try await DatabaseQueue(path: path).read { try $0.tableExists("webhook_endpoint") } == false)
+        #expect(try await DatabaseQueue(path: path).read { try $0.tableExists("scheduled_send") } == false)
 
         let opened = try SQLiteRepository(path: path)
         #expect(opened.schemaFound == .older(pending: 1))
@@ -160,13 +160,13 @@ struct SchemaUpgradeTests {
     static func undoLastChange(sqlite path: String) async throws {
         try await DatabaseQueue(path: path).write { db in
             try db.execute(
-                sql: "DROP TABLE webhook_delivery; DROP TABLE webhook_endpoint; DELETE FROM grdb_migrations WHERE identifier = ?",
+                sql: "DROP TABLE scheduled_send; DELETE FROM grdb_migrations WHERE identifier = ?",
                 arguments: [lastChange])
         }
     }
 
     static func undoLastChange(postgres store: PostgresRepository) async throws {
-        try await store.client.query("DROP TABLE webhook_delivery, webhook_endpoint")
+        try await store.client.query("DROP TABLE scheduled_send")
         try await store.client.query("DELETE FROM schema_migration WHERE name = \(lastChange)")
     }
 

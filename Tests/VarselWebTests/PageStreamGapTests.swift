@@ -316,6 +316,19 @@ extension WindowInjectingStore {
         try await base.queuedMessages(notificationID: notificationID)
     }
     func pruneMessages(before date: Date) async throws -> Int { try await base.pruneMessages(before: date) }
+    func scheduleSend(_ new: NewScheduledSend, at date: Date) async throws -> ScheduledSend { try await base.scheduleSend(new, at: date) }
+    func scheduledSend(id: ScheduledSendID) async throws -> ScheduledSend? { try await base.scheduledSend(id: id) }
+    func waitingScheduledSends(senderID: UserID?) async throws -> [ScheduledSend] { try await base.waitingScheduledSends(senderID: senderID) }
+    func changeScheduledSend(
+        id: ScheduledSendID, sendAt: Date, title: String, body: String, urgency: Urgency, at date: Date
+    ) async throws -> ScheduledSend? {
+        try await base.changeScheduledSend(id: id, sendAt: sendAt, title: title, body: body, urgency: urgency, at: date)
+    }
+    func cancelScheduledSend(id: ScheduledSendID, at date: Date) async throws -> Bool { try await base.cancelScheduledSend(id: id, at: date) }
+    func takeDueScheduledSends(at date: Date, limit: Int) async throws -> [ScheduledSend] {
+        try await base.takeDueScheduledSends(at: date, limit: limit)
+    }
+    func finishScheduledSend(id: ScheduledSendID, at date: Date) async throws { try await base.finishScheduledSend(id: id, at: date) }
     func createWebhookEndpoint(_ endpoint: NewWebhookEndpoint, at date: Date) async throws -> WebhookEndpoint {
         try await base.createWebhookEndpoint(endpoint, at: date)
     }

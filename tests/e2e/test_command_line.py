@@ -308,7 +308,7 @@ def test_check_says_what_serve_would_find_wrong_and_changes_nothing(tmp_path):
                       env=unset).returncode == 0
 
 
-LAST_CHANGE = "v15: webhooks"
+LAST_CHANGE = "v16: scheduled sends"
 
 
 def applied_changes(database):
@@ -351,7 +351,7 @@ def varsel_version():
 def test_an_earlier_layout_is_only_said_by_check_and_brought_up_to_date_by_serve(tmp_path):
     from varsel_server import VarselServer
     # The file as the version before the last change left it.
-    database = database_changed_by(tmp_path, "DROP TABLE webhook_delivery", "DROP TABLE webhook_endpoint",
+    database = database_changed_by(tmp_path, "DROP TABLE scheduled_send",
                                    f"DELETE FROM grdb_migrations WHERE identifier = '{LAST_CHANGE}'")
     before = contents(database)
 

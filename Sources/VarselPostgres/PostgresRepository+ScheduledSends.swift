@@ -1,0 +1,117 @@
+import Foundation
+import PostgresNIO
+import VarselCore
+import VarselStore
+
+/// Notifications their senders scheduled for later.
+extension PostgresRepository: ScheduledSendStore {
+    static let scheduledSendColumns = "id, sender_id, recipients, kind, title, body, urgency, send_at, created_at, state, ended_at"
+
+    public func scheduleSend(_ new: NewScheduledSend, at date: Date) async throws -> ScheduledSend {
+        let recipients = Array(Set(new.recipientIDs))
+        let id = try await write { c in
+            var existing = Set<UserID>()
+            for try await id in try await c.query("SELECT id FROM users WHERE id = ANY(\(recipients))", logger: self.logger).decode(UserID.self) {
+                existing.insert(id)
+            }
+            if let unknown = new.recipientIDs.first(where: { !existing.contains($0) }) { throw StoreError.unknownRecipient(unknown) }
+            return try await Self.one(
+                c.query(
+                    """
+                    INSERT INTO scheduled_send (sender_id, recipients, kind, title, body, urgency, send_at, created_at, state)
+                    VALUES (\(new.senderID), \(ScheduledSend.storedRecipients(new.recipientIDs)), \(new.kind.rawValue), \(new.title),
+                            \(new.body), \(new.urgency.rawValue), \(new.sendAt.timeIntervalSince1970), \(date.timeIntervalSince1970), 'waiting')
+                    RETURNING id
+                    """, logger: self.logger)
+            ).decode(ScheduledSendID.self)
+        }
+        return ScheduledSend(
+            id: id, senderID: new.senderID, recipientIDs: new.recipientIDs, kind: new.kind, title: new.title, body: new.body,
+            urgency: new.urgency, sendAt: new.sendAt, createdAt: date, state: .waiting, endedAt: nil)
+    }
+
+    public func scheduledSend(id: ScheduledSendID) async throws -> ScheduledSend? {
+        try await read { c in
+            try await Self.first(
+                c.query("SELECT \(unescaped: Self.scheduledSendColumns) FROM scheduled_send WHERE id = \(id)", logger: self.logger)
+            ).map(Self.scheduledSend)
+        }
+    }
+
+    public func waitingScheduledSends(senderID: UserID?) async throws -> [ScheduledSend] {
+        try await read { c in
+            try await c.query(
+                """
+                SELECT \(unescaped: Self.scheduledSendColumns) FROM scheduled_send
+                WHERE state = 'waiting' AND (\(senderID)::BIGINT IS NULL OR sender_id = \(senderID)) ORDER BY send_at, id
+                """, logger: self.logger
+            ).collect().map(Self.scheduledSend)
+        }
+    }
+
+    public func changeScheduledSend(
+        id: ScheduledSendID, sendAt: Date, title: String, body: String, urgency: Urgency, at date: Date
+    ) async throws -> ScheduledSend? {
+        try await write { c in
+            try await Self.first(
+                c.query(
+                    """
+                    UPDATE scheduled_send SET send_at = \(sendAt.timeIntervalSince1970), title = \(title), body = \(body),
+                        urgency = \(urgency.rawValue)
+                    WHERE id = \(id) AND state = 'waiting' RETURNING \(unescaped: Self.scheduledSendColumns)
+                    """, logger: self.logger)
+            ).map(Self.scheduledSend)
+        }
+    }
+
+    public func cancelScheduledSend(id: ScheduledSendID, at date: Date) async throws -> Bool {
+        try await write { c in
+            try await !c.query(
+                """
+                UPDATE scheduled_send SET state = 'cancelled', ended_at = \(date.timeIntervalSince1970)
+                WHERE id = \(id) AND state = 'waiting' RETURNING id
+                """, logger: self.logger
+            ).collect().isEmpty
+        }
+    }
+
+    public func takeDueScheduledSends(at date: Date, limit: Int) async throws -> [ScheduledSend] {
+        let now = date.timeIntervalSince1970
+        // Most rounds find nothing: a read says so without a write transaction.
+        let anyDue = try await read { c in
+            try await Self.one(
+                c.query(
+                    "SELECT EXISTS (SELECT 1 FROM scheduled_send WHERE state IN ('waiting', 'sending') AND send_at <= \(now))",
+                    logger: self.logger)
+            ).decode(Bool.self)
+        }
+        guard anyDue else { return [] }
+        return try await write { c in
+            try await c.query("UPDATE scheduled_send SET state = 'sending' WHERE state = 'waiting' AND send_at <= \(now)", logger: self.logger)
+            return try await c.query(
+                """
+                SELECT \(unescaped: Self.scheduledSendColumns) FROM scheduled_send WHERE state = 'sending' ORDER BY send_at, id LIMIT \(limit)
+                """, logger: self.logger
+            ).collect().map(Self.scheduledSend)
+        }
+    }
+
+    public func finishScheduledSend(id: ScheduledSendID, at date: Date) async throws {
+        try await write { c in
+            try await c.query(
+                "UPDATE scheduled_send SET state = 'sent', ended_at = \(date.timeIntervalSince1970) WHERE id = \(id) AND state = 'sending'",
+                logger: self.logger)
+        }
+    }
+
+    static func scheduledSend(_ row: PostgresRow) throws -> ScheduledSend {
+        let (id, sender, recipients, kind, title, body, urgency, sendAt, createdAt, state, endedAt) = try row.decode(
+            (ScheduledSendID, UserID, String, String, String, String, String, Double, Double, String, Double?).self)
+        guard let kind = NotificationKind(rawValue: kind) else { throw StoreError.unknownStoredValue(column: "scheduled_send.kind") }
+        guard let urgency = Urgency(rawValue: urgency) else { throw StoreError.unknownStoredValue(column: "scheduled_send.urgency") }
+        guard let state = ScheduledSendState(rawValue: state) else { throw StoreError.unknownStoredValue(column: "scheduled_send.state") }
+        return ScheduledSend(
+            id: id, senderID: sender, recipientIDs: ScheduledSend.recipients(stored: recipients), kind: kind, title: title, body: body,
+            urgency: urgency, sendAt: date(sendAt), createdAt: date(createdAt), state: state, endedAt: endedAt.map(date))
+    }
+}

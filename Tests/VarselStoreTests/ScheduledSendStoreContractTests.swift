@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+import VarselCore
+import VarselStore
+
+/// Notifications scheduled for later in every store: changed or cancelled while they wait, taken once their time comes.
+@Suite("Store contract: scheduled sends")
+struct ScheduledSendStoreContractTests: StoreContract {
+    let now = DemoData.now
+
+    func send(_ sender: User, to recipients: [User], at sendAt: Date, title: String = "Scenario for Monday") -> NewScheduledSend {
+        NewScheduledSend(
+            senderID: sender.id, recipientIDs: recipients.map(\.id), kind: .scenarioPrompt, title: title, body: "Work through it.",
+            urgency: .normal, sendAt: sendAt)
+    }
+
+    @Test("a send keeps what it was given; while it waits it is listed soonest first, and can be changed", arguments: StoreKind.allCases)
+    func keptListedChanged(kind: StoreKind) async throws {
+        let store = try await kind.make()
+        let (kari, ola, coordinator) = (try await mentor(store, "kari"), try await mentor(store, "ola"), try await mentor(store, "siri"))
+        let later = try await store.scheduleSend(send(coordinator, to: [kari, ola], at: now + 7200, title: "Later"), at: now)
+        let sooner = try await store.scheduleSend(send(kari, to: [ola], at: now + 3600, title: "Sooner"), at: now)
+        #expect(later.recipientIDs == [kari.id, ola.id])
+        #expect(later.state == .waiting && later.endedAt == nil && later.createdAt == now)
+        #expect(try await store.scheduledSend(id: later.id) == later)
+        #expect(try await store.waitingScheduledSends(senderID: nil).map(\.id) == [sooner.id, later.id])
+        #expect(try await store.waitingScheduledSends(senderID: coordinator.id).map(\.id) == [later.id])
+        let changed = try #require(
+            try await store.changeScheduledSend(id: later.id, sendAt: now + 60, title: "Now sooner", body: "New", urgency: .urgent, at: now))
+        #expect(changed.sendAt == now + 60 && changed.title == "Now sooner" && changed.body == "New" && changed.urgency == .urgent)
+        #expect(try await store.waitingScheduledSends(senderID: nil).map(\.id) == [later.id, sooner.id])
+        await #expect(throws: StoreError.unknownRecipient(UserID(999))) {
+            try await store.scheduleSend(
+                NewScheduledSend(
+                    senderID: kari.id, recipientIDs: [ola.id, UserID(999)], kind: .scenarioPrompt, title: "T", body: "", urgency: .normal,
+                    sendAt: now + 60), at: now)
+        }
+        #expect(try await store.waitingScheduledSends(senderID: kari.id).map(\.id) == [sooner.id], "a refused send stores nothing")
+    }
+
+    @Test(
+        "a send is taken once its time comes, then neither changed nor cancelled; a cancelled one is never taken",
+        arguments: StoreKind.allCases)
+    func takenOnceCancelledNever(kind: StoreKind) async throws {
+        let store = try await kind.make()
+        let kari = try await mentor(store, "kari")
+        let due = try await store.scheduleSend(send(kari, to: [kari], at: now + 60), at: now)
+        let cancelled = try await store.scheduleSend(send(kari, to: [kari], at: now + 60), at: now)
+        let notYet = try await store.scheduleSend(send(kari, to: [kari], at: now + 3600), at: now)
+        #expect(try await store.cancelScheduledSend(id: cancelled.id, at: now + 1))
+        #expect(try await store.cancelScheduledSend(id: cancelled.id, at: now + 2) == false)
+        #expect(try await store.takeDueScheduledSends(at: now + 59, limit: 10).isEmpty)
+        let taken = try await store.takeDueScheduledSends(at: now + 60, limit: 10)
+        #expect(taken.map(\.id) == [due.id])
+        #expect(taken.first?.state == .sending)
+        #expect(try await store.cancelScheduledSend(id: due.id, at: now + 61) == false)
+        #expect(
+            try await store.changeScheduledSend(id: due.id, sendAt: now + 9000, title: "T", body: "", urgency: .normal, at: now + 61) == nil)
+        // Not finished (its instance stopped): taken again in the next round, and by another instance.
+        #expect(try await store.takeDueScheduledSends(at: now + 62, limit: 10).map(\.id) == [due.id])
+        try await store.finishScheduledSend(id: due.id, at: now + 63)
+        #expect(try await store.takeDueScheduledSends(at: now + 64, limit: 10).isEmpty)
+        #expect(try await store.scheduledSend(id: due.id)?.state == .sent)
+        #expect(try await store.scheduledSend(id: due.id)?.endedAt == now + 63)
+        #expect(try await store.scheduledSend(id: cancelled.id)?.state == .cancelled)
+        #expect(try await store.waitingScheduledSends(senderID: nil).map(\.id) == [notYet.id])
+        #expect(try await store.takeDueScheduledSends(at: now + 3600, limit: 10).map(\.id) == [notYet.id])
+    }
+}
