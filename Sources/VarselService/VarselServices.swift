@@ -27,6 +27,8 @@ public final class VarselServices: Sendable {
     public let passkeys: PasskeyCeremonies
     public let pushSubscriptions: PushSubscriptions
     public let scenarios: ScenarioProgress
+    /// Notifications scheduled for later.
+    public let scheduledSends: ScheduledSends
     public let reports: AssignmentReports
     public let users: UserAdministration
     /// Integration tokens that member and case systems act through.
@@ -137,6 +139,7 @@ public final class VarselServices: Sendable {
             repository: repository, endpointPolicy: webPush.endpointPolicy,
             perUser: webPush.subscriptionsPerUser, staleAfter: webPush.staleAfter, now: now)
         self.scenarios = ScenarioProgress(repository: repository, now: now)
+        self.scheduledSends = ScheduledSends(repository: repository, now: now)
     }
 
     /// The upkeep over the same store and clock: expiry warnings, pruning and erasure.
@@ -168,6 +171,8 @@ public final class VarselServices: Sendable {
     /// The follow-ups over the same store and clock: text messages and emails when a notification is not seen in
     /// time, and the assignment reminders and notices at their deadlines.
     public func followUps(configuration: FollowUpWorker.Configuration, logger: Logger) -> FollowUpWorker {
-        FollowUpWorker(store: repository, sender: sender, messaging: messaging, configuration: configuration, now: now, logger: logger)
+        FollowUpWorker(
+            store: repository, sender: sender, scheduledSends: scheduledSends, messaging: messaging, configuration: configuration, now: now,
+            logger: logger)
     }
 }

@@ -8,7 +8,8 @@ import VarselStore
 
 /// Follows up notifications their person has not seen in time: a text message and an email to their verified
 /// channels after ``Configuration/delay``, then, for an unanswered assignment, the reminder and the coordinator at
-/// their deadlines — each step when it is due, not at the next upkeep.
+/// their deadlines — each step when it is due, not at the next upkeep. Scheduled sends go from here too, each in
+/// the round its time comes (``ScheduledSends``).
 ///
 /// It runs the message outbox (``FollowUpOutbox``): reads created notifications from the event log after its cursor
 /// and queues one message per verified channel the notification's kind may use, due after the delay; a message that
@@ -45,6 +46,7 @@ public final class FollowUpWorker: Service, Sendable {
 
     private let outbox: OutboxLoop<FollowUpOutbox>
     private let sender: NotificationSender
+    private let scheduledSends: ScheduledSends
     private let messaging: OutsideMessaging
     private let configuration: Configuration
     private let now: @Sendable () -> Date
@@ -53,13 +55,15 @@ public final class FollowUpWorker: Service, Sendable {
     private let lastEscalationRound = Mutex<Date?>(nil)
 
     init(
-        store: any FollowUpOutbox.Store, sender: NotificationSender, messaging: OutsideMessaging, configuration: Configuration,
+        store: any FollowUpOutbox.Store, sender: NotificationSender, scheduledSends: ScheduledSends, messaging: OutsideMessaging,
+        configuration: Configuration,
         now: @escaping @Sendable () -> Date, logger: Logger
     ) {
         outbox = OutboxLoop(
             channel: FollowUpOutbox(store: store, messaging: messaging, configuration: configuration, now: now),
             events: store, pace: .init(batchSize: 32, concurrency: 1, lease: configuration.lease), now: now, logger: logger)
         self.sender = sender
+        self.scheduledSends = scheduledSends
         self.messaging = messaging
         self.configuration = configuration
         self.now = now
@@ -73,10 +77,19 @@ public final class FollowUpWorker: Service, Sendable {
         try? await messaging.textMessages?.shutdown()
     }
 
-    /// One round: queue the messages of new notifications, send those due, and send the reminders and notices due.
+    /// One round: queue the messages of new notifications, send those due, the scheduled sends due, and the
+    /// reminders and notices due.
     public func step() async throws {
         if messaging.offers(.textMessage) || messaging.offers(.email) {
             try await outbox.step()
+        }
+        for sent in try await scheduledSends.sendDue() {
+            logger.info(
+                sent.lateBy >= ScheduledSends.saysItsTimeAfter ? "scheduled send went late, saying its time" : "scheduled send went",
+                metadata: [
+                    "scheduled_send.id": "\(sent.send.id)", "notification.count": "\(sent.notificationCount)",
+                    "scheduled_send.due": "\(sent.send.sendAt.formatted(.iso8601))", "scheduled_send.late_seconds": "\(Int(sent.lateBy))",
+                ])
         }
         let current = now()
         let isDue = lastEscalationRound.withLock { last in

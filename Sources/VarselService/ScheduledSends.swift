@@ -1,0 +1,139 @@
+import Foundation
+import VarselCore
+import VarselStore
+
+/// Notifications their senders scheduled for later: scheduled, changed and cancelled while they wait, and each sent
+/// once when its time comes, across restarts and instances.
+///
+/// A send is taken for sending before its notifications are made, and they are made under an idempotency key of the
+/// send's own: a send taken again after an instance stopped mid-way, or by two instances at once, makes them once. A
+/// send whose time passed while Varsel was stopped goes at the next start, and says in its body when it was meant for.
+public struct ScheduledSends: Sendable {
+    /// Why a change to a scheduled send was refused.
+    public enum Refusal: Error, Sendable, Equatable {
+        /// No scheduled send with that id that this person may see.
+        case unknown
+        /// It has gone (or is going), or was cancelled: it can no longer be changed.
+        case noLongerWaiting
+
+        public var sentence: String {
+            switch self {
+            case .unknown: "No such scheduled send."
+            case .noLongerWaiting: "This scheduled send has already gone or was cancelled, so it can no longer be changed."
+            }
+        }
+    }
+
+    /// A scheduled send that went, and how late.
+    public struct Sent: Sendable, Equatable {
+        public var send: ScheduledSend
+        public var notificationCount: Int
+        /// How long after its time it went: seconds in a running server, longer when it was stopped at the time.
+        public var lateBy: TimeInterval
+    }
+
+    /// How far ahead a send may be scheduled.
+    public static let furthestAhead: TimeInterval = 366 * 86400
+
+    /// A send that goes this much later than its time says so in its body.
+    public static let saysItsTimeAfter: TimeInterval = 5 * 60
+
+    let repository: any ScheduledSendStore & NotificationStore & UserStore
+    let now: @Sendable () -> Date
+
+    public init(repository: any ScheduledSendStore & NotificationStore & UserStore, now: @escaping @Sendable () -> Date) {
+        self.repository = repository
+        self.now = now
+    }
+
+    /// Schedules `message` from `senderID` to `recipientIDs` for `sendAt`, which must be in the future and within
+    /// ``furthestAhead``. A scheduled notification carries no personal details: they are sent at once or not at all.
+    public func schedule(
+        _ message: Validation.ValidNotification, from senderID: UserID, to recipientIDs: [UserID], at sendAt: Date
+    ) async throws -> ScheduledSend {
+        try check(message, sendAt: sendAt)
+        return try await repository.scheduleSend(
+            NewScheduledSend(
+                senderID: senderID, recipientIDs: recipientIDs, kind: message.kind, title: message.title, body: message.body,
+                urgency: message.urgency, sendAt: sendAt), at: now())
+    }
+
+    /// The sends still waiting that `person` may see: an administrator's view is everyone's, a coordinator's their own.
+    public func waiting(for person: User) async throws -> [ScheduledSend] {
+        try await repository.waitingScheduledSends(senderID: person.role == .admin ? nil : person.id)
+    }
+
+    /// The send `id`, when `person` may see it.
+    public func send(_ id: ScheduledSendID, for person: User) async throws -> ScheduledSend {
+        guard let send = try await repository.scheduledSend(id: id), person.role == .admin || send.senderID == person.id else {
+            throw Refusal.unknown
+        }
+        return send
+    }
+
+    /// Gives a waiting send a new time and words.
+    public func change(_ id: ScheduledSendID, by person: User, to message: Validation.ValidNotification, at sendAt: Date) async throws
+        -> ScheduledSend
+    {
+        let current = try await send(id, for: person)
+        guard current.state == .waiting else { throw Refusal.noLongerWaiting }
+        try check(message, sendAt: sendAt)
+        guard
+            let changed = try await repository.changeScheduledSend(
+                id: id, sendAt: sendAt, title: message.title, body: message.body, urgency: message.urgency, at: now())
+        else { throw Refusal.noLongerWaiting }
+        return changed
+    }
+
+    /// Cancels a waiting send: it never goes.
+    public func cancel(_ id: ScheduledSendID, by person: User) async throws -> ScheduledSend {
+        let current = try await send(id, for: person)
+        guard try await repository.cancelScheduledSend(id: id, at: now()) else { throw Refusal.noLongerWaiting }
+        var cancelled = current
+        cancelled.state = .cancelled
+        cancelled.endedAt = now()
+        return cancelled
+    }
+
+    /// Sends each send whose time has come, once: its notifications, in each recipient's words for a late one.
+    public func sendDue(limit: Int = 20) async throws -> [Sent] {
+        let current = now()
+        var sent: [Sent] = []
+        for send in try await repository.takeDueScheduledSends(at: current, limit: limit) {
+            let lateBy = max(0, current.timeIntervalSince(send.sendAt))
+            var news: [NewNotification] = []
+            for recipientID in send.recipientIDs {
+                var body = send.body
+                if lateBy >= Self.saysItsTimeAfter, let recipient = try await repository.user(id: recipientID) {
+                    let words = Strings(recipient.language)
+                    let note = words.scheduledFor(send.sendAt, timeZone: osloTimeZone)
+                    body = body.isEmpty ? note : body + "\n\n" + note
+                }
+                news.append(
+                    NewNotification(
+                        recipientID: recipientID, senderID: send.senderID, kind: send.kind, title: send.title, body: body,
+                        urgency: send.urgency, deepLink: Validation.deepLink(for: send.kind)))
+            }
+            let key = "scheduled-send-\(send.id)"
+            let created = try await repository.createNotifications(
+                news, idempotencyKey: IdempotencyKey(senderID: send.senderID, key: key, fingerprint: key), at: current)
+            try await repository.finishScheduledSend(id: send.id, at: current)
+            sent.append(Sent(send: send, notificationCount: created.items.count, lateBy: lateBy))
+        }
+        return sent
+    }
+
+    private func check(_ message: Validation.ValidNotification, sendAt: Date) throws {
+        var issues: [Validation.Issue] = []
+        let current = now()
+        if sendAt <= current {
+            issues.append(.init(field: "sendAt", rule: .other("must be in the future")))
+        } else if sendAt.timeIntervalSince(current) > Self.furthestAhead {
+            issues.append(.init(field: "sendAt", rule: .other("must be within a year from now")))
+        }
+        if !message.personalDetails.isEmpty {
+            issues.append(.init(field: "personalDetails", rule: .other("must be empty when sendAt is given: personal details are sent at once")))
+        }
+        guard issues.isEmpty else { throw InvalidInput(issues) }
+    }
+}

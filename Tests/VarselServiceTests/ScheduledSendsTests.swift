@@ -1,0 +1,147 @@
+import Foundation
+import Synchronization
+import Testing
+import VarselCore
+import VarselSQLite
+import VarselStore
+
+@testable import VarselService
+
+/// Notifications scheduled for later go once, at their time, on an injected clock; a cancelled one never.
+@Suite("Scheduled sends")
+struct ScheduledSendsTests {
+    final class Clock: Sendable {
+        private let current = Mutex(DemoData.now)
+        var now: Date { current.withLock { $0 } }
+        func advance(seconds: TimeInterval) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
+    }
+
+    struct World {
+        let repository = try! SQLiteRepository.inMemory()
+        let clock = Clock()
+        let sends: ScheduledSends
+        let kari: User
+        let ola: User
+        let coordinator: User
+
+        init() async throws {
+            let clock = clock
+            sends = ScheduledSends(repository: repository, now: { clock.now })
+            kari = try await repository.createUser(
+                NewUser(username: "kari", displayName: "Kari", role: .mentor, passwordHash: "x", language: .norwegianBokmal), at: clock.now)
+            ola = try await repository.createUser(
+                NewUser(username: "ola", displayName: "Ola", role: .mentor, passwordHash: "x", language: .english), at: clock.now)
+            coordinator = try await repository.createUser(
+                NewUser(username: "coord", displayName: "Coordinator", role: .coordinator, passwordHash: "x", language: .english),
+                at: clock.now)
+        }
+
+        func received(_ user: User) async throws -> [NotificationItem] {
+            try await repository.notifications(for: user.id, filter: .all, after: nil, limit: 50).items
+        }
+    }
+
+    let scenario = Validation.ValidNotification(
+        kind: .scenarioPrompt, title: "Scenario for Monday", body: "Work through it.", urgency: .normal, personalDetails: [])
+
+    @Test("a scheduled send goes once at its time, to each recipient; a cancelled one never goes")
+    func goesOnceAtItsTime() async throws {
+        let world = try await World()
+        let send = try await world.sends.schedule(
+            scenario, from: world.coordinator.id, to: [world.kari.id, world.ola.id], at: world.clock.now + 3600)
+        let cancelled = try await world.sends.schedule(scenario, from: world.coordinator.id, to: [world.kari.id], at: world.clock.now + 3600)
+        #expect(try await world.sends.cancel(cancelled.id, by: world.coordinator).state == .cancelled)
+        world.clock.advance(seconds: 3599)
+        #expect(try await world.sends.sendDue().isEmpty)
+        #expect(try await world.received(world.kari).isEmpty)
+        world.clock.advance(seconds: 1)
+        let sent = try await world.sends.sendDue()
+        #expect(sent.map(\.send.id) == [send.id])
+        #expect(sent.first?.notificationCount == 2)
+        #expect(try await world.sends.sendDue().isEmpty, "it goes once")
+        let kari = try await world.received(world.kari)
+        #expect(kari.map(\.title) == ["Scenario for Monday"])
+        #expect(kari.first?.body == "Work through it.", "on time, the body is as written")
+        #expect(try await world.received(world.ola).count == 1)
+        await #expect(throws: ScheduledSends.Refusal.noLongerWaiting) { try await world.sends.cancel(send.id, by: world.coordinator) }
+        #expect(try await world.repository.scheduledSend(id: cancelled.id)?.state == .cancelled)
+    }
+
+    @Test("a send taken by an instance that stopped before it finished, or by two at once, still makes each notification once")
+    func takenAgainMakesThemOnce() async throws {
+        let world = try await World()
+        let send = try await world.sends.schedule(scenario, from: world.coordinator.id, to: [world.kari.id], at: world.clock.now + 60)
+        world.clock.advance(seconds: 60)
+        // An instance took it and made its notifications, then stopped before recording it as sent.
+        let taken = try await world.repository.takeDueScheduledSends(at: world.clock.now, limit: 10)
+        #expect(taken.map(\.id) == [send.id])
+        let key = "scheduled-send-\(send.id)"
+        _ = try await world.repository.createNotifications(
+            [
+                NewNotification(
+                    recipientID: world.kari.id, senderID: world.coordinator.id, kind: .scenarioPrompt, title: send.title, body: send.body,
+                    deepLink: Validation.deepLink(for: .scenarioPrompt))
+            ],
+            idempotencyKey: IdempotencyKey(senderID: send.senderID, key: key, fingerprint: key), at: world.clock.now)
+        // Two instances' next rounds at once.
+        let other = ScheduledSends(repository: world.repository, now: { world.clock.now })
+        async let first = world.sends.sendDue()
+        async let second = other.sendDue()
+        _ = try await (first, second)
+        #expect(try await world.received(world.kari).count == 1)
+        #expect(try await world.repository.scheduledSend(id: send.id)?.state == .sent)
+    }
+
+    @Test("a send whose time passed while Varsel was stopped goes at the next round and says in the body when it was meant for")
+    func lateSaysItsTime() async throws {
+        let world = try await World()
+        let sendAt = world.clock.now + 3600
+        _ = try await world.sends.schedule(scenario, from: world.coordinator.id, to: [world.kari.id, world.ola.id], at: sendAt)
+        world.clock.advance(seconds: 3600 + 3 * 3600)
+        let sent = try await world.sends.sendDue()
+        #expect(abs((sent.first?.lateBy ?? 0) - 3 * 3600) < 0.001)
+        let ola = try #require(try await world.received(world.ola).first)
+        let meant = Strings(.english).dateAndTime(sendAt, timeZone: osloTimeZone)
+        #expect(ola.body == "Work through it.\n\nMeant for \(meant); sent late, as Varsel was not running then.")
+        let kari = try #require(try await world.received(world.kari).first)
+        #expect(kari.body.hasSuffix("sendt senere, fordi Varsel ikke kjørte da."), "in each recipient's language")
+        #expect(kari.title == "Scenario for Monday", "the title stays as written")
+    }
+
+    @Test("a time in the past, beyond a year, or personal details are refused, naming the field; nothing is stored")
+    func refused() async throws {
+        let world = try await World()
+        for sendAt in [world.clock.now, world.clock.now - 60, world.clock.now + 367 * 86400] {
+            await #expect {
+                try await world.sends.schedule(scenario, from: world.coordinator.id, to: [world.kari.id], at: sendAt)
+            } throws: { ($0 as? InvalidInput)?.issues.map(\.field) == ["sendAt"] }
+        }
+        var withDetails = scenario
+        withDetails.personalDetails = ["Per Olsen"]
+        await #expect {
+            try await world.sends.schedule(withDetails, from: world.coordinator.id, to: [world.kari.id], at: world.clock.now + 60)
+        } throws: { ($0 as? InvalidInput)?.issues.map(\.field) == ["personalDetails"] }
+        #expect(try await world.sends.waiting(for: world.coordinator).isEmpty)
+    }
+
+    @Test("a coordinator sees, changes and cancels only their own sends; an admin sees everyone's")
+    func whoSeesWhat() async throws {
+        let world = try await World()
+        let other = try await world.repository.createUser(
+            NewUser(username: "other", displayName: "Other", role: .coordinator, passwordHash: "x", language: .english), at: world.clock.now)
+        let admin = try await world.repository.createUser(
+            NewUser(username: "admin", displayName: "Admin", role: .admin, passwordHash: "x", language: .english), at: world.clock.now)
+        let mine = try await world.sends.schedule(scenario, from: world.coordinator.id, to: [world.kari.id], at: world.clock.now + 600)
+        let theirs = try await world.sends.schedule(scenario, from: other.id, to: [world.kari.id], at: world.clock.now + 60)
+        #expect(try await world.sends.waiting(for: world.coordinator).map(\.id) == [mine.id])
+        #expect(try await world.sends.waiting(for: admin).map(\.id) == [theirs.id, mine.id])
+        await #expect(throws: ScheduledSends.Refusal.unknown) { try await world.sends.cancel(theirs.id, by: world.coordinator) }
+        var words = scenario
+        words.title = "Scenario for Tuesday"
+        let changed = try await world.sends.change(mine.id, by: world.coordinator, to: words, at: world.clock.now + 1200)
+        #expect(changed.title == "Scenario for Tuesday" && changed.sendAt == world.clock.now + 1200)
+        await #expect(throws: ScheduledSends.Refusal.unknown) {
+            try await world.sends.change(theirs.id, by: world.coordinator, to: words, at: world.clock.now + 1200)
+        }
+    }
+}
