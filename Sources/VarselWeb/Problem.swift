@@ -130,6 +130,11 @@ public struct Problem: HTTPResponseError, Sendable, Equatable {
             case .unknownIntegration, .unknownEndpoint: return .notFound(refusal.sentence)
             case .adminOnly: return .forbidden(refusal.sentence)
             }
+        case let refusal as ScheduledSends.Refusal:
+            switch refusal {
+            case .unknown: return .notFound(refusal.sentence)
+            case .noLongerWaiting: return .conflict(refusal.sentence)
+            }
         case let refusal as ChannelVerificationError:
             return refusal.problem
         case let http as HTTPError:

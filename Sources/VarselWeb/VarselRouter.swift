@@ -49,8 +49,10 @@ public enum VarselRouter {
         ).addRoutes(to: api)
         PasskeysController(configuration: services.configuration, passkeys: services.passkeys).addRoutes(to: api)
         NotificationsController(
-            directory: services.directory, now: services.now, sender: services.sender, inbox: services.inbox, settings: services.settings
+            directory: services.directory, now: services.now, sender: services.sender, inbox: services.inbox, settings: services.settings,
+            scheduledSends: services.scheduledSends
         ).addRoutes(to: api)
+        ScheduledSendsController(scheduledSends: services.scheduledSends).addRoutes(to: api)
         PreferencesController(settings: services.settings).addRoutes(to: api)
         AssignmentsController(
             answers: services.answers, configuration: services.configuration, contactAccess: services.contactAccess, directory: services.directory,

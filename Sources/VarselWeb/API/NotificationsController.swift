@@ -14,6 +14,7 @@ struct NotificationsController {
     let sender: NotificationSender
     let inbox: NotificationInbox
     let settings: AccountSettings
+    let scheduledSends: ScheduledSends
 
     func addRoutes(to router: some RouterMethods<VarselContext>) {
         router.get("notifications", use: list)
@@ -94,6 +95,8 @@ struct NotificationsController {
         var body: String
         var urgency: String?
         var personalDetails: [String]?
+        /// When to send it, instead of now.
+        var sendAt: String?
     }
 
     /// The answer to a create, as ``HotJSON/createResponse(_:)`` writes it; its encoding is the reference in tests.
@@ -112,6 +115,10 @@ struct NotificationsController {
             kind: body.kind, title: body.title, body: body.body, urgency: body.urgency,
             personalDetails: body.personalDetails ?? [], allowAssignment: false)
         let recipients = try await RecipientResolver(directory: directory).ids(body.recipients)
+        if let sendAt = body.sendAt {
+            return try await schedule(
+                validated, from: identity.user.id, to: recipients, at: try ScheduledSendsController.sendAt(sendAt), body, context)
+        }
         let idempotency = key.map {
             IdempotencyKey(
                 senderID: identity.user.id, key: $0, fingerprint: SHA256.hash(data: Data(buffer: raw)).map { String(format: "%02x", $0) }.joined())
@@ -135,6 +142,22 @@ struct NotificationsController {
         var headers: HTTPFields = [:]
         if created.isReplay { headers[.init("Idempotent-Replayed")!] = "true" }
         return JSONCoding.response(json: HotJSON.createResponse(items), status: created.isReplay ? .ok : .created, headers: headers)
+    }
+
+    /// A create with `sendAt`: scheduled, answered 202 with the scheduled send.
+    func schedule(
+        _ message: Validation.ValidNotification, from senderID: UserID, to recipients: [UserID], at sendAt: Date, _ body: CreateRequest,
+        _ context: VarselContext
+    ) async throws -> Response {
+        let send: ScheduledSend
+        do {
+            send = try await scheduledSends.schedule(message, from: senderID, to: recipients, at: sendAt)
+        } catch let StoreError.unknownRecipient(id) {
+            throw RecipientResolver.unknownRecipient(given: id, in: body.recipients)
+        }
+        context.logger.info(
+            "notification scheduled", metadata: ["scheduled_send.id": "\(send.id)", "notification.count": "\(recipients.count)"])
+        return try JSONCoding.response(ScheduledSendsController.Resource(send), status: .accepted)
     }
 
     static func idempotencyKey(_ request: Request) throws -> String? {
