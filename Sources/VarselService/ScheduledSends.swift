@@ -127,12 +127,12 @@ public struct ScheduledSends: Sendable {
         var issues: [Validation.Issue] = []
         let current = now()
         if sendAt <= current {
-            issues.append(.init(field: "sendAt", rule: .other("must be in the future")))
+            issues.append(.init(field: "sendAt", rule: .notInFuture))
         } else if sendAt.timeIntervalSince(current) > Self.furthestAhead {
-            issues.append(.init(field: "sendAt", rule: .other("must be within a year from now")))
+            issues.append(.init(field: "sendAt", rule: .tooFarAhead))
         }
         if !message.personalDetails.isEmpty {
-            issues.append(.init(field: "personalDetails", rule: .other("must be empty when sendAt is given: personal details are sent at once")))
+            issues.append(.init(field: "personalDetails", rule: .personalDetailsNotScheduled))
         }
         guard issues.isEmpty else { throw InvalidInput(issues) }
     }

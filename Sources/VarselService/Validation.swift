@@ -28,6 +28,14 @@ public enum Validation {
             case namesPersonalDetail
             /// Not a real calendar date written `YYYY-MM-DD`.
             case notADay
+            /// Not a clock time (`HH:MM`, or as people type one: ``QuietHours/clock(typed:)``).
+            case notATime
+            /// A time to send at that has already passed.
+            case notInFuture
+            /// A time to send at further ahead than a send may be scheduled.
+            case tooFarAhead
+            /// Personal details with a time to send at: they are sent at once or not at all.
+            case personalDetailsNotScheduled
             /// Any other rule, described in English.
             case other(String)
         }
@@ -41,6 +49,10 @@ public enum Validation {
             case .namesPersonalDetail:
                 "must not contain a phrase listed in personalDetails: a title is spoken when it arrives and shown on lock screens"
             case .notADay: "not a YYYY-MM-DD calendar date"
+            case .notATime: "not a time of day written HH:MM"
+            case .notInFuture: "must be in the future"
+            case .tooFarAhead: "must be within a year from now"
+            case .personalDetailsNotScheduled: "must be empty when sendAt is given: personal details are sent at once"
             case let .other(message): message
             }
         }
@@ -224,6 +236,38 @@ public enum Validation {
         case .pauseConfirmation: .pause
         case .scenarioPrompt: .scenario(scenarioID: nil)
         }
+    }
+
+    /// The moment a form's "send later" fields name, in Oslo: nil when the time is empty (send now).
+    ///
+    /// The time is taken as people type it (`8`, `0800`, `08.00`); with no day, it is the next time the clock shows
+    /// it after `now`. A day with no time is refused on `timeField`, as is a time that is not one. Whether the moment
+    /// is in the future is the scheduler's rule (``ScheduledSends``).
+    public static func sendMoment(time: String, day: String, now: Date, timeField: String, dayField: String) throws(InvalidInput) -> Date? {
+        let typedTime = time.trimmingCharacters(in: .whitespaces)
+        let typedDay = day.trimmingCharacters(in: .whitespaces)
+        if typedTime.isEmpty {
+            guard typedDay.isEmpty else { throw InvalidInput([.init(field: timeField, rule: .required)]) }
+            return nil
+        }
+        guard let clock = QuietHours.clock(typed: typedTime), let minutes = QuietHours.minutes(clock) else {
+            throw InvalidInput([.init(field: timeField, rule: .notATime)])
+        }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = osloTimeZone
+        let (hour, minute) = (minutes / 60, minutes % 60)
+        if !typedDay.isEmpty {
+            let start = try Self.day(typedDay, field: dayField)
+            guard let moment = calendar.date(bySettingHour: hour, minute: minute, second: 0, of: start) else {
+                throw InvalidInput([.init(field: timeField, rule: .notATime)])
+            }
+            return moment
+        }
+        guard
+            let moment = calendar.nextDate(
+                after: now, matching: DateComponents(hour: hour, minute: minute, second: 0), matchingPolicy: .nextTime)
+        else { throw InvalidInput([.init(field: timeField, rule: .notATime)]) }
+        return moment
     }
 
     /// Parses a real calendar date `YYYY-MM-DD` (no 2031-13-01, no 2031-02-30) as the start of that day in Oslo.

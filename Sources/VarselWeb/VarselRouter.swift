@@ -89,7 +89,9 @@ extension VarselRouter {
             frame: frame, answers: s.answers, configuration: s.configuration, contactAccess: s.contactAccess, directory: s.directory,
             erasure: s.erasure, now: s.now, reports: s.reports, sender: s.sender, channels: s.channels
         ).addRoutes(to: router)
-        CoordinatorPages(frame: frame, directory: s.directory, sender: s.sender).addRoutes(to: router)
+        CoordinatorPages(frame: frame, directory: s.directory, sender: s.sender, scheduledSends: s.scheduledSends, now: s.now)
+            .addRoutes(to: router)
+        ScheduledSendPages(frame: frame, directory: s.directory, scheduledSends: s.scheduledSends, now: s.now).addRoutes(to: router)
         WorkPages(
             frame: frame, configuration: s.configuration, directory: s.directory, now: s.now, reports: s.reports, users: s.users,
             pushSubscriptions: s.pushSubscriptions, scenarios: s.scenarios

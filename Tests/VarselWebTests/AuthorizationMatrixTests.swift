@@ -154,6 +154,10 @@ struct AuthorizationMatrixTests {
         "GET /coordinator/assignments": Row(303, 403, 403, 200, 200),
         "GET /api/v1/assignments": .signedIn(401, 200),
         "POST /coordinator/notifications": Row(303, 403, 403, 303, 303, body: form + "&recipient={kari}&kind=scenarioPrompt&title=Hi&body=b"),
+        // No send is scheduled in this world: every role that may see one is told there is no such send.
+        "GET /coordinator/scheduled/{id}": Row(303, 403, 403, 404, 404),
+        "POST /coordinator/scheduled/{id}": Row(303, 403, 403, 404, 404, body: form + "&title=T&body=&sendTime=08:00"),
+        "POST /coordinator/scheduled/{id}/cancel": Row(303, 403, 403, 404, 404, body: form),
         "POST /coordinator/assignments": Row(303, 403, 403, 303, 303, body: form + "&mentor={ola}&contactName=N&contactAddress=A"),
         // People: {id} is Ola's, but deactivation's is Kari's (Ola still signs in as the owner afterwards).
         "GET /people": Row(303, 403, 403, 200, 200),

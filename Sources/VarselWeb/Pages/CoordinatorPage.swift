@@ -5,11 +5,13 @@ import VarselCore
 import VarselService
 import VarselStore
 
-/// The coordinator's page: send a notification, create an assignment.
+/// The coordinator's page: send a notification now or later, see what is scheduled, create an assignment.
 struct CoordinatorPages: PageScreen {
     let frame: PageFrame
     let directory: Directory
     let sender: NotificationSender
+    let scheduledSends: ScheduledSends
+    let now: @Sendable () -> Date
 }
 
 extension CoordinatorPages {
@@ -40,6 +42,16 @@ extension CoordinatorPages {
                 notOffered.append(strings.mentorNotOfferedExpired(mentor.displayName, certification: name, on: on, timeZone: osloTimeZone))
             }
         }
+        let names = try await directory.displayNames()
+        let scheduled = try await scheduledSends.waiting(for: identity.user).map { send in
+            ScheduledSendRow(
+                id: "scheduled-\(send.id)",
+                description: strings.scheduledSend(
+                    title: send.title, kind: send.kind, recipients: send.recipientIDs.map { names[$0] ?? $0.description }, at: send.sendAt,
+                    timeZone: osloTimeZone),
+                changePath: "/coordinator/scheduled/\(send.id)", changeLabel: strings.changeScheduledSend(send.title),
+                cancelAction: "/coordinator/scheduled/\(send.id)/cancel", cancelLabel: strings.cancelScheduledSend(send.title))
+        }
         let model = CoordinatorPage(
             chrome: try await chrome(
                 identity, resumePoint: resumePoint, title: strings.coordinatorTools, tab: .send,
@@ -59,12 +71,15 @@ extension CoordinatorPages {
             values: values
                 ?? CoordinatorValues(
                     title: "", body: "", contactName: "", contactAddress: "", contactPhone: "", contactNotes: "", personalDetails: ""),
+            scheduled: scheduled, hasScheduled: !scheduled.isEmpty,
             strings: CoordinatorStrings(
                 sendHeading: strings.sendNotification, assignmentHeading: strings.createAssignment, recipient: strings.recipient,
                 chooseRecipient: strings.chooseRecipient, chooseMentor: strings.chooseMentor,
                 kind: strings.kind, title: strings.titleField, titleHint: strings.titleFieldHint, body: strings.bodyField,
                 personalDetails: strings.personalDetailsField, personalDetailsHint: strings.personalDetailsFieldHint,
-                urgent: strings.urgentField, send: strings.send,
+                urgent: strings.urgentField, sendLaterAt: strings.sendLaterAt, sendLaterOn: strings.sendLaterOn,
+                sendLaterHint: strings.sendLaterHint, send: strings.send, scheduledHeading: strings.scheduledSends,
+                nothingScheduled: strings.nothingScheduled,
                 mentor: strings.mentor, contactName: strings.contactName, contactAddress: strings.address, contactPhone: strings.phone,
                 contactNotes: strings.notes, create: strings.create, errorSummary: strings.errorSummary))
         return try renderer.page("coordinator", model, status: status)
@@ -77,7 +92,8 @@ extension CoordinatorPages {
         let recipient = form.recipient.flatMap { UserID($0) }
         var values = CoordinatorValues(
             title: form.title ?? "", body: form.body ?? "", contactName: "", contactAddress: "", contactPhone: "", contactNotes: "",
-            personalDetails: form.personalDetails ?? "", recipient: recipient, kind: form.kind, isUrgent: form.urgent == "on")
+            personalDetails: form.personalDetails ?? "", recipient: recipient, kind: form.kind, isUrgent: form.urgent == "on",
+            sendTime: form.sendTime ?? "", sendDay: form.sendDay ?? "")
         var errors: [FormError] = []
         // Only someone the form offers: a mentor who has not left.
         let offered = try await directory.activeMentors().contains { $0.id == recipient }
@@ -101,11 +117,38 @@ extension CoordinatorPages {
                     "personalDetails": FormField(label: strings.personalDetailsField, id: "send-details", inline: \.personalDetailsError),
                 ], otherwise: FormField(label: strings.kind, id: "send-kind", inline: \.kindError))
         }
+        var sendAt: Date?
+        do {
+            sendAt = try Validation.sendMoment(time: values.sendTime, day: values.sendDay, now: now(), timeField: "sendAt", dayField: "sendDay")
+        } catch {
+            errors += Self.place(
+                error.issues, strings: strings, values: &values, on: Self.sendLaterFields(strings),
+                otherwise: Self.sendLaterFields(strings)["sendAt"]!)
+        }
         guard errors.isEmpty, let recipient, let validated else {
             return try await coordinatorPage(request, context, errors: errors, values: values, status: .unprocessableContent)
         }
-        _ = try await sender.send(validated, from: identity.user.id, to: [recipient])
-        return .redirect(to: Flash.sent.added(to: "/coordinator"), type: .normal)
+        guard let sendAt else {
+            _ = try await sender.send(validated, from: identity.user.id, to: [recipient])
+            return .redirect(to: Flash.sent.added(to: "/coordinator"), type: .normal)
+        }
+        do {
+            _ = try await scheduledSends.schedule(validated, from: identity.user.id, to: [recipient], at: sendAt)
+        } catch let invalid as InvalidInput {
+            var fields = Self.sendLaterFields(strings)
+            fields["personalDetails"] = FormField(label: strings.personalDetailsField, id: "send-details", inline: \.personalDetailsError)
+            errors += Self.place(invalid.issues, strings: strings, values: &values, on: fields, otherwise: fields["sendAt"]!)
+            return try await coordinatorPage(request, context, errors: errors, values: values, status: .unprocessableContent)
+        }
+        return .redirect(to: Flash.scheduled.added(to: "/coordinator"), type: .normal)
+    }
+
+    /// Where the "send later" fields show their errors: the time (`sendAt`, for the moment as a whole) and the day.
+    static func sendLaterFields(_ strings: Strings) -> [String: FormField] {
+        [
+            "sendAt": FormField(label: strings.sendLaterAt, id: "send-time", inline: \.sendTimeError),
+            "sendDay": FormField(label: strings.sendLaterOn, id: "send-day", inline: \.sendDayError),
+        ]
     }
 
     func createAssignment(_ request: Request, context: VarselContext) async throws -> Response {
@@ -178,10 +221,15 @@ extension CoordinatorPages {
     /// A validation message for a form, in the user's language where the core has the words for it.
     static func formMessage(_ issue: Validation.Issue, strings: Strings) -> String {
         switch issue.rule {
+        case .required where issue.field == "sendAt": strings.sendTimeRequired
         case .required: strings.required
         case let .tooLong(max): strings.tooLong(max)
         case .namesPersonalDetail: strings.titleNamesPersonalDetail
         case .notADay: strings.invalidDay
+        case .notATime: strings.invalidClockTime
+        case .notInFuture: strings.sendTimeInFuture
+        case .tooFarAhead: strings.sendTimeWithinYear
+        case .personalDetailsNotScheduled: strings.personalDetailsSentAtOnce
         case .controlCharacters: strings.noControlCharacters
         case .other where issue.field == "personalDetails":
             strings.personalDetailsRule(count: Limits.maxPersonalDetails, length: Limits.maxTitleLength)

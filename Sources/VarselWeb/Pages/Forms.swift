@@ -96,6 +96,17 @@ enum PageForm {
         /// Names and addresses in the message, one a line.
         var personalDetails: String?
         var urgent: String?
+        /// When to send it, in Oslo (empty for now): a time as typed, and a day `YYYY-MM-DD` or empty for the next.
+        var sendTime: String?
+        var sendDay: String?
+    }
+
+    /// A scheduled send's new words and time.
+    struct ChangeScheduled: Decodable {
+        var title: String?
+        var body: String?
+        var sendTime: String?
+        var sendDay: String?
     }
 
     /// A mentor's visit done, with its note.
@@ -193,6 +204,9 @@ enum Flash: Equatable {
     case acknowledged
     case declined
     case sent
+    case scheduled
+    case scheduledChanged
+    case scheduledCancelled
     case assignmentCreated
     case visitDone
     case reassigned
@@ -229,6 +243,9 @@ enum Flash: Equatable {
         case "acknowledged": self = .acknowledged
         case "declined": self = .declined
         case "sent": self = .sent
+        case "scheduled": self = .scheduled
+        case "scheduled-changed": self = .scheduledChanged
+        case "scheduled-cancelled": self = .scheduledCancelled
         case "assignment": self = .assignmentCreated
         case "visit": self = .visitDone
         case "reassigned": self = .reassigned
@@ -285,6 +302,9 @@ enum Flash: Equatable {
         case .acknowledged: "acknowledged"
         case .declined: "declined"
         case .sent: "sent"
+        case .scheduled: "scheduled"
+        case .scheduledChanged: "scheduled-changed"
+        case .scheduledCancelled: "scheduled-cancelled"
         case .assignmentCreated: "assignment"
         case .visitDone: "visit"
         case .reassigned: "reassigned"
@@ -328,6 +348,9 @@ enum Flash: Equatable {
         case .acknowledged: describer.confirmation(of: .assignmentAcknowledged)
         case .declined: describer.confirmation(of: .assignmentDeclined)
         case .sent: describer.strings.sent
+        case .scheduled: describer.strings.scheduledConfirmation
+        case .scheduledChanged: describer.strings.scheduledChangedConfirmation
+        case .scheduledCancelled: describer.strings.scheduledCancelledConfirmation
         case .assignmentCreated: describer.strings.assignmentCreated
         case .visitDone: describer.strings.visitDoneConfirmation
         case .reassigned: describer.strings.reassignedConfirmation

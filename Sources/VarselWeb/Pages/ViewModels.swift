@@ -364,7 +364,20 @@ struct CoordinatorPage {
     var errors: [FormError]
     var hasErrors: Bool
     var values: CoordinatorValues
+    /// What the coordinator (an administrator: anyone) has scheduled that has not gone yet, soonest first.
+    var scheduled: [ScheduledSendRow]
+    var hasScheduled: Bool
     var strings: CoordinatorStrings
+}
+
+/// One scheduled send in the coordinator's list, with its link to change it and its button to cancel it.
+struct ScheduledSendRow {
+    var id: String
+    var description: String
+    var changePath: String
+    var changeLabel: String
+    var cancelAction: String
+    var cancelLabel: String
 }
 
 struct MentorOption {
@@ -397,12 +410,17 @@ struct CoordinatorValues {
     var recipient: UserID?
     var kind: String?
     var isUrgent = false
+    /// The send form's "send later" fields, as typed.
+    var sendTime = ""
+    var sendDay = ""
     var mentor: UserID?
     var titleError: String?
     var bodyError: String?
     var personalDetailsError: String?
     var recipientError: String?
     var kindError: String?
+    var sendTimeError: String?
+    var sendDayError: String?
     var mentorError: String?
     var contactNameError: String?
     var contactAddressError: String?
@@ -432,7 +450,12 @@ struct CoordinatorStrings {
     var personalDetails: String
     var personalDetailsHint: String
     var urgent: String
+    var sendLaterAt: String
+    var sendLaterOn: String
+    var sendLaterHint: String
     var send: String
+    var scheduledHeading: String
+    var nothingScheduled: String
     var mentor: String
     var contactName: String
     var contactAddress: String
