@@ -487,3 +487,62 @@ def signed_in_as_admin(reader) -> None:
                            str(reader.server.database), "--bcrypt-cost", "4", stdin=DEMO_PASSWORD + "\n")
         assert added.returncode == 0, added.stderr
     signed_in_as(reader, "orca-admin", "Orca Admin")
+
+
+SEND_LATER_HINT = "Leave empty to send now. Norway's time, such as 08:00; with no day, the next time the clock shows it"
+
+
+def next_oslo_days(hour: int) -> set[str]:
+    """The day (`November 30, 2026`) of the next time Oslo's clocks show `hour`:00, now and a minute on: a test that
+    runs across that hour accepts either."""
+    from datetime import datetime, timedelta
+    from zoneinfo import ZoneInfo
+
+    days = set()
+    for ahead in (0, 60):
+        now = datetime.now(ZoneInfo("Europe/Oslo")) + timedelta(seconds=ahead)
+        moment = now.replace(hour=hour, minute=0, second=0, microsecond=0)
+        if moment <= now:
+            moment += timedelta(days=1)
+        days.add(f"{moment:%B} {moment.day}, {moment.year}")
+    return days
+
+
+def schedule_and_cancel_by_keys(reader, title: str, loaded_title: str) -> tuple[list[str], list[str], list[str]]:
+    """On the coordinator's page, whose recipient is already chosen: types `title` and a time of 8 into the send form,
+    sends it, and Tabs to its row's Change link and then its Do-not-send button, which it presses.
+
+    Returns what Orca said on the send-later field, on the Change link and its button, and after the cancel."""
+    reader.tab_until(lambda text: text.startswith("Title entry"))
+    subprocess_type(reader.desktop, title)
+    field_spoken, _ = reader.tab_until(lambda text: text.startswith("Send later at entry"))
+    subprocess_type(reader.desktop, "8")
+    reader.tab_until(lambda text: text == "Send push button")
+    submit_and_hear(reader, loaded_title, "Scheduled: it is listed under Scheduled sends until it goes")
+    row_spoken, _ = reader.tab_until(lambda text: text.startswith(f"Change {title}"))
+    row_spoken = row_spoken + reader.press("Tab")
+    spoken = submit_and_hear(reader, loaded_title, "Cancelled: it will not be sent")
+    return field_spoken, row_spoken, spoken
+
+
+def submit_and_hear(reader, loaded_title: str, confirmation: str) -> list[str]:
+    """Presses Enter on the focused submit button; the page that comes back says `confirmation` once (except in WebKit,
+    where Orca 43's script says the new page's title only, so what follows on the page is the proof)."""
+    if isinstance(reader, EngineReader):
+        spoken = reader.activate("Return", loaded_title)
+        if reader.engine.name == "webkit":
+            assert f"{loaded_title} – Varsel" in spoken, spoken
+            return spoken
+    else:
+        spoken = submitted(reader, loaded_title, first_words=confirmation)
+    assert spoken.count(confirmation) == 1, spoken
+    return spoken
+
+
+def check_scheduled_row(title: str, row_spoken: list[str]) -> None:
+    """The row's link is named for the send and described by what, to whom and when; its button says which send."""
+    link = row_spoken.index(f"Change {title} link")
+    description = row_spoken[link + 1]
+    match = re.fullmatch(rf"{re.escape(title)}: certification expiry to Demo Mentor, (\w+ \d+, \d{{4}}) at 8:00 AM", description)
+    assert match and match.group(1) in next_oslo_days(8), row_spoken
+    assert f"Do not send {title} push button" in row_spoken[link + 2:], row_spoken

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import re
 
-from conftest import normalize, run_at, sign_in_by_keyboard, stream_metric, subprocess_type
+from conftest import (SEND_LATER_HINT, check_scheduled_row, normalize, run_at, schedule_and_cancel_by_keys, sign_in_by_keyboard,
+                      stream_metric, subprocess_type)
 from varsel_server import DEMO_PASSWORD, wait_until
 from transcript import orca_form, transcript_section
 
@@ -329,6 +330,23 @@ def test_a_webhook_address_is_added_its_secret_shown_once_and_removed_by_keys_al
     if not is_webkit(reader):
         assert removed.count("Address removed: nothing more is sent to it") == 1, removed
         assert "No webhook addresses yet" in removed, removed
+
+
+def test_a_send_for_later_is_scheduled_heard_in_its_row_and_cancelled_by_keys_alone(engine_reader):
+    reader = engine_reader
+    sign_out_and_in_as(reader, "demo-coordinator")
+    title = f"Morning practice on {reader.engine.name}"
+    reader.goto("/coordinator")
+    # The recipient by typing the start of the name into the closed list, as a person would (no space: in WebKit, a
+    # space opens the list).
+    reader.tab_until(lambda text: text.startswith("Recipient"))
+    subprocess_type(reader.desktop, "Demo")
+    field_spoken, row_spoken, _ = schedule_and_cancel_by_keys(reader, title, "Send notifications")
+    field = next(index for index, text in enumerate(field_spoken) if text.startswith("Send later at entry"))
+    assert field_spoken[field + 1] == SEND_LATER_HINT, field_spoken
+    check_scheduled_row(title, row_spoken)
+    _, _, listed = reader.server.request("GET", "/api/v1/scheduled-sends", reader.server.token("demo-coordinator"))
+    assert title not in [item["title"] for item in listed["items"]], listed
 
 
 def test_a_mobile_number_is_set_and_verified_by_keys_alone(engine_reader):

@@ -15,7 +15,8 @@ from urllib.parse import urlparse
 
 import pytest
 
-from conftest import ScreenReader, normalize, run_at, signed_in_as, signed_in_as_coordinator, submitted, subprocess_type
+from conftest import (SEND_LATER_HINT, ScreenReader, check_scheduled_row, normalize, run_at, schedule_and_cancel_by_keys, signed_in_as,
+                      signed_in_as_coordinator, submitted, subprocess_type)
 from transcript import orca_form, transcript_section
 from varsel_server import DEMO_PASSWORD, wait_until
 
@@ -404,6 +405,19 @@ def test_the_assignment_form_sent_without_a_name_speaks_its_error_summary_and_th
     assert reader.focused_id() == "assignment-name"
     # What was typed is kept.
     assert reader.press("Tab")[0] == "Address entry Storgata 9 selected"
+
+
+def test_a_send_for_later_is_heard_in_its_row_with_to_whom_and_when_and_cancelled_by_keys(reader):
+    signed_in_as_coordinator(reader)
+    title = "Morning practice call"
+    reader.goto("/coordinator")
+    reader.page.select_option("#send-recipient", label="Demo Mentor")
+    field_spoken, row_spoken, _ = schedule_and_cancel_by_keys(reader, title, "Send notifications")
+    field = field_spoken.index("Send later at entry")
+    assert field_spoken[field:field + 2] == ["Send later at entry", SEND_LATER_HINT], field_spoken
+    check_scheduled_row(title, row_spoken)
+    _, _, listed = reader.server.request("GET", "/api/v1/scheduled-sends", reader.server.token("demo-coordinator"))
+    assert title not in [item["title"] for item in listed["items"]], listed
 
 
 def test_a_people_row_is_named_in_full_state_certification_and_live_assignments(reader):
