@@ -80,6 +80,10 @@ struct ScheduledSendPageTests {
             #expect(form.status == .ok)
             #expect(form.text.contains(#"id="scheduled-time" name="sendTime" value="09:30""#))
             #expect(form.text.contains(#"name="sendDay" value="\#(day)""#))
+            let emptied = try await Self.post(
+                client, "/coordinator/scheduled/\(send.id)", token: token, form: "title=Practice&body=&sendTime=&sendDay=\(day)")
+            #expect(emptied.status == .unprocessableContent)
+            #expect(emptied.text.contains(##"<a href="#scheduled-time">Send later at: This field is required.</a>"##))
             let changed = try await Self.post(
                 client, "/coordinator/scheduled/\(send.id)", token: token, form: "title=Practice+call&body=Bring+notes&sendTime=1015&sendDay=\(day)")
             #expect(changed.headers[.location] == "/coordinator?done=scheduled-changed")

@@ -46,6 +46,34 @@ def test_sign_in_coordinator_and_dialog_have_no_axe_violations(browser, server):
     context.close()
 
 
+def test_the_scheduled_sends_list_and_a_sends_page_have_no_axe_violations(browser, server):
+    # A send scheduled from the form: the list on the coordinator's page, the send's own page, and that page sent back
+    # with its time emptied (its error); then it is cancelled, leaving nothing waiting.
+    context = browser.new_context(bypass_csp=True)
+    page = context.new_page()
+    sign_in(page, server, "demo-coordinator")
+    page.goto(server.base_url + "/coordinator")
+    page.select_option("#send-recipient", label="Demo Mentor")
+    page.fill("#send-title", "Axe practice")
+    page.fill("#send-time", "8")
+    page.click("#send-time >> xpath=ancestor::form//button[@type='submit']")
+    page.wait_for_url("**/coordinator?done=scheduled")
+    assert page.locator(".scheduled-description").count() >= 1
+    assert violations(page) == []
+    page.click("text=Change Axe practice")
+    page.wait_for_url("**/coordinator/scheduled/*")
+    assert violations(page) == []
+    page.fill("#scheduled-time", "")
+    page.click("#scheduled-save")
+    page.wait_for_load_state()
+    assert page.get_attribute("#scheduled-time", "aria-invalid") == "true"
+    assert violations(page) == []
+    page.click("#scheduled-cancel")
+    page.wait_for_url("**/coordinator?done=scheduled-cancelled")
+    assert page.locator("text=Do not send Axe practice").count() == 0
+    context.close()
+
+
 def test_the_profile_with_errors_has_no_axe_violations(page, server):
     page.goto(server.base_url + "/profile")
     page.fill("#pause-until", "")

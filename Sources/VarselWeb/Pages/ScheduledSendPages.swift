@@ -70,9 +70,11 @@ extension ScheduledSendPages {
         }
         var sendAt: Date?
         do throws(InvalidInput) {
-            // Here the time is never empty: a send that waits has one.
+            // Here the time is never left empty: a send that waits has one.
+            if values.sendTime.trimmingCharacters(in: .whitespaces).isEmpty {
+                throw InvalidInput([.init(field: "sendTime", rule: .required)])
+            }
             sendAt = try Validation.sendMoment(time: values.sendTime, day: values.sendDay, now: now(), timeField: "sendAt", dayField: "sendDay")
-            if sendAt == nil { throw InvalidInput([.init(field: "sendAt", rule: .required)]) }
         } catch {
             errors += Self.place(error.issues, strings: strings, values: &values, on: fields)
         }
@@ -101,6 +103,7 @@ extension ScheduledSendPages {
             "title": .init(label: strings.titleField, id: "scheduled-title", inline: nil),
             "body": .init(label: strings.bodyField, id: "scheduled-body", inline: nil),
             "sendAt": .init(label: strings.sendLaterAt, id: "scheduled-time", inline: nil),
+            "sendTime": .init(label: strings.sendLaterAt, id: "scheduled-time", inline: nil),
             "sendDay": .init(label: strings.sendLaterOn, id: "scheduled-day", inline: nil),
         ]
     }
