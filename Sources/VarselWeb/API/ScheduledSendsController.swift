@@ -94,7 +94,10 @@ struct ScheduledSendsController {
         let plain = ISO8601DateFormatter()
         let fractional = ISO8601DateFormatter()
         fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        guard let date = plain.date(from: text) ?? fractional.date(from: text) else {
+        // Only the form the API document's pattern states, as RFC 3339 writes it; then a real moment.
+        guard text.wholeMatch(of: /[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})/) != nil,
+            let date = plain.date(from: text) ?? fractional.date(from: text)
+        else {
             throw InvalidInput([.init(field: "sendAt", rule: .other("must be a date and time with its offset, as 2026-12-07T09:00:00+01:00"))])
         }
         return date
