@@ -7,27 +7,61 @@ import VarselStore
 extension PostgresRepository: ScheduledSendStore {
     static let scheduledSendColumns = "id, sender_id, recipients, kind, title, body, urgency, send_at, created_at, state, ended_at"
 
-    public func scheduleSend(_ new: NewScheduledSend, at date: Date) async throws -> ScheduledSend {
+    public func scheduleSend(_ new: NewScheduledSend, idempotencyKey: IdempotencyKey?, at date: Date) async throws -> ScheduledSendCreated {
         let recipients = Array(Set(new.recipientIDs))
-        let id = try await write { c in
+        let (key, fingerprint) = (idempotencyKey?.key, idempotencyKey?.fingerprint)
+        return try await write { c in
+            // Two requests with one key at once: the second waits for the first's row, then finds it.
+            if let idempotencyKey, let found = try await self.scheduledSend(requestedWith: idempotencyKey, on: c) { return found }
             var existing = Set<UserID>()
             for try await id in try await c.query("SELECT id FROM users WHERE id = ANY(\(recipients))", logger: self.logger).decode(UserID.self) {
                 existing.insert(id)
             }
             if let unknown = new.recipientIDs.first(where: { !existing.contains($0) }) { throw StoreError.unknownRecipient(unknown) }
-            return try await Self.one(
+            let inserted = try await Self.first(
                 c.query(
                     """
-                    INSERT INTO scheduled_send (sender_id, recipients, kind, title, body, urgency, send_at, created_at, state)
+                    INSERT INTO scheduled_send
+                        (sender_id, recipients, kind, title, body, urgency, send_at, created_at, state, request_key, request_fingerprint)
                     VALUES (\(new.senderID), \(ScheduledSend.storedRecipients(new.recipientIDs)), \(new.kind.rawValue), \(new.title),
-                            \(new.body), \(new.urgency.rawValue), \(new.sendAt.timeIntervalSince1970), \(date.timeIntervalSince1970), 'waiting')
+                            \(new.body), \(new.urgency.rawValue), \(new.sendAt.timeIntervalSince1970), \(date.timeIntervalSince1970), 'waiting',
+                            \(key), \(fingerprint))
+                    ON CONFLICT (sender_id, request_key) WHERE request_key IS NOT NULL DO NOTHING
                     RETURNING id
-                    """, logger: self.logger)
-            ).decode(ScheduledSendID.self)
+                    """, logger: self.logger))
+            guard let inserted else {
+                // Another transaction stored the key's send after this one began: its row is the answer.
+                guard let idempotencyKey, let found = try await self.scheduledSend(requestedWith: idempotencyKey, on: c) else {
+                    throw StoreError.idempotencyKeyReused
+                }
+                return found
+            }
+            let send = ScheduledSend(
+                id: try inserted.decode(ScheduledSendID.self), senderID: new.senderID, recipientIDs: new.recipientIDs, kind: new.kind,
+                title: new.title, body: new.body, urgency: new.urgency, sendAt: new.sendAt, createdAt: date, state: .waiting, endedAt: nil)
+            return ScheduledSendCreated(send: send, isReplay: false)
         }
-        return ScheduledSend(
-            id: id, senderID: new.senderID, recipientIDs: new.recipientIDs, kind: new.kind, title: new.title, body: new.body,
-            urgency: new.urgency, sendAt: new.sendAt, createdAt: date, state: .waiting, endedAt: nil)
+    }
+
+    /// The send an earlier request with this idempotency key made, as a replay; ``StoreError/idempotencyKeyReused``
+    /// when that request's fingerprint was another; nil when the key is new.
+    private func scheduledSend(requestedWith idempotencyKey: IdempotencyKey, on c: PostgresConnection) async throws -> ScheduledSendCreated? {
+        guard
+            let found = try await Self.first(
+                c.query(
+                    """
+                    SELECT id, request_fingerprint FROM scheduled_send
+                    WHERE sender_id = \(idempotencyKey.senderID) AND request_key = \(idempotencyKey.key)
+                    """, logger: self.logger))
+        else { return nil }
+        let (id, fingerprint) = try found.decode((ScheduledSendID, String?).self)
+        guard fingerprint == idempotencyKey.fingerprint else { throw StoreError.idempotencyKeyReused }
+        guard
+            let send = try await Self.first(
+                c.query("SELECT \(unescaped: Self.scheduledSendColumns) FROM scheduled_send WHERE id = \(id)", logger: self.logger)
+            ).map(Self.scheduledSend)
+        else { return nil }
+        return ScheduledSendCreated(send: send, isReplay: true)
     }
 
     public func scheduledSend(id: ScheduledSendID) async throws -> ScheduledSend? {

@@ -406,9 +406,12 @@ enum Migrations {
                         send_at DOUBLE NOT NULL,
                         created_at DOUBLE NOT NULL,
                         state TEXT NOT NULL,
-                        ended_at DOUBLE
+                        ended_at DOUBLE,
+                        request_key TEXT,
+                        request_fingerprint TEXT
                     );
                     CREATE INDEX scheduled_send_by_due ON scheduled_send(send_at) WHERE state IN ('waiting', 'sending');
+                    CREATE UNIQUE INDEX scheduled_send_by_request_key ON scheduled_send(sender_id, request_key) WHERE request_key IS NOT NULL;
                     """)
         }
         return migrator

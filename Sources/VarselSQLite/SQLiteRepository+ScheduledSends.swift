@@ -4,8 +4,16 @@ import VarselCore
 import VarselStore
 
 extension SQLiteRepository: ScheduledSendStore {
-    public func scheduleSend(_ new: NewScheduledSend, at date: Date) async throws -> ScheduledSend {
+    public func scheduleSend(_ new: NewScheduledSend, idempotencyKey: IdempotencyKey?, at date: Date) async throws -> ScheduledSendCreated {
         try await commits.write { db in
+            if let idempotencyKey,
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT * FROM scheduled_send WHERE sender_id = ? AND request_key = ?",
+                    arguments: [idempotencyKey.senderID, idempotencyKey.key])
+            {
+                guard row["request_fingerprint"] == idempotencyKey.fingerprint else { throw StoreError.idempotencyKeyReused }
+                return ScheduledSendCreated(send: try Self.scheduledSend(row), isReplay: true)
+            }
             for recipient in Set(new.recipientIDs) {
                 guard try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE id = ?", arguments: [recipient]) == true else {
                     throw StoreError.unknownRecipient(recipient)
@@ -13,16 +21,19 @@ extension SQLiteRepository: ScheduledSendStore {
             }
             try db.execute(
                 sql: """
-                    INSERT INTO scheduled_send (sender_id, recipients, kind, title, body, urgency, send_at, created_at, state)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'waiting')
+                    INSERT INTO scheduled_send
+                        (sender_id, recipients, kind, title, body, urgency, send_at, created_at, state, request_key, request_fingerprint)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'waiting', ?, ?)
                     """,
                 arguments: [
                     new.senderID, ScheduledSend.storedRecipients(new.recipientIDs), new.kind.rawValue, new.title, new.body,
-                    new.urgency.rawValue, new.sendAt.timeIntervalSince1970, date.timeIntervalSince1970,
+                    new.urgency.rawValue, new.sendAt.timeIntervalSince1970, date.timeIntervalSince1970, idempotencyKey?.key,
+                    idempotencyKey?.fingerprint,
                 ])
-            return ScheduledSend(
+            let send = ScheduledSend(
                 id: ScheduledSendID(db.lastInsertedRowID), senderID: new.senderID, recipientIDs: new.recipientIDs, kind: new.kind,
                 title: new.title, body: new.body, urgency: new.urgency, sendAt: new.sendAt, createdAt: date, state: .waiting, endedAt: nil)
+            return ScheduledSendCreated(send: send, isReplay: false)
         }
     }
 

@@ -51,11 +51,20 @@ public struct ScheduledSends: Sendable {
     public func schedule(
         _ message: Validation.ValidNotification, from senderID: UserID, to recipientIDs: [UserID], at sendAt: Date
     ) async throws -> ScheduledSend {
+        try await schedule(message, from: senderID, to: recipientIDs, at: sendAt, idempotencyKey: nil).send
+    }
+
+    /// Schedules as above; a retry with the same idempotency key and request schedules nothing new and is answered
+    /// with the send made the first time (a replay); the same key with another request is refused.
+    public func schedule(
+        _ message: Validation.ValidNotification, from senderID: UserID, to recipientIDs: [UserID], at sendAt: Date,
+        idempotencyKey: IdempotencyKey?
+    ) async throws -> ScheduledSendCreated {
+        let new = NewScheduledSend(
+            senderID: senderID, recipientIDs: recipientIDs, kind: message.kind, title: message.title, body: message.body,
+            urgency: message.urgency, sendAt: sendAt)
         try check(message, sendAt: sendAt)
-        return try await repository.scheduleSend(
-            NewScheduledSend(
-                senderID: senderID, recipientIDs: recipientIDs, kind: message.kind, title: message.title, body: message.body,
-                urgency: message.urgency, sendAt: sendAt), at: now())
+        return try await repository.scheduleSend(new, idempotencyKey: idempotencyKey, at: now())
     }
 
     /// The sends still waiting that `person` may see: an administrator's view is everyone's, a coordinator's their own.

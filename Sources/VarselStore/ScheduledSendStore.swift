@@ -22,6 +22,25 @@ public struct NewScheduledSend: Sendable, Hashable {
     }
 }
 
+/// A send stored by ``ScheduledSendStore/scheduleSend(_:idempotencyKey:at:)``, or found stored before under its key.
+public struct ScheduledSendCreated: Sendable, Hashable {
+    public var send: ScheduledSend
+    /// The idempotency key's earlier request made it; nothing new was stored.
+    public var isReplay: Bool
+
+    public init(send: ScheduledSend, isReplay: Bool) {
+        self.send = send
+        self.isReplay = isReplay
+    }
+}
+
+extension ScheduledSendStore {
+    /// Stores `new`, with no idempotency key.
+    public func scheduleSend(_ new: NewScheduledSend, at date: Date) async throws -> ScheduledSend {
+        try await scheduleSend(new, idempotencyKey: nil, at: date).send
+    }
+}
+
 /// Where a scheduled send stands.
 public enum ScheduledSendState: String, Sendable, Hashable, Codable, CaseIterable {
     /// Its time has not come: it can still be changed or cancelled.
@@ -82,7 +101,10 @@ public struct ScheduledSend: Sendable, Hashable, Identifiable {
 /// a send taken again after an instance stopped mid-way (or by two instances at once) makes them once.
 public protocol ScheduledSendStore: Sendable {
     /// Stores `new`; throws ``StoreError/unknownRecipient(_:)`` for a recipient who does not exist.
-    func scheduleSend(_ new: NewScheduledSend, at date: Date) async throws -> ScheduledSend
+    ///
+    /// With an idempotency key its sender used before, nothing new is stored: the send made then is returned as a
+    /// replay when the fingerprint is the same, and ``StoreError/idempotencyKeyReused`` is thrown when it is not.
+    func scheduleSend(_ new: NewScheduledSend, idempotencyKey: IdempotencyKey?, at date: Date) async throws -> ScheduledSendCreated
     /// The send with this id, in whatever state; nil when there is none.
     func scheduledSend(id: ScheduledSendID) async throws -> ScheduledSend?
     /// The sends still waiting, of `senderID` (of everyone when nil), soonest first.

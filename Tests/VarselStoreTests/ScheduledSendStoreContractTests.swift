@@ -39,6 +39,39 @@ struct ScheduledSendStoreContractTests: StoreContract {
     }
 
     @Test(
+        "an idempotency key stores one send: the same request again is a replay, another request is refused, and many at once store one",
+        arguments: StoreKind.allCases)
+    func idempotencyKey(kind: StoreKind) async throws {
+        let store = try await kind.make()
+        let (kari, coordinator) = (try await mentor(store, "kari"), try await mentor(store, "siri"))
+        let key = IdempotencyKey(senderID: coordinator.id, key: "monday", fingerprint: "a")
+        let first = try await store.scheduleSend(send(coordinator, to: [kari], at: now + 3600), idempotencyKey: key, at: now)
+        #expect(!first.isReplay)
+        let again = try await store.scheduleSend(send(coordinator, to: [kari], at: now + 3600), idempotencyKey: key, at: now + 5)
+        #expect(again == ScheduledSendCreated(send: first.send, isReplay: true))
+        await #expect(throws: StoreError.idempotencyKeyReused) {
+            try await store.scheduleSend(
+                send(coordinator, to: [kari], at: now + 3600, title: "Other"),
+                idempotencyKey: IdempotencyKey(senderID: coordinator.id, key: "monday", fingerprint: "b"), at: now)
+        }
+        // The key is the sender's own: another sender's same key is another send.
+        let kariKey = IdempotencyKey(senderID: kari.id, key: "monday", fingerprint: "a")
+        let kariSend = try await store.scheduleSend(send(kari, to: [kari], at: now + 3600), idempotencyKey: kariKey, at: now)
+        #expect(!kariSend.isReplay && kariSend.send.id != first.send.id)
+        // Ten requests with one new key at once: one stores, the others find it.
+        let burst = IdempotencyKey(senderID: coordinator.id, key: "burst", fingerprint: "a")
+        let results = try await withThrowingTaskGroup(of: ScheduledSendCreated.self) { group in
+            for _ in 0..<10 {
+                group.addTask { try await store.scheduleSend(self.send(coordinator, to: [kari], at: now + 60), idempotencyKey: burst, at: now) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(Set(results.map(\.send.id)).count == 1)
+        #expect(results.filter { !$0.isReplay }.count == 1)
+        #expect(try await store.waitingScheduledSends(senderID: coordinator.id).count == 2)
+    }
+
+    @Test(
         "a send is taken once its time comes, then neither changed nor cancelled; a cancelled one is never taken",
         arguments: StoreKind.allCases)
     func takenOnceCancelledNever(kind: StoreKind) async throws {

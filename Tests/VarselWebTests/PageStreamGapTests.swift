@@ -316,7 +316,9 @@ extension WindowInjectingStore {
         try await base.queuedMessages(notificationID: notificationID)
     }
     func pruneMessages(before date: Date) async throws -> Int { try await base.pruneMessages(before: date) }
-    func scheduleSend(_ new: NewScheduledSend, at date: Date) async throws -> ScheduledSend { try await base.scheduleSend(new, at: date) }
+    func scheduleSend(_ new: NewScheduledSend, idempotencyKey: IdempotencyKey?, at date: Date) async throws -> ScheduledSendCreated {
+        try await base.scheduleSend(new, idempotencyKey: idempotencyKey, at: date)
+    }
     func scheduledSend(id: ScheduledSendID) async throws -> ScheduledSend? { try await base.scheduledSend(id: id) }
     func waitingScheduledSends(senderID: UserID?) async throws -> [ScheduledSend] { try await base.waitingScheduledSends(senderID: senderID) }
     func changeScheduledSend(

@@ -90,3 +90,28 @@ struct ScheduledSendAPITests {
         }
     }
 }
+
+extension ScheduledSendAPITests {
+    @Test("a scheduled create retried with its idempotency key schedules once and answers with the same send; another body is refused")
+    func idempotentSchedule() async throws {
+        let world = try await TestWorld()
+        let sendAt = ISO8601DateFormatter().string(from: world.clock.now.addingTimeInterval(3600))
+        let body = #"{"recipients":["kari"],"kind":"scenarioPrompt","title":"Monday","body":"","sendAt":"\#(sendAt)"}"#
+        try await world.test { client in
+            let token = try await client.token("coord")
+            let headers: HTTPFields = [.authorization: "Bearer \(token)", .contentType: "application/json", .init("Idempotency-Key")!: "monday-1"]
+            let first = try await client.execute(uri: "/api/v1/notifications", method: .post, headers: headers, body: ByteBuffer(string: body))
+            #expect(first.status == .accepted)
+            #expect(first.headers[.init("Idempotent-Replayed")!] == nil)
+            let again = try await client.execute(uri: "/api/v1/notifications", method: .post, headers: headers, body: ByteBuffer(string: body))
+            #expect(again.status == .accepted)
+            #expect(again.headers[.init("Idempotent-Replayed")!] == "true")
+            #expect(try again.decode(Scheduled.self).id == first.decode(Scheduled.self).id)
+            let other = try await client.execute(
+                uri: "/api/v1/notifications", method: .post, headers: headers,
+                body: ByteBuffer(string: body.replacingOccurrences(of: "Monday", with: "Tuesday")))
+            try other.expectProblem(.unprocessableContent)
+            #expect(try await world.repository.waitingScheduledSends(senderID: nil).map(\.title) == ["Monday"])
+        }
+    }
+}

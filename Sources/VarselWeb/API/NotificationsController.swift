@@ -115,13 +115,13 @@ struct NotificationsController {
             kind: body.kind, title: body.title, body: body.body, urgency: body.urgency,
             personalDetails: body.personalDetails ?? [], allowAssignment: false)
         let recipients = try await RecipientResolver(directory: directory).ids(body.recipients)
-        if let sendAt = body.sendAt {
-            return try await schedule(
-                validated, from: identity.user.id, to: recipients, at: try ScheduledSendsController.sendAt(sendAt), body, context)
-        }
         let idempotency = key.map {
             IdempotencyKey(
                 senderID: identity.user.id, key: $0, fingerprint: SHA256.hash(data: Data(buffer: raw)).map { String(format: "%02x", $0) }.joined())
+        }
+        if let sendAt = body.sendAt {
+            return try await schedule(
+                validated, from: identity.user.id, to: recipients, at: try ScheduledSendsController.sendAt(sendAt), idempotency, body, context)
         }
         let created: CreatedNotifications
         do {
@@ -144,20 +144,26 @@ struct NotificationsController {
         return JSONCoding.response(json: HotJSON.createResponse(items), status: created.isReplay ? .ok : .created, headers: headers)
     }
 
-    /// A create with `sendAt`: scheduled, answered 202 with the scheduled send.
+    /// A create with `sendAt`: scheduled, answered 202 with the scheduled send (with `Idempotent-Replayed: true` when
+    /// its key's earlier request scheduled it).
     func schedule(
-        _ message: Validation.ValidNotification, from senderID: UserID, to recipients: [UserID], at sendAt: Date, _ body: CreateRequest,
-        _ context: VarselContext
+        _ message: Validation.ValidNotification, from senderID: UserID, to recipients: [UserID], at sendAt: Date,
+        _ idempotency: IdempotencyKey?, _ body: CreateRequest, _ context: VarselContext
     ) async throws -> Response {
-        let send: ScheduledSend
+        let created: ScheduledSendCreated
         do {
-            send = try await scheduledSends.schedule(message, from: senderID, to: recipients, at: sendAt)
+            created = try await scheduledSends.schedule(message, from: senderID, to: recipients, at: sendAt, idempotencyKey: idempotency)
         } catch let StoreError.unknownRecipient(id) {
             throw RecipientResolver.unknownRecipient(given: id, in: body.recipients)
         }
         context.logger.info(
-            "notification scheduled", metadata: ["scheduled_send.id": "\(send.id)", "notification.count": "\(recipients.count)"])
-        return try JSONCoding.response(ScheduledSendsController.Resource(send), status: .accepted)
+            "notification scheduled",
+            metadata: [
+                "scheduled_send.id": "\(created.send.id)", "notification.count": "\(recipients.count)", "notification.replay": "\(created.isReplay)",
+            ])
+        var response = try JSONCoding.response(ScheduledSendsController.Resource(created.send), status: .accepted)
+        if created.isReplay { response.headers[.init("Idempotent-Replayed")!] = "true" }
+        return response
     }
 
     static func idempotencyKey(_ request: Request) throws -> String? {
