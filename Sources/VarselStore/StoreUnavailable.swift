@@ -66,63 +66,24 @@ public enum StoreDeadline {
     /// cancelled (a wait for a pooled connection ends at once); one already in the database's hands finishes or fails
     /// on its own, unseen.
     public static func run<T: Sendable>(within limit: Duration, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
-        let outcome = OneOutcome<T>()
+        let outcome = FirstOutcome<T>()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
                 outcome.start(continuation)
                 let timer = Task {
                     try await Task.sleep(for: limit)
-                    if outcome.finish(.failure(StoreUnavailable.timedOut)) { outcome.cancelWork?() }
+                    if outcome.finish(.failure(StoreUnavailable.timedOut)) { outcome.cancelWork() }
                 }
-                let work = Task {
+                outcome.work = Task {
                     let result: Result<T, any Error>
                     do { result = .success(try await operation()) } catch { result = .failure(error) }
                     // The timer is woken and ends: an operation that answered in time leaves nothing sleeping.
                     timer.cancel()
                     outcome.finish(result)
                 }
-                outcome.cancelWork = { work.cancel() }
             }
         } onCancel: {
-            if outcome.finish(.failure(CancellationError())) { outcome.cancelWork?() }
+            if outcome.finish(.failure(CancellationError())) { outcome.cancelWork() }
         }
-    }
-}
-
-/// The first of several possible outcomes, handed to one continuation.
-private final class OneOutcome<T: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var continuation: CheckedContinuation<T, any Error>?
-    private var early: Result<T, any Error>?
-    private var done = false
-    private var _cancelWork: (@Sendable () -> Void)?
-
-    var cancelWork: (@Sendable () -> Void)? {
-        get { lock.withLock { _cancelWork } }
-        set { lock.withLock { _cancelWork = newValue } }
-    }
-
-    func start(_ continuation: CheckedContinuation<T, any Error>) {
-        let early: Result<T, any Error>? = lock.withLock {
-            if let early = self.early { return early }
-            self.continuation = continuation
-            return nil
-        }
-        if let early { continuation.resume(with: early) }
-    }
-
-    /// Hands `result` on if nothing came first; true when it did.
-    @discardableResult
-    func finish(_ result: Result<T, any Error>) -> Bool {
-        let continuation: CheckedContinuation<T, any Error>?? = lock.withLock {
-            guard !done else { return .none }
-            done = true
-            if let continuation = self.continuation { return .some(continuation) }
-            early = result
-            return .some(nil)
-        }
-        guard case let .some(waiting) = continuation else { return false }
-        waiting?.resume(with: result)
-        return true
     }
 }
