@@ -45,11 +45,25 @@ final class ConnectionCloseWatch: Sendable {
         let outcome = FirstOutcome<T>()
         do {
             return try await watched(connection, outcome, operation)
-        } catch  where !connection.isClosed && PostgresRepository.unavailability(of: error) == .unreachable {
+        } catch  where !connection.isClosed && Self.lostConnection(error) {
             // The connection failed under the operation and is closing: it goes back to the pool only once closed,
-            // or the pool could hand it to the next caller in the meantime.
+            // or the pool could hand it to the next caller in the meantime. (Other refusals, such as a standby's
+            // read-only answer or a cancelled statement, leave the connection open and usable: no wait for those.)
             _ = try? await connection.closeFuture.get()
             throw error
+        }
+    }
+
+    /// Whether `error` says the connection itself was lost (closed by either side, or broken), not only refused.
+    static func lostConnection(_ error: any Error) -> Bool {
+        switch error {
+        case let transaction as PostgresTransactionError:
+            [transaction.beginError, transaction.closureError, transaction.commitError, transaction.rollbackError]
+                .contains { $0.map(lostConnection) ?? false }
+        case let error as PSQLError:
+            [.connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown].contains(error.code)
+        default:
+            false
         }
     }
 

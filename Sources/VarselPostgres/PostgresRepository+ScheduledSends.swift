@@ -11,7 +11,8 @@ extension PostgresRepository: ScheduledSendStore {
         let recipients = Array(Set(new.recipientIDs))
         let (key, fingerprint) = (idempotencyKey?.key, idempotencyKey?.fingerprint)
         return try await write { c in
-            // Two requests with one key at once: the second waits for the first's row, then finds it.
+            // A key used before: its send is the answer. (Two requests with one key at once both pass here; the
+            // second's insert then waits for the first's, and finds its row below.)
             if let idempotencyKey, let found = try await self.scheduledSend(requestedWith: idempotencyKey, on: c) { return found }
             var existing = Set<UserID>()
             for try await id in try await c.query("SELECT id FROM users WHERE id = ANY(\(recipients))", logger: self.logger).decode(UserID.self) {
@@ -41,6 +42,10 @@ extension PostgresRepository: ScheduledSendStore {
                 title: new.title, body: new.body, urgency: new.urgency, sendAt: new.sendAt, createdAt: date, state: .waiting, endedAt: nil)
             return ScheduledSendCreated(send: send, isReplay: false)
         }
+    }
+
+    public func scheduledSend(requestedWith idempotencyKey: IdempotencyKey) async throws -> ScheduledSendCreated? {
+        try await read { c in try await self.scheduledSend(requestedWith: idempotencyKey, on: c) }
     }
 
     /// The send an earlier request with this idempotency key made, as a replay; ``StoreError/idempotencyKeyReused``

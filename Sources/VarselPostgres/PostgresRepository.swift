@@ -195,7 +195,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
     }
 
     /// Runs `body` on a pooled connection under the close watch, asking the pool again (a few times) when it hands
-    /// over a connection that has just closed (until the caller's deadline).
+    /// over a connection that has just closed (as often as it does, within the caller's deadline).
     func onOpenConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         let (client, closeWatch) = (client, closeWatch)
         while true {

@@ -6,14 +6,7 @@ import VarselStore
 extension SQLiteRepository: ScheduledSendStore {
     public func scheduleSend(_ new: NewScheduledSend, idempotencyKey: IdempotencyKey?, at date: Date) async throws -> ScheduledSendCreated {
         try await commits.write { db in
-            if let idempotencyKey,
-                let row = try Row.fetchOne(
-                    db, sql: "SELECT * FROM scheduled_send WHERE sender_id = ? AND request_key = ?",
-                    arguments: [idempotencyKey.senderID, idempotencyKey.key])
-            {
-                guard row["request_fingerprint"] == idempotencyKey.fingerprint else { throw StoreError.idempotencyKeyReused }
-                return ScheduledSendCreated(send: try Self.scheduledSend(row), isReplay: true)
-            }
+            if let idempotencyKey, let replay = try Self.scheduledSend(db, requestedWith: idempotencyKey) { return replay }
             for recipient in Set(new.recipientIDs) {
                 guard try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE id = ?", arguments: [recipient]) == true else {
                     throw StoreError.unknownRecipient(recipient)
@@ -35,6 +28,22 @@ extension SQLiteRepository: ScheduledSendStore {
                 title: new.title, body: new.body, urgency: new.urgency, sendAt: new.sendAt, createdAt: date, state: .waiting, endedAt: nil)
             return ScheduledSendCreated(send: send, isReplay: false)
         }
+    }
+
+    public func scheduledSend(requestedWith idempotencyKey: IdempotencyKey) async throws -> ScheduledSendCreated? {
+        try read { db in try Self.scheduledSend(db, requestedWith: idempotencyKey) }
+    }
+
+    /// The send stored under `idempotencyKey`, as a replay; ``StoreError/idempotencyKeyReused`` when its request was
+    /// another.
+    static func scheduledSend(_ db: Database, requestedWith idempotencyKey: IdempotencyKey) throws -> ScheduledSendCreated? {
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT * FROM scheduled_send WHERE sender_id = ? AND request_key = ?",
+                arguments: [idempotencyKey.senderID, idempotencyKey.key])
+        else { return nil }
+        guard row["request_fingerprint"] == idempotencyKey.fingerprint else { throw StoreError.idempotencyKeyReused }
+        return ScheduledSendCreated(send: try Self.scheduledSend(row), isReplay: true)
     }
 
     public func scheduledSend(id: ScheduledSendID) async throws -> ScheduledSend? {

@@ -63,7 +63,13 @@ public struct ScheduledSends: Sendable {
         let new = NewScheduledSend(
             senderID: senderID, recipientIDs: recipientIDs, kind: message.kind, title: message.title, body: message.body,
             urgency: message.urgency, sendAt: sendAt)
-        try check(message, sendAt: sendAt)
+        do {
+            try check(message, sendAt: sendAt)
+        } catch {
+            // A retry of a request that was scheduled is answered with its send, also once its time has passed.
+            guard let idempotencyKey, let replay = try await repository.scheduledSend(requestedWith: idempotencyKey) else { throw error }
+            return replay
+        }
         return try await repository.scheduleSend(new, idempotencyKey: idempotencyKey, at: now())
     }
 
@@ -97,39 +103,57 @@ public struct ScheduledSends: Sendable {
     /// Cancels a waiting send: it never goes.
     public func cancel(_ id: ScheduledSendID, by person: User) async throws -> ScheduledSend {
         let current = try await send(id, for: person)
-        guard try await repository.cancelScheduledSend(id: id, at: now()) else { throw Refusal.noLongerWaiting }
+        let date = now()
+        guard try await repository.cancelScheduledSend(id: id, at: date) else { throw Refusal.noLongerWaiting }
         var cancelled = current
         cancelled.state = .cancelled
-        cancelled.endedAt = now()
+        cancelled.endedAt = date
         return cancelled
     }
 
+    /// The idempotency key a send's notifications are made under. It holds a control character, which no HTTP
+    /// header can carry, so no client's `Idempotency-Key` can ever be it.
+    public static func idempotencyKey(of send: ScheduledSend) -> String {
+        "scheduled-send\u{1F}\(send.id)"
+    }
+
     /// Sends each send whose time has come, once: its notifications, in each recipient's words for a late one.
-    public func sendDue(limit: Int = 20) async throws -> [Sent] {
+    ///
+    /// A send that fails is told to `failed` and left to the next round; the sends after it still go.
+    public func sendDue(limit: Int = 20, failed: @Sendable (ScheduledSend, any Error) -> Void = { _, _ in }) async throws -> [Sent] {
         let current = now()
         var sent: [Sent] = []
         for send in try await repository.takeDueScheduledSends(at: current, limit: limit) {
-            let lateBy = max(0, current.timeIntervalSince(send.sendAt))
-            var news: [NewNotification] = []
-            for recipientID in send.recipientIDs {
-                var body = send.body
-                if lateBy >= Self.saysItsTimeAfter, let recipient = try await repository.user(id: recipientID) {
-                    let words = Strings(recipient.language)
-                    let note = words.scheduledFor(send.sendAt, timeZone: osloTimeZone)
-                    body = body.isEmpty ? note : body + "\n\n" + note
-                }
-                news.append(
-                    NewNotification(
-                        recipientID: recipientID, senderID: send.senderID, kind: send.kind, title: send.title, body: body,
-                        urgency: send.urgency, deepLink: Validation.deepLink(for: send.kind)))
+            do {
+                sent.append(try await deliver(send, at: current))
+            } catch {
+                failed(send, error)
             }
-            let key = "scheduled-send-\(send.id)"
-            let created = try await repository.createNotifications(
-                news, idempotencyKey: IdempotencyKey(senderID: send.senderID, key: key, fingerprint: key), at: current)
-            try await repository.finishScheduledSend(id: send.id, at: current)
-            sent.append(Sent(send: send, notificationCount: created.items.count, lateBy: lateBy))
         }
         return sent
+    }
+
+    /// Makes one taken send's notifications, once, and marks it sent.
+    private func deliver(_ send: ScheduledSend, at current: Date) async throws -> Sent {
+        let lateBy = max(0, current.timeIntervalSince(send.sendAt))
+        var news: [NewNotification] = []
+        for recipientID in send.recipientIDs {
+            var body = send.body
+            if lateBy >= Self.saysItsTimeAfter, let recipient = try await repository.user(id: recipientID) {
+                let words = Strings(recipient.language)
+                let note = words.scheduledFor(send.sendAt, timeZone: osloTimeZone)
+                body = body.isEmpty ? note : body + "\n\n" + note
+            }
+            news.append(
+                NewNotification(
+                    recipientID: recipientID, senderID: send.senderID, kind: send.kind, title: send.title, body: body,
+                    urgency: send.urgency, deepLink: Validation.deepLink(for: send.kind)))
+        }
+        let key = Self.idempotencyKey(of: send)
+        let created = try await repository.createNotifications(
+            news, idempotencyKey: IdempotencyKey(senderID: send.senderID, key: key, fingerprint: key), at: current)
+        try await repository.finishScheduledSend(id: send.id, at: current)
+        return Sent(send: send, notificationCount: created.items.count, lateBy: lateBy)
     }
 
     private func check(_ message: Validation.ValidNotification, sendAt: Date) throws {

@@ -107,6 +107,9 @@ public protocol ScheduledSendStore: Sendable {
     func scheduleSend(_ new: NewScheduledSend, idempotencyKey: IdempotencyKey?, at date: Date) async throws -> ScheduledSendCreated
     /// The send with this id, in whatever state; nil when there is none.
     func scheduledSend(id: ScheduledSendID) async throws -> ScheduledSend?
+    /// The send an earlier request with this idempotency key stored, as a replay; nil when the key is new, and
+    /// ``StoreError/idempotencyKeyReused`` when that request was another.
+    func scheduledSend(requestedWith idempotencyKey: IdempotencyKey) async throws -> ScheduledSendCreated?
     /// The sends still waiting, of `senderID` (of everyone when nil), soonest first.
     func waitingScheduledSends(senderID: UserID?) async throws -> [ScheduledSend]
     /// Gives a waiting send a new time and words; nil when it no longer waits (taken, sent, cancelled or unknown).

@@ -75,7 +75,7 @@ struct ScheduledSendsTests {
         // An instance took it and made its notifications, then stopped before recording it as sent.
         let taken = try await world.repository.takeDueScheduledSends(at: world.clock.now, limit: 10)
         #expect(taken.map(\.id) == [send.id])
-        let key = "scheduled-send-\(send.id)"
+        let key = ScheduledSends.idempotencyKey(of: send)
         _ = try await world.repository.createNotifications(
             [
                 NewNotification(
@@ -90,6 +90,29 @@ struct ScheduledSendsTests {
         _ = try await (first, second)
         #expect(try await world.received(world.kari).count == 1)
         #expect(try await world.repository.scheduledSend(id: send.id)?.state == .sent)
+    }
+
+    @Test("a send that fails is left to the next round, and the sends after it still go")
+    func oneFailureStopsNoOther() async throws {
+        let world = try await World()
+        let first = try await world.sends.schedule(scenario, from: world.coordinator.id, to: [world.kari.id], at: world.clock.now + 60)
+        let second = try await world.sends.schedule(scenario, from: world.coordinator.id, to: [world.ola.id], at: world.clock.now + 61)
+        // The first's key already names another request, so making its notifications is refused.
+        let key = ScheduledSends.idempotencyKey(of: first)
+        _ = try await world.repository.createNotifications(
+            [
+                NewNotification(
+                    recipientID: world.ola.id, senderID: world.coordinator.id, kind: .scenarioPrompt, title: "Other", body: "",
+                    deepLink: Validation.deepLink(for: .scenarioPrompt))
+            ],
+            idempotencyKey: IdempotencyKey(senderID: world.coordinator.id, key: key, fingerprint: "another request"), at: world.clock.now)
+        world.clock.advance(seconds: 61)
+        let failed = Mutex<[ScheduledSendID]>([])
+        let sent = try await world.sends.sendDue { send, _ in failed.withLock { $0.append(send.id) } }
+        #expect(sent.map(\.send.id) == [second.id])
+        #expect(failed.withLock { $0 } == [first.id])
+        #expect(try await world.repository.scheduledSend(id: first.id)?.state == .sending, "left for the next round")
+        #expect(try await world.received(world.kari).isEmpty)
     }
 
     @Test("a send whose time passed while Varsel was stopped goes at the next round and says in the body when it was meant for")

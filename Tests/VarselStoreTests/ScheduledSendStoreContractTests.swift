@@ -49,6 +49,11 @@ struct ScheduledSendStoreContractTests: StoreContract {
         #expect(!first.isReplay)
         let again = try await store.scheduleSend(send(coordinator, to: [kari], at: now + 3600), idempotencyKey: key, at: now + 5)
         #expect(again == ScheduledSendCreated(send: first.send, isReplay: true))
+        #expect(try await store.scheduledSend(requestedWith: key) == again, "found by its key alone")
+        #expect(try await store.scheduledSend(requestedWith: IdempotencyKey(senderID: coordinator.id, key: "new", fingerprint: "a")) == nil)
+        await #expect(throws: StoreError.idempotencyKeyReused) {
+            try await store.scheduledSend(requestedWith: IdempotencyKey(senderID: coordinator.id, key: "monday", fingerprint: "b"))
+        }
         await #expect(throws: StoreError.idempotencyKeyReused) {
             try await store.scheduleSend(
                 send(coordinator, to: [kari], at: now + 3600, title: "Other"),

@@ -316,6 +316,9 @@ extension WindowInjectingStore {
         try await base.queuedMessages(notificationID: notificationID)
     }
     func pruneMessages(before date: Date) async throws -> Int { try await base.pruneMessages(before: date) }
+    func scheduledSend(requestedWith idempotencyKey: IdempotencyKey) async throws -> ScheduledSendCreated? {
+        try await base.scheduledSend(requestedWith: idempotencyKey)
+    }
     func scheduleSend(_ new: NewScheduledSend, idempotencyKey: IdempotencyKey?, at date: Date) async throws -> ScheduledSendCreated {
         try await base.scheduleSend(new, idempotencyKey: idempotencyKey, at: date)
     }

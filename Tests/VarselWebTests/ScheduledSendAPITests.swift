@@ -92,7 +92,9 @@ struct ScheduledSendAPITests {
 }
 
 extension ScheduledSendAPITests {
-    @Test("a scheduled create retried with its idempotency key schedules once and answers with the same send; another body is refused")
+    @Test(
+        "a scheduled create retried with its idempotency key schedules once and answers with the same send, also after its time; another body is refused"
+    )
     func idempotentSchedule() async throws {
         let world = try await TestWorld()
         let sendAt = ISO8601DateFormatter().string(from: world.clock.now.addingTimeInterval(3600))
@@ -112,6 +114,12 @@ extension ScheduledSendAPITests {
                 body: ByteBuffer(string: body.replacingOccurrences(of: "Monday", with: "Tuesday")))
             try other.expectProblem(.unprocessableContent)
             #expect(try await world.repository.waitingScheduledSends(senderID: nil).map(\.title) == ["Monday"])
+            // A retry that arrives after the time it named is still the first request's answer.
+            world.clock.advance(by: 7200)
+            let late = try await client.execute(uri: "/api/v1/notifications", method: .post, headers: headers, body: ByteBuffer(string: body))
+            #expect(late.status == .accepted)
+            #expect(late.headers[.init("Idempotent-Replayed")!] == "true")
+            #expect(try late.decode(Scheduled.self).id == first.decode(Scheduled.self).id)
         }
     }
 }

@@ -83,13 +83,24 @@ public final class FollowUpWorker: Service, Sendable {
         if messaging.offers(.textMessage) || messaging.offers(.email) {
             try await outbox.step()
         }
-        for sent in try await scheduledSends.sendDue() {
-            logger.info(
-                sent.lateBy >= ScheduledSends.saysItsTimeAfter ? "scheduled send went late, saying its time" : "scheduled send went",
-                metadata: [
-                    "scheduled_send.id": "\(sent.send.id)", "notification.count": "\(sent.notificationCount)",
-                    "scheduled_send.due": "\(sent.send.sendAt.formatted(.iso8601))", "scheduled_send.late_seconds": "\(Int(sent.lateBy))",
-                ])
+        // A round of scheduled sends that fails (the store out, one send refused) leaves the reminders below to go.
+        let logger = logger
+        do {
+            let sent = try await scheduledSends.sendDue { send, error in
+                logger.error(
+                    "scheduled send failed; it is tried again next round",
+                    metadata: ["scheduled_send.id": "\(send.id)", "error.type": "\(type(of: error))"])
+            }
+            for sent in sent {
+                logger.info(
+                    sent.lateBy >= ScheduledSends.saysItsTimeAfter ? "scheduled send went late, saying its time" : "scheduled send went",
+                    metadata: [
+                        "scheduled_send.id": "\(sent.send.id)", "notification.count": "\(sent.notificationCount)",
+                        "scheduled_send.due": "\(sent.send.sendAt.formatted(.iso8601))", "scheduled_send.late_seconds": "\(Int(sent.lateBy))",
+                    ])
+            }
+        } catch {
+            logger.error("scheduled sends could not be read; they are tried again next round", metadata: ["error.type": "\(type(of: error))"])
         }
         let current = now()
         let isDue = lastEscalationRound.withLock { last in

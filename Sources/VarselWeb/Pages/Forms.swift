@@ -207,6 +207,8 @@ enum Flash: Equatable {
     case scheduled
     case scheduledChanged
     case scheduledCancelled
+    /// A send that went (or was cancelled) between the list and the person's change.
+    case scheduledGone
     case assignmentCreated
     case visitDone
     case reassigned
@@ -246,6 +248,7 @@ enum Flash: Equatable {
         case "scheduled": self = .scheduled
         case "scheduled-changed": self = .scheduledChanged
         case "scheduled-cancelled": self = .scheduledCancelled
+        case "scheduled-gone": self = .scheduledGone
         case "assignment": self = .assignmentCreated
         case "visit": self = .visitDone
         case "reassigned": self = .reassigned
@@ -305,6 +308,7 @@ enum Flash: Equatable {
         case .scheduled: "scheduled"
         case .scheduledChanged: "scheduled-changed"
         case .scheduledCancelled: "scheduled-cancelled"
+        case .scheduledGone: "scheduled-gone"
         case .assignmentCreated: "assignment"
         case .visitDone: "visit"
         case .reassigned: "reassigned"
@@ -351,6 +355,7 @@ enum Flash: Equatable {
         case .scheduled: describer.strings.scheduledConfirmation
         case .scheduledChanged: describer.strings.scheduledChangedConfirmation
         case .scheduledCancelled: describer.strings.scheduledCancelledConfirmation
+        case .scheduledGone: describer.strings.scheduledSendGone
         case .assignmentCreated: describer.strings.assignmentCreated
         case .visitDone: describer.strings.visitDoneConfirmation
         case .reassigned: describer.strings.reassignedConfirmation

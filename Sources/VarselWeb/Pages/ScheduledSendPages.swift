@@ -16,9 +16,23 @@ struct ScheduledSendPages: PageScreen {
 
 extension ScheduledSendPages {
     func addRoutes(to router: Router<VarselContext>) {
-        router.get("coordinator/scheduled/:id", use: { try await changePage($0, $1, errors: [], values: nil, status: .ok) })
-        router.post("coordinator/scheduled/:id", use: change)
-        router.post("coordinator/scheduled/:id/cancel", use: cancel)
+        router.get(
+            "coordinator/scheduled/:id",
+            use: { request, context in
+                try await unlessGone { try await changePage(request, context, errors: [], values: nil, status: .ok) }
+            })
+        router.post("coordinator/scheduled/:id", use: { request, context in try await unlessGone { try await change(request, context: context) } })
+        router.post(
+            "coordinator/scheduled/:id/cancel", use: { request, context in try await unlessGone { try await cancel(request, context: context) } })
+    }
+
+    /// The page's answer, or, when the send went or was cancelled meanwhile, the coordinator's page saying so.
+    func unlessGone(_ answer: () async throws -> Response) async throws -> Response {
+        do {
+            return try await answer()
+        } catch ScheduledSends.Refusal.noLongerWaiting {
+            return .redirect(to: Flash.scheduledGone.added(to: "/coordinator"), type: .normal)
+        }
     }
 
     /// The send the path names, when the signed-in coordinator may see it; ``ScheduledSends/Refusal/unknown`` otherwise.
@@ -58,6 +72,7 @@ extension ScheduledSendPages {
         let strings = Strings(identity.user.language)
         var values = ScheduledSendValues(
             title: form.title ?? "", body: form.body ?? "", sendTime: form.sendTime ?? "", sendDay: form.sendDay ?? "")
+        let shown = ScheduledSendValues(send)
         var fields = Self.fields(strings)
         var errors: [FormError] = []
         var message: Validation.ValidNotification?
@@ -74,7 +89,13 @@ extension ScheduledSendPages {
             if values.sendTime.trimmingCharacters(in: .whitespaces).isEmpty {
                 throw InvalidInput([.init(field: "sendTime", rule: .required)])
             }
-            sendAt = try Validation.sendMoment(time: values.sendTime, day: values.sendDay, now: now(), timeField: "sendAt", dayField: "sendDay")
+            if values.sendTime == shown.sendTime && values.sendDay == shown.sendDay {
+                // The time as it was, to the second (the form shows minutes): a change of words alone keeps it.
+                sendAt = send.sendAt
+            } else {
+                sendAt = try Validation.sendMoment(
+                    time: values.sendTime, day: values.sendDay, now: now(), timeField: "sendAt", dayField: "sendDay")
+            }
         } catch {
             errors += Self.place(error.issues, strings: strings, values: &values, on: fields)
         }
