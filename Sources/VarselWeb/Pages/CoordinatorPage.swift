@@ -144,7 +144,7 @@ extension CoordinatorPages {
     }
 
     /// Where the "send later" fields show their errors: the time (`sendAt`, for the moment as a whole) and the day.
-    static func sendLaterFields(_ strings: Strings) -> [String: FormField] {
+    static func sendLaterFields(_ strings: Strings) -> [String: FormField<CoordinatorValues>] {
         [
             "sendAt": FormField(label: strings.sendLaterAt, id: "send-time", inline: \.sendTimeError),
             "sendDay": FormField(label: strings.sendLaterOn, id: "send-day", inline: \.sendDayError),
@@ -198,17 +198,18 @@ extension CoordinatorPages {
         return present.isEmpty ? nil : present.joined(separator: " ")
     }
 
-    /// Where a field of the coordinator's forms shows its error: its label, its element id, and its inline message.
-    struct FormField {
+    /// Where a field of a coordinator's form (of `Values`, what the form shows) shows its error: its label, its
+    /// element id, and its inline message.
+    struct FormField<Values> {
         var label: String
         var id: String
-        var inline: WritableKeyPath<CoordinatorValues, String?>?
+        var inline: WritableKeyPath<Values, String?>?
     }
 
     /// The error summary's entries for `issues`, each on its field (`otherwise` for the rest), inline messages set.
-    static func place(
-        _ issues: [Validation.Issue], strings: Strings, values: inout CoordinatorValues,
-        on fields: [String: FormField], otherwise: FormField
+    static func place<Values>(
+        _ issues: [Validation.Issue], strings: Strings, values: inout Values,
+        on fields: [String: FormField<Values>], otherwise: FormField<Values>
     ) -> [FormError] {
         issues.map { issue in
             let field = fields[issue.field] ?? otherwise

@@ -10,6 +10,14 @@ import VarselStore
 /// ``Validation`` rules as the JSON API. The session's `_csrf` field is checked before any handler runs
 /// (``AuthenticationMiddleware``), so no form type holds it.
 enum PageForm {
+    /// A date as a date field holds it: `2026-11-23`, in Oslo.
+    static func day(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = osloTimeZone
+        let parts = calendar.dateComponents([.year, .month, .day], from: date)
+        return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
+    }
+
     /// Reads the request's form body as `Form`; a body that is not a well-formed form is a 400 that quotes none of it.
     static func decode<Form: Decodable>(_ type: Form.Type, from request: Request) async throws -> Form {
         var request = request

@@ -65,7 +65,7 @@ extension ProfilePages {
                 }
             pause = PauseView(
                 state: state, canEnd: user.hasPause(at: now),
-                from: pauseValues?.from ?? Self.day(now), until: pauseValues?.until ?? "",
+                from: pauseValues?.from ?? PageForm.day(now), until: pauseValues?.until ?? "",
                 fromError: errors.first { $0.fieldId == "pause-from" }?.message,
                 untilError: errors.first { $0.fieldId == "pause-until" }?.message)
         }
@@ -107,14 +107,6 @@ extension ProfilePages {
             passkeys: passkeys, passkeysScript: passkeys != nil,
             strings: ProfileStrings(strings))
         return try renderer.page("profile", model, status: status)
-    }
-
-    /// A date as a date field holds it: `2026-11-23`, in Oslo.
-    static func day(_ date: Date) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = osloTimeZone
-        let parts = calendar.dateComponents([.year, .month, .day], from: date)
-        return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
     }
 
     func requestPause(_ request: Request, context: VarselContext) async throws -> Response {

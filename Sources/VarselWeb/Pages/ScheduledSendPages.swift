@@ -119,31 +119,22 @@ extension ScheduledSendPages {
     }
 
     /// Where each field of the form shows its error.
-    static func fields(_ strings: Strings) -> [String: CoordinatorPages.FormField] {
+    static func fields(_ strings: Strings) -> [String: CoordinatorPages.FormField<ScheduledSendValues>] {
         [
-            "title": .init(label: strings.titleField, id: "scheduled-title", inline: nil),
-            "body": .init(label: strings.bodyField, id: "scheduled-body", inline: nil),
-            "sendAt": .init(label: strings.sendLaterAt, id: "scheduled-time", inline: nil),
-            "sendTime": .init(label: strings.sendLaterAt, id: "scheduled-time", inline: nil),
-            "sendDay": .init(label: strings.sendLaterOn, id: "scheduled-day", inline: nil),
+            "title": .init(label: strings.titleField, id: "scheduled-title", inline: \.titleError),
+            "body": .init(label: strings.bodyField, id: "scheduled-body", inline: \.bodyError),
+            "sendAt": .init(label: strings.sendLaterAt, id: "scheduled-time", inline: \.sendTimeError),
+            "sendTime": .init(label: strings.sendLaterAt, id: "scheduled-time", inline: \.sendTimeError),
+            "sendDay": .init(label: strings.sendLaterOn, id: "scheduled-day", inline: \.sendDayError),
         ]
     }
 
-    /// The error summary's entries for `issues`, and each field's inline message.
+    /// The error summary's entries for `issues`, each on its field (the time for the rest), inline messages set.
     static func place(
-        _ issues: [Validation.Issue], strings: Strings, values: inout ScheduledSendValues, on fields: [String: CoordinatorPages.FormField]
+        _ issues: [Validation.Issue], strings: Strings, values: inout ScheduledSendValues,
+        on fields: [String: CoordinatorPages.FormField<ScheduledSendValues>]
     ) -> [FormError] {
-        issues.map { issue in
-            let field = fields[issue.field] ?? fields["sendAt"]!
-            let message = CoordinatorPages.formMessage(issue, strings: strings)
-            switch field.id {
-            case "scheduled-title": values.titleError = message
-            case "scheduled-body": values.bodyError = message
-            case "scheduled-day": values.sendDayError = message
-            default: values.sendTimeError = message
-            }
-            return FormError(field: field.label, fieldId: field.id, message: message)
-        }
+        CoordinatorPages.place(issues, strings: strings, values: &values, on: fields, otherwise: fields["sendAt"]!)
     }
 }
 
@@ -164,11 +155,10 @@ extension ScheduledSendValues {
     init(_ send: ScheduledSend) {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = osloTimeZone
-        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: send.sendAt)
+        let parts = calendar.dateComponents([.hour, .minute], from: send.sendAt)
         self.init(
-            title: send.title, body: send.body,
-            sendTime: String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0),
-            sendDay: String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0))
+            title: send.title, body: send.body, sendTime: QuietHours.clock((parts.hour ?? 0) * 60 + (parts.minute ?? 0)),
+            sendDay: PageForm.day(send.sendAt))
     }
 }
 
