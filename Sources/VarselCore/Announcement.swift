@@ -65,7 +65,9 @@ extension Describer {
     ///
     /// A notification stored before that rule may still list its own title as a personal detail; its kind's name
     /// is spoken instead, unless the mentor allowed personal details to be spoken.
+    /// A summary's title, which only counts, is said after its kind's name: `Summary: 2 certification warnings`.
     public func speakableTitle(of item: NotificationItem, preferences: NotificationPreferences) -> String {
+        if item.kind == .summary { return "\(strings.kindName(.summary)): \(item.title)" }
         if preferences.isSpeakingPersonalDetails || !item.containsPersonalDetails(item.title) { return item.title }
         return strings.kindName(item.kind)
     }

@@ -55,7 +55,7 @@ public struct Announcer: Sendable {
 
     /// A notification arrived while the user is in the app.
     public mutating func notificationArrived(_ item: NotificationItem, at now: Date) {
-        guard preferences.isEnabled(item.kind), announcedNotificationIDs.insert(item.id).inserted else { return }
+        guard preferences.cuesOnArrival(item), announcedNotificationIDs.insert(item.id).inserted else { return }
         closeBurstIfDue(by: now)
         if item.urgency == .urgent {
             let arrival = describer.arrivalAnnouncement(for: item, preferences: preferences)

@@ -47,7 +47,7 @@ public struct CuePlan: Sendable, Codable, Hashable {
     /// The cues for `item` under `preferences`; `isAppInForeground` decides between in-app and system cues.
     public init(for item: NotificationItem, preferences: NotificationPreferences, isAppInForeground: Bool) {
         isVisible = true
-        let isKindEnabled = preferences.isEnabled(item.kind)
+        let isKindEnabled = preferences.cuesOnArrival(item)
         let style: Earcon = item.urgency == .urgent ? .urgent : .standard
         earcon = isKindEnabled && preferences.isSoundEnabled ? style : nil
         haptic = isKindEnabled && preferences.isVibrationEnabled ? (style == .urgent ? .urgent : .standard) : nil

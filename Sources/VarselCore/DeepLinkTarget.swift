@@ -8,6 +8,8 @@ public enum DeepLinkTarget: Sendable, Codable, Hashable {
     case pause
     /// A training scenario.
     case scenario(scenarioID: Int64?)
+    /// The notification centre, where a summary's gathered notifications are listed.
+    case notifications
 
     /// The path of the target screen in the web client, without personal details.
     public var path: String {
@@ -18,6 +20,7 @@ public enum DeepLinkTarget: Sendable, Codable, Hashable {
         case let .certification(id): return id.map { "/certifications/\($0)" } ?? "/certifications"
         case .pause: return "/pause"
         case let .scenario(id): return id.map { "/scenarios/\($0)" } ?? "/scenarios"
+        case .notifications: return "/notifications"
         }
     }
 
@@ -28,6 +31,7 @@ public enum DeepLinkTarget: Sendable, Codable, Hashable {
         case .certification: .certification
         case .pause: .pause
         case .scenario: .scenario
+        case .notifications: .notificationCentre
         }
     }
 }

@@ -4,9 +4,10 @@ public enum NotificationFilter: Sendable, Hashable, Codable, CaseIterable {
     case unread
     case kind(NotificationKind)
 
-    /// Every filter, in the order the filter bar shows them.
+    /// Every filter the filter bar shows, in its order: summaries are found under All and Unread (and by their
+    /// wire name), not on the bar.
     public static var allCases: [NotificationFilter] {
-        [.all, .unread] + NotificationKind.allCases.map(NotificationFilter.kind)
+        [.all, .unread] + NotificationKind.sendable.map(NotificationFilter.kind)
     }
 
     /// The wire name: `all`, `unread`, or the kind's name.

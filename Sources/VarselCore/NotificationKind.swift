@@ -1,4 +1,5 @@
-/// What a notification is about; the four kinds of the user story (seed 003).
+/// What a notification is about: the four kinds of the user story (seed 003), and the summary that gathers the
+/// quieter three of them for a person who asks for one.
 public enum NotificationKind: String, Sendable, Codable, Hashable, CaseIterable {
     /// A new case: the person to visit, their address and situation.
     case assignment
@@ -8,6 +9,14 @@ public enum NotificationKind: String, Sendable, Codable, Hashable, CaseIterable 
     case pauseConfirmation
     /// A training scenario to work through.
     case scenarioPrompt
+    /// The notifications gathered for the person's summary time, told as one.
+    case summary
+
+    /// The kinds a person may have gathered into a summary instead of told at once; an assignment never is.
+    public static let summarisable: [NotificationKind] = [.certificationExpiry, .pauseConfirmation, .scenarioPrompt]
+
+    /// The kinds a sender may send: a summary is made by Varsel alone.
+    public static let sendable: [NotificationKind] = [.assignment, .certificationExpiry, .pauseConfirmation, .scenarioPrompt]
 }
 
 /// How urgent a notification is; urgent ones are announced assertively.

@@ -22,6 +22,11 @@ public struct NotificationPreferences: Sendable, Codable, Hashable {
     public var emailKinds: Set<NotificationKind>
     /// When only urgent notifications reach the person outside the open page; nil for none.
     public var quietHours: QuietHours?
+    /// The kinds gathered into one summary a day instead of told at once (only ``NotificationKind/summarisable``
+    /// ones); none unless the person chooses.
+    public var summaryKinds: Set<NotificationKind>
+    /// When the summary comes.
+    public var summaryTime: SummaryTime
 
     /// The kinds that follow up by text message and by email unless the person chooses otherwise.
     public static let standardFollowUpKinds: Set<NotificationKind> = [.assignment]
@@ -35,8 +40,12 @@ public struct NotificationPreferences: Sendable, Codable, Hashable {
         isShowingDetailsOnLockScreen: Bool = false,
         textMessageKinds: Set<NotificationKind> = NotificationPreferences.standardFollowUpKinds,
         emailKinds: Set<NotificationKind> = NotificationPreferences.standardFollowUpKinds,
-        quietHours: QuietHours? = nil
+        quietHours: QuietHours? = nil,
+        summaryKinds: Set<NotificationKind> = [],
+        summaryTime: SummaryTime = .standard
     ) {
+        self.summaryKinds = summaryKinds
+        self.summaryTime = summaryTime
         self.textMessageKinds = textMessageKinds
         self.emailKinds = emailKinds
         self.quietHours = quietHours
@@ -50,7 +59,7 @@ public struct NotificationPreferences: Sendable, Codable, Hashable {
 
     private enum CodingKeys: String, CodingKey {
         case enabledKinds, isSoundEnabled, isVibrationEnabled, isSystemNotificationEnabled, isSpeakingPersonalDetails
-        case isShowingDetailsOnLockScreen, textMessageKinds, emailKinds, quietHours
+        case isShowingDetailsOnLockScreen, textMessageKinds, emailKinds, quietHours, summaryKinds, summaryTime
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -64,6 +73,8 @@ public struct NotificationPreferences: Sendable, Codable, Hashable {
         try container.encode(textMessageKinds, forKey: .textMessageKinds)
         try container.encode(emailKinds, forKey: .emailKinds)
         try container.encodeIfPresent(quietHours, forKey: .quietHours)
+        try container.encode(summaryKinds, forKey: .summaryKinds)
+        try container.encode(summaryTime, forKey: .summaryTime)
     }
 
     /// Reads stored preferences; a setting added after they were stored takes its default.
@@ -78,6 +89,8 @@ public struct NotificationPreferences: Sendable, Codable, Hashable {
         textMessageKinds = try container.decodeIfPresent(Set<NotificationKind>.self, forKey: .textMessageKinds) ?? Self.standardFollowUpKinds
         emailKinds = try container.decodeIfPresent(Set<NotificationKind>.self, forKey: .emailKinds) ?? Self.standardFollowUpKinds
         quietHours = try container.decodeIfPresent(QuietHours.self, forKey: .quietHours)
+        summaryKinds = try container.decodeIfPresent(Set<NotificationKind>.self, forKey: .summaryKinds) ?? []
+        summaryTime = try container.decodeIfPresent(SummaryTime.self, forKey: .summaryTime) ?? .standard
     }
 
     /// The defaults every new mentor starts with.
@@ -85,6 +98,18 @@ public struct NotificationPreferences: Sendable, Codable, Hashable {
 
     /// Whether notifications of `kind` get cues.
     public func isEnabled(_ kind: NotificationKind) -> Bool { enabledKinds.contains(kind) }
+
+    /// Whether a notification of `kind` and `urgency` waits for the person's summary instead of being told at once:
+    /// a kind they gather, and never an urgent one.
+    public func isSummarised(_ kind: NotificationKind, urgency: Urgency) -> Bool {
+        urgency != .urgent && NotificationKind.summarisable.contains(kind) && summaryKinds.contains(kind)
+    }
+
+    /// Whether `item` gets cues when it arrives: its kind is on, and it does not wait for the summary (which is told
+    /// instead). It is listed either way.
+    public func cuesOnArrival(_ item: NotificationItem) -> Bool {
+        isEnabled(item.kind) && !isSummarised(item.kind, urgency: item.urgency)
+    }
 
     /// Whether a notification of `kind` may follow up through `channel` (once the channel is verified).
     public func allows(_ channel: OutsideChannel, for kind: NotificationKind) -> Bool {
@@ -113,6 +138,7 @@ public struct NotificationPreferences: Sendable, Codable, Hashable {
             case .lockScreenDetails: isShowingDetailsOnLockScreen
             case let .textMessage(kind): textMessageKinds.contains(kind)
             case let .email(kind): emailKinds.contains(kind)
+            case let .summary(kind): summaryKinds.contains(kind)
             }
         }
         set {
@@ -128,6 +154,8 @@ public struct NotificationPreferences: Sendable, Codable, Hashable {
                 if newValue { textMessageKinds.insert(kind) } else { textMessageKinds.remove(kind) }
             case let .email(kind):
                 if newValue { emailKinds.insert(kind) } else { emailKinds.remove(kind) }
+            case let .summary(kind):
+                if newValue { summaryKinds.insert(kind) } else { summaryKinds.remove(kind) }
             }
         }
     }
@@ -144,11 +172,14 @@ public struct NotificationPreferences: Sendable, Codable, Hashable {
         case textMessage(NotificationKind)
         /// Follow up on this kind by email.
         case email(NotificationKind)
+        /// Gather this kind into the summary instead of telling it at once.
+        case summary(NotificationKind)
 
         /// Every setting, in the order the settings screen lists them.
         public static var allCases: [Setting] {
             NotificationKind.allCases.map(Setting.kind) + [.sound, .vibration, .systemNotifications, .speakPersonalDetails, .lockScreenDetails]
                 + NotificationKind.allCases.map(Setting.textMessage) + NotificationKind.allCases.map(Setting.email)
+                + NotificationKind.summarisable.map(Setting.summary)
         }
 
         /// A stable identifier, usable as a form field name or element id.
@@ -162,6 +193,7 @@ public struct NotificationPreferences: Sendable, Codable, Hashable {
             case .lockScreenDetails: "lock-screen-details"
             case let .textMessage(kind): "sms-\(kind.rawValue)"
             case let .email(kind): "email-\(kind.rawValue)"
+            case let .summary(kind): "summary-\(kind.rawValue)"
             }
         }
 

@@ -25,6 +25,8 @@ public struct Strings: Sendable, Hashable {
         case (.pauseConfirmation, .norwegianBokmal): "Pausebekreftelse"
         case (.scenarioPrompt, .english): "Scenario prompt"
         case (.scenarioPrompt, .norwegianBokmal): "Scenariooppgave"
+        case (.summary, .english): "Summary"
+        case (.summary, .norwegianBokmal): "Sammendrag"
         }
     }
 
@@ -37,6 +39,7 @@ public struct Strings: Sendable, Hashable {
         case .kind(.certificationExpiry): isEnglish ? "Certifications" : "Sertifiseringer"
         case .kind(.pauseConfirmation): isEnglish ? "Pause confirmations" : "Pausebekreftelser"
         case .kind(.scenarioPrompt): isEnglish ? "Scenario prompts" : "Scenariooppgaver"
+        case .kind(.summary): isEnglish ? "Summaries" : "Sammendrag"
         }
     }
 
@@ -121,6 +124,7 @@ public struct Strings: Sendable, Hashable {
         case .kind(.certificationExpiry): isEnglish ? "Certification expiry warnings" : "Varsler om utløpende sertifisering"
         case .kind(.pauseConfirmation): isEnglish ? "Pause confirmations" : "Pausebekreftelser"
         case .kind(.scenarioPrompt): isEnglish ? "Scenario prompts" : "Scenariooppgaver"
+        case .kind(.summary): isEnglish ? "Summaries" : "Sammendrag"
         case .sound: isEnglish ? "Sound" : "Lyd"
         case .vibration: isEnglish ? "Vibration" : "Vibrasjon"
         case .systemNotifications: isEnglish ? "System notifications" : "Systemvarsler"
@@ -128,6 +132,7 @@ public struct Strings: Sendable, Hashable {
         case .lockScreenDetails: isEnglish ? "Show details on the lock screen" : "Vis detaljer på låseskjermen"
         case let .textMessage(kind): isEnglish ? "\(filterName(.kind(kind))) by text message" : "\(filterName(.kind(kind))) på SMS"
         case let .email(kind): isEnglish ? "\(filterName(.kind(kind))) by email" : "\(filterName(.kind(kind))) på e-post"
+        case let .summary(kind): isEnglish ? "\(filterName(.kind(kind))) in the summary" : "\(filterName(.kind(kind))) i sammendraget"
         }
     }
 
@@ -148,6 +153,14 @@ public struct Strings: Sendable, Hashable {
             isEnglish
                 ? "Lets you know when a coordinator gives you a training scenario"
                 : "Gir deg beskjed når en koordinator gir deg et treningsscenario"
+        case .kind(.summary):
+            isEnglish
+                ? "Lets you know when your summary arrives, with what was gathered for it"
+                : "Gir deg beskjed når sammendraget ditt kommer, med det som er samlet til det"
+        case .summary:
+            isEnglish
+                ? "Gathers them into one notification at your summary time instead of telling you of each at once"
+                : "Samler dem i ett varsel til tidspunktet for sammendraget i stedet for å si fra om hvert med en gang"
         case .sound: isEnglish ? "Plays a sound when a notification arrives" : "Spiller en lyd når et varsel kommer"
         case .vibration: isEnglish ? "Vibrates when a notification arrives" : "Vibrerer når et varsel kommer"
         case .systemNotifications:

@@ -435,6 +435,19 @@ enum PostgresMigrations {
                 "CREATE UNIQUE INDEX scheduled_send_by_request_key ON scheduled_send(sender_id, request_key) WHERE request_key IS NOT NULL",
             ]
         ),
+        (
+            "v17: summaries",
+            [
+                """
+                CREATE TABLE summary_schedule (
+                    user_id BIGINT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+                    due_at DOUBLE PRECISION NOT NULL,
+                    since DOUBLE PRECISION NOT NULL
+                )
+                """,
+                "CREATE INDEX summary_schedule_by_due ON summary_schedule(due_at)",
+            ]
+        ),
     ]
 
     /// Whether the database has Varsel's tables (any migration applied).

@@ -414,6 +414,18 @@ enum Migrations {
                     CREATE UNIQUE INDEX scheduled_send_by_request_key ON scheduled_send(sender_id, request_key) WHERE request_key IS NOT NULL;
                     """)
         }
+        // When each person who gathers notifications into a summary gets their next one.
+        migrator.registerMigration("v17: summaries") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE summary_schedule (
+                        user_id INTEGER PRIMARY KEY REFERENCES user(id) ON DELETE CASCADE,
+                        due_at DOUBLE NOT NULL,
+                        since DOUBLE NOT NULL
+                    );
+                    CREATE INDEX summary_schedule_by_due ON summary_schedule(due_at);
+                    """)
+        }
         return migrator
     }
 }

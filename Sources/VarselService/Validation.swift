@@ -79,8 +79,8 @@ public enum Validation {
         allowAssignment: Bool
     ) throws(InvalidInput) -> ValidNotification {
         var issues: [Issue] = []
-        let kinds = NotificationKind.allCases.map(\.rawValue).joined(separator: ", ")
-        let parsedKind = NotificationKind(rawValue: kind)
+        let kinds = NotificationKind.sendable.map(\.rawValue).joined(separator: ", ")
+        let parsedKind = NotificationKind(rawValue: kind).flatMap { NotificationKind.sendable.contains($0) ? $0 : nil }
         if parsedKind == nil {
             issues.append(.init(field: "kind", rule: .other("is not a known kind; use one of: \(kinds)")))
         } else if parsedKind == .assignment, !allowAssignment {
@@ -235,6 +235,7 @@ public enum Validation {
         case .certificationExpiry: .certification(certificationID: nil)
         case .pauseConfirmation: .pause
         case .scenarioPrompt: .scenario(scenarioID: nil)
+        case .summary: .notifications
         }
     }
 

@@ -29,6 +29,7 @@ public final class VarselServices: Sendable {
     public let scenarios: ScenarioProgress
     /// Notifications scheduled for later.
     public let scheduledSends: ScheduledSends
+    public let summaries: Summaries
     public let reports: AssignmentReports
     public let users: UserAdministration
     /// Integration tokens that member and case systems act through.
@@ -114,7 +115,9 @@ public final class VarselServices: Sendable {
         self.sender = NotificationSender(repository: repository, now: now)
         self.inbox = NotificationInbox(repository: repository, now: now)
         self.answers = AssignmentAnswers(repository: repository, now: now)
-        self.settings = AccountSettings(repository: repository, broker: broker)
+        let summaries = Summaries(repository: repository, now: now)
+        self.summaries = summaries
+        self.settings = AccountSettings(repository: repository, broker: broker, summaries: summaries)
         self.users = UserAdministration(repository: repository, passwords: passwords, broker: broker, now: now)
         self.integrations = Integrations(repository: repository, broker: broker, now: now)
         self.webhooks = Webhooks(repository: repository, policy: webhookEndpointPolicy, now: now)
@@ -169,10 +172,10 @@ public final class VarselServices: Sendable {
     }
 
     /// The follow-ups over the same store and clock: text messages and emails when a notification is not seen in
-    /// time, and the assignment reminders and notices at their deadlines.
+    /// time, the assignment reminders and notices at their deadlines, scheduled sends and summaries.
     public func followUps(configuration: FollowUpWorker.Configuration, logger: Logger) -> FollowUpWorker {
         FollowUpWorker(
-            store: repository, sender: sender, scheduledSends: scheduledSends, messaging: messaging, configuration: configuration, now: now,
-            logger: logger)
+            store: repository, sender: sender, scheduledSends: scheduledSends, summaries: summaries, messaging: messaging,
+            configuration: configuration, now: now, logger: logger)
     }
 }

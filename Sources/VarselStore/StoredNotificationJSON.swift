@@ -136,6 +136,8 @@ public enum StoredNotificationJSON {
                 object("certification") { $0.number("certificationID", ifPresent: certificationID) }
             case .pause:
                 object("pause") { _ in }
+            case .notifications:
+                object("notifications") { _ in }
             case let .scenario(scenarioID):
                 object("scenario") { $0.number("scenarioID", ifPresent: scenarioID) }
             }

@@ -308,6 +308,36 @@ struct PushDeliveryWorkerTests {
         #expect(try await store.nextPushDeliveryDate() == nil)
     }
 
+    @Test("a notification gathered for the summary gets no push; the summary gets one, and an urgent one of the kind its own")
+    func gatheredForTheSummary() async throws {
+        let (mentor, _) = try await subscribedMentor()
+        let worker = worker()
+        try await worker.step()
+        var preferences = NotificationPreferences.standard
+        preferences.summaryKinds = [.scenarioPrompt]
+        try await store.setPreferences(preferences, for: mentor.id)
+        let summaries = Summaries(repository: store, now: { clock.now })
+        try await summaries.schedule(for: mentor.id, preferences: preferences)
+        clock.advance(1)
+        for (title, urgency) in [("Scenario: stairs", Urgency.normal), ("Scenario: today", .normal), ("Scenario: now", .urgent)] {
+            _ = try await store.createNotifications(
+                [
+                    NewNotification(
+                        recipientID: mentor.id, senderID: nil, kind: .scenarioPrompt, title: title, body: "", urgency: urgency,
+                        deepLink: .scenario(scenarioID: nil))
+                ], idempotencyKey: nil, at: clock.now)
+        }
+        try await worker.step()
+        #expect(try transport.requests.map { try message($0).notification.title } == ["Scenario prompt (urgent): Scenario: now"])
+        clock.advance(preferences.summaryTime.next(after: clock.now).timeIntervalSince(clock.now))
+        #expect(try await summaries.sendDue().map(\.gathered) == [2])
+        try await worker.step()
+        #expect(
+            try transport.requests.map { try message($0).notification.title } == [
+                "Scenario prompt (urgent): Scenario: now", "Summary: 2 scenario prompts",
+            ])
+    }
+
     @Test("no push when the mentor turned system notifications off, or the notification was deleted")
     func skips() async throws {
         let (mentor, _) = try await subscribedMentor()

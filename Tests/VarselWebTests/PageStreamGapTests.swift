@@ -334,6 +334,13 @@ extension WindowInjectingStore {
         try await base.takeDueScheduledSends(at: date, limit: limit)
     }
     func finishScheduledSend(id: ScheduledSendID, at date: Date) async throws { try await base.finishScheduledSend(id: id, at: date) }
+    func scheduleSummary(for userID: UserID, dueAt: Date?, at date: Date) async throws {
+        try await base.scheduleSummary(for: userID, dueAt: dueAt, at: date)
+    }
+    func dueSummaries(at date: Date, limit: Int) async throws -> [DueSummary] { try await base.dueSummaries(at: date, limit: limit) }
+    func advanceSummary(_ summary: DueSummary, to nextDueAt: Date, since: Date) async throws -> Bool {
+        try await base.advanceSummary(summary, to: nextDueAt, since: since)
+    }
     func createWebhookEndpoint(_ endpoint: NewWebhookEndpoint, at date: Date) async throws -> WebhookEndpoint {
         try await base.createWebhookEndpoint(endpoint, at: date)
     }

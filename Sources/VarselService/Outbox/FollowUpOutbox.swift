@@ -84,7 +84,9 @@ struct FollowUpOutbox: OutboxChannel {
             let channel = try await store.verifiedContactChannels(forAnyOf: [person.id]).first(where: { $0.channel == message.channel })
         else { return .dropped }
         let preferences = try await store.preferences(for: person.id)
-        guard preferences.allows(message.channel, for: item.kind) else { return .dropped }
+        guard preferences.allows(message.channel, for: item.kind), !preferences.isSummarised(item.kind, urgency: item.urgency) else {
+            return .dropped
+        }
         if let until = preferences.heldUntil(urgency: item.urgency, at: now()) {
             return .held(until: until.addingTimeInterval(configuration.delay))
         }

@@ -8,8 +8,8 @@ import VarselStore
 
 /// Follows up notifications their person has not seen in time: a text message and an email to their verified
 /// channels after ``Configuration/delay``, then, for an unanswered assignment, the reminder and the coordinator at
-/// their deadlines — each step when it is due, not at the next upkeep. Scheduled sends go from here too, each in
-/// the round its time comes (``ScheduledSends``).
+/// their deadlines — each step when it is due, not at the next upkeep. Scheduled sends and summaries go from here
+/// too, each in the round its time comes (``ScheduledSends``, ``Summaries``).
 ///
 /// It runs the message outbox (``FollowUpOutbox``): reads created notifications from the event log after its cursor
 /// and queues one message per verified channel the notification's kind may use, due after the delay; a message that
@@ -47,6 +47,7 @@ public final class FollowUpWorker: Service, Sendable {
     private let outbox: OutboxLoop<FollowUpOutbox>
     private let sender: NotificationSender
     private let scheduledSends: ScheduledSends
+    private let summaries: Summaries
     private let messaging: OutsideMessaging
     private let configuration: Configuration
     private let now: @Sendable () -> Date
@@ -55,7 +56,8 @@ public final class FollowUpWorker: Service, Sendable {
     private let lastEscalationRound = Mutex<Date?>(nil)
 
     init(
-        store: any FollowUpOutbox.Store, sender: NotificationSender, scheduledSends: ScheduledSends, messaging: OutsideMessaging,
+        store: any FollowUpOutbox.Store, sender: NotificationSender, scheduledSends: ScheduledSends, summaries: Summaries,
+        messaging: OutsideMessaging,
         configuration: Configuration,
         now: @escaping @Sendable () -> Date, logger: Logger
     ) {
@@ -64,6 +66,7 @@ public final class FollowUpWorker: Service, Sendable {
             events: store, pace: .init(batchSize: 32, concurrency: 1, lease: configuration.lease), now: now, logger: logger)
         self.sender = sender
         self.scheduledSends = scheduledSends
+        self.summaries = summaries
         self.messaging = messaging
         self.configuration = configuration
         self.now = now
@@ -77,8 +80,8 @@ public final class FollowUpWorker: Service, Sendable {
         try? await messaging.textMessages?.shutdown()
     }
 
-    /// One round: queue the messages of new notifications, send those due, the scheduled sends due, and the
-    /// reminders and notices due.
+    /// One round: queue the messages of new notifications, send those due, the scheduled sends and summaries due,
+    /// and the reminders and notices due.
     public func step() async throws {
         if messaging.offers(.textMessage) || messaging.offers(.email) {
             try await outbox.step()
@@ -101,6 +104,18 @@ public final class FollowUpWorker: Service, Sendable {
             }
         } catch {
             logger.error("scheduled sends could not be read; they are tried again next round", metadata: ["error.type": "\(type(of: error))"])
+        }
+        do {
+            let sent = try await summaries.sendDue { due, error in
+                logger.error(
+                    "summary failed; it is tried again next round", metadata: ["user.id": "\(due.userID)", "error.type": "\(type(of: error))"])
+            }
+            for sent in sent {
+                logger.info(
+                    "summary sent", metadata: ["notification.id": "\(sent.notificationID)", "notification.gathered": "\(sent.gathered)"])
+            }
+        } catch {
+            logger.error("summaries could not be read; they are tried again next round", metadata: ["error.type": "\(type(of: error))"])
         }
         let current = now()
         let isDue = lastEscalationRound.withLock { last in

@@ -45,9 +45,15 @@ public struct PreferencesResource: Codable, Sendable, Equatable {
     public var quietHours: QuietHoursResource?
     /// Whether the request named `quietHours` (null included).
     var namesQuietHours = true
+    /// The kinds gathered into one summary a day instead of told at once; absent on the way in: unchanged.
+    public var summaryKinds: [NotificationKind]?
+    /// When the summary comes, `HH:MM` in the quiet hours' time zone (Europe/Oslo without them); absent on the way
+    /// in: unchanged.
+    public var summaryTime: String?
 
     private enum CodingKeys: String, CodingKey {
         case enabledKinds, sound, vibration, systemNotifications, speakPersonalDetails, lockScreenDetails, textMessageKinds, emailKinds, quietHours
+        case summaryKinds, summaryTime
     }
 
     public init(from decoder: any Decoder) throws {
@@ -62,6 +68,8 @@ public struct PreferencesResource: Codable, Sendable, Equatable {
         emailKinds = try container.decodeIfPresent([NotificationKind].self, forKey: .emailKinds)
         quietHours = try container.decodeIfPresent(QuietHoursResource.self, forKey: .quietHours)
         namesQuietHours = container.contains(.quietHours)
+        summaryKinds = try container.decodeIfPresent([NotificationKind].self, forKey: .summaryKinds)
+        summaryTime = try container.decodeIfPresent(String.self, forKey: .summaryTime)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -75,6 +83,8 @@ public struct PreferencesResource: Codable, Sendable, Equatable {
         try container.encodeIfPresent(textMessageKinds, forKey: .textMessageKinds)
         try container.encodeIfPresent(emailKinds, forKey: .emailKinds)
         try container.encode(quietHours, forKey: .quietHours)
+        try container.encodeIfPresent(summaryKinds, forKey: .summaryKinds)
+        try container.encodeIfPresent(summaryTime, forKey: .summaryTime)
     }
 
     /// Quiet hours as the API writes them: `{"start": "22:00", "end": "07:00", "timeZone": "Europe/Oslo"}`.
@@ -97,11 +107,29 @@ public struct PreferencesResource: Codable, Sendable, Equatable {
         quietHours = preferences.quietHours.map {
             QuietHoursResource(start: QuietHours.clock($0.start), end: QuietHours.clock($0.end), timeZone: $0.timeZoneIdentifier)
         }
+        summaryKinds = NotificationKind.summarisable.filter(preferences.summaryKinds.contains)
+        summaryTime = preferences.summaryTime.clock
     }
 
     /// The preferences it states, with what it leaves out as in `current`; or ``InvalidInput`` naming
-    /// `quietHours.start`, `quietHours.end` or `quietHours.timeZone`.
+    /// `quietHours.start`, `quietHours.end`, `quietHours.timeZone`, `summaryKinds` or `summaryTime`.
     public func preferences(current: NotificationPreferences) throws -> NotificationPreferences {
+        var issues: [Validation.Issue] = []
+        if let summaryKinds, summaryKinds.contains(where: { !NotificationKind.summarisable.contains($0) }) {
+            issues.append(.init(field: "summaryKinds", rule: .other("may hold only certificationExpiry, pauseConfirmation and scenarioPrompt")))
+        }
+        let summaryMinute = summaryTime.map(QuietHours.minutes)
+        if case .some(nil) = summaryMinute { issues.append(.init(field: "summaryTime", rule: .other("must be a time written HH:MM"))) }
+        guard issues.isEmpty else { throw InvalidInput(issues) }
+        var preferences = try statedPreferences(current: current)
+        preferences.summaryKinds = summaryKinds.map(Set.init) ?? current.summaryKinds
+        preferences.summaryTime = SummaryTime(
+            minute: summaryMinute.flatMap { $0 } ?? current.summaryTime.minute,
+            timeZoneIdentifier: preferences.quietHours?.timeZoneIdentifier ?? current.summaryTime.timeZoneIdentifier)
+        return preferences
+    }
+
+    private func statedPreferences(current: NotificationPreferences) throws -> NotificationPreferences {
         NotificationPreferences(
             enabledKinds: Set(enabledKinds), isSoundEnabled: sound, isVibrationEnabled: vibration,
             isSystemNotificationEnabled: systemNotifications, isSpeakingPersonalDetails: speakPersonalDetails,

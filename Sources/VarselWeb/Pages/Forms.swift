@@ -73,12 +73,15 @@ enum PageForm {
         /// The quiet hours' times as typed: `22:00`, or empty.
         var quietStart: String
         var quietEnd: String
+        /// The summary's time as typed: `16:00`, or empty.
+        var summaryTime: String
 
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: AnyKey.self)
             switchedOn = Set(try container.allKeys.filter { try container.decodeIfPresent(String.self, forKey: $0) == "on" }.map(\.stringValue))
             quietStart = try container.decodeIfPresent(String.self, forKey: AnyKey(stringValue: "quiet-start")) ?? ""
             quietEnd = try container.decodeIfPresent(String.self, forKey: AnyKey(stringValue: "quiet-end")) ?? ""
+            summaryTime = try container.decodeIfPresent(String.self, forKey: AnyKey(stringValue: "summary-time")) ?? ""
         }
 
         struct AnyKey: CodingKey {

@@ -24,10 +24,10 @@ extension SettingsPages {
     }
 
     /// The settings page; after a refused save, with the switches as sent (nothing was saved, and a save after the
-    /// times are mended must not turn back what was switched), the quiet hours as typed and what is wrong with them.
+    /// times are mended must not turn back what was switched), the times as typed and what is wrong with them.
     func settingsPage(
         _ request: Request, _ context: VarselContext, sent: NotificationPreferences? = nil,
-        quietValues: (start: String, end: String)? = nil, errors: [FormError] = [],
+        typed: PageForm.Settings? = nil, errors: [FormError] = [],
         status: HTTPResponse.Status = .ok
     ) async throws -> Response {
         let identity = try signedIn(request, context)
@@ -57,8 +57,8 @@ extension SettingsPages {
         let quiet = stored.quietHours
         let quietHours = QuietHoursView(
             legend: strings.quietHoursLegend, startLabel: strings.quietHoursStart, endLabel: strings.quietHoursEnd, hint: strings.quietHoursHint,
-            start: quietValues?.start ?? quiet.map { QuietHours.clock($0.start) } ?? "",
-            end: quietValues?.end ?? quiet.map { QuietHours.clock($0.end) } ?? "",
+            start: typed?.quietStart ?? quiet.map { QuietHours.clock($0.start) } ?? "",
+            end: typed?.quietEnd ?? quiet.map { QuietHours.clock($0.end) } ?? "",
             startError: errors.first { $0.fieldId == "quiet-start" }?.message, endError: errors.first { $0.fieldId == "quiet-end" }?.message)
         let model = SettingsPage(
             chrome: try await chrome(
@@ -67,7 +67,12 @@ extension SettingsPages {
             kindSwitches: NotificationKind.allCases.map { view(.kind($0)) },
             channelSwitches: [view(.sound), view(.vibration), view(.systemNotifications)],
             privacySwitches: [view(.speakPersonalDetails), view(.lockScreenDetails)],
-            followUps: followUps, quietHours: quietHours, errors: errors, hasErrors: !errors.isEmpty,
+            followUps: followUps,
+            summary: SummaryView(
+                legend: strings.summaryLegend, hint: strings.summaryHint, switches: NotificationKind.summarisable.map { view(.summary($0)) },
+                timeLabel: strings.summaryTimeLabel, time: typed?.summaryTime ?? stored.summaryTime.clock,
+                timeError: errors.first { $0.fieldId == "summary-time" }?.message),
+            quietHours: quietHours, errors: errors, hasErrors: !errors.isEmpty,
             strings: SettingsStrings(
                 kindsLegend: strings.settingsKindsLegend, channelsLegend: strings.settingsChannelsLegend,
                 privacyLegend: strings.settingsPrivacyLegend, save: strings.save, errorSummary: strings.errorSummary),
@@ -86,6 +91,8 @@ extension SettingsPages {
         let current = try await settings.preferences(of: identity.user.id)
         if !channels.offers(.textMessage) { preferences.textMessageKinds = current.textMessageKinds }
         if !channels.offers(.email) { preferences.emailKinds = current.emailKinds }
+        let strings = Strings(identity.user.language)
+        var errors: [FormError] = []
         do {
             // The form takes times as typed (2200, 22.00, 7); the API, `HH:MM` only.
             preferences.quietHours = try Validation.quietHours(
@@ -94,8 +101,7 @@ extension SettingsPages {
                 timeZone: current.quietHours?.timeZoneIdentifier ?? QuietHours.defaultTimeZone,
                 field: "quietHours")
         } catch {
-            let strings = Strings(identity.user.language)
-            let errors = error.issues.map { issue in
+            errors += error.issues.map { issue in
                 let isStart = issue.field.hasSuffix(".start")
                 let message =
                     issue.rule == .required || issue.rule == .other("different from start") ? strings.quietHoursIncomplete : strings.invalidClockTime
@@ -103,9 +109,19 @@ extension SettingsPages {
                     field: isStart ? strings.quietHoursStart : strings.quietHoursEnd, fieldId: isStart ? "quiet-start" : "quiet-end",
                     message: message)
             }
-            return try await settingsPage(
-                request, context, sent: preferences, quietValues: (form.quietStart, form.quietEnd), errors: errors,
-                status: .unprocessableContent)
+        }
+        // The summary's time, typed as the quiet hours' are; an empty one is refused only while a kind is gathered.
+        let summaryTime = form.summaryTime.trimmingCharacters(in: .whitespaces)
+        if let minute = QuietHours.clock(typed: summaryTime).flatMap(QuietHours.minutes) {
+            preferences.summaryTime = SummaryTime(
+                minute: minute, timeZoneIdentifier: current.quietHours?.timeZoneIdentifier ?? current.summaryTime.timeZoneIdentifier)
+        } else if summaryTime.isEmpty && preferences.summaryKinds.isEmpty {
+            preferences.summaryTime = current.summaryTime
+        } else {
+            errors.append(FormError(field: strings.summaryTimeLabel, fieldId: "summary-time", message: strings.summaryTimeInvalid))
+        }
+        guard errors.isEmpty else {
+            return try await settingsPage(request, context, sent: preferences, typed: form, errors: errors, status: .unprocessableContent)
         }
         try await settings.savePreferences(preferences, for: identity.user.id)
         return .redirect(to: Flash.settingsSaved.added(to: "/settings"), type: .normal)

@@ -182,6 +182,7 @@ struct SettingsPage {
     var channelSwitches: [SwitchView]
     var privacySwitches: [SwitchView]
     var followUps: [FollowUpSwitchesView]
+    var summary: SummaryView
     var quietHours: QuietHoursView
     var errors: [FormError]
     var hasErrors: Bool
@@ -195,6 +196,17 @@ struct FollowUpSwitchesView {
     var legend: String
     var note: String?
     var switches: [SwitchView]
+}
+
+/// The summary's switches, a switch per kind it may gather, and its time, as stored or as typed, with what is wrong
+/// with it.
+struct SummaryView {
+    var legend: String
+    var hint: String
+    var switches: [SwitchView]
+    var timeLabel: String
+    var time: String
+    var timeError: String?
 }
 
 /// The quiet hours' two times, as stored or as typed, with what is wrong with them.

@@ -1,0 +1,45 @@
+import Foundation
+
+extension Strings {
+    /// A summary's title: `2 certification warnings, 1 scenario prompt`. Its kind's name opens it wherever it is
+    /// said or shown (`Summary: 2 certification warnings, 1 scenario prompt`). The kinds come in the order the
+    /// settings list them; a kind with none is left out.
+    public func summaryTitle(_ counts: [NotificationKind: Int]) -> String {
+        let parts = NotificationKind.summarisable.compactMap { kind -> String? in
+            guard let count = counts[kind], count > 0 else { return nil }
+            return "\(number(count)) \(summaryUnit(kind, count: count))"
+        }
+        return parts.joined(separator: ", ")
+    }
+
+    /// What one gathered notification is called in a summary's title, in the singular or the plural.
+    func summaryUnit(_ kind: NotificationKind, count: Int) -> String {
+        let one = count == 1
+        switch (kind, language) {
+        case (.certificationExpiry, .english): return one ? "certification warning" : "certification warnings"
+        case (.certificationExpiry, .norwegianBokmal): return one ? "sertifiseringsvarsel" : "sertifiseringsvarsler"
+        case (.pauseConfirmation, .english): return one ? "pause confirmation" : "pause confirmations"
+        case (.pauseConfirmation, .norwegianBokmal): return one ? "pausebekreftelse" : "pausebekreftelser"
+        case (.scenarioPrompt, .english): return one ? "scenario prompt" : "scenario prompts"
+        case (.scenarioPrompt, .norwegianBokmal): return one ? "scenariooppgave" : "scenariooppgaver"
+        case (.assignment, .english): return one ? "assignment" : "assignments"
+        case (.assignment, .norwegianBokmal): return "oppdrag"
+        case (.summary, .english): return one ? "summary" : "summaries"
+        case (.summary, .norwegianBokmal): return "sammendrag"
+        }
+    }
+
+    /// The settings screen's group of summary switches and its time field.
+    public var summaryLegend: String { isEnglish ? "Summary" : "Sammendrag" }
+    public var summaryTimeLabel: String { isEnglish ? "Summary time" : "Tidspunkt for sammendrag" }
+    /// What the summary group does, said with the time field.
+    public var summaryHint: String {
+        isEnglish
+            ? "Kinds switched on here come together in one notification a day, at this time, such as 16:00. Assignments and urgent notifications always come at once."
+            : "Typer som er slått på her, kommer samlet i ett varsel om dagen, til dette tidspunktet, for eksempel 16:00. Oppdrag og hastevarsler kommer alltid med en gang."
+    }
+    /// The time field is empty or not a time while a kind is switched on.
+    public var summaryTimeInvalid: String {
+        isEnglish ? "Write the summary time as hours and minutes, such as 16:00." : "Skriv tidspunktet som timer og minutter, for eksempel 16:00."
+    }
+}
