@@ -546,3 +546,52 @@ def check_scheduled_row(title: str, row_spoken: list[str]) -> None:
     match = re.fullmatch(rf"{re.escape(title)}: certification expiry to Demo Mentor, (\w+ \d+, \d{{4}}) at 8:00 AM", description)
     assert match and match.group(1) in next_oslo_days(8), row_spoken
     assert f"Do not send {title} push button" in row_spoken[link + 2:], row_spoken
+
+
+# Summaries ------------------------------------------------------------------------------------------------------
+
+SUMMARY_ANNOUNCED = "New notification: Summary: 2 certification warnings, 1 scenario prompt"
+ASSIGNMENT_ANNOUNCED = "New notification: New assignment"
+GATHERED_TITLES = ("First aid expires in 30 days", "Guiding expires in 14 days", "Scenario: the first phone call")
+
+
+@contextmanager
+def demo_mentor_gathering_a_summary(server):
+    """The demo mentor gathers certification warnings and scenario prompts into a summary at the next whole minute
+    at least 20 seconds away, in Oslo's time, set through the API; yields that moment (seconds since 1970). Their
+    preferences are as before afterwards, so the next test hears each notification at once again."""
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    token = server.token("demo-mentor")
+    _, _, before = server.request("GET", "/api/v1/preferences", token)
+    now = time.time()
+    moment = (int(now) // 60 + 1) * 60
+    if moment - now < 20:
+        moment += 60
+    at = datetime.fromtimestamp(moment, ZoneInfo("Europe/Oslo")).strftime("%H:%M")
+    status, _, body = server.request("PUT", "/api/v1/preferences", token,
+                                     {**before, "summaryKinds": ["certificationExpiry", "scenarioPrompt"], "summaryTime": at})
+    assert status == 200 and body["summaryTime"] == at, body
+    try:
+        yield moment
+    finally:
+        server.request("PUT", "/api/v1/preferences", token, before)
+
+
+def send_gathered_and_an_assignment(server) -> None:
+    """Two certification warnings and a scenario prompt, which the summary gathers, and an assignment, which comes
+    at once, from the demo coordinator to the demo mentor."""
+    coordinator = server.token("demo-coordinator")
+    for title, kind in zip(GATHERED_TITLES, ("certificationExpiry", "certificationExpiry", "scenarioPrompt")):
+        server.create(coordinator, title, ["demo-mentor"], kind=kind)
+    status, _, body = server.request("POST", "/api/v1/assignments", coordinator, {
+        "mentor": "demo-mentor", "contact": {"name": "Per Olsen", "phone": "", "address": "Torggata 3", "notes": ""}})
+    assert status == 201, body
+
+
+def check_one_summary(server) -> None:
+    """The demo mentor has one summary, listing what it gathered."""
+    _, _, listed = server.request("GET", "/api/v1/notifications?filter=summary", server.token("demo-mentor"))
+    assert [item["title"] for item in listed["items"]] == ["2 certification warnings, 1 scenario prompt"], listed
+    assert listed["items"][0]["body"].splitlines() == list(GATHERED_TITLES), listed

@@ -12,9 +12,11 @@ any test can run alone.
 from __future__ import annotations
 
 import re
+import time
 
-from conftest import (SEND_LATER_HINT, check_scheduled_row, normalize, run_at, schedule_and_cancel_by_keys, sign_in_by_keyboard,
-                      stream_metric, subprocess_type)
+from conftest import (ASSIGNMENT_ANNOUNCED, GATHERED_TITLES, SEND_LATER_HINT, SUMMARY_ANNOUNCED, check_one_summary, check_scheduled_row,
+                      demo_mentor_gathering_a_summary, normalize, run_at, schedule_and_cancel_by_keys, send_gathered_and_an_assignment,
+                      sign_in_by_keyboard, stream_metric, subprocess_type)
 from varsel_server import DEMO_PASSWORD, wait_until
 from transcript import orca_form, transcript_section
 
@@ -83,7 +85,7 @@ def test_each_settings_switch_says_label_state_and_hint(engine_reader):
     expected = [orca_form(line, reader.engine.name) for line in transcript_section("Notification settings:") if " switch, " in line]
     reader.goto("/settings")
     heard, switches = [], []
-    for _ in range(30):
+    for _ in range(50):
         step = reader.press("Tab")
         focused = reader.focused()
         if focused.get("attributes", {}).get("xml-roles") == "switch":
@@ -200,6 +202,40 @@ def test_a_new_notification_is_announced_with_its_title_once(engine_reader):
     said = spoken.count("New notification: Stairs drill")
     assert (said <= 1 if is_webkit(reader) else said == 1), spoken
     assert [r["text"] for r in reader.probe.since(events, "live")].count("New notification: Stairs drill") == 1
+
+
+def test_a_summary_is_one_announcement_at_its_time_while_an_assignment_comes_at_once(engine_reader):
+    # What the summary gathers is not announced when it arrives; the assignment sent with it is, at once; at the
+    # summary's time one announcement counts what was gathered. The summary's arrival, later, is the proof that the
+    # gathered ones had their chance to be announced and were not.
+    reader = engine_reader
+    opened, loads = stream_metric(reader.server, "opened_total"), reader.probe.mark()
+    reader.goto("/notifications")
+    assert wait_until(lambda: stream_metric(reader.server, "opened_total") > opened, 20), "the page opened no live stream"
+    reader.probe.wait_for(lambda r: r["event"] == "tree" and r["name"].startswith("Notifications") and "polite" in r["live"], 30,
+                          "the engine showed no polite live region on the centre", since=loads)
+    with demo_mentor_gathering_a_summary(reader.server) as moment:
+        mark, events = reader.desktop.mark(), reader.probe.mark()
+        send_gathered_and_an_assignment(reader.server)
+        reader.probe.wait_for(lambda r: r["event"] == "live" and r["text"] == ASSIGNMENT_ANNOUNCED, 30,
+                              "the engine reported no live-region text for the assignment", since=events)
+        assert time.time() < moment, "the assignment came at once, before the summary's time"
+        reader.probe.wait_for(lambda r: r["event"] == "live" and r["text"] == SUMMARY_ANNOUNCED, moment - time.time() + 30,
+                              "the engine reported no live-region text for the summary", since=events)
+        assert time.time() >= moment - 1, "not before its time"
+        if not is_webkit(reader):
+            reader.desktop.wait_for_speech(lambda u: normalize(u.text) == SUMMARY_ANNOUNCED, 10, "Orca never said the summary", since=mark)
+        reader.desktop.wait_for_quiet(1.5)
+    assert [r["text"] for r in reader.probe.since(events, "live")] == [ASSIGNMENT_ANNOUNCED, SUMMARY_ANNOUNCED]
+    spoken = reader.spoken_since(mark)
+    # Orca 43's WebKit script has no live-region support: there the engine's events above are the proof.
+    heard = [text for text in spoken if text.startswith("New notification")]
+    if is_webkit(reader):
+        assert all(text in (ASSIGNMENT_ANNOUNCED, SUMMARY_ANNOUNCED) and heard.count(text) == 1 for text in heard), spoken
+    else:
+        assert heard == [ASSIGNMENT_ANNOUNCED, SUMMARY_ANNOUNCED], spoken
+    assert not any(title in text for text in spoken for title in GATHERED_TITLES), spoken
+    check_one_summary(reader.server)
 
 
 def sign_out_and_in_as(reader, username: str) -> None:

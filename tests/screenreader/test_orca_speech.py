@@ -10,13 +10,15 @@ from __future__ import annotations
 import json
 import math
 import re
+import time
 from datetime import datetime, timezone
 from urllib.parse import urlparse
 
 import pytest
 
-from conftest import (SEND_LATER_HINT, ScreenReader, check_scheduled_row, normalize, run_at, schedule_and_cancel_by_keys, signed_in_as,
-                      signed_in_as_coordinator, submitted, subprocess_type)
+from conftest import (ASSIGNMENT_ANNOUNCED, GATHERED_TITLES, SEND_LATER_HINT, SUMMARY_ANNOUNCED, ScreenReader, check_one_summary,
+                      check_scheduled_row, demo_mentor_gathering_a_summary, normalize, run_at, schedule_and_cancel_by_keys,
+                      send_gathered_and_an_assignment, signed_in_as, signed_in_as_coordinator, submitted, subprocess_type)
 from transcript import orca_form, transcript_section
 from varsel_server import DEMO_PASSWORD, wait_until
 
@@ -153,7 +155,7 @@ def test_each_settings_switch_says_label_state_and_hint_once(reader):
     assert reader.page.evaluate("window.__asks") == 0
     switches = [spoken[-2:]]
     # On to the Save button, the form's last control (one Tab further leaves the page for the tab bar).
-    for _ in range(20):
+    for _ in range(30):
         step = reader.press("Tab")
         if any(" switch " in text for text in step):
             switches.append(step[-2:])
@@ -163,9 +165,11 @@ def test_each_settings_switch_says_label_state_and_hint_once(reader):
         "Sound switch on", "Vibration switch on", "System notifications switch on", "Speak personal details in announcements switch off",
         "Show details on the lock screen switch off",
         "Assignments by text message switch on", "Certifications by text message switch off", "Pause confirmations by text message switch off",
-        "Scenario prompts by text message switch off",
+        "Scenario prompts by text message switch off", "Summaries by text message switch off",
         "Assignments by email switch on", "Certifications by email switch off", "Pause confirmations by email switch off",
-        "Scenario prompts by email switch off"]
+        "Scenario prompts by email switch off", "Summaries by email switch off",
+        "Certifications in the summary switch off", "Pause confirmations in the summary switch off",
+        "Scenario prompts in the summary switch off"]
     assert all(len(pair) == 2 and not pair[1].startswith("Press") for pair in switches)
     # Permission is asked only from the System notifications switch, when it is turned on.
     reader.tab_until(lambda text: text.startswith("System notifications switch"), key="shift+Tab")
@@ -860,3 +864,23 @@ def test_the_profile_says_which_device_shows_notifications_and_which_to_wake_up(
                         summary), summary
     start = loaded.index("Devices that get notifications")
     assert loaded[start + 1:start + 3] == ["heading level 2", "Notifications are turned on on none of their devices"], loaded[start:]
+
+
+def test_a_summary_is_one_announcement_at_its_time_while_an_assignment_comes_at_once(reader):
+    # What the summary gathers is not announced when it arrives; the assignment sent with it is, at once; at the
+    # summary's time one announcement counts what was gathered. (Last in the file: it adds an assignment.)
+    reader.goto("/notifications")
+    with demo_mentor_gathering_a_summary(reader.server) as moment:
+        mark = reader.desktop.mark()
+        send_gathered_and_an_assignment(reader.server)
+        spoken = announced(reader, mark, ASSIGNMENT_ANNOUNCED)
+        assert time.time() < moment, "the assignment came at once, before the summary's time"
+        reader.desktop.wait_for_speech(lambda u: normalize(u.text) == SUMMARY_ANNOUNCED, moment - time.time() + 20,
+                                       "Orca never said the summary", since=mark)
+        assert time.time() >= moment - 1, "not before its time"
+        reader.desktop.wait_for_quiet(1.5)
+        spoken = reader.spoken_since(mark)
+    heard = [text for text in spoken if text.startswith("New notification")]
+    assert heard == [ASSIGNMENT_ANNOUNCED, SUMMARY_ANNOUNCED], spoken
+    assert not any(title in text for text in spoken for title in GATHERED_TITLES), spoken
+    check_one_summary(reader.server)
