@@ -25,8 +25,11 @@ public struct NotificationPreferences: Sendable, Codable, Hashable {
     /// The kinds gathered into one summary a day instead of told at once (only ``NotificationKind/summarisable``
     /// ones); none unless the person chooses.
     public var summaryKinds: Set<NotificationKind>
-    /// When the summary comes.
+    /// When the summary comes, and a coordinator's daily email of open assignments.
     public var summaryTime: SummaryTime
+    /// A coordinator's (or admin's) daily email, at the summary time, of the assignments they manage that are
+    /// unanswered, overdue or declined. Off unless they choose it.
+    public var isAssignmentDigestOn: Bool
 
     /// The kinds that follow up by text message and by email unless the person chooses otherwise.
     public static let standardFollowUpKinds: Set<NotificationKind> = [.assignment]
@@ -42,8 +45,10 @@ public struct NotificationPreferences: Sendable, Codable, Hashable {
         emailKinds: Set<NotificationKind> = NotificationPreferences.standardFollowUpKinds,
         quietHours: QuietHours? = nil,
         summaryKinds: Set<NotificationKind> = [],
-        summaryTime: SummaryTime = .standard
+        summaryTime: SummaryTime = .standard,
+        isAssignmentDigestOn: Bool = false
     ) {
+        self.isAssignmentDigestOn = isAssignmentDigestOn
         self.summaryKinds = summaryKinds
         self.summaryTime = summaryTime
         self.textMessageKinds = textMessageKinds
@@ -60,6 +65,7 @@ public struct NotificationPreferences: Sendable, Codable, Hashable {
     private enum CodingKeys: String, CodingKey {
         case enabledKinds, isSoundEnabled, isVibrationEnabled, isSystemNotificationEnabled, isSpeakingPersonalDetails
         case isShowingDetailsOnLockScreen, textMessageKinds, emailKinds, quietHours, summaryKinds, summaryTime
+        case isAssignmentDigestOn
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -75,6 +81,7 @@ public struct NotificationPreferences: Sendable, Codable, Hashable {
         try container.encodeIfPresent(quietHours, forKey: .quietHours)
         try container.encode(summaryKinds, forKey: .summaryKinds)
         try container.encode(summaryTime, forKey: .summaryTime)
+        try container.encode(isAssignmentDigestOn, forKey: .isAssignmentDigestOn)
     }
 
     /// Reads stored preferences; a setting added after they were stored takes its default.
@@ -91,6 +98,7 @@ public struct NotificationPreferences: Sendable, Codable, Hashable {
         quietHours = try container.decodeIfPresent(QuietHours.self, forKey: .quietHours)
         summaryKinds = try container.decodeIfPresent(Set<NotificationKind>.self, forKey: .summaryKinds) ?? []
         summaryTime = try container.decodeIfPresent(SummaryTime.self, forKey: .summaryTime) ?? .standard
+        isAssignmentDigestOn = try container.decodeIfPresent(Bool.self, forKey: .isAssignmentDigestOn) ?? false
     }
 
     /// The defaults every new mentor starts with.
@@ -103,6 +111,11 @@ public struct NotificationPreferences: Sendable, Codable, Hashable {
     /// a kind they gather, and never an urgent one.
     public func isSummarised(_ kind: NotificationKind, urgency: Urgency) -> Bool {
         urgency != .urgent && NotificationKind.summarisable.contains(kind) && summaryKinds.contains(kind)
+    }
+
+    /// Whether anything comes at the summary time: a kind gathered, or the daily email of open assignments.
+    public var hasSummaryTime: Bool {
+        !summaryKinds.isDisjoint(with: NotificationKind.summarisable) || isAssignmentDigestOn
     }
 
     /// Whether `item` gets cues when it arrives: its kind is on, and it does not wait for the summary (which is told
@@ -139,6 +152,7 @@ public struct NotificationPreferences: Sendable, Codable, Hashable {
             case let .textMessage(kind): textMessageKinds.contains(kind)
             case let .email(kind): emailKinds.contains(kind)
             case let .summary(kind): summaryKinds.contains(kind)
+            case .assignmentDigest: isAssignmentDigestOn
             }
         }
         set {
@@ -156,6 +170,7 @@ public struct NotificationPreferences: Sendable, Codable, Hashable {
                 if newValue { emailKinds.insert(kind) } else { emailKinds.remove(kind) }
             case let .summary(kind):
                 if newValue { summaryKinds.insert(kind) } else { summaryKinds.remove(kind) }
+            case .assignmentDigest: isAssignmentDigestOn = newValue
             }
         }
     }
@@ -174,8 +189,13 @@ public struct NotificationPreferences: Sendable, Codable, Hashable {
         case email(NotificationKind)
         /// Gather this kind into the summary instead of telling it at once.
         case summary(NotificationKind)
+        /// A coordinator's daily email of open assignments.
+        case assignmentDigest
 
-        /// Every setting, in the order the settings screen lists them.
+        /// The settings only coordinators and admins have, after the others.
+        public static let managerCases: [Setting] = [.assignmentDigest]
+
+        /// Every setting everyone has, in the order the settings screen lists them.
         public static var allCases: [Setting] {
             NotificationKind.allCases.map(Setting.kind) + [.sound, .vibration, .systemNotifications, .speakPersonalDetails, .lockScreenDetails]
                 + NotificationKind.allCases.map(Setting.textMessage) + NotificationKind.allCases.map(Setting.email)
@@ -194,12 +214,13 @@ public struct NotificationPreferences: Sendable, Codable, Hashable {
             case let .textMessage(kind): "sms-\(kind.rawValue)"
             case let .email(kind): "email-\(kind.rawValue)"
             case let .summary(kind): "summary-\(kind.rawValue)"
+            case .assignmentDigest: "assignment-digest"
             }
         }
 
         /// Parses `identifier` back into a setting.
         public init?(identifier: String) {
-            guard let match = Setting.allCases.first(where: { $0.identifier == identifier }) else { return nil }
+            guard let match = (Setting.allCases + Setting.managerCases).first(where: { $0.identifier == identifier }) else { return nil }
             self = match
         }
     }

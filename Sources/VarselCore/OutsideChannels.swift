@@ -235,6 +235,37 @@ public struct OutsideMessageText: Sendable, Hashable {
     }
 
     /// `text` escaped for HTML's text and attribute values.
+    /// The daily email of open assignments as plain text: a greeting, one line per assignment, the one link, and why.
+    public static func assignmentDigestPlainText(name: String, lines: [String], link: String, strings: Strings) -> String {
+        """
+        \(strings.emailGreeting(name))
+
+        \(lines.joined(separator: "\n"))
+
+        \(strings.assignmentDigestOpenLine)
+        \(link)
+
+        \(strings.assignmentDigestWhy)
+        """
+    }
+
+    /// The same email as HTML: the subject as its heading and the assignments as a list.
+    public static func assignmentDigestHTML(name: String, subject: String, lines: [String], link: String, strings: Strings) -> String {
+        """
+        <!doctype html>
+        <html lang="\(strings.language.rawValue)"><head><meta charset="utf-8"><title>\(escaped(subject))</title></head>
+        <body>
+        <p>\(escaped(strings.emailGreeting(name)))</p>
+        <h1>\(escaped(subject))</h1>
+        <ul>
+        \(lines.map { "<li>\(escaped($0))</li>" }.joined(separator: "\n"))
+        </ul>
+        <p><a href="\(escaped(link))">\(escaped(strings.emailLinkText))</a></p>
+        <p>\(escaped(strings.assignmentDigestWhy))</p>
+        </body></html>
+        """
+    }
+
     static func escaped(_ text: String) -> String {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")

@@ -42,4 +42,34 @@ extension Strings {
     public var summaryTimeInvalid: String {
         isEnglish ? "Write the summary time as hours and minutes, such as 16:00." : "Skriv tidspunktet som timer og minutter, for eksempel 16:00."
     }
+
+    /// The daily email of open assignments, its subject: `Open assignments: 1 unanswered, 1 overdue, 1 declined`;
+    /// a state with none is left out.
+    public func assignmentDigestSubject(unanswered: Int, overdue: Int, declined: Int) -> String {
+        let parts = [
+            (unanswered, isEnglish ? "unanswered" : unanswered == 1 ? "ubesvart" : "ubesvarte"),
+            (overdue, isEnglish ? "overdue" : "på overtid"),
+            (declined, isEnglish ? "declined" : declined == 1 ? "avslått" : "avslåtte"),
+        ].filter { $0.0 > 0 }.map { "\(number($0.0)) \($0.1)" }
+        return (isEnglish ? "Open assignments: " : "Åpne oppdrag: ") + parts.joined(separator: ", ")
+    }
+
+    /// One assignment in the daily email, by number and mentor, never by the person visited:
+    /// `Assignment 12: Demo Mentor, waiting for an answer, 2 days, overdue`.
+    public func assignmentDigestLine(id: AssignmentID, mentorName: String, progress: AssignmentProgress, waited: String, isOverdue: Bool) -> String {
+        (isEnglish ? "Assignment \(id): " : "Oppdrag \(id): ") + "\(mentorName), \(assignmentState(progress, forMentor: false)), \(waited)"
+            + (isOverdue ? ", \(overdue)" : "")
+    }
+
+    /// The daily email's line before its one link.
+    public var assignmentDigestOpenLine: String {
+        isEnglish ? "Open the assignments in Varsel to follow them up:" : "Åpne oppdragene i Varsel for å følge dem opp:"
+    }
+
+    /// Why a coordinator gets the daily email.
+    public var assignmentDigestWhy: String {
+        isEnglish
+            ? "You get this email once a day because you chose it in Varsel's notification settings. It names no one you visit."
+            : "Du får denne e-posten én gang om dagen fordi du valgte det i varslingsinnstillingene i Varsel. Den nevner ingen som får besøk."
+    }
 }

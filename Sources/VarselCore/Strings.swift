@@ -133,6 +133,7 @@ public struct Strings: Sendable, Hashable {
         case let .textMessage(kind): isEnglish ? "\(filterName(.kind(kind))) by text message" : "\(filterName(.kind(kind))) på SMS"
         case let .email(kind): isEnglish ? "\(filterName(.kind(kind))) by email" : "\(filterName(.kind(kind))) på e-post"
         case let .summary(kind): isEnglish ? "\(filterName(.kind(kind))) in the summary" : "\(filterName(.kind(kind))) i sammendraget"
+        case .assignmentDigest: isEnglish ? "Daily email of open assignments" : "Daglig e-post om åpne oppdrag"
         }
     }
 
@@ -161,6 +162,10 @@ public struct Strings: Sendable, Hashable {
             isEnglish
                 ? "Gathers them into one notification at your summary time instead of telling you of each at once"
                 : "Samler dem i ett varsel til tidspunktet for sammendraget i stedet for å si fra om hvert med en gang"
+        case .assignmentDigest:
+            isEnglish
+                ? "At your summary time, emails you the assignments you manage that are unanswered, overdue or declined"
+                : "Til tidspunktet for sammendraget får du en e-post om oppdragene du har ansvar for som er ubesvart, på overtid eller avslått"
         case .sound: isEnglish ? "Plays a sound when a notification arrives" : "Spiller en lyd når et varsel kommer"
         case .vibration: isEnglish ? "Vibrates when a notification arrives" : "Vibrerer når et varsel kommer"
         case .systemNotifications:

@@ -11,33 +11,61 @@ import VarselStore
 /// (held by quiet hours, as a non-urgent one is), and a text message or email where the person chose them for
 /// summaries. Urgent notifications and assignments are never gathered.
 ///
+/// A coordinator (or admin) may also choose a daily email at the same time, of the assignments they manage that are
+/// unanswered, overdue or declined (``NotificationPreferences/isAssignmentDigestOn``), to their verified address. It
+/// names assignments by number and mentor, never the person visited.
+///
 /// The summary is made under an idempotency key of the person and its moment, then its time moved on: a restart or a
-/// second instance between the two makes the same summary again, which the store takes once. A summary that fell due
-/// while Varsel was stopped goes at start, covering everything since the last one.
+/// second instance between the two makes the same summary again, which the store takes once. The email goes from the
+/// instance that moved the time on, so at most once; one that fails is not sent again. A summary that fell due while
+/// Varsel was stopped goes at start, covering everything since the last one.
 public struct Summaries: Sendable {
-    let repository: any SummaryStore & NotificationStore & UserStore
+    /// The stores summaries read and write.
+    public typealias Store = SummaryStore & NotificationStore & UserStore & AssignmentStore & ContactChannelStore
+
+    let repository: any Store
+    let messaging: OutsideMessaging
+    /// How long an assignment may wait for an answer before the daily email calls it overdue.
+    let answerDeadline: TimeInterval
     let now: @Sendable () -> Date
 
-    public init(repository: any SummaryStore & NotificationStore & UserStore, now: @escaping @Sendable () -> Date) {
+    public init(
+        repository: any Store, messaging: OutsideMessaging = OutsideMessaging(), answerDeadline: TimeInterval = 24 * 3600,
+        now: @escaping @Sendable () -> Date
+    ) {
         self.repository = repository
+        self.messaging = messaging
+        self.answerDeadline = answerDeadline
         self.now = now
     }
 
-    /// A summary that went.
+    /// A summary that went: its notification, or its email, or both.
     public struct Sent: Sendable, Hashable {
         public var userID: UserID
-        public var notificationID: NotificationID
+        public var notificationID: NotificationID?
         /// How many notifications it gathered.
         public var gathered: Int
+        /// How the daily email of open assignments went, when the person has it.
+        public var email: EmailOutcome?
+    }
+
+    /// What became of a daily email of open assignments.
+    public enum EmailOutcome: String, Sendable, Hashable {
+        case sent
+        /// Nothing was open: no email.
+        case nothingOpen
+        /// The person has no verified address, or this Varsel sends no email.
+        case noAddress
+        /// The mail server refused it or could not be reached; it is not sent again.
+        case failed
     }
 
     /// Keeps `userID`'s next summary in step with their `preferences`: due at their next summary time while they
     /// gather any kind, none otherwise.
     public func schedule(for userID: UserID, preferences: NotificationPreferences) async throws {
         let current = now()
-        let gathers = !preferences.summaryKinds.isDisjoint(with: NotificationKind.summarisable)
         try await repository.scheduleSummary(
-            for: userID, dueAt: gathers ? preferences.summaryTime.next(after: current) : nil, at: current)
+            for: userID, dueAt: preferences.hasSummaryTime ? preferences.summaryTime.next(after: current) : nil, at: current)
     }
 
     /// The idempotency key a summary is made under. It holds a control character, which no HTTP header can carry,
@@ -72,7 +100,7 @@ public struct Summaries: Sendable {
         // Varsel was stopped through several).
         let moment = max(due.dueAt, preferences.summaryTime.latest(atOrBefore: current))
         let gathered = try await gathered(for: person.id, preferences: preferences, after: due.since, through: moment)
-        var made: Sent?
+        var made: NotificationID?
         if !gathered.isEmpty {
             let strings = Strings(person.language)
             let counts = Dictionary(grouping: gathered, by: \.kind).mapValues(\.count)
@@ -82,10 +110,58 @@ public struct Summaries: Sendable {
             let key = Self.idempotencyKey(moment: moment)
             let created = try await repository.createNotifications(
                 [summary], idempotencyKey: IdempotencyKey(senderID: person.id, key: key, fingerprint: key), at: current)
-            made = created.items.first.map { Sent(userID: person.id, notificationID: $0.id, gathered: gathered.count) }
+            made = created.items.first?.id
         }
-        _ = try await repository.advanceSummary(due, to: preferences.summaryTime.next(after: max(current, moment)), since: moment)
-        return made
+        let moved = try await repository.advanceSummary(due, to: preferences.summaryTime.next(after: max(current, moment)), since: moment)
+        let email = moved && preferences.isAssignmentDigestOn && person.role != .mentor ? await sendAssignmentDigest(to: person) : nil
+        guard made != nil || email != nil else { return nil }
+        return Sent(userID: person.id, notificationID: made, gathered: gathered.count, email: email)
+    }
+
+    /// Emails `person` the assignments they manage that are unanswered, overdue or declined, when there are any and
+    /// they have a verified address.
+    private func sendAssignmentDigest(to person: User) async -> EmailOutcome {
+        do {
+            guard messaging.offers(.email),
+                let address = try await repository.verifiedContactChannels(forAnyOf: [person.id]).first(where: { $0.channel == .email })
+            else { return .noAddress }
+            let listing = AssignmentListing(scope: .current, coordinatorID: person.role == .admin ? nil : person.id)
+            let open = try await repository.assignments(listing).filter { $0.status == .pending || $0.status == .declined }
+                .sorted { $0.createdAt < $1.createdAt }
+            guard !open.isEmpty else { return .nothingOpen }
+            let current = now()
+            let strings = Strings(person.language)
+            var names: [UserID: String] = [:]
+            var lines: [String] = []
+            var (unanswered, overdue, declined) = (0, 0, 0)
+            for assignment in open {
+                if names[assignment.mentorID] == nil {
+                    names[assignment.mentorID] = try await repository.user(id: assignment.mentorID)?.displayName ?? "—"
+                }
+                let isOverdue = assignment.status == .pending && current.timeIntervalSince(assignment.createdAt) > answerDeadline
+                switch (assignment.status, isOverdue) {
+                case (.declined, _): declined += 1
+                case (_, true): overdue += 1
+                default: unanswered += 1
+                }
+                lines.append(
+                    strings.assignmentDigestLine(
+                        id: assignment.id, mentorName: names[assignment.mentorID] ?? "—",
+                        progress: assignment.status == .declined ? .declined : .waitingForAnswer,
+                        waited: strings.waited(since: assignment.createdAt, until: assignment.respondedAt ?? current, answered: false),
+                        isOverdue: isOverdue))
+            }
+            let subject = strings.assignmentDigestSubject(unanswered: unanswered, overdue: overdue, declined: declined)
+            let link = messaging.origin().absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + "/coordinator/assignments"
+            try await messaging.send(
+                .email, to: address.address, name: person.displayName, subject: subject,
+                text: OutsideMessageText.assignmentDigestPlainText(name: person.displayName, lines: lines, link: link, strings: strings),
+                html: OutsideMessageText.assignmentDigestHTML(name: person.displayName, subject: subject, lines: lines, link: link, strings: strings),
+                language: person.language)
+            return .sent
+        } catch {
+            return .failed
+        }
     }
 
     /// `userID`'s unread notifications that waited for the summary and came after `since` up to `moment`, newest

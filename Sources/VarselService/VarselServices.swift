@@ -115,7 +115,7 @@ public final class VarselServices: Sendable {
         self.sender = NotificationSender(repository: repository, now: now)
         self.inbox = NotificationInbox(repository: repository, now: now)
         self.answers = AssignmentAnswers(repository: repository, now: now)
-        let summaries = Summaries(repository: repository, now: now)
+        let summaries = Summaries(repository: repository, messaging: messaging, answerDeadline: configuration.answerDeadline, now: now)
         self.summaries = summaries
         self.settings = AccountSettings(repository: repository, broker: broker, summaries: summaries)
         self.users = UserAdministration(repository: repository, passwords: passwords, broker: broker, now: now)

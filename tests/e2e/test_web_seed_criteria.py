@@ -55,8 +55,9 @@ def test_each_settings_switch_has_its_label_state_and_hint(page, server):
     # 003: "each toggle announces its label, current state (on/off), and hint for interaction"
     page.goto(server.base_url + "/settings")
     switches = find(page, "switch")
-    # Four kinds, sound, vibration, system notifications, the two privacy switches, and this device's push switch.
-    assert len(switches) == 10
+    # Five kinds (the four and summaries), sound, vibration, system notifications, the two privacy switches, the
+    # three kinds the summary may gather, and this device's push switch.
+    assert len(switches) == 14
     for switch in switches:
         assert switch.name
         assert switch.prop("checked") in ("true", "false")

@@ -111,8 +111,17 @@ public final class FollowUpWorker: Service, Sendable {
                     "summary failed; it is tried again next round", metadata: ["user.id": "\(due.userID)", "error.type": "\(type(of: error))"])
             }
             for sent in sent {
-                logger.info(
-                    "summary sent", metadata: ["notification.id": "\(sent.notificationID)", "notification.gathered": "\(sent.gathered)"])
+                if let notificationID = sent.notificationID {
+                    logger.info("summary sent", metadata: ["notification.id": "\(notificationID)", "notification.gathered": "\(sent.gathered)"])
+                }
+                if let email = sent.email {
+                    let metadata: Logger.Metadata = ["user.id": "\(sent.userID)", "email.outcome": "\(email.rawValue)"]
+                    if email == .failed {
+                        logger.warning("daily email of open assignments failed; the next one goes tomorrow", metadata: metadata)
+                    } else {
+                        logger.info("daily email of open assignments", metadata: metadata)
+                    }
+                }
             }
         } catch {
             logger.error("summaries could not be read; they are tried again next round", metadata: ["error.type": "\(type(of: error))"])

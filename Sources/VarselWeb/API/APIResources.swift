@@ -50,10 +50,13 @@ public struct PreferencesResource: Codable, Sendable, Equatable {
     /// When the summary comes, `HH:MM` in the quiet hours' time zone (Europe/Oslo without them); absent on the way
     /// in: unchanged.
     public var summaryTime: String?
+    /// A coordinator's or admin's daily email of open assignments at `summaryTime` (a mentor's choice is kept, and
+    /// sends nothing while they manage no assignments); absent on the way in: unchanged.
+    public var assignmentDigest: Bool?
 
     private enum CodingKeys: String, CodingKey {
         case enabledKinds, sound, vibration, systemNotifications, speakPersonalDetails, lockScreenDetails, textMessageKinds, emailKinds, quietHours
-        case summaryKinds, summaryTime
+        case summaryKinds, summaryTime, assignmentDigest
     }
 
     public init(from decoder: any Decoder) throws {
@@ -70,6 +73,7 @@ public struct PreferencesResource: Codable, Sendable, Equatable {
         namesQuietHours = container.contains(.quietHours)
         summaryKinds = try container.decodeIfPresent([NotificationKind].self, forKey: .summaryKinds)
         summaryTime = try container.decodeIfPresent(String.self, forKey: .summaryTime)
+        assignmentDigest = try container.decodeIfPresent(Bool.self, forKey: .assignmentDigest)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -85,6 +89,7 @@ public struct PreferencesResource: Codable, Sendable, Equatable {
         try container.encode(quietHours, forKey: .quietHours)
         try container.encodeIfPresent(summaryKinds, forKey: .summaryKinds)
         try container.encodeIfPresent(summaryTime, forKey: .summaryTime)
+        try container.encodeIfPresent(assignmentDigest, forKey: .assignmentDigest)
     }
 
     /// Quiet hours as the API writes them: `{"start": "22:00", "end": "07:00", "timeZone": "Europe/Oslo"}`.
@@ -109,6 +114,7 @@ public struct PreferencesResource: Codable, Sendable, Equatable {
         }
         summaryKinds = NotificationKind.summarisable.filter(preferences.summaryKinds.contains)
         summaryTime = preferences.summaryTime.clock
+        assignmentDigest = preferences.isAssignmentDigestOn
     }
 
     /// The preferences it states, with what it leaves out as in `current`; or ``InvalidInput`` naming
@@ -123,6 +129,7 @@ public struct PreferencesResource: Codable, Sendable, Equatable {
         guard issues.isEmpty else { throw InvalidInput(issues) }
         var preferences = try statedPreferences(current: current)
         preferences.summaryKinds = summaryKinds.map(Set.init) ?? current.summaryKinds
+        preferences.isAssignmentDigestOn = assignmentDigest ?? current.isAssignmentDigestOn
         preferences.summaryTime = SummaryTime(
             minute: summaryMinute.flatMap { $0 } ?? current.summaryTime.minute,
             timeZoneIdentifier: preferences.quietHours?.timeZoneIdentifier ?? current.summaryTime.timeZoneIdentifier)

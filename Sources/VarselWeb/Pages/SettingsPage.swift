@@ -69,7 +69,8 @@ extension SettingsPages {
             privacySwitches: [view(.speakPersonalDetails), view(.lockScreenDetails)],
             followUps: followUps,
             summary: SummaryView(
-                legend: strings.summaryLegend, hint: strings.summaryHint, switches: NotificationKind.summarisable.map { view(.summary($0)) },
+                legend: strings.summaryLegend, hint: strings.summaryHint,
+                switches: (NotificationKind.summarisable.map(NotificationPreferences.Setting.summary) + managerSettings(of: user)).map(view),
                 timeLabel: strings.summaryTimeLabel, time: typed?.summaryTime ?? stored.summaryTime.clock,
                 timeError: errors.first { $0.fieldId == "summary-time" }?.message),
             quietHours: quietHours, errors: errors, hasErrors: !errors.isEmpty,
@@ -80,11 +81,16 @@ extension SettingsPages {
         return try renderer.page("settings", model, status: status)
     }
 
+    /// The settings only coordinators and admins are offered: none for a mentor.
+    func managerSettings(of user: User) -> [NotificationPreferences.Setting] {
+        user.role == .mentor ? [] : NotificationPreferences.Setting.managerCases
+    }
+
     func saveSettings(_ request: Request, context: VarselContext) async throws -> Response {
         let identity = try signedIn(request, context)
         let form = try await PageForm.decode(PageForm.Settings.self, from: request)
         var preferences = NotificationPreferences.standard
-        for setting in NotificationPreferences.Setting.allCases {
+        for setting in NotificationPreferences.Setting.allCases + managerSettings(of: identity.user) {
             preferences[setting] = form.switchedOn.contains(setting.identifier)
         }
         // The follow-up switches of a channel this Varsel does not offer are not on the page: those choices stay.
