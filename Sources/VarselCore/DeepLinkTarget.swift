@@ -10,6 +10,8 @@ public enum DeepLinkTarget: Sendable, Codable, Hashable {
     case scenario(scenarioID: Int64?)
     /// The notification centre, where a summary's gathered notifications are listed.
     case notifications
+    /// An integration's webhook endpoints and their recent deliveries (an admin's).
+    case webhooks(integrationID: UserID)
 
     /// The path of the target screen in the web client, without personal details.
     public var path: String {
@@ -21,6 +23,7 @@ public enum DeepLinkTarget: Sendable, Codable, Hashable {
         case .pause: return "/pause"
         case let .scenario(id): return id.map { "/scenarios/\($0)" } ?? "/scenarios"
         case .notifications: return "/notifications"
+        case let .webhooks(integrationID): return "/integrations/\(integrationID)/webhooks"
         }
     }
 
@@ -32,6 +35,7 @@ public enum DeepLinkTarget: Sendable, Codable, Hashable {
         case .pause: .pause
         case .scenario: .scenario
         case .notifications: .notificationCentre
+        case .webhooks: .webhooks
         }
     }
 }
@@ -48,6 +52,7 @@ public enum Screen: String, Sendable, Codable, Hashable, CaseIterable {
     case certification
     case pause
     case scenario
+    case webhooks
 
     /// The element id of the heading that receives focus when the screen opens.
     public var headingElementID: String {

@@ -163,7 +163,7 @@ extension DemoData.Entry {
         case .certificationExpiry: .certification(certificationID: nil)
         case .pauseConfirmation: .pause
         case .scenarioPrompt: .scenario(scenarioID: nil)
-        case .summary: .notifications
+        case .summary, .serviceNotice: .notifications
         }
     }
 }

@@ -11,11 +11,16 @@ public enum NotificationKind: String, Sendable, Codable, Hashable, CaseIterable 
     case scenarioPrompt
     /// The notifications gathered for the person's summary time, told as one.
     case summary
+    /// Something about Varsel itself that needs an admin: an integration's webhook endpoint turned off.
+    case serviceNotice
 
     /// The kinds a person may have gathered into a summary instead of told at once; an assignment never is.
     public static let summarisable: [NotificationKind] = [.certificationExpiry, .pauseConfirmation, .scenarioPrompt]
 
-    /// The kinds a sender may send: a summary is made by Varsel alone.
+    /// The kinds a person chooses cues and follow-ups for on the settings screen: a service notice is always told.
+    public static let settable: [NotificationKind] = sendable + [.summary]
+
+    /// The kinds a sender may send: summaries and service notices are made by Varsel alone.
     public static let sendable: [NotificationKind] = [.assignment, .certificationExpiry, .pauseConfirmation, .scenarioPrompt]
 }
 

@@ -97,6 +97,8 @@ public struct NotificationPreferences: Sendable, Codable, Hashable {
         emailKinds = try container.decodeIfPresent(Set<NotificationKind>.self, forKey: .emailKinds) ?? Self.standardFollowUpKinds
         quietHours = try container.decodeIfPresent(QuietHours.self, forKey: .quietHours)
         summaryKinds = try container.decodeIfPresent(Set<NotificationKind>.self, forKey: .summaryKinds) ?? []
+        // Stored before summaries existed: their switch takes its default, on.
+        if !container.contains(.summaryKinds) { enabledKinds.insert(.summary) }
         summaryTime = try container.decodeIfPresent(SummaryTime.self, forKey: .summaryTime) ?? .standard
         isAssignmentDigestOn = try container.decodeIfPresent(Bool.self, forKey: .isAssignmentDigestOn) ?? false
     }
@@ -105,7 +107,7 @@ public struct NotificationPreferences: Sendable, Codable, Hashable {
     public static let standard = NotificationPreferences()
 
     /// Whether notifications of `kind` get cues.
-    public func isEnabled(_ kind: NotificationKind) -> Bool { enabledKinds.contains(kind) }
+    public func isEnabled(_ kind: NotificationKind) -> Bool { kind == .serviceNotice || enabledKinds.contains(kind) }
 
     /// Whether a notification of `kind` and `urgency` waits for the person's summary instead of being told at once:
     /// a kind they gather, and never an urgent one.
@@ -197,8 +199,8 @@ public struct NotificationPreferences: Sendable, Codable, Hashable {
 
         /// Every setting everyone has, in the order the settings screen lists them.
         public static var allCases: [Setting] {
-            NotificationKind.allCases.map(Setting.kind) + [.sound, .vibration, .systemNotifications, .speakPersonalDetails, .lockScreenDetails]
-                + NotificationKind.allCases.map(Setting.textMessage) + NotificationKind.allCases.map(Setting.email)
+            NotificationKind.settable.map(Setting.kind) + [.sound, .vibration, .systemNotifications, .speakPersonalDetails, .lockScreenDetails]
+                + NotificationKind.settable.map(Setting.textMessage) + NotificationKind.settable.map(Setting.email)
                 + NotificationKind.summarisable.map(Setting.summary)
         }
 

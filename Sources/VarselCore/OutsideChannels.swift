@@ -235,6 +235,36 @@ public struct OutsideMessageText: Sendable, Hashable {
     }
 
     /// `text` escaped for HTML's text and attribute values.
+    /// A notice to an admin by email, as plain text: a greeting, the title, what it says, the one link, and why.
+    public static func noticePlainText(name: String, title: String, body: String, link: String, why: String, strings: Strings) -> String {
+        """
+        \(strings.emailGreeting(name))
+
+        \(title).
+
+        \(body)
+
+        \(link)
+
+        \(why)
+        """
+    }
+
+    /// The same notice as HTML.
+    public static func noticeHTML(name: String, title: String, body: String, link: String, why: String, strings: Strings) -> String {
+        """
+        <!doctype html>
+        <html lang="\(strings.language.rawValue)"><head><meta charset="utf-8"><title>\(escaped(title))</title></head>
+        <body>
+        <p>\(escaped(strings.emailGreeting(name)))</p>
+        <h1>\(escaped(title))</h1>
+        <p>\(escaped(body))</p>
+        <p><a href="\(escaped(link))">\(escaped(strings.emailLinkText))</a></p>
+        <p>\(escaped(why))</p>
+        </body></html>
+        """
+    }
+
     /// The daily email of open assignments as plain text: a greeting, one line per assignment, the one link, and why.
     public static func assignmentDigestPlainText(name: String, lines: [String], link: String, strings: Strings) -> String {
         """

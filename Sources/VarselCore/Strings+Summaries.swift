@@ -26,6 +26,8 @@ extension Strings {
         case (.assignment, .norwegianBokmal): return "oppdrag"
         case (.summary, .english): return one ? "summary" : "summaries"
         case (.summary, .norwegianBokmal): return "sammendrag"
+        case (.serviceNotice, .english): return one ? "service notice" : "service notices"
+        case (.serviceNotice, .norwegianBokmal): return one ? "driftsmelding" : "driftsmeldinger"
         }
     }
 

@@ -129,3 +129,24 @@ extension Strings {
     }
     public var secretLabel: String { isEnglish ? "Signing secret" : "Signeringshemmelighet" }
 }
+
+extension Strings {
+    /// The title of an admin's notice that an endpoint was turned off: `Webhook turned off for Member system`.
+    public func webhookTurnedOffTitle(integration: String) -> String {
+        isEnglish ? "Webhook turned off for \(integration)" : "Webhook slått av for \(integration)"
+    }
+
+    /// What the notice says: which address, why, and what to do.
+    public func webhookTurnedOffBody(url: String) -> String {
+        isEnglish
+            ? "Every delivery to \(url) failed for a day, so Varsel has stopped sending to it. Mend the endpoint, then add it again."
+            : "Alle leveranser til \(url) feilet i et døgn, så Varsel har sluttet å sende dit. Rett opp mottakeren, og legg den til igjen."
+    }
+
+    /// Why the admin gets the notice by email.
+    public var webhookTurnedOffWhy: String {
+        isEnglish
+            ? "You get this email because you added this webhook in Varsel, or are its admin."
+            : "Du får denne e-posten fordi du la til denne webhooken i Varsel, eller er administrator for den."
+    }
+}

@@ -27,6 +27,8 @@ public struct Strings: Sendable, Hashable {
         case (.scenarioPrompt, .norwegianBokmal): "Scenariooppgave"
         case (.summary, .english): "Summary"
         case (.summary, .norwegianBokmal): "Sammendrag"
+        case (.serviceNotice, .english): "Service notice"
+        case (.serviceNotice, .norwegianBokmal): "Driftsmelding"
         }
     }
 
@@ -40,6 +42,7 @@ public struct Strings: Sendable, Hashable {
         case .kind(.pauseConfirmation): isEnglish ? "Pause confirmations" : "Pausebekreftelser"
         case .kind(.scenarioPrompt): isEnglish ? "Scenario prompts" : "Scenariooppgaver"
         case .kind(.summary): isEnglish ? "Summaries" : "Sammendrag"
+        case .kind(.serviceNotice): isEnglish ? "Service notices" : "Driftsmeldinger"
         }
     }
 
@@ -112,6 +115,7 @@ public struct Strings: Sendable, Hashable {
         case .certification: isEnglish ? "Certification" : "Sertifisering"
         case .pause: isEnglish ? "Pause" : "Pause"
         case .scenario: isEnglish ? "Training scenario" : "Treningsscenario"
+        case .webhooks: "Webhooks"
         }
     }
 
@@ -125,6 +129,7 @@ public struct Strings: Sendable, Hashable {
         case .kind(.pauseConfirmation): isEnglish ? "Pause confirmations" : "Pausebekreftelser"
         case .kind(.scenarioPrompt): isEnglish ? "Scenario prompts" : "Scenariooppgaver"
         case .kind(.summary): isEnglish ? "Summaries" : "Sammendrag"
+        case .kind(.serviceNotice): isEnglish ? "Service notices" : "Driftsmeldinger"
         case .sound: isEnglish ? "Sound" : "Lyd"
         case .vibration: isEnglish ? "Vibration" : "Vibrasjon"
         case .systemNotifications: isEnglish ? "System notifications" : "Systemvarsler"
@@ -158,6 +163,8 @@ public struct Strings: Sendable, Hashable {
             isEnglish
                 ? "Lets you know when your summary arrives, with what was gathered for it"
                 : "Gir deg beskjed når sammendraget ditt kommer, med det som er samlet til det"
+        case .kind(.serviceNotice):
+            isEnglish ? "Lets you know when something in Varsel needs an admin" : "Gir deg beskjed når noe i Varsel trenger en administrator"
         case .summary:
             isEnglish
                 ? "Gathers them into one notification at your summary time instead of telling you of each at once"

@@ -235,7 +235,7 @@ public enum Validation {
         case .certificationExpiry: .certification(certificationID: nil)
         case .pauseConfirmation: .pause
         case .scenarioPrompt: .scenario(scenarioID: nil)
-        case .summary: .notifications
+        case .summary, .serviceNotice: .notifications
         }
     }
 

@@ -168,7 +168,7 @@ public final class VarselServices: Sendable {
 
     /// The webhook delivery over the same store and clock: each queued event signed and sent through `transport`.
     public func webhookDelivery(transport: any PushTransport, configuration: WebhookWorker.Configuration, logger: Logger) -> WebhookWorker {
-        WebhookWorker(store: repository, transport: transport, configuration: configuration, now: now, logger: logger)
+        WebhookWorker(store: repository, transport: transport, messaging: messaging, configuration: configuration, now: now, logger: logger)
     }
 
     /// The follow-ups over the same store and clock: text messages and emails when a notification is not seen in

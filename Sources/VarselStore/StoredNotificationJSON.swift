@@ -138,6 +138,8 @@ public enum StoredNotificationJSON {
                 object("pause") { _ in }
             case .notifications:
                 object("notifications") { _ in }
+            case let .webhooks(integrationID):
+                object("webhooks") { $0.number("integrationID", integrationID.rawValue) }
             case let .scenario(scenarioID):
                 object("scenario") { $0.number("scenarioID", ifPresent: scenarioID) }
             }

@@ -1,26 +1,39 @@
 import Crypto
 import Foundation
 import Logging
+import Synchronization
 import Testing
 import VarselCore
+import VarselMessaging
 import VarselSQLite
 import VarselStore
 
 @testable import VarselPush
 @testable import VarselService
 
+/// A mail server that keeps what it is sent.
+final class RecordingMail: MailTransport {
+    private let sent = Mutex<[MailMessage]>([])
+    var messages: [MailMessage] { sent.withLock { $0 } }
+    func send(_ message: MailMessage) async throws { sent.withLock { $0.append(message) } }
+}
+
 /// The webhook worker against the in-memory store, a recording endpoint and a clock the test moves.
 @Suite("Webhook worker")
 struct WebhookWorkerTests {
     let store: any VarselRepository = try! SQLiteRepository.inMemory()
     let transport = RecordingTransport()
+    let mail = RecordingMail()
     let clock = TestClock()
 
     func worker() -> WebhookWorker {
         var configuration = WebhookWorker.Configuration(endpointPolicy: PushEndpointPolicy(allowsInsecureEndpoints: true))
         configuration.initialBackoff = 5
         let clock = clock
-        return WebhookWorker(store: store, transport: transport, configuration: configuration, now: { clock.now }, logger: Logger(label: "test"))
+        return WebhookWorker(
+            store: store, transport: transport,
+            messaging: OutsideMessaging(mail: mail, origin: { URL(string: "https://varsel.example.org")! }),
+            configuration: configuration, now: { clock.now }, logger: Logger(label: "test"))
     }
 
     /// An integration with an endpoint for every event, added as an administrator would; its secret.
@@ -91,6 +104,44 @@ struct WebhookWorkerTests {
         #expect(try await store.webhookDeliveries(endpointID: endpoint.id, limit: 5).map(\.outcome) == [.dropped])
         try await assignment()
         #expect(try await store.webhookDeliveries(endpointID: endpoint.id, limit: 5).count == 1, "an endpoint turned off takes no new events")
+    }
+
+    @Test("the admins are told once when an endpoint is turned off: a notification each, and an email to a verified address")
+    func adminsTold() async throws {
+        let (endpoint, _) = try await endpoint()
+        var admins: [User] = []
+        for (name, language) in [("siri", Language.english), ("per", .norwegianBokmal)] {
+            admins.append(
+                try await store.createUser(
+                    NewUser(username: name, displayName: name.capitalized, role: .admin, passwordHash: "x", language: language), at: clock.now))
+        }
+        try await store.saveContactChannel(
+            userID: admins[0].id, channel: .email, address: "siri@example.org", codeHash: "h", expiresAt: clock.now + 600, at: clock.now)
+        #expect(try await store.markContactChannelVerified(userID: admins[0].id, channel: .email, codeHash: "h", at: clock.now))
+        try await assignment()
+        for _ in 0..<40 { transport.answer(PushResponse(status: 500)) }
+        let worker = worker()
+        try await worker.step()
+        clock.advance(24 * 3600)
+        try await worker.step()
+        try await assignment()
+        clock.advance(3600)
+        try await worker.step()
+        for admin in admins {
+            let notices = try await store.notifications(for: admin.id, filter: .kind(.serviceNotice), after: nil, limit: 10).items
+            #expect(notices.count == 1)
+            #expect(notices.first?.deepLink == .webhooks(integrationID: endpoint.integrationID))
+            let notice = try #require(notices.first)
+            #expect(notice.urgency == .normal && NotificationPreferences.standard.cuesOnArrival(notice))
+        }
+        let english = try #require(try await store.notifications(for: admins[0].id, filter: .all, after: nil, limit: 1).items.first)
+        #expect(english.title == "Webhook turned off for Case system")
+        #expect(english.body.hasPrefix("Every delivery to http://127.0.0.1:9/hooks failed for a day"))
+        let norwegian = try #require(try await store.notifications(for: admins[1].id, filter: .all, after: nil, limit: 1).items.first)
+        #expect(norwegian.title == "Webhook slått av for Case system")
+        #expect(mail.messages.map(\.to) == ["siri@example.org"], "one email, to the admin with a verified address")
+        #expect(mail.messages.first?.subject == "Varsel: Webhook turned off for Case system")
+        #expect(mail.messages.first?.plainText.contains("https://varsel.example.org/integrations/\(endpoint.integrationID)/webhooks") == true)
     }
 
     @Test("a redirect is not followed and counts as a failure; a 2xx ends the endpoint's failing")

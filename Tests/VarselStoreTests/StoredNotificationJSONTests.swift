@@ -16,7 +16,7 @@ struct StoredNotificationJSONTests {
     static let links: [DeepLinkTarget] = [
         .contact(contactID: 4, assignmentID: 9), .contact(contactID: 4, assignmentID: nil),
         .certification(certificationID: 2), .certification(certificationID: nil), .pause,
-        .scenario(scenarioID: 5), .scenario(scenarioID: nil),
+        .scenario(scenarioID: 5), .scenario(scenarioID: nil), .notifications, .webhooks(integrationID: 12),
     ]
     /// Seconds since 2001: whole, with fractions that need every digit, tiny, huge and negative.
     static let times: [TimeInterval] = [817_474_823, 817_474_823.579_049_1, 0.1, 1e-7, 1.234_567_890_123_456_8e17, -86_400.25, 0]

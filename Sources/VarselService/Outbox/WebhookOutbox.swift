@@ -7,10 +7,11 @@ import VarselStore
 ///
 /// Events are queued by the changes themselves (in their transactions), so this outbox does not follow the event
 /// log. A failed attempt is tried again with a growing backoff, with the same `webhook-id`; an endpoint that has
-/// failed for ``WebhookWorker/Configuration/disableAfter`` is turned off. Redirects are not followed, and an address
-/// the endpoint policy refuses (private, loopback) is not called.
+/// failed for ``WebhookWorker/Configuration/disableAfter`` is turned off, and its admin told
+/// (``WebhookTurnedOffNotice``). Redirects are not followed, and an address the endpoint policy refuses (private,
+/// loopback) is not called.
 struct WebhookOutbox: OutboxChannel {
-    typealias Store = WebhookStore
+    typealias Store = WebhookStore & WebhookTurnedOffNotice.Store
 
     typealias Item = ClaimedWebhook
 
@@ -27,6 +28,7 @@ struct WebhookOutbox: OutboxChannel {
 
     let store: any Store
     let transport: any PushTransport
+    let notice: WebhookTurnedOffNotice
     let configuration: WebhookWorker.Configuration
     let now: @Sendable () -> Date
     let logger: Logger
@@ -94,9 +96,14 @@ struct WebhookOutbox: OutboxChannel {
                 retryDelay(afterAttempt: attempts, initial: configuration.initialBackoff, maximum: configuration.maximumBackoff))
             try await store.recordWebhookAttempt(id: item.delivery.id, .failed(status: status, error: error, next: next), at: date)
         case .disable:
+            let admins = try await notice.notify(about: item.endpoint)
             if try await store.disableWebhookEndpoint(id: item.endpoint.id, at: date) {
+                let emailed = await notice.email(admins, about: item.endpoint)
                 logger.warning(
-                    "webhook endpoint turned off after failing too long", metadata: ["webhook.endpoint.id": "\(item.endpoint.id)"])
+                    "webhook endpoint turned off after failing too long; its admins told",
+                    metadata: [
+                        "webhook.endpoint.id": "\(item.endpoint.id)", "notification.count": "\(admins.count)", "email.count": "\(emailed)",
+                    ])
             }
         case .released:
             try await store.recordWebhookAttempt(id: item.delivery.id, .released(next: date), at: date)

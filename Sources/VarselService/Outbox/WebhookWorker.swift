@@ -33,11 +33,12 @@ public final class WebhookWorker: Service, Sendable {
     private let pollInterval: Duration
 
     init(
-        store: any WebhookStore & EventLogStore, transport: any PushTransport, configuration: Configuration, now: @escaping @Sendable () -> Date,
-        logger: Logger
+        store: any WebhookOutbox.Store & EventLogStore, transport: any PushTransport, messaging: OutsideMessaging, configuration: Configuration,
+        now: @escaping @Sendable () -> Date, logger: Logger
     ) {
+        let notice = WebhookTurnedOffNotice(store: store, messaging: messaging, now: now)
         outbox = OutboxLoop(
-            channel: WebhookOutbox(store: store, transport: transport, configuration: configuration, now: now, logger: logger),
+            channel: WebhookOutbox(store: store, transport: transport, notice: notice, configuration: configuration, now: now, logger: logger),
             events: store, pace: .init(batchSize: configuration.concurrency * 4, concurrency: configuration.concurrency, lease: configuration.lease),
             now: now, logger: logger)
         self.transport = transport

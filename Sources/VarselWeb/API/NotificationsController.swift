@@ -40,7 +40,7 @@ struct NotificationsController {
         let query = request.uri.queryParameters
         let filterName = query["filter"].map(String.init) ?? "all"
         guard let filter = NotificationFilter(wireName: filterName) else {
-            let names = (NotificationFilter.allCases + [.kind(.summary)]).map(\.wireName).joined(separator: ", ")
+            let names = (NotificationFilter.allCases + [.kind(.summary), .kind(.serviceNotice)]).map(\.wireName).joined(separator: ", ")
             throw Problem.badRequest("Unknown filter. Use one of: \(names).", errors: [.init(field: "filter", message: "unknown")])
         }
         let limit = try Self.limit(query["limit"].map(String.init))

@@ -52,7 +52,7 @@ extension SettingsPages {
                 id: "follow-up-\(channel.rawValue)",
                 legend: channel == .textMessage ? strings.settingsTextMessageLegend : strings.settingsEmailLegend,
                 note: states[channel]?.isVerified == true ? nil : strings.channelNotVerified(channel),
-                switches: NotificationKind.allCases.map { view(channel == .textMessage ? .textMessage($0) : .email($0)) })
+                switches: NotificationKind.settable.map { view(channel == .textMessage ? .textMessage($0) : .email($0)) })
         }
         let quiet = stored.quietHours
         let quietHours = QuietHoursView(
@@ -64,7 +64,7 @@ extension SettingsPages {
             chrome: try await chrome(
                 identity, resumePoint: resumePoint, title: title, tab: .notifications, flash: flash(request, language: user.language)),
             heading: title, headingId: Screen.notificationSettings.headingElementID,
-            kindSwitches: NotificationKind.allCases.map { view(.kind($0)) },
+            kindSwitches: NotificationKind.settable.map { view(.kind($0)) },
             channelSwitches: [view(.sound), view(.vibration), view(.systemNotifications)],
             privacySwitches: [view(.speakPersonalDetails), view(.lockScreenDetails)],
             followUps: followUps,
