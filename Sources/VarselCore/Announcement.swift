@@ -67,7 +67,7 @@ extension Describer {
     /// is spoken instead, unless the mentor allowed personal details to be spoken.
     /// A summary's title, which only counts, is said after its kind's name: `Summary: 2 certification warnings`.
     public func speakableTitle(of item: NotificationItem, preferences: NotificationPreferences) -> String {
-        if item.kind == .summary { return "\(strings.kindName(.summary)): \(item.title)" }
+        if item.kind == .summary { return strings.titleWithKind(item) }
         if preferences.isSpeakingPersonalDetails || !item.containsPersonalDetails(item.title) { return item.title }
         return strings.kindName(item.kind)
     }

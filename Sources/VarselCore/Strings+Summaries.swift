@@ -12,6 +12,20 @@ extension Strings {
         return parts.joined(separator: ", ")
     }
 
+    /// A summary's text: the gathered notifications' titles, oldest first, one a line; past fifteen, how many more.
+    public func summaryBody(titles: [String]) -> String {
+        let shown = 15
+        guard titles.count > shown else { return titles.joined(separator: "\n") }
+        let more = titles.count - shown
+        return (titles.prefix(shown) + [isEnglish ? "and \(number(more)) more" : "og \(number(more)) til"]).joined(separator: "\n")
+    }
+
+    /// A notification's title as said or shown outside its list: a summary's, which only counts, after its kind's
+    /// name (`Summary: 2 certification warnings`); any other as it is.
+    public func titleWithKind(_ item: NotificationItem) -> String {
+        item.kind == .summary ? "\(kindName(.summary)): \(item.title)" : item.title
+    }
+
     /// What one gathered notification is called in a summary's title, in the singular or the plural.
     func summaryUnit(_ kind: NotificationKind, count: Int) -> String {
         let one = count == 1

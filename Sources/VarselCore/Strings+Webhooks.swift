@@ -136,11 +136,12 @@ extension Strings {
         isEnglish ? "Webhook turned off for \(integration)" : "Webhook slått av for \(integration)"
     }
 
-    /// What the notice says: which address, why, and what to do.
-    public func webhookTurnedOffBody(url: String) -> String {
+    /// What the notice says: which host (not the whole address, whose path or query may hold a secret), why, and what
+    /// to do.
+    public func webhookTurnedOffBody(host: String) -> String {
         isEnglish
-            ? "Every delivery to \(url) failed for a day, so Varsel has stopped sending to it. Mend the endpoint, then add it again."
-            : "Alle leveranser til \(url) feilet i et døgn, så Varsel har sluttet å sende dit. Rett opp mottakeren, og legg den til igjen."
+            ? "Every delivery to \(host) failed for a day, so Varsel has stopped sending to it. Mend the endpoint, then add it again."
+            : "Alle leveranser til \(host) feilet i et døgn, så Varsel har sluttet å sende dit. Rett opp mottakeren, og legg den til igjen."
     }
 
     /// Why the admin gets the notice by email.

@@ -26,8 +26,19 @@ public struct SummaryTime: Sendable, Codable, Hashable {
     /// The first summary moment after `date`. On the night the clocks go forward past it, the first minute after
     /// the gap; on the night they go back, the first of the two.
     public func next(after date: Date) -> Date {
-        calendar.nextDate(after: date, matching: components, matchingPolicy: .nextTime, repeatedTimePolicy: .first, direction: .forward)
-            ?? date.addingTimeInterval(24 * 3600)
+        guard
+            let found = calendar.nextDate(
+                after: date, matching: components, matchingPolicy: .nextTime, repeatedTimePolicy: .first, direction: .forward)
+        else { return date.addingTimeInterval(24 * 3600) }
+        // Asked between the two, Foundation finds the second of a clock time the night repeats: the day had its one.
+        return isSecondOfTwo(found) ? next(after: found) : found
+    }
+
+    /// Whether `date` is the second time its clock time came that day (the hour the clocks go back repeats).
+    private func isSecondOfTwo(_ date: Date) -> Bool {
+        let calendar = calendar
+        let hourBefore = date.addingTimeInterval(-3600)
+        return calendar.dateComponents([.hour, .minute], from: hourBefore) == calendar.dateComponents([.hour, .minute], from: date)
     }
 
     /// The last summary moment at or before `date`: what a summary that was due while Varsel was stopped covers.
@@ -35,7 +46,8 @@ public struct SummaryTime: Sendable, Codable, Hashable {
         let earlier = calendar.nextDate(
             after: date.addingTimeInterval(1), matching: components, matchingPolicy: .nextTime, repeatedTimePolicy: .first,
             direction: .backward)
-        return earlier.map { min($0, date) } ?? date
+        guard let earlier = earlier.map({ min($0, date) }) else { return date }
+        return isSecondOfTwo(earlier) ? earlier.addingTimeInterval(-3600) : earlier
     }
 
     /// `16:00`.

@@ -40,8 +40,7 @@ extension PostgresRepository: SummaryStore {
             try await !c.query(
                 """
                 UPDATE summary_schedule SET due_at = \(nextDueAt.timeIntervalSince1970), since = \(since.timeIntervalSince1970)
-                WHERE user_id = \(summary.userID) AND abs(due_at - \(summary.dueAt.timeIntervalSince1970)) < 0.001
-                    AND abs(since - \(summary.since.timeIntervalSince1970)) < 0.001
+                WHERE user_id = \(summary.userID) AND abs(since - \(summary.since.timeIntervalSince1970)) < 0.001
                 RETURNING user_id
                 """, logger: self.logger
             ).collect().isEmpty

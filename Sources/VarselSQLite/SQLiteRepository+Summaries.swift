@@ -35,10 +35,9 @@ extension SQLiteRepository: SummaryStore {
     public func advanceSummary(_ summary: DueSummary, to nextDueAt: Date, since: Date) async throws -> Bool {
         try await commits.write { db in
             try db.execute(
-                sql: "UPDATE summary_schedule SET due_at = ?, since = ? WHERE user_id = ? AND abs(due_at - ?) < 0.001 AND abs(since - ?) < 0.001",
+                sql: "UPDATE summary_schedule SET due_at = ?, since = ? WHERE user_id = ? AND abs(since - ?) < 0.001",
                 arguments: [
-                    nextDueAt.timeIntervalSince1970, since.timeIntervalSince1970, summary.userID, summary.dueAt.timeIntervalSince1970,
-                    summary.since.timeIntervalSince1970,
+                    nextDueAt.timeIntervalSince1970, since.timeIntervalSince1970, summary.userID, summary.since.timeIntervalSince1970,
                 ])
             return db.changesCount > 0
         }

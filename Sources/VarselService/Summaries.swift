@@ -15,10 +15,12 @@ import VarselStore
 /// unanswered, overdue or declined (``NotificationPreferences/isAssignmentDigestOn``), to their verified address. It
 /// names assignments by number and mentor, never the person visited.
 ///
-/// The summary is made under an idempotency key of the person and its moment, then its time moved on: a restart or a
-/// second instance between the two makes the same summary again, which the store takes once. The email goes from the
-/// instance that moved the time on, so at most once; one that fails is not sent again. A summary that fell due while
-/// Varsel was stopped goes at start, covering everything since the last one.
+/// A summary stands for the moment it was due at and gathers what came after the last one up to it. It is made
+/// under an idempotency key of the person and that moment, then its time moved on (only by the round that still
+/// finds the last summary's end as it read it): a restart or a second instance between the two makes the same summary
+/// again, which the store takes once, however late. The email goes from the round that moved the time on, so at most
+/// once; one that fails is not sent again. A summary that fell due while Varsel was stopped goes at start; what came
+/// after its moment waits for the next one. A person deactivated meanwhile is told nothing, and their time moves on.
 public struct Summaries: Sendable {
     /// The stores summaries read and write.
     public typealias Store = SummaryStore & NotificationStore & UserStore & AssignmentStore & ContactChannelStore
@@ -91,14 +93,14 @@ public struct Summaries: Sendable {
 
     private func send(_ due: DueSummary) async throws -> Sent? {
         let current = now()
-        guard let person = try await repository.user(id: due.userID), person.isActive else {
-            try await repository.scheduleSummary(for: due.userID, dueAt: nil, at: current)
+        guard let person = try await repository.user(id: due.userID) else { return nil }
+        let preferences = try await repository.preferences(for: person.id)
+        let moment = due.dueAt
+        let next = preferences.summaryTime.next(after: max(current, moment))
+        guard person.isActive else {
+            _ = try await repository.advanceSummary(due, to: next, since: moment)
             return nil
         }
-        let preferences = try await repository.preferences(for: person.id)
-        // The moment this summary stands for: the last summary time that has come (a later one than `dueAt` when
-        // Varsel was stopped through several).
-        let moment = max(due.dueAt, preferences.summaryTime.latest(atOrBefore: current))
         let gathered = try await gathered(for: person.id, preferences: preferences, after: due.since, through: moment)
         var made: NotificationID?
         if !gathered.isEmpty {
@@ -106,13 +108,13 @@ public struct Summaries: Sendable {
             let counts = Dictionary(grouping: gathered, by: \.kind).mapValues(\.count)
             let summary = NewNotification(
                 recipientID: person.id, senderID: nil, kind: .summary, title: strings.summaryTitle(counts),
-                body: gathered.reversed().map(\.title).joined(separator: "\n"), deepLink: .notifications)
+                body: strings.summaryBody(titles: gathered.reversed().map(\.title)), deepLink: .notifications)
             let key = Self.idempotencyKey(moment: moment)
             let created = try await repository.createNotifications(
                 [summary], idempotencyKey: IdempotencyKey(senderID: person.id, key: key, fingerprint: key), at: current)
             made = created.items.first?.id
         }
-        let moved = try await repository.advanceSummary(due, to: preferences.summaryTime.next(after: max(current, moment)), since: moment)
+        let moved = try await repository.advanceSummary(due, to: next, since: moment)
         let email = moved && preferences.isAssignmentDigestOn && person.role != .mentor ? await sendAssignmentDigest(to: person) : nil
         guard made != nil || email != nil else { return nil }
         return Sent(userID: person.id, notificationID: made, gathered: gathered.count, email: email)

@@ -23,7 +23,8 @@ public protocol SummaryStore: Sendable {
     func scheduleSummary(for userID: UserID, dueAt: Date?, at date: Date) async throws
     /// The summaries due at `date`, earliest first.
     func dueSummaries(at date: Date, limit: Int) async throws -> [DueSummary]
-    /// Moves `summary` on, when it is still as read (another instance may have moved it): next due at `nextDueAt`,
-    /// gathering from `since`. Returns whether it moved.
+    /// Moves `summary` on, when the end of the last summary is still as read (another instance may have moved it; a
+    /// new time the person saved meanwhile does not stop it): next due at `nextDueAt`, gathering from `since`.
+    /// Returns whether it moved.
     func advanceSummary(_ summary: DueSummary, to nextDueAt: Date, since: Date) async throws -> Bool
 }

@@ -31,8 +31,13 @@ struct SummaryTimeTests {
         // 29 March 2026: 02:00 becomes 03:00 in Oslo; 25 October 2026: 03:00 becomes 02:00.
         let inGap = SummaryTime(minute: 2 * 60 + 30)
         #expect(inGap.next(after: date(2026, 3, 29, 1, 0)) == date(2026, 3, 29, 3, 0))
+        #expect(inGap.latest(atOrBefore: date(2026, 3, 29, 12, 0)) == date(2026, 3, 29, 3, 0))
         let repeated = inGap.next(after: date(2026, 10, 25, 1, 0))
+        // The first 02:30 of the night; a round a minute after it (or during the second) finds the next day's.
         #expect(inGap.next(after: repeated).timeIntervalSince(repeated) == 25 * 3600)
+        #expect(inGap.next(after: repeated.addingTimeInterval(60)).timeIntervalSince(repeated) == 25 * 3600)
+        #expect(inGap.next(after: repeated.addingTimeInterval(3600 + 60)).timeIntervalSince(repeated) == 25 * 3600)
+        #expect(inGap.latest(atOrBefore: repeated.addingTimeInterval(3 * 3600)) == repeated)
     }
 
     @Test("the summary's title counts each gathered kind, in the settings' order, in English and Bokmål")

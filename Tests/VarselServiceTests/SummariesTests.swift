@@ -106,24 +106,32 @@ struct SummariesTests {
         #expect(try await world.repository.dueSummaries(at: world.clock.now, limit: 10).isEmpty, "both moved on to tomorrow")
     }
 
-    @Test("a summary made by an instance that stopped before moving on, or by two at once, is made once")
+    @Test("a summary made by an instance that stopped before moving on is made once, however late the next round is")
     func madeOnce() async throws {
         let world = try await World()
         let due = try await world.gather([.scenarioPrompt], for: world.ola)
         world.clock.advance(60)
         try await world.send(.scenarioPrompt, "Scenario: the first phone call", to: world.ola)
+        // An instance made the summary under its key at its time, and stopped before moving its time on.
         world.clock.advance(due.timeIntervalSince(world.clock.now))
-        let other = Summaries(repository: world.repository, now: { world.clock.now })
-        async let one = world.summaries.sendDue()
-        async let two = other.sendDue()
-        _ = try await (one, two)
-        // And once more, as an instance that had read it due before the others moved it on would.
+        let key = Summaries.idempotencyKey(moment: due)
+        let made = try await world.repository.createNotifications(
+            [
+                NewNotification(
+                    recipientID: world.ola.id, senderID: nil, kind: .summary, title: "1 scenario prompt", body: "", deepLink: .notifications)
+            ], idempotencyKey: IdempotencyKey(senderID: world.ola.id, key: key, fingerprint: key), at: world.clock.now)
+        // Started again two days on: the same summary, not a second one, and the next one is due after now.
+        world.clock.advance(2 * 86400)
+        #expect(try await world.summaries.sendDue().map(\.notificationID) == [made.items.first?.id])
+        #expect(try await world.summaries(of: world.ola).count == 1)
+        let next = try #require(try await world.repository.dueSummaries(at: .distantFuture, limit: 10).first)
+        #expect(next.dueAt > world.clock.now && next.since == due)
+        // A round that had read it due before it moved on does not move it again.
         let stale = DueSummary(userID: world.ola.id, dueAt: due, since: DemoData.now)
         #expect(try await world.repository.advanceSummary(stale, to: due, since: due) == false, "already moved on")
-        #expect(try await world.summaries(of: world.ola).count == 1)
     }
 
-    @Test("a summary that fell due while Varsel was stopped goes at start, covering the days missed")
+    @Test("a summary that fell due while Varsel was stopped goes at start; what came after its time waits for the next")
     func missedWhileStopped() async throws {
         let world = try await World()
         let due = try await world.gather([.certificationExpiry], for: world.ola)
@@ -133,10 +141,30 @@ struct SummariesTests {
         try await world.send(.certificationExpiry, "Guiding expires in 14 days", to: world.ola)
         // Stopped through the next day's summary too; started two hours after it.
         world.clock.advance(25 * 3600)
-        #expect(try await world.summaries.sendDue().map(\.gathered) == [2])
-        #expect(try await world.summaries(of: world.ola).map(\.title) == ["2 certification warnings"])
+        #expect(try await world.summaries.sendDue().map(\.gathered) == [1])
+        #expect(try await world.summaries(of: world.ola).map(\.title) == ["1 certification warning"])
         let next = try #require(try await world.repository.dueSummaries(at: .distantFuture, limit: 10).first)
         #expect(next.dueAt > world.clock.now && next.dueAt.timeIntervalSince(world.clock.now) < 24 * 3600)
+        world.clock.advance(next.dueAt.timeIntervalSince(world.clock.now))
+        #expect(try await world.summaries.sendDue().map(\.gathered) == [1])
+        #expect(try await world.summaries(of: world.ola).first?.body == "Guiding expires in 14 days")
+    }
+
+    @Test("a deactivated person is told nothing and their time moves on; a long list of titles ends with how many more")
+    func deactivatedAndLong() async throws {
+        let world = try await World()
+        let due = try await world.gather([.scenarioPrompt], for: world.ola)
+        world.clock.advance(60)
+        for number in 1...17 { try await world.send(.scenarioPrompt, "Scenario \(number)", to: world.ola) }
+        _ = try await world.gather([.scenarioPrompt], for: world.kari)
+        try await world.send(.scenarioPrompt, "Scenario for Kari", to: world.kari)
+        _ = try await world.repository.changeAccount(userID: world.kari.id, .deactivate, log: [], at: world.clock.now)
+        world.clock.advance(due.timeIntervalSince(world.clock.now))
+        #expect(try await world.summaries.sendDue().map(\.userID) == [world.ola.id])
+        let lines = try #require(try await world.summaries(of: world.ola).first?.body).split(separator: "\n")
+        #expect(lines.count == 16 && lines.first == "Scenario 1" && lines.last == "and 2 more")
+        #expect(try await world.summaries(of: world.kari).isEmpty)
+        #expect(try await world.repository.dueSummaries(at: .distantFuture, limit: 10).count == 2, "Kari's time moved on, kept for her return")
     }
 
     @Test("switching every kind back to at once removes the summary; an urgent or assignment kind is never gathered")

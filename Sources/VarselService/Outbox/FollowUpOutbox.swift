@@ -92,15 +92,16 @@ struct FollowUpOutbox: OutboxChannel {
         }
         let strings = Strings(person.language)
         let link = messaging.origin().absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + item.deepLink.path
-        let subject = OutsideMessageText.emailSubject(kind: item.kind, title: item.title, strings: strings)
+        let title = strings.titleWithKind(item)
+        let subject = OutsideMessageText.emailSubject(kind: item.kind, title: title, strings: strings)
         let text =
             message.channel == .textMessage
-            ? OutsideMessageText.textMessage(title: item.title, link: link, strings: strings)
-            : OutsideMessageText.emailPlainText(name: person.displayName, title: item.title, link: link, strings: strings)
+            ? OutsideMessageText.textMessage(title: title, link: link, strings: strings)
+            : OutsideMessageText.emailPlainText(name: person.displayName, title: title, link: link, strings: strings)
         do {
             try await messaging.send(
                 message.channel, to: channel.address, name: person.displayName, subject: subject, text: text,
-                html: OutsideMessageText.emailHTML(name: person.displayName, title: item.title, link: link, strings: strings),
+                html: OutsideMessageText.emailHTML(name: person.displayName, title: title, link: link, strings: strings),
                 language: person.language)
             return .sent
         } catch OutsideSendError.permanent {

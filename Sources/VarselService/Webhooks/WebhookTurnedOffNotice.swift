@@ -22,6 +22,11 @@ struct WebhookTurnedOffNotice: Sendable {
         "webhook-turned-off\u{1F}\(endpoint.id)"
     }
 
+    /// The endpoint's host, `hooks.example.org`: all a notice shows of its address.
+    static func host(of endpoint: WebhookEndpoint) -> String {
+        URLComponents(string: endpoint.url)?.host ?? "—"
+    }
+
     /// Who is told about `endpoint`.
     func admins(for endpoint: WebhookEndpoint) async throws -> [User] {
         if let creator = endpoint.createdBy, let admin = try await store.user(id: creator), admin.isActive, admin.role == .admin {
@@ -39,7 +44,7 @@ struct WebhookTurnedOffNotice: Sendable {
             let strings = Strings(admin.language)
             return NewNotification(
                 recipientID: admin.id, senderID: nil, kind: .serviceNotice, title: strings.webhookTurnedOffTitle(integration: integration),
-                body: strings.webhookTurnedOffBody(url: endpoint.url), deepLink: .webhooks(integrationID: endpoint.integrationID))
+                body: strings.webhookTurnedOffBody(host: Self.host(of: endpoint)), deepLink: .webhooks(integrationID: endpoint.integrationID))
         }
         let key = Self.idempotencyKey(of: endpoint)
         _ = try await store.createNotifications(notices, idempotencyKey: IdempotencyKey(senderID: first.id, key: key, fingerprint: key), at: now())
@@ -59,7 +64,7 @@ struct WebhookTurnedOffNotice: Sendable {
             guard let address = addresses.first(where: { $0.userID == admin.id }) else { continue }
             let strings = Strings(admin.language)
             let title = strings.webhookTurnedOffTitle(integration: integration)
-            let body = strings.webhookTurnedOffBody(url: endpoint.url)
+            let body = strings.webhookTurnedOffBody(host: Self.host(of: endpoint))
             do {
                 try await messaging.send(
                     .email, to: address.address, name: admin.displayName, subject: "Varsel: \(title)",

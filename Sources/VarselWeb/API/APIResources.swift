@@ -132,7 +132,7 @@ public struct PreferencesResource: Codable, Sendable, Equatable {
         preferences.isAssignmentDigestOn = assignmentDigest ?? current.isAssignmentDigestOn
         preferences.summaryTime = SummaryTime(
             minute: summaryMinute.flatMap { $0 } ?? current.summaryTime.minute,
-            timeZoneIdentifier: preferences.quietHours?.timeZoneIdentifier ?? current.summaryTime.timeZoneIdentifier)
+            timeZoneIdentifier: preferences.quietHours?.timeZoneIdentifier ?? QuietHours.defaultTimeZone)
         return preferences
     }
 

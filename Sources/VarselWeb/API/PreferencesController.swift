@@ -24,6 +24,7 @@ struct PreferencesController {
         try Validation.enabledKinds(body.enabledKinds)
         try Validation.enabledKinds(body.textMessageKinds ?? [], field: "textMessageKinds")
         try Validation.enabledKinds(body.emailKinds ?? [], field: "emailKinds")
+        try Validation.enabledKinds(body.summaryKinds ?? [], field: "summaryKinds")
         let preferences = try body.preferences(current: try await settings.preferences(of: identity.user.id))
         try await settings.savePreferences(preferences, for: identity.user.id)
         return try JSONCoding.response(PreferencesResource(preferences))

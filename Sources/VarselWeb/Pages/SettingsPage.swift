@@ -120,7 +120,7 @@ extension SettingsPages {
         let summaryTime = form.summaryTime.trimmingCharacters(in: .whitespaces)
         if let minute = QuietHours.clock(typed: summaryTime).flatMap(QuietHours.minutes) {
             preferences.summaryTime = SummaryTime(
-                minute: minute, timeZoneIdentifier: current.quietHours?.timeZoneIdentifier ?? current.summaryTime.timeZoneIdentifier)
+                minute: minute, timeZoneIdentifier: preferences.quietHours?.timeZoneIdentifier ?? QuietHours.defaultTimeZone)
         } else if summaryTime.isEmpty && preferences.summaryKinds.isEmpty {
             preferences.summaryTime = current.summaryTime
         } else {

@@ -383,6 +383,10 @@
       // A channel this Varsel does not send through has no switches on the page: its choices are left as they are.
       if (settings.querySelector('[data-setting^="sms-"]')) next.textMessageKinds = kindsOf("sms-");
       if (settings.querySelector('[data-setting^="email-"]')) next.emailKinds = kindsOf("email-");
+      // The summary's switches, and a coordinator's daily email where the page offers it; its time is saved with
+      // the form's button.
+      if (settings.querySelector('[data-setting^="summary-"]')) next.summaryKinds = kindsOf("summary-");
+      if (settings.querySelector('[data-setting="assignment-digest"]')) next.assignmentDigest = on("assignment-digest");
       fetch("/api/v1/preferences", {
         method: "PUT", credentials: "same-origin",
         headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf }, body: JSON.stringify(next),
