@@ -448,6 +448,14 @@ enum PostgresMigrations {
                 "CREATE INDEX summary_schedule_by_due ON summary_schedule(due_at)",
             ]
         ),
+        (
+            "v18: scheduled scenarios",
+            [
+                "ALTER TABLE scheduled_send ADD COLUMN publishes_scenario BOOLEAN NOT NULL DEFAULT FALSE",
+                "ALTER TABLE scenario ADD COLUMN scheduled_send_id BIGINT",
+                "CREATE UNIQUE INDEX scenario_by_scheduled_send ON scenario(scheduled_send_id) WHERE scheduled_send_id IS NOT NULL",
+            ]
+        ),
     ]
 
     /// Whether the database has Varsel's tables (any migration applied).

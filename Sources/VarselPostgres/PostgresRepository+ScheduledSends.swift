@@ -5,7 +5,8 @@ import VarselStore
 
 /// Notifications their senders scheduled for later.
 extension PostgresRepository: ScheduledSendStore {
-    static let scheduledSendColumns = "id, sender_id, recipients, kind, title, body, urgency, send_at, created_at, state, ended_at"
+    static let scheduledSendColumns =
+        "id, sender_id, recipients, kind, title, body, urgency, send_at, created_at, state, ended_at, publishes_scenario"
 
     public func scheduleSend(_ new: NewScheduledSend, idempotencyKey: IdempotencyKey?, at date: Date) async throws -> ScheduledSendCreated {
         let recipients = Array(Set(new.recipientIDs))
@@ -23,10 +24,11 @@ extension PostgresRepository: ScheduledSendStore {
                 c.query(
                     """
                     INSERT INTO scheduled_send
-                        (sender_id, recipients, kind, title, body, urgency, send_at, created_at, state, request_key, request_fingerprint)
+                        (sender_id, recipients, kind, title, body, urgency, send_at, created_at, state, request_key, request_fingerprint,
+                         publishes_scenario)
                     VALUES (\(new.senderID), \(ScheduledSend.storedRecipients(new.recipientIDs)), \(new.kind.rawValue), \(new.title),
                             \(new.body), \(new.urgency.rawValue), \(new.sendAt.timeIntervalSince1970), \(date.timeIntervalSince1970), 'waiting',
-                            \(key), \(fingerprint))
+                            \(key), \(fingerprint), \(new.publishesScenario))
                     ON CONFLICT (sender_id, request_key) WHERE request_key IS NOT NULL DO NOTHING
                     RETURNING id
                     """, logger: self.logger))
@@ -39,7 +41,8 @@ extension PostgresRepository: ScheduledSendStore {
             }
             let send = ScheduledSend(
                 id: try inserted.decode(ScheduledSendID.self), senderID: new.senderID, recipientIDs: new.recipientIDs, kind: new.kind,
-                title: new.title, body: new.body, urgency: new.urgency, sendAt: new.sendAt, createdAt: date, state: .waiting, endedAt: nil)
+                title: new.title, body: new.body, urgency: new.urgency, sendAt: new.sendAt, createdAt: date, state: .waiting, endedAt: nil,
+                publishesScenario: new.publishesScenario)
             return ScheduledSendCreated(send: send, isReplay: false)
         }
     }
@@ -144,13 +147,14 @@ extension PostgresRepository: ScheduledSendStore {
     }
 
     static func scheduledSend(_ row: PostgresRow) throws -> ScheduledSend {
-        let (id, sender, recipients, kind, title, body, urgency, sendAt, createdAt, state, endedAt) = try row.decode(
-            (ScheduledSendID, UserID, String, String, String, String, String, Double, Double, String, Double?).self)
+        let (id, sender, recipients, kind, title, body, urgency, sendAt, createdAt, state, endedAt, publishesScenario) = try row.decode(
+            (ScheduledSendID, UserID, String, String, String, String, String, Double, Double, String, Double?, Bool).self)
         guard let kind = NotificationKind(rawValue: kind) else { throw StoreError.unknownStoredValue(column: "scheduled_send.kind") }
         guard let urgency = Urgency(rawValue: urgency) else { throw StoreError.unknownStoredValue(column: "scheduled_send.urgency") }
         guard let state = ScheduledSendState(rawValue: state) else { throw StoreError.unknownStoredValue(column: "scheduled_send.state") }
         return ScheduledSend(
             id: id, senderID: sender, recipientIDs: ScheduledSend.recipients(stored: recipients), kind: kind, title: title, body: body,
-            urgency: urgency, sendAt: date(sendAt), createdAt: date(createdAt), state: state, endedAt: endedAt.map(date))
+            urgency: urgency, sendAt: date(sendAt), createdAt: date(createdAt), state: state, endedAt: endedAt.map(date),
+            publishesScenario: publishesScenario)
     }
 }

@@ -28,7 +28,7 @@ extension PostgresRepository {
     }
 
     public func publishScenario(
-        title: String, body: String, coordinatorID: UserID?, mentorIDs: [UserID], at date: Date,
+        title: String, body: String, coordinatorID: UserID?, mentorIDs: [UserID], scheduledSendID: ScheduledSendID?, at date: Date,
         makeNotification: @escaping @Sendable (Int64, UserID) -> NewNotification
     ) async throws -> (Scenario, [NotificationItem]) {
         let mentors = Set(mentorIDs).sorted()
@@ -37,10 +37,16 @@ extension PostgresRepository {
         let published: Published = try await write(appendsEvents: true, locksLate: true) { c in
             let found = try await Self.one(c.query("SELECT COUNT(*) FROM users WHERE id = ANY(\(mentors))", logger: self.logger)).decode(Int64.self)
             guard found == mentors.count else { throw StoreError.notFound(.mentor) }
+            // A scheduled send publishes its scenario once: the one it published is the answer. (Two at once: the
+            // second's insert waits for the first's, and conflicts.)
+            if let scheduledSendID, let published = try await self.scenario(publishedBy: scheduledSendID, on: c) {
+                return Published(scenario: published, items: [], fanout: nil)
+            }
             let id = try await Self.one(
                 c.query(
                     """
-                    INSERT INTO scenario (title, body, coordinator_id, created_at) VALUES (\(title), \(body), \(coordinatorID), \(date.timeIntervalSince1970))
+                    INSERT INTO scenario (title, body, coordinator_id, created_at, scheduled_send_id)
+                    VALUES (\(title), \(body), \(coordinatorID), \(date.timeIntervalSince1970), \(scheduledSendID))
                     RETURNING id
                     """, logger: self.logger)
             ).decode(Int64.self)
@@ -53,6 +59,18 @@ extension PostgresRepository {
         }
         guard let fanout = published.fanout else { return (published.scenario, published.items) }
         return (published.scenario, try await finishFanOut(fanout, written: published.items))
+    }
+
+    /// The scenario `scheduledSendID` published, if it has.
+    private func scenario(publishedBy scheduledSendID: ScheduledSendID, on c: PostgresConnection) async throws -> Scenario? {
+        guard
+            let row = try await Self.first(
+                c.query(
+                    "SELECT id, title, body, coordinator_id, created_at FROM scenario WHERE scheduled_send_id = \(scheduledSendID)",
+                    logger: self.logger))
+        else { return nil }
+        let (id, title, body, coordinator, created) = try row.decode((Int64, String, String, UserID?, Double).self)
+        return Scenario(id: id, title: title, body: body, coordinatorID: coordinator, createdAt: Self.date(created))
     }
 
     struct Published: Sendable {

@@ -426,6 +426,15 @@ enum Migrations {
                     CREATE INDEX summary_schedule_by_due ON summary_schedule(due_at);
                     """)
         }
+        // A scheduled send may publish a training scenario, once.
+        migrator.registerMigration("v18: scheduled scenarios") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE scheduled_send ADD COLUMN publishes_scenario INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE scenario ADD COLUMN scheduled_send_id INTEGER;
+                    CREATE UNIQUE INDEX scenario_by_scheduled_send ON scenario(scheduled_send_id) WHERE scheduled_send_id IS NOT NULL;
+                    """)
+        }
         return migrator
     }
 }

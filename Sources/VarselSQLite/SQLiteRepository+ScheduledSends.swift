@@ -15,17 +15,19 @@ extension SQLiteRepository: ScheduledSendStore {
             try db.execute(
                 sql: """
                     INSERT INTO scheduled_send
-                        (sender_id, recipients, kind, title, body, urgency, send_at, created_at, state, request_key, request_fingerprint)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'waiting', ?, ?)
+                        (sender_id, recipients, kind, title, body, urgency, send_at, created_at, state, request_key, request_fingerprint,
+                         publishes_scenario)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'waiting', ?, ?, ?)
                     """,
                 arguments: [
                     new.senderID, ScheduledSend.storedRecipients(new.recipientIDs), new.kind.rawValue, new.title, new.body,
                     new.urgency.rawValue, new.sendAt.timeIntervalSince1970, date.timeIntervalSince1970, idempotencyKey?.key,
-                    idempotencyKey?.fingerprint,
+                    idempotencyKey?.fingerprint, new.publishesScenario,
                 ])
             let send = ScheduledSend(
                 id: ScheduledSendID(db.lastInsertedRowID), senderID: new.senderID, recipientIDs: new.recipientIDs, kind: new.kind,
-                title: new.title, body: new.body, urgency: new.urgency, sendAt: new.sendAt, createdAt: date, state: .waiting, endedAt: nil)
+                title: new.title, body: new.body, urgency: new.urgency, sendAt: new.sendAt, createdAt: date, state: .waiting, endedAt: nil,
+                publishesScenario: new.publishesScenario)
             return ScheduledSendCreated(send: send, isReplay: false)
         }
     }
@@ -124,6 +126,6 @@ extension SQLiteRepository: ScheduledSendStore {
             id: row["id"], senderID: row["sender_id"], recipientIDs: ScheduledSend.recipients(stored: row["recipients"]), kind: kind,
             title: row["title"], body: row["body"], urgency: urgency, sendAt: Date(timeIntervalSince1970: row["send_at"]),
             createdAt: Date(timeIntervalSince1970: row["created_at"]), state: state,
-            endedAt: (row["ended_at"] as Double?).map(Date.init(timeIntervalSince1970:)))
+            endedAt: (row["ended_at"] as Double?).map(Date.init(timeIntervalSince1970:)), publishesScenario: row["publishes_scenario"])
     }
 }

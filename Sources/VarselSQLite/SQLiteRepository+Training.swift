@@ -18,17 +18,23 @@ extension SQLiteRepository {
     }
 
     public func publishScenario(
-        title: String, body: String, coordinatorID: UserID?, mentorIDs: [UserID], at date: Date,
+        title: String, body: String, coordinatorID: UserID?, mentorIDs: [UserID], scheduledSendID: ScheduledSendID?, at date: Date,
         makeNotification: @escaping @Sendable (Int64, UserID) -> NewNotification
     ) async throws -> (Scenario, [NotificationItem]) {
-        let (scenario, fanout, written) = try await writeAlone { db in
+        let (scenario, fanout, written) = try await writeAlone { db -> (Scenario, Int64?, [NotificationItem]) in
+            // A scheduled send publishes its scenario once: the one it published is the answer, with nothing new.
+            if let scheduledSendID,
+                let published = try Row.fetchOne(db, sql: "SELECT * FROM scenario WHERE scheduled_send_id = ?", arguments: [scheduledSendID])
+            {
+                return (self.scenario(published), nil, [])
+            }
             let mentors = Set(mentorIDs).sorted()
             for mentorID in mentors where try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE id = ?", arguments: [mentorID]) != true {
                 throw StoreError.notFound(.mentor)
             }
             try db.execute(
-                sql: "INSERT INTO scenario (title, body, coordinator_id, created_at) VALUES (?, ?, ?, ?)",
-                arguments: [title, body, coordinatorID, date.timeIntervalSince1970])
+                sql: "INSERT INTO scenario (title, body, coordinator_id, created_at, scheduled_send_id) VALUES (?, ?, ?, ?, ?)",
+                arguments: [title, body, coordinatorID, date.timeIntervalSince1970, scheduledSendID])
             let scenario = Scenario(id: db.lastInsertedRowID, title: title, body: body, coordinatorID: coordinatorID, createdAt: date)
             let copy = try db.cachedStatement(sql: "INSERT INTO scenario_recipient (scenario_id, mentor_id) VALUES (?, ?)")
             for mentorID in mentors { try copy.execute(arguments: [scenario.id, mentorID]) }

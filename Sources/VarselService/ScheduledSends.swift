@@ -8,6 +8,8 @@ import VarselStore
 /// A send is taken for sending before its notifications are made, and they are made under an idempotency key of the
 /// send's own: a send taken again after an instance stopped mid-way, or by two instances at once, makes them once. A
 /// send whose time passed while Varsel was stopped goes at the next start, and says in its body when it was meant for.
+/// A send may also publish a training scenario (``scheduleScenario(title:body:from:to:at:)``): the store publishes a
+/// send's scenario once, however often the send is taken.
 public struct ScheduledSends: Sendable {
     /// Why a change to a scheduled send was refused.
     public enum Refusal: Error, Sendable, Equatable {
@@ -38,10 +40,13 @@ public struct ScheduledSends: Sendable {
     /// A send that goes this much later than its time says so in its body.
     public static let saysItsTimeAfter: TimeInterval = 5 * 60
 
-    let repository: any ScheduledSendStore & NotificationStore & UserStore
+    /// The stores scheduled sends read and write.
+    public typealias Store = ScheduledSendStore & NotificationStore & UserStore & TrainingStore
+
+    let repository: any Store
     let now: @Sendable () -> Date
 
-    public init(repository: any ScheduledSendStore & NotificationStore & UserStore, now: @escaping @Sendable () -> Date) {
+    public init(repository: any Store, now: @escaping @Sendable () -> Date) {
         self.repository = repository
         self.now = now
     }
@@ -67,6 +72,23 @@ public struct ScheduledSends: Sendable {
             try check(message, sendAt: sendAt)
         } catch {
             // A retry of a request that was scheduled is answered with its send, also once its time has passed.
+            guard let idempotencyKey, let replay = try await repository.scheduledSend(requestedWith: idempotencyKey) else { throw error }
+            return replay
+        }
+        return try await repository.scheduleSend(new, idempotencyKey: idempotencyKey, at: now())
+    }
+
+    /// Schedules a training scenario, validated as the Scenarios page and the API take one, to be published to
+    /// `mentorIDs` at `sendAt` (in the future, within ``furthestAhead``); each mentor is told then by a scenario prompt.
+    public func scheduleScenario(
+        title: String, body: String, from senderID: UserID, to mentorIDs: [UserID], at sendAt: Date, idempotencyKey: IdempotencyKey? = nil
+    ) async throws -> ScheduledSendCreated {
+        let new = NewScheduledSend(
+            senderID: senderID, recipientIDs: mentorIDs, kind: .scenarioPrompt, title: title, body: body, urgency: .normal, sendAt: sendAt,
+            publishesScenario: true)
+        do {
+            try check(sendAt: sendAt)
+        } catch {
             guard let idempotencyKey, let replay = try await repository.scheduledSend(requestedWith: idempotencyKey) else { throw error }
             return replay
         }
@@ -133,9 +155,10 @@ public struct ScheduledSends: Sendable {
         return sent
     }
 
-    /// Makes one taken send's notifications, once, and marks it sent.
+    /// Makes one taken send's notifications (or publishes its scenario), once, and marks it sent.
     private func deliver(_ send: ScheduledSend, at current: Date) async throws -> Sent {
         let lateBy = max(0, current.timeIntervalSince(send.sendAt))
+        if send.publishesScenario { return try await publish(send, lateBy: lateBy, at: current) }
         var news: [NewNotification] = []
         for recipientID in send.recipientIDs {
             var body = send.body
@@ -154,6 +177,30 @@ public struct ScheduledSends: Sendable {
             news, idempotencyKey: IdempotencyKey(senderID: send.senderID, key: key, fingerprint: key), at: current)
         try await repository.finishScheduledSend(id: send.id, at: current)
         return Sent(send: send, notificationCount: created.items.count, lateBy: lateBy)
+    }
+
+    /// Publishes a taken send's scenario, once, each mentor told in their language, and marks the send sent.
+    private func publish(_ send: ScheduledSend, lateBy: TimeInterval, at current: Date) async throws -> Sent {
+        var languages: [UserID: Language] = [:]
+        for mentorID in send.recipientIDs { languages[mentorID] = try await repository.user(id: mentorID)?.language }
+        let (title, sendAt, known) = (send.title, send.sendAt, languages)
+        let (_, made) = try await repository.publishScenario(
+            title: send.title, body: send.body, coordinatorID: send.senderID, mentorIDs: send.recipientIDs, scheduledSendID: send.id, at: current
+        ) { scenarioID, mentorID in
+            let strings = Strings(known[mentorID] ?? .norwegianBokmal)
+            let late = lateBy >= Self.saysItsTimeAfter ? "\n\n" + strings.scheduledFor(sendAt, timeZone: osloTimeZone) : ""
+            return NewNotification(
+                recipientID: mentorID, senderID: send.senderID, kind: .scenarioPrompt, title: strings.scenarioNotificationTitle(title),
+                body: strings.scenarioNotificationBody + late, deepLink: .scenario(scenarioID: scenarioID))
+        }
+        try await repository.finishScheduledSend(id: send.id, at: current)
+        return Sent(send: send, notificationCount: made.count, lateBy: lateBy)
+    }
+
+    private func check(sendAt: Date) throws(InvalidInput) {
+        let current = now()
+        if sendAt <= current { throw InvalidInput([.init(field: "sendAt", rule: .notInFuture)]) }
+        if sendAt.timeIntervalSince(current) > Self.furthestAhead { throw InvalidInput([.init(field: "sendAt", rule: .tooFarAhead)]) }
     }
 
     private func check(_ message: Validation.ValidNotification, sendAt: Date) throws {

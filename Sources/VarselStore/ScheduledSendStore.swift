@@ -10,8 +10,14 @@ public struct NewScheduledSend: Sendable, Hashable {
     public var body: String
     public var urgency: Urgency
     public var sendAt: Date
+    /// It publishes a training scenario (its title and text) to its recipients, each told by a scenario prompt.
+    public var publishesScenario: Bool
 
-    public init(senderID: UserID, recipientIDs: [UserID], kind: NotificationKind, title: String, body: String, urgency: Urgency, sendAt: Date) {
+    public init(
+        senderID: UserID, recipientIDs: [UserID], kind: NotificationKind, title: String, body: String, urgency: Urgency, sendAt: Date,
+        publishesScenario: Bool = false
+    ) {
+        self.publishesScenario = publishesScenario
         self.senderID = senderID
         self.recipientIDs = recipientIDs
         self.kind = kind
@@ -67,11 +73,14 @@ public struct ScheduledSend: Sendable, Hashable, Identifiable {
     public var state: ScheduledSendState
     /// When it was sent or cancelled.
     public var endedAt: Date?
+    /// It publishes a training scenario (its title and text) to its recipients, each told by a scenario prompt.
+    public var publishesScenario: Bool
 
     public init(
         id: ScheduledSendID, senderID: UserID, recipientIDs: [UserID], kind: NotificationKind, title: String, body: String,
-        urgency: Urgency, sendAt: Date, createdAt: Date, state: ScheduledSendState, endedAt: Date?
+        urgency: Urgency, sendAt: Date, createdAt: Date, state: ScheduledSendState, endedAt: Date?, publishesScenario: Bool = false
     ) {
+        self.publishesScenario = publishesScenario
         self.id = id
         self.senderID = senderID
         self.recipientIDs = recipientIDs

@@ -5,9 +5,11 @@ import VarselCore
 public protocol TrainingStore: Sendable {
     // MARK: Scenarios
     /// Publishes a training scenario to `mentorIDs` with one notification each: the scenario, its mentors and the
-    /// first notifications in one transaction, the rest of a fan-out (``FanOut``) after it.
+    /// first notifications in one transaction, the rest of a fan-out (``FanOut``) after it. A scenario a scheduled
+    /// send publishes (`scheduledSendID`) is published once: asked again, this returns the scenario it published, and
+    /// no notifications, making nothing.
     func publishScenario(
-        title: String, body: String, coordinatorID: UserID?, mentorIDs: [UserID], at date: Date,
+        title: String, body: String, coordinatorID: UserID?, mentorIDs: [UserID], scheduledSendID: ScheduledSendID?, at date: Date,
         makeNotification: @escaping @Sendable (_ scenarioID: Int64, _ mentorID: UserID) -> NewNotification
     ) async throws -> (Scenario, [NotificationItem])
     /// A mentor's scenarios, newest first.
@@ -27,4 +29,16 @@ public protocol TrainingStore: Sendable {
     /// thresholds the same warning makes unnecessary.
     func recordExpiryWarning(certificationID: Int64, threshold: Int, alsoCovers: [Int], notification: NewNotification, at date: Date) async throws
         -> NotificationItem?
+}
+
+extension TrainingStore {
+    /// Publishes a training scenario now, as a coordinator does from the Scenarios page.
+    public func publishScenario(
+        title: String, body: String, coordinatorID: UserID?, mentorIDs: [UserID], at date: Date,
+        makeNotification: @escaping @Sendable (_ scenarioID: Int64, _ mentorID: UserID) -> NewNotification
+    ) async throws -> (Scenario, [NotificationItem]) {
+        try await publishScenario(
+            title: title, body: body, coordinatorID: coordinatorID, mentorIDs: mentorIDs, scheduledSendID: nil, at: date,
+            makeNotification: makeNotification)
+    }
 }

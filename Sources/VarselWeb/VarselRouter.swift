@@ -59,7 +59,9 @@ public enum VarselRouter {
             erasure: services.erasure, export: services.export, now: services.now, reports: services.reports, sender: services.sender
         ).addRoutes(to: api)
         PauseController(directory: services.directory, sender: services.sender).addRoutes(to: api)
-        ScenariosController(directory: services.directory, sender: services.sender, scenarios: services.scenarios).addRoutes(to: api)
+        ScenariosController(
+            directory: services.directory, sender: services.sender, scenarios: services.scenarios, scheduledSends: services.scheduledSends
+        ).addRoutes(to: api)
         CertificationsController(directory: services.directory, users: services.users).addRoutes(to: api)
         UsersController(
             configuration: services.configuration, now: services.now, users: services.users, pushSubscriptions: services.pushSubscriptions
@@ -100,7 +102,8 @@ extension VarselRouter {
             frame: frame, configuration: s.configuration, now: s.now, sender: s.sender, users: s.users, channels: s.channels, settings: s.settings,
             passkeys: s.passkeys, pushSubscriptions: s.pushSubscriptions, sessions: s.sessions
         ).addRoutes(to: router)
-        ScenarioPages(frame: frame, directory: s.directory, sender: s.sender, scenarios: s.scenarios).addRoutes(to: router)
+        ScenarioPages(frame: frame, directory: s.directory, sender: s.sender, scenarios: s.scenarios, scheduledSends: s.scheduledSends, now: s.now)
+            .addRoutes(to: router)
         PeoplePages(
             frame: frame, configuration: s.configuration, directory: s.directory, now: s.now, reports: s.reports, users: s.users,
             channels: s.channels, passkeys: s.passkeys, pushSubscriptions: s.pushSubscriptions, sessions: s.sessions

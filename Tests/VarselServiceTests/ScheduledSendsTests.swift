@@ -92,6 +92,59 @@ struct ScheduledSendsTests {
         #expect(try await world.repository.scheduledSend(id: send.id)?.state == .sent)
     }
 
+    @Test("a scheduled scenario is published once at its time, across a stop between publishing and recording it; a cancelled one never")
+    func scenarioOnceAtItsTime() async throws {
+        let world = try await World()
+        let scheduled = try await world.sends.scheduleScenario(
+            title: "Monday's scenario", body: "Guide a visitor down the stairs.", from: world.coordinator.id, to: [world.kari.id, world.ola.id],
+            at: world.clock.now + 3600
+        ).send
+        let cancelled = try await world.sends.scheduleScenario(
+            title: "Never", body: "Not sent.", from: world.coordinator.id, to: [world.kari.id], at: world.clock.now + 3600
+        ).send
+        #expect(scheduled.publishesScenario && scheduled.kind == .scenarioPrompt)
+        _ = try await world.sends.cancel(cancelled.id, by: world.coordinator)
+        world.clock.advance(seconds: 3599)
+        #expect(try await world.sends.sendDue().isEmpty)
+        #expect(try await world.repository.scenarios(forMentor: world.kari.id).isEmpty, "no scenario before its time")
+        world.clock.advance(seconds: 1)
+        // An instance took it and published its scenario, then stopped before recording it as sent.
+        let taken = try await world.repository.takeDueScheduledSends(at: world.clock.now, limit: 10)
+        #expect(taken.map(\.id) == [scheduled.id])
+        _ = try await world.repository.publishScenario(
+            title: scheduled.title, body: scheduled.body, coordinatorID: world.coordinator.id, mentorIDs: scheduled.recipientIDs,
+            scheduledSendID: scheduled.id, at: world.clock.now
+        ) { scenarioID, mentorID in
+            NewNotification(
+                recipientID: mentorID, senderID: world.coordinator.id, kind: .scenarioPrompt, title: "Scenario: Monday's scenario", body: "",
+                deepLink: .scenario(scenarioID: scenarioID))
+        }
+        // The next round publishes nothing new.
+        #expect(try await world.sends.sendDue().map(\.send.id) == [scheduled.id])
+        for mentor in [world.kari, world.ola] {
+            let scenarios = try await world.repository.scenarios(forMentor: mentor.id)
+            #expect(scenarios.map(\.scenario.title) == ["Monday's scenario"])
+            #expect(try await world.received(mentor).count == 1)
+        }
+        #expect(try await world.repository.scheduledSend(id: scheduled.id)?.state == .sent)
+    }
+
+    @Test("a scheduled scenario that goes at its time tells each mentor in their language, with a link to it")
+    func scenarioToldInTheirLanguage() async throws {
+        let world = try await World()
+        _ = try await world.sends.scheduleScenario(
+            title: "Stairs", body: "Guide a visitor down the stairs.", from: world.coordinator.id, to: [world.kari.id, world.ola.id],
+            at: world.clock.now + 60)
+        world.clock.advance(seconds: 60)
+        #expect(try await world.sends.sendDue().map(\.notificationCount) == [2])
+        let published = try #require(try await world.repository.scenarios(forMentor: world.ola.id).first)
+        #expect(published.scenario.body == "Guide a visitor down the stairs.")
+        let ola = try #require(try await world.received(world.ola).first)
+        #expect(ola.kind == .scenarioPrompt && ola.deepLink == .scenario(scenarioID: published.scenario.id))
+        #expect(ola.title == Strings(.english).scenarioNotificationTitle("Stairs"))
+        #expect(try await world.received(world.kari).first?.title == Strings(.norwegianBokmal).scenarioNotificationTitle("Stairs"))
+    }
+
     @Test("a send that fails is left to the next round, and the sends after it still go")
     func oneFailureStopsNoOther() async throws {
         let world = try await World()

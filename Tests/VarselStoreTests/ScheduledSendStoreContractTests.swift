@@ -104,4 +104,32 @@ struct ScheduledSendStoreContractTests: StoreContract {
         #expect(try await store.waitingScheduledSends(senderID: nil).map(\.id) == [notYet.id])
         #expect(try await store.takeDueScheduledSends(at: now + 3600, limit: 10).map(\.id) == [notYet.id])
     }
+
+    @Test("a send that publishes a scenario says so, and its scenario is published once however often it is asked", arguments: StoreKind.allCases)
+    func publishesScenarioOnce(kind: StoreKind) async throws {
+        let store = try await kind.make()
+        let (kari, coordinator) = (try await mentor(store, "kari"), try await mentor(store, "siri"))
+        var new = send(coordinator, to: [kari], at: now + 60)
+        new.publishesScenario = true
+        let scheduled = try await store.scheduleSend(new, at: now)
+        #expect(scheduled.publishesScenario)
+        #expect(try await store.scheduledSend(id: scheduled.id)?.publishesScenario == true)
+        #expect(try await store.waitingScheduledSends(senderID: nil).map(\.publishesScenario) == [true])
+        let plain = try await store.scheduleSend(send(coordinator, to: [kari], at: now + 60), at: now)
+        #expect(try await store.scheduledSend(id: plain.id)?.publishesScenario == false)
+        func publish() async throws -> (Scenario, [NotificationItem]) {
+            try await store.publishScenario(
+                title: "Stairs", body: "Text", coordinatorID: coordinator.id, mentorIDs: [kari.id], scheduledSendID: scheduled.id, at: now + 60
+            ) { scenarioID, mentorID in
+                NewNotification(
+                    recipientID: mentorID, senderID: nil, kind: .scenarioPrompt, title: "Scenario", body: "",
+                    deepLink: .scenario(scenarioID: scenarioID))
+            }
+        }
+        let (first, told) = try await publish()
+        let (again, toldAgain) = try await publish()
+        #expect(told.count == 1 && toldAgain.isEmpty && again.id == first.id)
+        #expect(try await store.scenarios(forMentor: kari.id).count == 1)
+        #expect(try await store.notifications(for: kari.id, filter: .all, after: nil, limit: 10).items.count == 1)
+    }
 }

@@ -221,11 +221,12 @@ extension WindowInjectingStore {
         try await base.recordLiveDelivery(notificationID: notificationID, at: date)
     }
     func publishScenario(
-        title: String, body: String, coordinatorID: UserID?, mentorIDs: [UserID], at date: Date,
+        title: String, body: String, coordinatorID: UserID?, mentorIDs: [UserID], scheduledSendID: ScheduledSendID?, at date: Date,
         makeNotification: @escaping @Sendable (Int64, UserID) -> NewNotification
     ) async throws -> (Scenario, [NotificationItem]) {
         try await base.publishScenario(
-            title: title, body: body, coordinatorID: coordinatorID, mentorIDs: mentorIDs, at: date, makeNotification: makeNotification)
+            title: title, body: body, coordinatorID: coordinatorID, mentorIDs: mentorIDs, scheduledSendID: scheduledSendID, at: date,
+            makeNotification: makeNotification)
     }
     func scenarios(forMentor mentorID: UserID) async throws -> [MentorScenario] { try await base.scenarios(forMentor: mentorID) }
     func signInFailures(keys: [String], since: Date) async throws -> [String: SignInFailures] {

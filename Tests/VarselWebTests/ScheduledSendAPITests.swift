@@ -57,6 +57,31 @@ struct ScheduledSendAPITests {
         }
     }
 
+    @Test("a scenario published with sendAt is scheduled (202) and published once at its time; a past sendAt is a 422 naming the field")
+    func scheduledScenario() async throws {
+        let world = try await TestWorld()
+        let sendAt = ISO8601DateFormatter().string(from: world.clock.now.addingTimeInterval(3600))
+        try await world.test { client in
+            let token = try await client.token("coord")
+            let created = try await client.call(
+                .post, "/api/v1/scenarios", token: token,
+                json: #"{"title":"Stairs","body":"Guide a visitor down the stairs.","mentors":["kari"],"sendAt":"\#(sendAt)"}"#)
+            #expect(created.status == .accepted)
+            #expect(created.text.contains(#""publishesScenario":true"#))
+            let send = try created.decode(Scheduled.self)
+            #expect(try await world.repository.scenarios(forMentor: world.kari.id).isEmpty)
+            let past = ISO8601DateFormatter().string(from: world.clock.now.addingTimeInterval(-60))
+            let refused = try await client.call(
+                .post, "/api/v1/scenarios", token: token, json: #"{"title":"Stairs","body":"Text","sendAt":"\#(past)"}"#)
+            _ = try refused.expectProblem(.unprocessableContent)
+            #expect(try refused.decode(ProblemBody.self).errors?.map(\.field) == ["sendAt"])
+            world.clock.advance(by: 3600)
+            #expect(try await world.services.scheduledSends.sendDue().map(\.send.id.rawValue) == [send.id])
+            #expect(try await world.repository.scenarios(forMentor: world.kari.id).map(\.scenario.title) == ["Stairs"])
+            #expect(try await world.repository.scenarios(forMentor: world.ola.id).isEmpty)
+        }
+    }
+
     @Test("a cancelled send never goes; a bad or past sendAt is a 422 naming the field, never echoing it; another's send is a 404")
     func cancelAndRefusals() async throws {
         let world = try await TestWorld()

@@ -59,6 +59,33 @@ struct ScheduledSendPageTests {
         }
     }
 
+    @Test("the Scenarios page publishes later with the same time fields: listed under Scheduled sends, and no mentor has it yet")
+    func scenarioLater() async throws {
+        let world = try await TestWorld()
+        let kari = try #require(world.kari)
+        try await world.test { client in
+            let token = try await client.token("coord")
+            let page = try await Self.page(client, "/scenarios", token: token)
+            #expect(page.text.contains(#"<label for="send-time">Send later at</label>"#) && page.text.contains(#"id="send-day""#))
+            let refused = try await Self.post(
+                client, "/coordinator/scenarios", token: token, form: "title=Stairs&body=Guide+down&audience=all&sendTime=&sendDay=2026-12-01")
+            #expect(refused.status == .unprocessableContent)
+            #expect(refused.text.contains(#"id="send-time-error">\#(Strings(.english).sendTimeRequired)"#))
+            #expect(try await world.repository.waitingScheduledSends(senderID: nil).isEmpty)
+            let posted = try await Self.post(
+                client, "/coordinator/scenarios", token: token,
+                form: "title=Stairs&body=Guide+down&audience=chosen&mentors%5B%5D=\(kari.id)&sendTime=0800&sendDay=")
+            #expect(posted.status == .seeOther)
+            #expect(posted.headers[.location] == "/scenarios?done=scheduled")
+            let waiting = try await world.repository.waitingScheduledSends(senderID: nil)
+            #expect(waiting.map(\.sendAt) == [Self.nextOslo(hour: 8, after: world.clock.now)])
+            #expect(waiting.map(\.publishesScenario) == [true] && waiting.map(\.recipientIDs) == [[kari.id]])
+            #expect(try await world.repository.scenarios(forMentor: kari.id).isEmpty)
+            let listed = try await Self.page(client, "/coordinator", token: token)
+            #expect(listed.text.contains(">Change Stairs</a>"))
+        }
+    }
+
     @Test("a day and a time are changed on the send's page; cancelling it empties the list, and it never goes")
     func changeThenCancel() async throws {
         let world = try await TestWorld()

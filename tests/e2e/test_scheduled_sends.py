@@ -67,3 +67,45 @@ def test_a_scheduled_scenario_goes_once_at_its_time_across_a_stop_and_a_restart_
         assert status == 409, body
     finally:
         server.stop()
+
+
+def test_a_training_scenario_scheduled_on_the_api_is_published_once_across_a_stop_and_a_cancelled_one_never(tmp_path):
+    server = VarselServer(database=tmp_path / "varsel.sqlite").start()
+    try:
+        coordinator = server.token("demo-coordinator")
+
+        def publish(title: str, send_at: str) -> dict:
+            status, _, body = server.request("POST", "/api/v1/scenarios", coordinator, {
+                "title": title, "body": "Guide a visitor down the stairs.", "mentors": ["demo-mentor"], "sendAt": send_at})
+            assert status == 202 and body["publishesScenario"] is True, body
+            return body
+
+        def scenarios() -> list[str]:
+            status, _, body = server.request("GET", "/api/v1/scenarios", server.token("demo-mentor"))
+            assert status == 200, body
+            return [scenario["title"] for scenario in body]
+
+        before = scenarios()
+        missed = publish("Stairs while stopped", at(4))
+        cancelled = publish("Stairs cancelled", at(4))
+        status, _, _ = server.request("DELETE", f"/api/v1/scheduled-sends/{cancelled['id']}", coordinator)
+        assert status == 200
+        server.stop()
+        due = datetime.fromisoformat(missed["sendAt"].replace("Z", "+00:00"))
+        while datetime.now(timezone.utc) < due + timedelta(seconds=1):
+            time.sleep(0.2)
+        server.start()
+        coordinator = server.token("demo-coordinator")
+        assert wait_until(lambda: "Stairs while stopped" in scenarios(), timeout=30), server.output[-20:]
+        # Restarted: a later one published proves the new process's rounds ran; the first was published once.
+        server.restart()
+        coordinator = server.token("demo-coordinator")
+        publish("Stairs after the restart", at(2))
+        assert wait_until(lambda: "Stairs after the restart" in scenarios(), timeout=30), server.output[-20:]
+        published = scenarios()
+        assert published.count("Stairs while stopped") == 1 and "Stairs cancelled" not in published, published
+        assert len(published) == len(before) + 2, published
+        # The mentor was told by a scenario prompt that names it.
+        assert sum("Stairs while stopped" in title for title in titles(server)) == 1, titles(server)
+    finally:
+        server.stop()

@@ -18,7 +18,7 @@ import pytest
 
 from conftest import (ASSIGNMENT_ANNOUNCED, GATHERED_TITLES, SEND_LATER_HINT, SUMMARY_ANNOUNCED, ScreenReader, check_one_summary,
                       check_scheduled_row, demo_mentor_gathering_a_summary, normalize, run_at, schedule_and_cancel_by_keys,
-                      send_gathered_and_an_assignment, signed_in_as, signed_in_as_coordinator, submitted, subprocess_type)
+                      send_gathered_and_an_assignment, signed_in_as, signed_in_as_coordinator, submit_and_hear, submitted, subprocess_type)
 from transcript import orca_form, transcript_section
 from varsel_server import DEMO_PASSWORD, wait_until
 
@@ -422,6 +422,28 @@ def test_a_send_for_later_is_heard_in_its_row_with_to_whom_and_when_and_cancelle
     check_scheduled_row(title, row_spoken)
     _, _, listed = reader.server.request("GET", "/api/v1/scheduled-sends", reader.server.token("demo-coordinator"))
     assert title not in [item["title"] for item in listed["items"]], listed
+
+
+def test_a_scenario_is_scheduled_from_the_scenarios_page_with_the_same_send_later_field(reader):
+    signed_in_as_coordinator(reader)
+    title = "Stairs for Monday"
+    reader.goto("/scenarios")
+    reader.tab_until(lambda text: text.startswith("Title entry"))
+    subprocess_type(reader.desktop, title)
+    reader.tab_until(lambda text: text.startswith("The scenario"))
+    subprocess_type(reader.desktop, "Guide a visitor down the stairs")
+    field_spoken, _ = reader.tab_until(lambda text: text.startswith("Send later at entry"))
+    field = field_spoken.index("Send later at entry")
+    assert field_spoken[field:field + 2] == ["Send later at entry", SEND_LATER_HINT], field_spoken
+    subprocess_type(reader.desktop, "8")
+    reader.tab_until(lambda text: text == "Publish push button")
+    submit_and_hear(reader, "Training scenarios", "Scheduled: it is listed under Scheduled sends until it goes")
+    token = reader.server.token("demo-coordinator")
+    _, _, listed = reader.server.request("GET", "/api/v1/scheduled-sends", token)
+    [send] = [item for item in listed["items"] if item["title"] == title]
+    assert send["publishesScenario"] is True, send
+    status, _, _ = reader.server.request("DELETE", f"/api/v1/scheduled-sends/{send['id']}", token)
+    assert status == 200
 
 
 def test_a_people_row_is_named_in_full_state_certification_and_live_assignments(reader):

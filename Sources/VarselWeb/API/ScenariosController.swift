@@ -10,6 +10,7 @@ struct ScenariosController {
     let directory: Directory
     let sender: NotificationSender
     let scenarios: ScenarioProgress
+    let scheduledSends: ScheduledSends
 
     func addRoutes(to router: some RouterMethods<VarselContext>) {
         router.get("scenarios", use: list)
@@ -80,6 +81,8 @@ struct ScenariosController {
         var body: String
         /// The mentors to publish to; absent means every mentor.
         var mentors: [Recipient]?
+        /// When to publish it (RFC 3339, in the future, within a year); absent: now.
+        var sendAt: String?
     }
 
     func publish(_ request: Request, context: VarselContext) async throws -> Response {
@@ -101,6 +104,12 @@ struct ScenariosController {
             guard !mentors.isEmpty else {
                 throw Problem.conflict("There are no mentors to publish to.").with(errors: [.init(field: "mentors", message: "empty")])
             }
+        }
+        if let sendAt = body.sendAt {
+            let created = try await scheduledSends.scheduleScenario(
+                title: valid.title, body: valid.body, from: identity.user.id, to: mentors.map(\.id), at: try ScheduledSendsController.sendAt(sendAt))
+            context.logger.info("scenario scheduled", metadata: ["scheduled_send.id": "\(created.send.id)", "mentor.count": "\(mentors.count)"])
+            return try JSONCoding.response(ScheduledSendsController.Resource(created.send), status: .accepted)
         }
         let (scenario, items) = try await sender.publishScenario(title: valid.title, body: valid.body, from: identity.user.id, to: mentors)
         context.logger.info("scenario published", metadata: ["scenario.id": "\(scenario.id)", "notification.count": "\(items.count)"])

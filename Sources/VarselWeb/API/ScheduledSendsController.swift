@@ -28,8 +28,11 @@ struct ScheduledSendsController {
         var createdAt: Date
         var state: ScheduledSendState
         var endedAt: Date?
+        /// It publishes a training scenario (its title and text) when it goes.
+        var publishesScenario: Bool
 
         init(_ send: ScheduledSend) {
+            publishesScenario = send.publishesScenario
             id = send.id
             recipientIds = send.recipientIDs
             kind = send.kind

@@ -160,6 +160,9 @@ enum PageForm {
         var body: String?
         var audience: String?
         var mentors: [Int64]?
+        /// When to publish it, as typed: empty for now.
+        var sendTime: String?
+        var sendDay: String?
     }
 
     /// A coordinator's new assignment: the mentor and the contact to visit.

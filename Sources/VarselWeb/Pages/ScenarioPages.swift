@@ -6,12 +6,14 @@ import VarselService
 import VarselStore
 
 /// Training scenarios: a mentor's list and a scenario's page with the reflection form; for coordinators, the
-/// scenarios they published with who has done them, and the form that publishes a new one.
+/// scenarios they published with who has done them, and the form that publishes a new one, now or at a time.
 struct ScenarioPages: PageScreen {
     let frame: PageFrame
     let directory: Directory
     let sender: NotificationSender
     let scenarios: ScenarioProgress
+    let scheduledSends: ScheduledSends
+    let now: @Sendable () -> Date
 }
 
 extension ScenarioPages {
@@ -66,9 +68,12 @@ extension ScenarioPages {
                 titleError: errors.first { $0.fieldId == "scenario-title" }?.message,
                 bodyError: errors.first { $0.fieldId == "scenario-body" }?.message,
                 mentorsError: errors.first { $0.fieldId == "scenario-audience-all" }?.message,
+                sendTime: values?.sendTime ?? "", sendDay: values?.sendDay ?? "",
+                sendTimeError: errors.first { $0.fieldId == "send-time" }?.message, sendDayError: errors.first { $0.fieldId == "send-day" }?.message,
                 strings: PublishStrings(
                     heading: strings.publishScenarioHeading, title: strings.titleField, body: strings.scenarioText,
-                    audience: strings.publishTo, all: strings.allMentors, chosen: strings.chosenMentors, publish: strings.publish))
+                    audience: strings.publishTo, all: strings.allMentors, chosen: strings.chosenMentors, publish: strings.publish,
+                    sendLaterAt: strings.sendLaterAt, sendLaterOn: strings.sendLaterOn, sendLaterHint: strings.sendLaterHint))
         }
         let title = strings.scenariosTitle
         let model = ScenariosPage(
@@ -159,11 +164,37 @@ extension ScenarioPages {
         let mentors = try await directory.activeMentors()
         let chosen = form.audience == "chosen" ? mentors.filter { (form.mentors ?? []).contains($0.id.rawValue) } : mentors
         if chosen.isEmpty { errors.append(FormError(field: strings.publishTo, fieldId: "scenario-audience-all", message: strings.chooseMentors)) }
+        // The same "send later" fields as the Send page: empty publishes now.
+        var sendAt: Date?
+        do {
+            sendAt = try Validation.sendMoment(
+                time: form.sendTime ?? "", day: form.sendDay ?? "", now: now(), timeField: "sendAt", dayField: "sendDay")
+        } catch {
+            errors += error.issues.map { Self.sendLaterError($0, strings: strings) }
+        }
         guard errors.isEmpty, let valid else {
             return try await scenariosPage(request, context, errors: errors, values: form, status: .unprocessableContent)
         }
-        _ = try await sender.publishScenario(title: valid.title, body: valid.body, from: identity.user.id, to: chosen)
-        return .redirect(to: Flash.scenarioPublished.added(to: "/scenarios"), type: .normal)
+        guard let sendAt else {
+            _ = try await sender.publishScenario(title: valid.title, body: valid.body, from: identity.user.id, to: chosen)
+            return .redirect(to: Flash.scenarioPublished.added(to: "/scenarios"), type: .normal)
+        }
+        do {
+            _ = try await scheduledSends.scheduleScenario(
+                title: valid.title, body: valid.body, from: identity.user.id, to: chosen.map(\.id), at: sendAt)
+        } catch let invalid as InvalidInput {
+            let errors = invalid.issues.map { Self.sendLaterError($0, strings: strings) }
+            return try await scenariosPage(request, context, errors: errors, values: form, status: .unprocessableContent)
+        }
+        return .redirect(to: Flash.scheduled.added(to: "/scenarios"), type: .normal)
+    }
+
+    /// A refused "send later" field, placed on the time (`sendAt`, for the moment as a whole) or on the day.
+    static func sendLaterError(_ issue: Validation.Issue, strings: Strings) -> FormError {
+        let isDay = issue.field == "sendDay"
+        return FormError(
+            field: isDay ? strings.sendLaterOn : strings.sendLaterAt, fieldId: isDay ? "send-day" : "send-time",
+            message: CoordinatorPages.formMessage(issue, strings: strings))
     }
 }
 
@@ -194,6 +225,11 @@ struct PublishView {
     var titleError: String?
     var bodyError: String?
     var mentorsError: String?
+    /// When to publish it, as typed, and what is wrong with it.
+    var sendTime: String
+    var sendDay: String
+    var sendTimeError: String?
+    var sendDayError: String?
     var strings: PublishStrings
 }
 
@@ -205,6 +241,9 @@ struct PublishStrings {
     var all: String
     var chosen: String
     var publish: String
+    var sendLaterAt: String
+    var sendLaterOn: String
+    var sendLaterHint: String
 }
 
 /// One scenario's page: its text; for the mentor, the reflection form; for the coordinator, who has done it.
