@@ -38,18 +38,26 @@ extension PostgresRepository {
             let found = try await Self.one(c.query("SELECT COUNT(*) FROM users WHERE id = ANY(\(mentors))", logger: self.logger)).decode(Int64.self)
             guard found == mentors.count else { throw StoreError.notFound(.mentor) }
             // A scheduled send publishes its scenario once: the one it published is the answer. (Two at once: the
-            // second's insert waits for the first's, and conflicts.)
+            // second's insert waits for the first's, finds its row, and inserts nothing.)
             if let scheduledSendID, let published = try await self.scenario(publishedBy: scheduledSendID, on: c) {
                 return Published(scenario: published, items: [], fanout: nil)
             }
-            let id = try await Self.one(
-                c.query(
-                    """
-                    INSERT INTO scenario (title, body, coordinator_id, created_at, scheduled_send_id)
-                    VALUES (\(title), \(body), \(coordinatorID), \(date.timeIntervalSince1970), \(scheduledSendID))
-                    RETURNING id
-                    """, logger: self.logger)
-            ).decode(Int64.self)
+            guard
+                let inserted = try await Self.first(
+                    c.query(
+                        """
+                        INSERT INTO scenario (title, body, coordinator_id, created_at, scheduled_send_id)
+                        VALUES (\(title), \(body), \(coordinatorID), \(date.timeIntervalSince1970), \(scheduledSendID))
+                        ON CONFLICT (scheduled_send_id) WHERE scheduled_send_id IS NOT NULL DO NOTHING
+                        RETURNING id
+                        """, logger: self.logger))
+            else {
+                guard let scheduledSendID, let published = try await self.scenario(publishedBy: scheduledSendID, on: c) else {
+                    throw StoreError.notFound(.scenario)
+                }
+                return Published(scenario: published, items: [], fanout: nil)
+            }
+            let id = try inserted.decode(Int64.self)
             try await c.query(
                 "INSERT INTO scenario_recipient (scenario_id, mentor_id) SELECT \(id), unnest(\(mentors)::bigint[])", logger: self.logger)
             let scenario = Scenario(id: id, title: title, body: body, coordinatorID: coordinatorID, createdAt: date)

@@ -115,9 +115,12 @@ public struct ScheduledSends: Sendable {
         let current = try await send(id, for: person)
         guard current.state == .waiting else { throw Refusal.noLongerWaiting }
         try check(message, sendAt: sendAt)
+        // A scenario keeps a scenario's rules: a text it cannot be published without, and no urgency.
+        if current.publishesScenario { _ = try Validation.scenario(title: message.title, body: message.body) }
         guard
             let changed = try await repository.changeScheduledSend(
-                id: id, sendAt: sendAt, title: message.title, body: message.body, urgency: message.urgency, at: now())
+                id: id, sendAt: sendAt, title: message.title, body: message.body, urgency: current.publishesScenario ? .normal : message.urgency,
+                at: now())
         else { throw Refusal.noLongerWaiting }
         return changed
     }
@@ -179,13 +182,21 @@ public struct ScheduledSends: Sendable {
         return Sent(send: send, notificationCount: created.items.count, lateBy: lateBy)
     }
 
-    /// Publishes a taken send's scenario, once, each mentor told in their language, and marks the send sent.
+    /// Publishes a taken send's scenario, once, each mentor told in their language, and marks the send sent. A
+    /// recipient deactivated (or no longer a mentor) since is left out; with none left, nothing is published.
     private func publish(_ send: ScheduledSend, lateBy: TimeInterval, at current: Date) async throws -> Sent {
         var languages: [UserID: Language] = [:]
-        for mentorID in send.recipientIDs { languages[mentorID] = try await repository.user(id: mentorID)?.language }
+        for mentorID in send.recipientIDs {
+            if let mentor = try await repository.user(id: mentorID), mentor.isActive, mentor.role == .mentor { languages[mentorID] = mentor.language }
+        }
+        let mentors = send.recipientIDs.filter { languages[$0] != nil }
+        guard !mentors.isEmpty else {
+            try await repository.finishScheduledSend(id: send.id, at: current)
+            return Sent(send: send, notificationCount: 0, lateBy: lateBy)
+        }
         let (title, sendAt, known) = (send.title, send.sendAt, languages)
         let (_, made) = try await repository.publishScenario(
-            title: send.title, body: send.body, coordinatorID: send.senderID, mentorIDs: send.recipientIDs, scheduledSendID: send.id, at: current
+            title: send.title, body: send.body, coordinatorID: send.senderID, mentorIDs: mentors, scheduledSendID: send.id, at: current
         ) { scenarioID, mentorID in
             let strings = Strings(known[mentorID] ?? .norwegianBokmal)
             let late = lateBy >= Self.saysItsTimeAfter ? "\n\n" + strings.scheduledFor(sendAt, timeZone: osloTimeZone) : ""

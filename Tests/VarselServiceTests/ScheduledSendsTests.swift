@@ -129,6 +129,28 @@ struct ScheduledSendsTests {
         #expect(try await world.repository.scheduledSend(id: scheduled.id)?.state == .sent)
     }
 
+    @Test("a scheduled scenario keeps a scenario's rules when changed, and leaves out a mentor deactivated before its time")
+    func scenarioRulesAndLeavers() async throws {
+        let world = try await World()
+        let scheduled = try await world.sends.scheduleScenario(
+            title: "Stairs", body: "Guide a visitor down the stairs.", from: world.coordinator.id, to: [world.kari.id, world.ola.id],
+            at: world.clock.now + 60
+        ).send
+        let empty = Validation.ValidNotification(kind: .scenarioPrompt, title: "Stairs", body: "", urgency: .urgent, personalDetails: [])
+        await #expect {
+            try await world.sends.change(scheduled.id, by: world.coordinator, to: empty, at: world.clock.now + 120)
+        } throws: { ($0 as? InvalidInput)?.issues.map(\.field) == ["body"] }
+        var urgent = empty
+        urgent.body = "Guide a visitor up the stairs."
+        let changed = try await world.sends.change(scheduled.id, by: world.coordinator, to: urgent, at: world.clock.now + 120)
+        #expect(changed.body == "Guide a visitor up the stairs." && changed.urgency == .normal, "a scenario has no urgency")
+        _ = try await world.repository.changeAccount(userID: world.kari.id, .deactivate, log: [], at: world.clock.now)
+        world.clock.advance(seconds: 120)
+        #expect(try await world.sends.sendDue().map(\.notificationCount) == [1])
+        #expect(try await world.repository.scenarios(forMentor: world.ola.id).map(\.scenario.body) == ["Guide a visitor up the stairs."])
+        #expect(try await world.repository.scenarios(forMentor: world.kari.id).isEmpty)
+    }
+
     @Test("a scheduled scenario that goes at its time tells each mentor in their language, with a link to it")
     func scenarioToldInTheirLanguage() async throws {
         let world = try await World()

@@ -117,9 +117,10 @@ struct ScheduledSendStoreContractTests: StoreContract {
         #expect(try await store.waitingScheduledSends(senderID: nil).map(\.publishesScenario) == [true])
         let plain = try await store.scheduleSend(send(coordinator, to: [kari], at: now + 60), at: now)
         #expect(try await store.scheduledSend(id: plain.id)?.publishesScenario == false)
-        func publish() async throws -> (Scenario, [NotificationItem]) {
+        func publish(_ send: ScheduledSend? = nil) async throws -> (Scenario, [NotificationItem]) {
             try await store.publishScenario(
-                title: "Stairs", body: "Text", coordinatorID: coordinator.id, mentorIDs: [kari.id], scheduledSendID: scheduled.id, at: now + 60
+                title: "Stairs", body: "Text", coordinatorID: coordinator.id, mentorIDs: [kari.id], scheduledSendID: (send ?? scheduled).id,
+                at: now + 60
             ) { scenarioID, mentorID in
                 NewNotification(
                     recipientID: mentorID, senderID: nil, kind: .scenarioPrompt, title: "Scenario", body: "",
@@ -131,5 +132,12 @@ struct ScheduledSendStoreContractTests: StoreContract {
         #expect(told.count == 1 && toldAgain.isEmpty && again.id == first.id)
         #expect(try await store.scenarios(forMentor: kari.id).count == 1)
         #expect(try await store.notifications(for: kari.id, filter: .all, after: nil, limit: 10).items.count == 1)
+        // Two instances at once: one scenario, and neither fails.
+        let raced = try await store.scheduleSend(new, at: now)
+        async let one = publish(raced)
+        async let two = publish(raced)
+        let (a, b) = try await (one, two)
+        #expect(a.0.id == b.0.id && a.1.count + b.1.count == 1)
+        #expect(try await store.scenarios(forMentor: kari.id).count == 2)
     }
 }
