@@ -891,6 +891,7 @@ def test_the_profile_says_which_device_shows_notifications_and_which_to_wake_up(
 def test_a_summary_is_one_announcement_at_its_time_while_an_assignment_comes_at_once(reader):
     # What the summary gathers is not announced when it arrives; the assignment sent with it is, at once; at the
     # summary's time one announcement counts what was gathered. (Last in the file: it adds an assignment.)
+    signed_in_as(reader, "demo-mentor", "Demo Mentor")
     reader.goto("/notifications")
     with demo_mentor_gathering_a_summary(reader.server) as moment:
         mark = reader.desktop.mark()
