@@ -1,5 +1,5 @@
-/// What a notification is about: the four kinds of the user story (seed 003), and the summary that gathers the
-/// quieter three of them for a person who asks for one.
+/// What a notification is about: the four kinds of the user story (seed 003); the summary that gathers the quieter
+/// three of them for a person who asks for one; and the service notice that tells an admin of something in Varsel.
 public enum NotificationKind: String, Sendable, Codable, Hashable, CaseIterable {
     /// A new case: the person to visit, their address and situation.
     case assignment
