@@ -23,6 +23,11 @@ public struct OutsideMessaging: Sendable {
         self.origin = origin
     }
 
+    /// The one link a message carries: `path` on Varsel's public origin (`https://varsel.example.org/notifications`).
+    func link(to path: String) -> String {
+        origin().absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + path
+    }
+
     /// Whether `channel` can send anything here.
     public func offers(_ channel: OutsideChannel) -> Bool {
         switch channel {

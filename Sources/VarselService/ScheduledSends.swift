@@ -68,10 +68,15 @@ public struct ScheduledSends: Sendable {
         let new = NewScheduledSend(
             senderID: senderID, recipientIDs: recipientIDs, kind: message.kind, title: message.title, body: message.body,
             urgency: message.urgency, sendAt: sendAt)
+        return try await store(new, idempotencyKey: idempotencyKey) { try check(message, sendAt: sendAt) }
+    }
+
+    /// Stores `new` once `checks` pass; a retry of a request that was scheduled is answered with its send, also once
+    /// its time has passed (when the checks would refuse it).
+    private func store(_ new: NewScheduledSend, idempotencyKey: IdempotencyKey?, checks: () throws -> Void) async throws -> ScheduledSendCreated {
         do {
-            try check(message, sendAt: sendAt)
+            try checks()
         } catch {
-            // A retry of a request that was scheduled is answered with its send, also once its time has passed.
             guard let idempotencyKey, let replay = try await repository.scheduledSend(requestedWith: idempotencyKey) else { throw error }
             return replay
         }
@@ -86,13 +91,7 @@ public struct ScheduledSends: Sendable {
         let new = NewScheduledSend(
             senderID: senderID, recipientIDs: mentorIDs, kind: .scenarioPrompt, title: title, body: body, urgency: .normal, sendAt: sendAt,
             publishesScenario: true)
-        do {
-            try check(sendAt: sendAt)
-        } catch {
-            guard let idempotencyKey, let replay = try await repository.scheduledSend(requestedWith: idempotencyKey) else { throw error }
-            return replay
-        }
-        return try await repository.scheduleSend(new, idempotencyKey: idempotencyKey, at: now())
+        return try await store(new, idempotencyKey: idempotencyKey) { try check(sendAt: sendAt) }
     }
 
     /// The sends still waiting that `person` may see: an administrator's view is everyone's, a coordinator's their own.

@@ -154,7 +154,7 @@ public struct Summaries: Sendable {
                         isOverdue: isOverdue))
             }
             let subject = strings.assignmentDigestSubject(unanswered: unanswered, overdue: overdue, declined: declined)
-            let link = messaging.origin().absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + "/coordinator/assignments"
+            let link = messaging.link(to: "/coordinator/assignments")
             try await messaging.send(
                 .email, to: address.address, name: person.displayName, subject: subject,
                 text: OutsideMessageText.assignmentDigestPlainText(name: person.displayName, lines: lines, link: link, strings: strings),

@@ -91,7 +91,7 @@ struct FollowUpOutbox: OutboxChannel {
             return .held(until: until.addingTimeInterval(configuration.delay))
         }
         let strings = Strings(person.language)
-        let link = messaging.origin().absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + item.deepLink.path
+        let link = messaging.link(to: item.deepLink.path)
         let title = strings.titleWithKind(item)
         let subject = OutsideMessageText.emailSubject(kind: item.kind, title: title, strings: strings)
         let text =

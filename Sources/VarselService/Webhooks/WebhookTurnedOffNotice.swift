@@ -56,9 +56,7 @@ struct WebhookTurnedOffNotice: Sendable {
         guard messaging.offers(.email), !admins.isEmpty else { return 0 }
         let addresses = (try? await store.verifiedContactChannels(forAnyOf: Set(admins.map(\.id))).filter { $0.channel == .email }) ?? []
         let integration = (try? await store.user(id: endpoint.integrationID))??.displayName ?? "—"
-        let link =
-            messaging.origin().absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
-            + DeepLinkTarget.webhooks(integrationID: endpoint.integrationID).path
+        let link = messaging.link(to: DeepLinkTarget.webhooks(integrationID: endpoint.integrationID).path)
         var sent = 0
         for admin in admins {
             guard let address = addresses.first(where: { $0.userID == admin.id }) else { continue }
