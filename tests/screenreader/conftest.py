@@ -197,11 +197,23 @@ def sign_in_by_keyboard(reader: ScreenReader, username: str) -> list[str]:
         # Tab left it unheard: step back out of it, and the Tab into it is what a person hears.
         reader.press("shift+Tab")
     heard, _ = reader.tab_until(lambda text: text.startswith("Username"), limit=8)
+    wait_for_focus_in(reader, "username")
     reader.desktop.key("ctrl+a")
     subprocess_type(reader.desktop, username)
     reader.press("Tab")
+    wait_for_focus_in(reader, "password")
     subprocess_type(reader.desktop, DEMO_PASSWORD)
     return heard
+
+
+def wait_for_focus_in(reader: ScreenReader, field_id: str, timeout: float = 10) -> None:
+    """Waits until the page's focus is in the field `field_id`, so what is typed next lands in it: on a loaded machine
+    Orca has been heard naming a field before the engine moved focus there, and the typing went to the field before."""
+    deadline = time.monotonic() + timeout
+    while (focused := reader.focused_id()) != field_id:
+        if time.monotonic() > deadline:
+            raise DesktopError(f"Focus did not come to the field {field_id!r}; it is on {focused!r}")
+        time.sleep(0.05)
 
 
 METRICS_TOKEN = "screen-reader-suite-metrics"
