@@ -456,6 +456,10 @@ enum PostgresMigrations {
                 "CREATE UNIQUE INDEX scenario_by_scheduled_send ON scenario(scheduled_send_id) WHERE scheduled_send_id IS NOT NULL",
             ]
         ),
+        (
+            "v19: a key per person visited",
+            ["ALTER TABLE contact ADD COLUMN key_id TEXT"]
+        ),
     ]
 
     /// Whether the database has Varsel's tables (any migration applied).

@@ -15,12 +15,19 @@ extension PostgresRepository {
         let created: CreatedAssignment = try await write(appendsEvents: true) { c in
             let mentor = try await c.query("SELECT 1 FROM users WHERE id = \(mentorID)", logger: self.logger).collect()
             guard !mentor.isEmpty else { throw StoreError.notFound(.mentor) }
+            // The person's key is in the key store before anything sealed under it is committed.
+            let key = try self.sealer.newPersonKey()
+            let (name, phone, address, notes) = (
+                try self.sealer.seal(contact.name, field: .contactName, person: key),
+                try self.sealer.seal(contact.phone, field: .contactPhone, person: key),
+                try self.sealer.seal(contact.address, field: .contactAddress, person: key),
+                try self.sealer.seal(contact.notes, field: .contactNotes, person: key)
+            )
             let contactID = try await Self.one(
                 c.query(
                     """
-                    INSERT INTO contact (name, phone, address, notes)
-                    VALUES (\(self.sealer.seal(contact.name, field: .contactName)), \(self.sealer.seal(contact.phone, field: .contactPhone)),
-                            \(self.sealer.seal(contact.address, field: .contactAddress)), \(self.sealer.seal(contact.notes, field: .contactNotes)))
+                    INSERT INTO contact (name, phone, address, notes, key_id)
+                    VALUES (\(name), \(phone), \(address), \(notes), \(key?.rawValue))
                     RETURNING id
                     """, logger: self.logger)
             ).decode(ContactID.self)
@@ -181,7 +188,7 @@ extension PostgresRepository {
     }
 
     public func eraseContact(contactID: ContactID, titles: [Language: String], at date: Date) async throws -> [NotificationItem]? {
-        try await write(appendsEvents: true) { c in
+        let erased: ErasedContact? = try await write(appendsEvents: true) { c in
             // A live assignment can no longer be carried out: its system hears it was withdrawn, at the first erasure.
             let notErased = try await Self.first(
                 c.query("SELECT erased_at IS NULL FROM contact WHERE id = \(contactID) FOR UPDATE", logger: self.logger)
@@ -195,10 +202,11 @@ extension PostgresRepository {
             let found = try await c.query(
                 """
                 UPDATE contact SET name = '', phone = '', address = '', notes = '', erased_at = coalesce(erased_at, \(date.timeIntervalSince1970))
-                WHERE id = \(contactID) RETURNING id
+                WHERE id = \(contactID) RETURNING key_id
                 """, logger: self.logger
             ).collect()
-            guard !found.isEmpty else { return nil }
+            guard let keyRow = found.first else { return nil }
+            let key = try keyRow.decode(String?.self).flatMap(PersonKeyID.init(rawValue:))
             try await c.query("UPDATE assignment SET visit_note = '' WHERE contact_id = \(contactID) AND visit_note IS NOT NULL", logger: self.logger)
             let named = try await c.query(
                 """
@@ -227,8 +235,13 @@ extension PostgresRepository {
                 }
                 items.append(item)
             }
-            return items
+            return ErasedContact(items: items, key: key)
         }
+        guard let erased else { return nil }
+        // The person's key goes last: until it is gone, an erasure that failed halfway can be run again. Once it is,
+        // no backup of this database opens their details.
+        if let key = erased.key { try sealer.people?.destroy(key, at: date) }
+        return erased.items
     }
 
     public func contactsClosed(before date: Date) async throws -> [ContactID] {
@@ -249,7 +262,8 @@ extension PostgresRepository {
     public func resealStale(limit: Int) async throws -> Int {
         guard let keyring = sealer.keyring else { return 0 }
         let current = DataKeyring.prefix(keyID: keyring.currentID)
-        var done = 0
+        // The people's keys are wrapped again, not their details sealed again (PersonKeyring).
+        var done = try sealer.people?.rewrapStale() ?? 0
         for column in SealedColumn.all where done < limit {
             let room = limit - done
             done += try await write { c in
@@ -258,12 +272,14 @@ extension PostgresRepository {
                 select.append(current)
                 select.append(SealedColumn.marker)
                 select.append(Int64(room))
+                select.append(SealedColumn.personMarker)
                 let rows = try await c.query(
                     PostgresQuery(
                         unsafeSQL: """
                             SELECT \(column.column), \(keys) FROM \(column.table)
                             WHERE \(column.column) <> '' AND substr(\(column.column), 1, \(SealedColumn.prefixLength)) <> $1
                               AND (substr(\(column.column), 1, 1) = $2 OR (\(column.plainCondition)))
+                              AND substr(\(column.column), 1, 2) <> $4
                             LIMIT $3 FOR UPDATE
                             """, binds: select), logger: self.logger
                 ).collect()
@@ -297,13 +313,17 @@ extension PostgresRepository {
             for column in SealedColumn.all where present.contains("\(column.table).\(column.column)") {
                 var binds = PostgresBindings()
                 binds.append(SealedColumn.marker)
+                binds.append(SealedColumn.personMarker)
                 let rows = try await c.query(
                     PostgresQuery(
                         unsafeSQL: """
-                            SELECT substr(\(column.column), 2, 8), count(*) FROM \(column.table) WHERE substr(\(column.column), 1, 1) = $1 GROUP BY 1
+                            SELECT substr(\(column.column), 2, 8), count(*) FROM \(column.table)
+                            WHERE substr(\(column.column), 1, 1) = $1 AND substr(\(column.column), 1, 2) <> $2 GROUP BY 1
                             """, binds: binds), logger: self.logger)
                 for try await (key, n) in rows.decode((String, Int64).self) { counts[key, default: 0] += Int(n) }
             }
+            // A data key that wraps people's keys is in use too.
+            for (key, count) in try self.sealer.people?.wrappingKeyCounts() ?? [:] { counts[key, default: 0] += count }
             return counts
         }
     }
@@ -427,7 +447,7 @@ extension PostgresRepository {
             try await c.query(
                 """
                 UPDATE assignment SET status = \(AssignmentStatus.done.rawValue), done_at = \(date.timeIntervalSince1970),
-                    visit_note = \(self.sealer.seal(note, field: .visitNote))
+                    visit_note = \(try self.sealer.seal(note, field: .visitNote, person: try await self.personKey(contactID: assignment.contactID, c)))
                 WHERE id = \(assignmentID)
                 """, logger: self.logger)
             try await self.queueWebhookEvents([.assignment(.assignmentDone, assignment)], at: date, c)

@@ -149,6 +149,7 @@ extension PostgresRepository {
     func appendCreatedEvents(_ creates: [(items: [NotificationItem], date: Date)], _ c: PostgresConnection) async throws {
         var later: [UserID: Int32] = [:]
         for item in creates.lazy.flatMap(\.items) { later[item.recipientID, default: 0] += 1 }
+        let people = try await personKeys(about: creates.flatMap { $0.items.map { ($0.deepLink, $0.personalDetails) } }, c)
         var insert = Self.lockedEventsInsert()
         for create in creates {
             for item in create.items {
@@ -157,7 +158,7 @@ extension PostgresRepository {
                 notificationJSON.remember(item, json: json)
                 insert.addRow(
                     "(\(insert.bind(item.recipientID)), \(insert.bind(EventType.notificationCreated.rawValue)), "
-                        + "\(insert.bind(item.id)), \(insert.bind(sealedEventJSON(json, of: item))), NULL::integer, \(insert.bind(create.date.timeIntervalSince1970)))"
+                        + "\(insert.bind(item.id)), \(insert.bind(try sealedEventJSON(json, of: item, people: people))), NULL::integer, \(insert.bind(create.date.timeIntervalSince1970)))"
                 )
             }
             var seen = Set<UserID>()
@@ -198,13 +199,15 @@ extension PostgresRepository {
             """
             INSERT INTO notification (recipient_id, sender_id, kind, title, body, urgency, created_at, read_at, deep_link, personal_details) VALUES
             """, tail: "RETURNING id")
+        let people = try await personKeys(about: creates.flatMap { $0.notifications.map { ($0.deepLink, $0.personalDetails) } }, c)
         for create in creates {
             for new in create.notifications {
                 var body = new.body
                 var details = StoredNotificationJSON.encode(new.personalDetails)
                 if FieldSealer.sealsNotification(personalDetails: new.personalDetails) {
-                    body = sealer.seal(body, field: .notificationBody)
-                    details = sealer.seal(details, field: .notificationDetails)
+                    let person = Self.contactID(of: new.deepLink).flatMap { people[$0] }
+                    body = try sealer.seal(body, field: .notificationBody, person: person)
+                    details = try sealer.seal(details, field: .notificationDetails, person: person)
                 }
                 let values = [
                     insert.bind(new.recipientID), insert.bind(new.senderID), insert.bind(new.kind.rawValue), insert.bind(new.title),
@@ -240,7 +243,8 @@ extension PostgresRepository {
         case .notificationDeleted, .accountDeactivated: break
         case let .unreadCount(count): unreadCount = Int32(count)
         }
-        let json = try notification.map { sealedEventJSON(try Self.storedJSON($0), of: $0) }
+        let people = try await personKeys(about: notification.map { [($0.deepLink, $0.personalDetails)] } ?? [], c)
+        let json = try notification.map { try sealedEventJSON(try Self.storedJSON($0), of: $0, people: people) }
         try await c.query(
             """
             INSERT INTO event (user_id, type, notification_id, notification, unread_count, created_at)
@@ -248,9 +252,11 @@ extension PostgresRepository {
             """, logger: logger)
     }
 
-    /// The event log's copy of `item`, sealed when it has personal details.
-    func sealedEventJSON(_ json: String, of item: NotificationItem) -> String {
-        FieldSealer.sealsNotification(personalDetails: item.personalDetails) ? sealer.seal(json, field: .eventNotification) : json
+    /// The event log's copy of `item`, sealed when it has personal details, under the key of the person they are
+    /// about when `people` (``personKeys(about:_:)``) names one.
+    func sealedEventJSON(_ json: String, of item: NotificationItem, people: [ContactID: PersonKeyID]) throws -> String {
+        guard FieldSealer.sealsNotification(personalDetails: item.personalDetails) else { return json }
+        return try sealer.seal(json, field: .eventNotification, person: Self.contactID(of: item.deepLink).flatMap { people[$0] })
     }
 
     func appendUnreadCounts(for userIDs: [UserID], at date: Date, _ c: PostgresConnection) async throws {
@@ -284,7 +290,12 @@ extension PostgresRepository {
             title: title, body: try sealer.open(body, field: .notificationBody), createdAt: Self.date(created),
             readAt: read.map(Self.date), urgency: try Urgency(stored: urgency, column: "notification.urgency"),
             deepLink: try Self.decoder.decode(DeepLinkTarget.self, from: Data(deepLink.utf8)),
-            personalDetails: try Self.decoder.decode([String].self, from: Data(try sealer.open(details, field: .notificationDetails).utf8)))
+            personalDetails: try Self.details(try sealer.open(details, field: .notificationDetails)))
+    }
+
+    /// The personal details' list from its JSON; none when it opened empty (sealed under a destroyed person's key).
+    static func details(_ json: String) throws -> [String] {
+        json.isEmpty ? [] : try decoder.decode([String].self, from: Data(json.utf8))
     }
 
     public func notification(id: NotificationID) async throws -> NotificationItem? {

@@ -56,7 +56,8 @@ public final class PostgresRepository: VarselRepository, Sendable {
     /// Each operation waits at most `operationTimeout` for the database, then fails with ``StoreUnavailable``. The
     /// server ends a transaction of this store's that sits idle for `idleTransactionTimeout`.
     public init(
-        url: String, logger: Logger, keys: DataKeyring? = nil, checksDataKey: Bool = true, createsSchema: Bool = true,
+        url: String, logger: Logger, keys: DataKeyring? = nil, personKeys: PersonKeyring? = nil, checksDataKey: Bool = true,
+        createsSchema: Bool = true,
         upgradesSchema: Bool = true, operationTimeout: Duration = PostgresRepository.defaultOperationTimeout,
         idleTransactionTimeout: Duration = PostgresRepository.defaultIdleTransactionTimeout
     ) async throws {
@@ -68,7 +69,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
         self.operationTimeout = operationTimeout
         self.logger = logger
         self.url = url
-        sealer = FieldSealer(keys)
+        sealer = FieldSealer(keys, people: personKeys)
         let client = client
         runner = Task { await client.run() }
         do {

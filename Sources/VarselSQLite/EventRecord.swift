@@ -48,9 +48,13 @@ struct EventRecord: FetchableRecord, TableRecord {
     var insertArguments: StatementArguments { [userID, type, notificationID, notification, unreadCount, createdAt] }
 
     /// The row for `payload`, an event of `userID` at `date`.
-    /// A notification with personal details is stored sealed by `sealer`.
+    /// A notification with personal details is stored sealed by `sealer`, under the key of the person they are about
+    /// (`person`) when there is one.
     /// The notification's JSON is remembered in `cache`, so reading the event back does not decode it.
-    init(userID: UserID, payload: EventPayload, at date: Date, encoder: JSONEncoder, sealer: FieldSealer, cache: NotificationJSONCache) throws {
+    init(
+        userID: UserID, payload: EventPayload, at date: Date, encoder: JSONEncoder, sealer: FieldSealer, person: PersonKeyID? = nil,
+        cache: NotificationJSONCache
+    ) throws {
         self.userID = userID
         type = payload.type.rawValue
         notificationID = payload.notificationID
@@ -58,7 +62,9 @@ struct EventRecord: FetchableRecord, TableRecord {
         case let .notificationCreated(item), let .notificationUpdated(item):
             let json = try StoredNotificationJSON.encode(item) ?? String(decoding: encoder.encode(item), as: UTF8.self)
             cache.remember(item, json: json)
-            notification = FieldSealer.sealsNotification(personalDetails: item.personalDetails) ? sealer.seal(json, field: .eventNotification) : json
+            notification =
+                FieldSealer.sealsNotification(personalDetails: item.personalDetails)
+                ? try sealer.seal(json, field: .eventNotification, person: person) : json
         case .notificationDeleted, .accountDeactivated:
             break
         case let .unreadCount(count):

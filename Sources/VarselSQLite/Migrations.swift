@@ -435,6 +435,10 @@ enum Migrations {
                     CREATE UNIQUE INDEX scenario_by_scheduled_send ON scenario(scheduled_send_id) WHERE scheduled_send_id IS NOT NULL;
                     """)
         }
+        migrator.registerMigration("v19: a key per person visited") { db in
+            // The person's key in the key store (PersonKeyring); none for a contact whose details are under the data key.
+            try db.execute(sql: "ALTER TABLE contact ADD COLUMN key_id TEXT")
+        }
         return migrator
     }
 }

@@ -67,8 +67,8 @@ struct NotificationRecord: FetchableRecord, TableRecord {
     }
 
     /// The row for a new notification at `date`; its body and personal details sealed by `sealer` when it has personal
-    /// details.
-    init(_ new: NewNotification, at date: Date, sealer: FieldSealer) throws {
+    /// details, under the key of the person they are about (`person`) when there is one.
+    init(_ new: NewNotification, at date: Date, sealer: FieldSealer, person: PersonKeyID? = nil) throws {
         recipientID = new.recipientID
         senderID = new.senderID
         kind = new.kind.rawValue
@@ -78,8 +78,8 @@ struct NotificationRecord: FetchableRecord, TableRecord {
         deepLink = StoredNotificationJSON.encode(new.deepLink)
         let details = StoredNotificationJSON.encode(new.personalDetails)
         if FieldSealer.sealsNotification(personalDetails: new.personalDetails) {
-            body = sealer.seal(new.body, field: .notificationBody)
-            personalDetails = sealer.seal(details, field: .notificationDetails)
+            body = try sealer.seal(new.body, field: .notificationBody, person: person)
+            personalDetails = try sealer.seal(details, field: .notificationDetails, person: person)
         } else {
             body = new.body
             personalDetails = details
@@ -102,6 +102,11 @@ struct NotificationRecord: FetchableRecord, TableRecord {
             title: title, body: try sealer.open(body, field: .notificationBody), createdAt: Date(timeIntervalSince1970: createdAt),
             readAt: readAt.map { Date(timeIntervalSince1970: $0) }, urgency: try Urgency(stored: urgency, column: "notification.urgency"),
             deepLink: try decoder.decode(DeepLinkTarget.self, from: Data(deepLink.utf8)),
-            personalDetails: try decoder.decode([String].self, from: Data(try sealer.open(personalDetails, field: .notificationDetails).utf8)))
+            personalDetails: try Self.details(try sealer.open(personalDetails, field: .notificationDetails), decoder: decoder))
+    }
+
+    /// The personal details' list from its JSON; none when it opened empty (sealed under a destroyed person's key).
+    static func details(_ json: String, decoder: JSONDecoder) throws -> [String] {
+        json.isEmpty ? [] : try decoder.decode([String].self, from: Data(json.utf8))
     }
 }

@@ -16,11 +16,15 @@ extension SQLiteRepository {
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM user WHERE id = ?", arguments: [mentorID]) == true else {
                 throw StoreError.notFound(.mentor)
             }
+            // The person's key is in the key store before anything sealed under it is committed.
+            let key = try self.sealer.newPersonKey()
             try db.execute(
-                sql: "INSERT INTO contact (name, phone, address, notes) VALUES (?, ?, ?, ?)",
+                sql: "INSERT INTO contact (name, phone, address, notes, key_id) VALUES (?, ?, ?, ?, ?)",
                 arguments: [
-                    self.sealer.seal(contact.name, field: .contactName), self.sealer.seal(contact.phone, field: .contactPhone),
-                    self.sealer.seal(contact.address, field: .contactAddress), self.sealer.seal(contact.notes, field: .contactNotes),
+                    try self.sealer.seal(contact.name, field: .contactName, person: key),
+                    try self.sealer.seal(contact.phone, field: .contactPhone, person: key),
+                    try self.sealer.seal(contact.address, field: .contactAddress, person: key),
+                    try self.sealer.seal(contact.notes, field: .contactNotes, person: key), key?.rawValue,
                 ])
             let stored = Contact(
                 id: ContactID(db.lastInsertedRowID), name: contact.name, phone: contact.phone, address: contact.address, notes: contact.notes)
@@ -152,10 +156,14 @@ extension SQLiteRepository {
     }
 
     public func eraseContact(contactID: ContactID, titles: [Language: String], at date: Date) async throws -> [NotificationItem]? {
-        let erased: [NotificationItem]? = try await commits.write { db in
-            guard let notErased = try Bool.fetchOne(db, sql: "SELECT erased_at IS NULL FROM contact WHERE id = ?", arguments: [contactID]) else {
+        let erased: ErasedContact? = try await commits.write { db in
+            guard
+                let found = try Row.fetchOne(
+                    db, sql: "SELECT erased_at IS NULL AS not_erased, key_id FROM contact WHERE id = ?", arguments: [contactID])
+            else {
                 return nil
             }
+            let notErased: Bool = found["not_erased"]
             // A live assignment can no longer be carried out: its system hears it was withdrawn, at the first erasure.
             if notErased, try self.wantsWebhookEvent(.assignmentWithdrawn, db: db) {
                 let live = try Row.fetchAll(db, sql: "SELECT * FROM assignment WHERE contact_id = ? ORDER BY id", arguments: [contactID])
@@ -195,11 +203,15 @@ extension SQLiteRepository {
                 }
                 items.append(item)
             }
-            return items
+            return ErasedContact(items: items, key: (found["key_id"] as String?).flatMap(PersonKeyID.init(rawValue:)))
         }
+        guard let erased else { return nil }
         // What was overwritten must not linger in the write-ahead log: it is copied into the file and emptied.
-        if erased != nil { _ = try? await writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") } }
-        return erased
+        _ = try? await writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        // The person's key goes last: until it is gone, an erasure that failed halfway can be run again. Once it is,
+        // no backup of this database opens their details.
+        if let key = erased.key { try sealer.people?.destroy(key, at: date) }
+        return erased.items
     }
 
     public func contactsClosed(before date: Date) async throws -> [ContactID] {
@@ -220,7 +232,8 @@ extension SQLiteRepository {
     public func resealStale(limit: Int) async throws -> Int {
         guard let keyring = sealer.keyring else { return 0 }
         let current = DataKeyring.prefix(keyID: keyring.currentID)
-        var done = 0
+        // The people's keys are wrapped again, not their details sealed again (PersonKeyring).
+        var done = try sealer.people?.rewrapStale() ?? 0
         for column in SealedColumn.all where done < limit {
             let room = limit - done
             done += try await commits.write { db in
@@ -231,8 +244,9 @@ extension SQLiteRepository {
                         SELECT \(keys), \(column.column) AS value FROM \(column.table)
                         WHERE \(column.column) <> '' AND substr(\(column.column), 1, \(SealedColumn.prefixLength)) <> ?
                           AND (substr(\(column.column), 1, 1) = ? OR (\(column.plainCondition)))
+                          AND substr(\(column.column), 1, 2) <> ?
                         LIMIT ?
-                        """, arguments: [current, SealedColumn.marker, room])
+                        """, arguments: [current, SealedColumn.marker, SealedColumn.personMarker, room])
                 let update =
                     "UPDATE \(column.table) SET \(column.column) = ? WHERE "
                     + column.keys.map { "\($0) = ?" }.joined(separator: " AND ") + " AND \(column.column) = ?"
@@ -262,12 +276,14 @@ extension SQLiteRepository {
                     db,
                     sql: """
                         SELECT substr(\(column.column), 2, 8) AS key, count(*) AS n FROM \(column.table)
-                        WHERE substr(\(column.column), 1, 1) = ? GROUP BY 1
-                        """, arguments: [SealedColumn.marker])
+                        WHERE substr(\(column.column), 1, 1) = ? AND substr(\(column.column), 1, 2) <> ? GROUP BY 1
+                        """, arguments: [SealedColumn.marker, SealedColumn.personMarker])
                 {
                     counts[row["key"], default: 0] += row["n"] as Int
                 }
             }
+            // A data key that wraps people's keys is in use too.
+            for (key, count) in try self.sealer.people?.wrappingKeyCounts() ?? [:] { counts[key, default: 0] += count }
             return counts
         }
     }
@@ -371,7 +387,10 @@ extension SQLiteRepository {
             assignment.visitNote = note
             try db.execute(
                 sql: "UPDATE assignment SET status = ?, done_at = ?, visit_note = ? WHERE id = ?",
-                arguments: [AssignmentStatus.done.rawValue, date.timeIntervalSince1970, self.sealer.seal(note, field: .visitNote), assignmentID])
+                arguments: [
+                    AssignmentStatus.done.rawValue, date.timeIntervalSince1970,
+                    try self.sealer.seal(note, field: .visitNote, person: self.personKey(contactID: assignment.contactID, db: db)), assignmentID,
+                ])
             try self.queueWebhookEvents([.assignment(.assignmentDone, assignment)], at: date, db: db)
             return assignment
         }

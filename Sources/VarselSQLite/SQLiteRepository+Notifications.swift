@@ -48,7 +48,7 @@ extension SQLiteRepository {
     }
 
     func insert(_ new: NewNotification, at date: Date, db: Database) throws -> NotificationItem {
-        let record = try NotificationRecord(new, at: date, sealer: sealer)
+        let record = try NotificationRecord(new, at: date, sealer: sealer, person: personKey(for: new.deepLink, details: new.personalDetails, db: db))
         let item = NotificationItem(
             id: 0, recipientID: new.recipientID, kind: new.kind, title: new.title,
             body: new.body, createdAt: date, urgency: new.urgency, deepLink: new.deepLink,
@@ -67,7 +67,11 @@ extension SQLiteRepository {
     }
 
     func appendEvent(userID: UserID, _ payload: EventPayload, at date: Date, db: Database) throws {
-        let record = try EventRecord(userID: userID, payload: payload, at: date, encoder: Self.encoder, sealer: sealer, cache: notificationJSON)
+        var person: PersonKeyID?
+        if case let .notificationCreated(item) = payload { person = try personKey(for: item.deepLink, details: item.personalDetails, db: db) }
+        if case let .notificationUpdated(item) = payload { person = try personKey(for: item.deepLink, details: item.personalDetails, db: db) }
+        let record = try EventRecord(
+            userID: userID, payload: payload, at: date, encoder: Self.encoder, sealer: sealer, person: person, cache: notificationJSON)
         // A prepared statement: a record's own `insert` builds its arguments through `Encodable`, on every event.
         try db.cachedStatement(sql: EventRecord.insertSQL).execute(arguments: record.insertArguments)
         committed.appended(

@@ -40,14 +40,15 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     /// ``GroupCommit``): the server's writes gather into fewer commits, each waiting for the disk once, at the price of
     /// up to that much latency. Zero, the default, commits each write as soon as it can.
     /// With `keys`, personal details are stored encrypted; a database that holds encrypted details is refused
-    /// without them (``StoreError/dataKeyRequired``) or with a key file that lacks its key. `checksDataKey: false`
+    /// without them (``StoreError/dataKeyRequired``) or with a key file that lacks its key. With `personKeys` as well,
+    /// each person visited has their details sealed under a key of their own (``PersonKeyring``). `checksDataKey: false`
     /// opens it anyway, for work that never reads or writes personal details (the `varsel user` commands).
     ///
     /// A database changed by a later version is refused (``SchemaFromNewerVersion``). `upgradesSchema: false` opens
     /// the tables as they are, changing nothing, for `varsel check`; ``schemaFound`` says how they stand.
     public convenience init(
         path: String, durability: Durability = .full, commitInterval: Duration = .zero, keys: DataKeyring? = nil,
-        checksDataKey: Bool = true, upgradesSchema: Bool = true
+        personKeys: PersonKeyring? = nil, checksDataKey: Bool = true, upgradesSchema: Bool = true
     ) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
@@ -56,17 +57,19 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         try pool.writeWithoutTransaction { db in
             try db.execute(sql: durability == .full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
         }
-        try self.init(writer: pool, commitInterval: commitInterval, keys: keys, checksDataKey: checksDataKey, upgradesSchema: upgradesSchema)
+        try self.init(
+            writer: pool, commitInterval: commitInterval, keys: keys, personKeys: personKeys, checksDataKey: checksDataKey,
+            upgradesSchema: upgradesSchema)
     }
 
     /// A store over `writer`, its schema brought up to date: a `DatabasePool` in production, an in-memory
     /// `DatabaseQueue` in tests.
     public init(
-        writer: any DatabaseWriter, commitInterval: Duration = .zero, keys: DataKeyring? = nil, checksDataKey: Bool = true,
-        upgradesSchema: Bool = true
+        writer: any DatabaseWriter, commitInterval: Duration = .zero, keys: DataKeyring? = nil, personKeys: PersonKeyring? = nil,
+        checksDataKey: Bool = true, upgradesSchema: Bool = true
     ) throws {
         schemaFound = try writer.read(Migrations.state)
-        sealer = FieldSealer(keys)
+        sealer = FieldSealer(keys, people: personKeys)
         let sealer = sealer
         if upgradesSchema {
             if case let .newer(unknown) = schemaFound { throw SchemaFromNewerVersion(unknown: unknown) }

@@ -36,6 +36,7 @@ public enum Administration {
         case let invalid as InvalidInput: invalid.summary
         case StoreError.dataKeyRequired, StoreError.dataKeyMissing: "\(error)"
         case let keys as DataKeyring.Failure: keys.description
+        case let keys as PersonKeyFile.Failure: keys.description
         case let store as StoreError: store.description
         case UserAdministration.Refusal.linkNotValid:
             "The account is deactivated: reactivate it first with `varsel user reactivate`."
@@ -110,8 +111,8 @@ public enum Administration {
                 opened = try await withThrowingTaskGroup(of: PostgresRepository?.self) { group in
                     group.addTask {
                         try await PostgresRepository(
-                            url: database, logger: logger, keys: keys, checksDataKey: keys != nil, createsSchema: creating,
-                            upgradesSchema: upgradesSchema)
+                            url: database, logger: logger, keys: keys, personKeys: try personKeys(for: keys, creating: false),
+                            checksDataKey: keys != nil, createsSchema: creating, upgradesSchema: upgradesSchema)
                     }
                     group.addTask {
                         try await Task.sleep(for: connectDeadline)
@@ -145,7 +146,9 @@ public enum Administration {
         if !isNew { try refuseUnlessVarsel(database) }
         let sqlite: SQLiteRepository
         do {
-            sqlite = try SQLiteRepository(path: database, keys: keys, checksDataKey: keys != nil, upgradesSchema: upgradesSchema)
+            sqlite = try SQLiteRepository(
+                path: database, keys: keys, personKeys: try personKeys(for: keys, creating: false), checksDataKey: keys != nil,
+                upgradesSchema: upgradesSchema)
         } catch let error where isOpeningRefusal(error) {
             throw openingRefusal(error, database: database, keys: keys)
         } catch {

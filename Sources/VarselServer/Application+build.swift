@@ -50,6 +50,9 @@ public struct ServerConfiguration: Sendable {
     public var webhooksAllowPrivateEndpoints = false
     /// The keys that encrypt personal details in the database (`--data-key-file`); nil stores them unencrypted.
     public var dataKeys: DataKeyring?
+    /// The keys that seal each person visited apart, wrapped by ``dataKeys`` and kept in a key store beside their file;
+    /// nil seals their details under the data key.
+    public var personKeys: PersonKeyring?
     /// The data key file this start made (the demo's, beside its database), to say so in the log.
     public var madeDataKeyFile: String?
     /// Text messages and email.
@@ -150,7 +153,8 @@ public func buildApplication(
     do {
         postgres =
             repository == nil && PostgresRepository.isURL(configuration.databasePath)
-            ? try await PostgresRepository(url: configuration.databasePath, logger: logger, keys: configuration.dataKeys) : nil
+            ? try await PostgresRepository(
+                url: configuration.databasePath, logger: logger, keys: configuration.dataKeys, personKeys: configuration.personKeys) : nil
     } catch let error where Administration.isOpeningRefusal(error) {
         throw Administration.openingRefusal(error, database: configuration.databasePath, keys: configuration.dataKeys)
     }
@@ -162,7 +166,7 @@ public func buildApplication(
             try repository ?? postgres
             ?? SQLiteRepository(
                 path: configuration.databasePath, durability: configuration.durability, commitInterval: configuration.commitInterval,
-                keys: configuration.dataKeys)
+                keys: configuration.dataKeys, personKeys: configuration.personKeys)
     } catch let error where Administration.isOpeningRefusal(error) {
         throw Administration.openingRefusal(error, database: configuration.databasePath, keys: configuration.dataKeys)
     } catch {
@@ -207,6 +211,11 @@ public func buildApplication(
         messaging: messaging, webhookEndpointPolicy: webhookPolicy, logger: logger)
     if configuration.loadsDemo {
         try await DemoSeeder(services: services, logger: logger).seed()
+    }
+    // A database restored from a backup taken before an erasure lists the person again until this: their key is gone,
+    // so nothing of theirs opens, and now their rows say so too. A key store that is not this database's stops the start.
+    if try await services.erasure.eraseForgotten() > 0 {
+        logger.notice("Erased again the details of people erased after this database's backup was taken: their keys are gone")
     }
     let router = try await VarselRouter.build(services: services)
     let http1 = HTTP1Channel.Configuration(

@@ -41,6 +41,7 @@ extension Administration {
         var findings: [Finding] = []
         let shown = shownName(of: settings.database)
         var sealed: [String: Int]?
+        var waiting: Int?
         do {
             // Opened as it is: an upgrade is said, not made.
             try await withStore(settings.database, upgradesSchema: false) { repository, _ in
@@ -72,13 +73,38 @@ extension Administration {
                     return
                 }
                 sealed = try await repository.sealedValueCounts()
+                waiting = try await repository.peopleUnderTheDataKey()
             }
         } catch {
             findings.append(.problem(sentence(for: error)))
         }
         findings.append(dataKeyFinding(settings.dataKeyFile, sealed: sealed, database: shown))
+        if let file = settings.dataKeyFile { findings.append(personKeysFinding(keyFile: file, waiting: waiting)) }
         findings += webFindings(settings)
         return findings
+    }
+
+    /// The people's key store beside the data key file: how many keys it holds, how long its backups may be kept, and
+    /// how many people are still to move to keys of their own.
+    private static func personKeysFinding(keyFile: String, waiting: Int?) -> Finding {
+        let path = personKeyStorePath(keyFile: keyFile)
+        guard FileManager.default.fileExists(atPath: path) else {
+            return .fine("There is no people's key store at \(path) yet: `varsel serve` makes it on its first start with these keys.")
+        }
+        let counts: (live: Int, destroyed: Int)
+        do {
+            counts = try PersonKeyFile(path: path, creating: false).counts()
+        } catch {
+            return .problem(sentence(for: error))
+        }
+        let moving =
+            (waiting ?? 0) > 0
+            ? " \(waiting!) \(waiting == 1 ? "person's details are" : "people's details are") still under the data key; a running server moves them to keys of their own."
+            : ""
+        return .fine(
+            "The people's key store \(path) holds \(counts.live) \(counts.live == 1 ? "key" : "keys") (\(counts.destroyed) destroyed by erasure); "
+                + "back it up apart from the database and keep those backups at most \(PersonKeyring.backupRetentionDays) days, so an erasure reaches every backup within them."
+                + moving)
     }
 
     /// Whether the data key file opens everything the database holds encrypted.

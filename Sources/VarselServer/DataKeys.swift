@@ -1,5 +1,6 @@
 import Foundation
 import VarselPostgres
+import VarselSQLite
 import VarselStore
 
 /// The work of `varsel keys` and the data key `serve` starts with.
@@ -25,17 +26,42 @@ extension Administration {
 
     /// The data keys for `serve`: the file `--data-key-file` names; for the demo on SQLite without one, a file
     /// beside its database (``demoKeyFile(file:database:demo:)``), made on first start; otherwise none (details
-    /// stored unencrypted). Also the file it made, if it made one.
-    public static func serverKeys(file: String?, database: String, demo: Bool) throws -> (keys: DataKeyring?, made: String?) {
+    /// stored unencrypted). Also the people's keys, in the key store beside the data key file (made on first start),
+    /// and the data key file it made, if it made one.
+    public static func serverKeys(file: String?, database: String, demo: Bool) throws -> (
+        keys: DataKeyring?, people: PersonKeyring?, made: String?
+    ) {
         try answeringNow {
+            let keys: DataKeyring?
+            var made: String?
             if let file {
                 guard !file.isEmpty else { throw Failure("--data-key-file names no file: give the path of the data key file.") }
-                return (try DataKeyring.load(path: file), nil)
+                keys = try DataKeyring.load(path: file)
+            } else if let beside = demoKeyFile(file: file, database: database, demo: demo) {
+                if FileManager.default.fileExists(atPath: beside) {
+                    keys = try DataKeyring.load(path: beside)
+                } else {
+                    keys = try DataKeyring.create(path: beside)
+                    made = beside
+                }
+            } else {
+                keys = nil
             }
-            guard let beside = demoKeyFile(file: file, database: database, demo: demo) else { return (nil, nil) }
-            if FileManager.default.fileExists(atPath: beside) { return (try DataKeyring.load(path: beside), nil) }
-            return (try DataKeyring.create(path: beside), beside)
+            return (keys, try personKeys(for: keys, creating: true), made)
         }
+    }
+
+    /// Where the people's key store is kept: a file beside the data key file `keyFile`, `<keyFile>.people`, apart from
+    /// the database and its backups (see ``PersonKeyring`` and `docs/deploy.md`).
+    public static func personKeyStorePath(keyFile: String) -> String { keyFile + ".people" }
+
+    /// The people's keys for a store opened with `keys`: the key store beside their file, made when `creating` (a
+    /// server's start) and absent. None for keys not read from a file, or when a command finds no key store.
+    static func personKeys(for keys: DataKeyring?, creating: Bool) throws -> PersonKeyring? {
+        guard let keys, let file = keys.path else { return nil }
+        let path = personKeyStorePath(keyFile: file)
+        guard creating || FileManager.default.fileExists(atPath: path) else { return nil }
+        return PersonKeyring(store: try PersonKeyFile(path: path, creating: creating), wrapping: keys)
     }
 
     /// Makes a new data key file at `file`; returns the line to print.

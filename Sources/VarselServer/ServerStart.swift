@@ -35,13 +35,13 @@ extension Administration {
     }
 
     /// Runs a start of the server. If it fails before the server listens, the SQLite database and the demo's data key
-    /// file that this start made are removed again, and the failure's sentence says so: a start that did not happen
+    /// file and people's key store that this start made are removed again, and the failure's sentence says so: a start that did not happen
     /// leaves nothing behind. `start` calls the function it is given once the server listens.
     public static func removingWhatAFailedStartMakes(
-        database: String, demoKeyFile: String?,
+        database: String, demoKeyFile: String?, personKeyStore: String? = nil,
         _ start: (_ listening: @escaping @Sendable () -> Void) async throws -> Void
     ) async throws {
-        let absent = [PostgresRepository.isURL(database) ? nil : database, demoKeyFile].compactMap { $0 }
+        let absent = [PostgresRepository.isURL(database) ? nil : database, demoKeyFile, personKeyStore].compactMap { $0 }
             .filter { !FileManager.default.fileExists(atPath: $0) }
         let listening = ListeningFlag()
         do {
@@ -55,9 +55,14 @@ extension Administration {
             let said = sentence(for: error)
             throw Failure(
                 (said.hasSuffix(".") ? String(said.dropLast()) : said)
-                    + "; Varsel did not start, so it removed \(made.map(shownName(of:)).joined(separator: " and ")), made for this start.")
+                    + "; Varsel did not start, so it removed \(listed(made.map(shownName(of:)))), made for this start.")
         }
     }
+}
+
+/// `a`, `a and b`, `a, b and c`.
+private func listed(_ items: [String]) -> String {
+    items.count <= 2 ? items.joined(separator: " and ") : items.dropLast().joined(separator: ", ") + " and " + items.last!
 }
 
 /// Whether the server came to listen.

@@ -45,6 +45,14 @@ public struct ContactErasure: Sendable {
         return due.count
     }
 
+    /// Erases the people whose keys were destroyed but whose details a database restored from a backup still lists,
+    /// and finishes the erasures whose key outlived them (``AssignmentStore/erasePeopleWithDestroyedKeys(titles:at:)``);
+    /// returns how many people it erased.
+    @discardableResult
+    public func eraseForgotten() async throws -> Int {
+        try await repository.erasePeopleWithDestroyedKeys(titles: Self.titles, at: now())
+    }
+
     private func erase(_ contactID: ContactID) async throws -> Contact {
         guard try await repository.eraseContact(contactID: contactID, titles: Self.titles, at: now()) != nil,
             let contact = try await repository.contact(id: contactID)

@@ -66,8 +66,15 @@ public struct MaintenanceService: Service {
             _ = try await repository.pruneWebhookDeliveries(before: now.addingTimeInterval(-eventRetention))
             _ = try await repository.deleteExpiredSessions(at: now)
             _ = try await repository.pruneContactReads(before: now.addingTimeInterval(-accessLogRetention))
+            let forgotten = try await erasure.eraseForgotten()
+            if forgotten > 0 {
+                logger.notice(
+                    "contact details erased again: their keys were destroyed by an earlier erasure", metadata: ["contact.count": "\(forgotten)"])
+            }
             let erased = try await erasure.eraseExpired(retention: contactRetention)
             if erased > 0 { logger.info("contact details erased after their retention time", metadata: ["contact.count": "\(erased)"]) }
+            let moved = try await repository.moveAllPeopleToTheirKeys()
+            if moved > 0 { logger.info("people's details sealed under keys of their own", metadata: ["contact.count": "\(moved)"]) }
             let resealed = try await repository.resealAllStale()
             if resealed > 0 { logger.info("personal details re-encrypted under the current data key", metadata: ["value.count": "\(resealed)"]) }
         } catch is StoreUnavailable {

@@ -39,6 +39,11 @@ public protocol AssignmentStore: Sendable {
     /// rewritten, queued pushes dropped, and a `notification.updated` event appended. Returns the notifications as
     /// they are now; nil for an unknown contact. Erasing twice changes nothing more.
     func eraseContact(contactID: ContactID, titles: [Language: String], at date: Date) async throws -> [NotificationItem]?
+    /// Erases, as ``eraseContact(contactID:titles:at:)`` does, each contact whose key the people's key store
+    /// (``PersonKeyring``) says was destroyed, as of its destruction (a database restored from a backup taken before
+    /// the erasure), and destroys the keys of erased contacts still live; returns how many contacts it erased. Changes
+    /// nothing without people's keys.
+    func erasePeopleWithDestroyedKeys(titles: [Language: String], at date: Date) async throws -> Int
     /// The contacts not yet erased that have assignments, none of them live, the last closed (declined, done or
     /// given to another mentor) before `date`.
     func contactsClosed(before date: Date) async throws -> [ContactID]

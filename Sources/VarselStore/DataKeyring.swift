@@ -216,8 +216,9 @@ public final class DataKeyring: Sendable {
     public static func prefix(keyID id: String) -> String { String(marker) + id + ":" }
 
     private static func parts(_ stored: String) -> (id: String, sealed: Substring)? {
-        // Every read of a notification passes here: one byte decides, before any Character is formed.
-        guard stored.utf8.first == 0x01 else { return nil }
+        // Every read of a notification passes here: one byte decides, before any Character is formed. A value sealed
+        // under a person's key (``PersonKeyring``) is not the data key's.
+        guard stored.utf8.first == 0x01, !PersonKeyring.isPersonSealed(stored) else { return nil }
         let rest = stored.dropFirst()
         guard let colon = rest.firstIndex(of: ":") else { return nil }
         return (String(rest[..<colon]), rest[rest.index(after: colon)...])
@@ -257,13 +258,20 @@ public enum SealedField: String, Sendable, CaseIterable {
     case webhookSecret = "webhook_endpoint.secret"
     /// A known value that tells, at start, whether the key file holds the database's key.
     case keyCheck = "data_key_check.sealed"
+    /// A person's key, wrapped by a data key in the key store (``PersonKeyring``).
+    case personKey = "person_key.wrapped"
 }
 
-/// A store's sealing: under a keyring, or none (values stored as they are).
+/// A store's sealing: under a keyring, or none (values stored as they are); with a ``PersonKeyring``, the details of
+/// the people mentors visit each under their own key.
 public struct FieldSealer: Sendable {
     public let keyring: DataKeyring?
+    public let people: PersonKeyring?
 
-    public init(_ keyring: DataKeyring?) { self.keyring = keyring }
+    public init(_ keyring: DataKeyring?, people: PersonKeyring? = nil) {
+        self.keyring = keyring
+        self.people = keyring == nil ? nil : people
+    }
 
     /// No encryption.
     public static let none = FieldSealer(nil)
@@ -275,8 +283,24 @@ public struct FieldSealer: Sendable {
         keyring?.seal(text, field: field) ?? text
     }
 
+    /// `text` sealed under the person's key `person` when there is one and people have keys, else as
+    /// ``seal(_:field:)`` does.
+    public func seal(_ text: String, field: SealedField, person: PersonKeyID?) throws -> String {
+        guard let person, let people else { return seal(text, field: field) }
+        return try people.seal(text, field: field, key: person)
+    }
+
+    /// A new person's key when people have keys (see ``PersonKeyring/newKey()``), else nil.
+    public func newPersonKey() throws -> PersonKeyID? {
+        try people?.newKey()
+    }
+
     /// The stored text opened; a sealed value with no keyring is ``StoreError/dataKeyMissing(keyID:)``.
     public func open(_ stored: String, field: SealedField) throws -> String {
+        if PersonKeyring.isPersonSealed(stored) {
+            guard let people else { throw StoreError.personKeyMissing(keyID: PersonKeyring.keyID(of: stored)?.rawValue ?? "unknown") }
+            return try people.open(stored, field: field)
+        }
         if let keyring { return try keyring.open(stored, field: field) }
         if let id = DataKeyring.keyID(of: stored) { throw StoreError.dataKeyMissing(keyID: id) }
         return stored
@@ -345,4 +369,6 @@ public struct SealedColumn: Sendable {
     public static let prefixLength = 10
     /// The marker a sealed value starts with, as text for a query's argument.
     public static let marker = "\u{1}"
+    /// What a value sealed under a person's key (``PersonKeyring``) starts with: data key rotation leaves it alone.
+    public static let personMarker = "\u{1}p"
 }

@@ -31,6 +31,9 @@ public enum StoreError: Error, Sendable, Equatable {
     case dataKeyMissing(keyID: String)
     /// The database holds encrypted details and the store was opened without a data key file.
     case dataKeyRequired
+    /// A value is sealed under a person's key that the key store never held: the store was given another key store
+    /// than the database's (see ``PersonKeyring``).
+    case personKeyMissing(keyID: String)
 }
 
 extension StoreError: CustomStringConvertible {
@@ -48,6 +51,8 @@ extension StoreError: CustomStringConvertible {
             "The data key file does not hold the key \(id) this database's details are encrypted with; start with the key file that holds it."
         case .dataKeyRequired:
             "This database's personal details are encrypted; start Varsel with --data-key-file naming the file that holds its key."
+        case let .personKeyMissing(id):
+            "The people's key store does not hold the key \(id) this database's details are sealed with; start with the key store that holds it."
         }
     }
 }

@@ -103,7 +103,7 @@ public struct Problem: HTTPResponseError, Sendable, Equatable {
             switch store {
             case .conflict, .alreadyResponded, .notAllowed: return .conflict(store.description)
             case .notFound, .unknownRecipient: return .notFound(store.description)
-            case .unknownStoredValue, .dataKeyMissing, .dataKeyRequired:
+            case .unknownStoredValue, .dataKeyMissing, .dataKeyRequired, .personKeyMissing:
                 // The store holds something this version cannot read: a server fault, named in the log, not to the client.
                 return Problem(.internalServerError, "The server failed to handle the request. It has been logged; please try again.")
             case .idempotencyKeyReused:

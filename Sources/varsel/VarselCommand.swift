@@ -230,11 +230,12 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.webhooksAllowPrivateEndpoints = webhookAllowPrivateEndpoints
         let keyFile = Administration.dataKeyFile(dataKeyFile)
         let host = host
+        let demoKeyFile = Administration.demoKeyFile(file: keyFile, database: configuration.databasePath, demo: demo)
         try await Administration.removingWhatAFailedStartMakes(
-            database: configuration.databasePath,
-            demoKeyFile: Administration.demoKeyFile(file: keyFile, database: configuration.databasePath, demo: demo)
+            database: configuration.databasePath, demoKeyFile: demoKeyFile,
+            personKeyStore: (keyFile ?? demoKeyFile).map(Administration.personKeyStorePath(keyFile:))
         ) { listening in
-            (configuration.dataKeys, configuration.madeDataKeyFile) = try Administration.serverKeys(
+            (configuration.dataKeys, configuration.personKeys, configuration.madeDataKeyFile) = try Administration.serverKeys(
                 file: keyFile, database: configuration.databasePath, demo: demo)
             let app = try await buildApplication(
                 configuration,

@@ -50,10 +50,12 @@ enum PostgresTestDatabase {
     /// thread between two statements on that machine. The server's own limit is tested with its own value.
     static let idleTransactionTimeout: Duration = .seconds(60)
 
-    /// A new, empty database with Varsel's schema, its personal details encrypted under `keys` when given.
-    static func make(keys: DataKeyring? = nil) async throws -> PostgresRepository {
+    /// A new, empty database with Varsel's schema, its personal details encrypted under `keys` when given (each
+    /// person's under their own key, with `personKeys`).
+    static func make(keys: DataKeyring? = nil, personKeys: PersonKeyring? = nil) async throws -> PostgresRepository {
         try await PostgresRepository(
-            url: try await makeEmpty(), logger: Logger(label: "test"), keys: keys, operationTimeout: PostgresTestDatabase.operationTimeout,
+            url: try await makeEmpty(), logger: Logger(label: "test"), keys: keys, personKeys: personKeys,
+            operationTimeout: PostgresTestDatabase.operationTimeout,
             idleTransactionTimeout: PostgresTestDatabase.idleTransactionTimeout)
     }
 

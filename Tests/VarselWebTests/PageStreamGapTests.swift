@@ -119,6 +119,15 @@ final class WindowInjectingStore: VarselRepository {
     func eraseContact(contactID: ContactID, titles: [Language: String], at date: Date) async throws -> [NotificationItem]? {
         try await base.eraseContact(contactID: contactID, titles: titles, at: date)
     }
+    func erasePeopleWithDestroyedKeys(titles: [Language: String], at date: Date) async throws -> Int {
+        try await base.erasePeopleWithDestroyedKeys(titles: titles, at: date)
+    }
+    func movePeopleToTheirKeys(limit: Int) async throws -> Int {
+        try await base.movePeopleToTheirKeys(limit: limit)
+    }
+    func peopleUnderTheDataKey() async throws -> Int {
+        try await base.peopleUnderTheDataKey()
+    }
     func contactsClosed(before date: Date) async throws -> [ContactID] { try await base.contactsClosed(before: date) }
     func resealStale(limit: Int) async throws -> Int { try await base.resealStale(limit: limit) }
     func sealedValueCounts() async throws -> [String: Int] { try await base.sealedValueCounts() }

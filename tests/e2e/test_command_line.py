@@ -289,6 +289,9 @@ def test_check_says_what_serve_would_find_wrong_and_changes_nothing(tmp_path):
     assert fine.returncode == 0, fine.stdout + fine.stderr
     assert all(line.startswith("OK: ") for line in fine.stdout.splitlines()), fine.stdout
     assert f"OK: The data key file {key_file} opens everything encrypted in {shown(database)}" in fine.stdout
+    # The demo's people each have a key of their own, in the key store beside the data key file.
+    assert re.search(rf"^OK: The people's key store {re.escape(key_file)}\.people holds [1-9][0-9]* keys \(0 destroyed by erasure\); back it up "
+                     r"apart from the database and keep those backups at most 7 days", fine.stdout, re.M), fine.stdout
 
     without = run_varsel("check", "--database", str(database), "--public-url", "https://varsel.example", env=unset)
     assert_one_sentence(without)
@@ -464,7 +467,7 @@ def test_a_start_that_fails_removes_the_database_and_the_key_it_made_and_says_so
     assert f"Made the data key file {shown(database)}.key for the demo's personal details" in failed.stderr + failed.stdout
     assert failed.stderr.strip().splitlines()[-1] == (
         f"Error: Port {port} on 127.0.0.1 is in use by another program: choose another with --port, or stop the other program; "
-        f"Varsel did not start, so it removed {shown(database)} and {shown(database)}.key, made for this start.")
+        f"Varsel did not start, so it removed {shown(database)}, {shown(database)}.key and {shown(database)}.key.people, made for this start.")
     assert sorted(item.name for item in tmp_path.iterdir()) == ["vapid.pem"]
 
 

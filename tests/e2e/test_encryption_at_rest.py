@@ -3,7 +3,9 @@ import os
 import stat
 import subprocess
 
-from varsel_server import VarselServer, varsel_binary
+from conftest import sign_in
+from sse_client import EventStream
+from varsel_server import VarselServer, varsel_binary, wait_until
 
 DETAILS = ["Ragnhild Aasen-Vik", "Kirkeveien 77", "+47 455 12 999", "Bruker hund, ring hardt"]
 
@@ -94,3 +96,83 @@ def test_a_key_rotation_while_the_server_runs_loses_nothing(server):
     server.restart()
     assert contact_as_mentor(server, after["contactId"])["phone"] == DETAILS[2]
     assert found(server.database) == []
+
+
+SECOND = ["Halvor Brekke-Moen", "Strandveien 12", "+47 466 98 765", "Trapp uten rekkverk"]
+
+
+def assign_someone(server, details):
+    coordinator = server.token("demo-coordinator")
+    status, _, body = server.request("POST", "/api/v1/assignments", coordinator, {
+        "mentor": "demo-mentor", "contact": {"name": details[0], "address": details[1], "phone": details[2], "notes": details[3]}})
+    assert status == 201, body
+    return body["assignment"]
+
+
+def replayed(server, token, notification_ids, after):
+    """The live stream's replay of what followed event `after`, once it has played the creation of each of
+    `notification_ids`: their notifications, by id."""
+    stream = EventStream("127.0.0.1", server.port, token, str(after))
+    try:
+        def created():
+            return {e.json["notification"]["id"]: e.json["notification"] for e in stream.snapshot() if e.name == "notification.created"}
+        assert wait_until(lambda: set(notification_ids) <= set(created())), stream.snapshot()
+        return created()
+    finally:
+        stream.close()
+
+
+def test_a_backup_taken_before_an_erasure_is_served_with_the_person_forgotten(server, page):
+    database = str(server.database)
+    admin = subprocess.run([str(varsel_binary()), "user", "add", "anne", "--role", "admin", "--database", database, "--bcrypt-cost", "4"],
+                           input="a long password\n", capture_output=True, text=True, timeout=60)
+    assert admin.returncode == 0, admin.stderr
+    live = EventStream("127.0.0.1", server.port, server.token("demo-mentor"))
+    first, second = assign(server), assign_someone(server, SECOND)
+    assert wait_until(lambda: first["notificationId"] in [e.json["notification"]["id"] for e in live.snapshot() if e.name == "notification.created"])
+    before_first = int(next(e.id for e in live.snapshot() if e.name == "notification.created"
+                            and e.json["notification"]["id"] == first["notificationId"])) - 1
+    live.close()
+    server.stop()
+    for suffix in ("", "-wal"):
+        if os.path.exists(database + suffix):
+            with open(database + suffix, "rb") as source, open(database + ".backup" + suffix, "wb") as copy:
+                copy.write(source.read())
+    server.start()
+    status, _, erased = server.request("POST", f"/api/v1/contacts/{first['contactId']}/erase", server.token("demo-coordinator"))
+    assert status == 200 and erased["erasedAt"], erased
+    server.stop()
+    key_store = database + ".key.people"
+    assert stat.S_IMODE(os.stat(key_store).st_mode) == 0o600
+    with open(key_store, "rb") as keys:
+        assert all(detail.encode() not in keys.read() for detail in DETAILS + SECOND)
+
+    # The backup is restored, and served with today's key store.
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(database + suffix):
+            os.remove(database + suffix)
+        if os.path.exists(database + ".backup" + suffix):
+            os.rename(database + ".backup" + suffix, database + suffix)
+    server.start()
+    assert any("Erased again the details of people erased after this database's backup was taken" in line for line in server.output)
+    mentor, admin_token = server.token("demo-mentor"), server.token("anne", "a long password")
+
+    forgotten = contact_as_mentor(server, first["contactId"])
+    assert [forgotten["name"], forgotten["address"], forgotten["phone"], forgotten["notes"]] == ["", "", "", ""] and forgotten["erasedAt"]
+    kept = contact_as_mentor(server, second["contactId"])
+    assert [kept["name"], kept["address"], kept["phone"], kept["notes"]] == SECOND
+    status, _, listed = server.request("GET", "/api/v1/notifications?limit=100", mentor)
+    assert status == 200
+    said = repr(listed)
+    assert [d for d in DETAILS if d in said] == [] and SECOND[0] in said
+    titles = {item["id"]: item["title"] for item in listed["items"]}
+    assert titles[first["notificationId"]] == "Details removed" and titles[second["notificationId"]] == "New assignment"
+    stream = replayed(server, mentor, [first["notificationId"], second["notificationId"]], before_first)
+    assert stream[first["notificationId"]]["title"] == "Details removed"
+    assert [d for d in DETAILS if d in repr(stream)] == [] and SECOND[0] in repr(stream)
+    status, _, exported = server.request("GET", f"/api/v1/contacts/{first['contactId']}/export", admin_token)
+    assert status == 200 and [d for d in DETAILS if d in repr(exported)] == [], exported
+    sign_in(page, server)
+    page.goto(server.base_url + f"/contacts/{first['contactId']}?assignment={first['id']}")
+    assert page.inner_text("h1") == "Details removed"
+    assert found(server.database) == [] and all(detail.encode() not in file_bytes(server.database) for detail in SECOND)

@@ -54,7 +54,11 @@ def test_a_full_disk_refuses_creates_with_507_at_once_loses_nothing_and_writes_r
         assert status == 200 and page["items"], "reads go on"
         assert wait_until(lambda: call(server.port, "GET", "/readyz")[0] == 503, 5)
         assert call(server.port, "GET", "/readyz")[1]["text"] == "not ready: The disk the database writes to is full.\n"
-        assert sum("the store is unavailable" in line for line in server.output) == 1, "said once, not once per refusal"
+        # Said once per outage, not once per refusal. A small write of the server's own (upkeep, a session) may still
+        # fit now and then while the disk is nearly full, which ends that outage and is said too: one outage is going on.
+        outages = said_outages(server.output)
+        assert outages.count("unavailable") == outages.count("available again") + 1, outages
+        assert outages.count("unavailable") < len(refusals), f"said once per refusal: {outages}"
 
         disk.resize("64m")
         room = time.monotonic()
@@ -62,7 +66,8 @@ def test_a_full_disk_refuses_creates_with_507_at_once_loses_nothing_and_writes_r
         print(f"full disk: {len(acknowledged)} creates acknowledged, {len(refusals)} refused with 507 "
               f"(longest {max(s for _, s, _ in refusals) * 1000:.0f} ms); writes resumed {time.monotonic() - room:.2f} s after room returned")
         assert wait_until(lambda: call(server.port, "GET", "/readyz")[0] == 200, 5)
-        assert sum("the store is available again" in line for line in server.output) == 1
+        outages = said_outages(server.output)
+        assert outages.count("available again") == outages.count("unavailable"), outages
 
         ids = set(acknowledged.values())
         assert wait_until(lambda: ids <= {event.json["notification"]["id"] for event in stream.snapshot()
@@ -80,3 +85,9 @@ def test_a_full_disk_refuses_creates_with_507_at_once_loses_nothing_and_writes_r
             stream.close()
         server.stop()
         disk.remove()
+
+
+def said_outages(output: list[str]) -> list[str]:
+    """What the server said of the store's outages, in order: "unavailable" and "available again"."""
+    return ["unavailable" if "the store is unavailable" in line else "available again"
+            for line in output if "the store is unavailable" in line or "the store is available again" in line]
