@@ -176,3 +176,79 @@ def test_a_backup_taken_before_an_erasure_is_served_with_the_person_forgotten(se
     page.goto(server.base_url + f"/contacts/{first['contactId']}?assignment={first['id']}")
     assert page.inner_text("h1") == "Details removed"
     assert found(server.database) == [] and all(detail.encode() not in file_bytes(server.database) for detail in SECOND)
+
+
+LEGACY_PASSWORD = "a long password"
+
+
+def test_people_stored_before_they_had_keys_move_to_keys_of_their_own_while_the_server_runs_across_a_kill(tmp_path):
+    import random
+    import signal
+    import sqlite3
+
+    database = tmp_path / "legacy.sqlite"
+    for username, role in (("carla", "coordinator"), ("mona", "mentor")):
+        added = subprocess.run([str(varsel_binary()), "user", "add", username, "--role", role, "--database", str(database), "--bcrypt-cost", "4"],
+                               input=LEGACY_PASSWORD + "\n", capture_output=True, text=True, timeout=60)
+        assert added.returncode == 0, added.stderr
+    # A server without a data key stores the people's details as they are, as a database from before keys.
+    plain = VarselServer(database=database, demo=False).start()
+    people = {}
+    try:
+        coordinator = plain.token("carla", LEGACY_PASSWORD)
+        for n in range(200):
+            details = [f"Eldre Person {n:03d}", f"Gamleveien {n:03d}", f"+47 400 00 {n:03d}", f"Merknad nummer {n:03d}"]
+            status, _, body = plain.request("POST", "/api/v1/assignments", coordinator, {
+                "mentor": "mona", "contact": {"name": details[0], "address": details[1], "phone": details[2], "notes": details[3]}})
+            assert status == 201, body
+            people[body["assignment"]["contactId"]] = details
+    finally:
+        plain.stop()
+    assert b"Eldre Person 199" in file_bytes(database)
+
+    key_file = str(tmp_path / "data.key")
+    assert run_varsel("keys", "create", "--data-key-file", key_file).returncode == 0
+    key_store = key_file + ".people"
+
+    def keys_made():
+        try:
+            # Read-write, so a transaction a kill left unfinished is rolled back as SQLite does on opening.
+            connection = sqlite3.connect(f"file:{key_store}?mode=rw", uri=True, timeout=0.05)
+            try:
+                return connection.execute("SELECT count(*) FROM person_key").fetchone()[0]
+            finally:
+                connection.close()
+        except sqlite3.Error:
+            return 0
+
+    def reads_as_before(server, token, ids):
+        for contact_id in ids:
+            status, _, contact = server.request("GET", f"/api/v1/contacts/{contact_id}", token)
+            assert status == 200, contact
+            assert [contact["name"], contact["address"], contact["phone"], contact["notes"]] == people[contact_id]
+
+    server = VarselServer(database=database, demo=False, extra_args=["--data-key-file", key_file]).start()
+    try:
+        token = server.token("carla", LEGACY_PASSWORD)
+        # The upkeep's first round moves the people while the server answers.
+        assert wait_until(lambda: keys_made() >= 20, timeout=60, interval=0.005), "the move did not begin"
+        reads_as_before(server, token, random.sample(sorted(people), 5))
+        server.process.send_signal(signal.SIGKILL)
+        server.process.wait()
+        server.process = None
+        made = keys_made()
+        assert 20 <= made < len(people), f"the kill came after the move had ended ({made} keys): nothing was interrupted"
+        print(f"people's keys made before the kill: {made} of {len(people)}")
+
+        server.start()
+        token = server.token("carla", LEGACY_PASSWORD)
+        assert wait_until(lambda: all(detail.encode() not in file_bytes(database) for details in people.values() for detail in details),
+                          timeout=60), "some details are still as they were stored"
+        reads_as_before(server, token, sorted(people))
+        # Every person has a key of their own, and what the kill left half made (a key never used) harms nothing.
+        assert keys_made() >= len(people)
+        checked = run_varsel("check", "--database", str(database), "--data-key-file", key_file, "--public-url", "https://varsel.example")
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+        assert "still under the data key" not in checked.stdout and f"OK: The people's key store {key_store} holds " in checked.stdout
+    finally:
+        server.stop()
