@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Logging
+import Synchronization
 import Testing
 import VarselCore
 import VarselPostgres
@@ -256,14 +257,14 @@ struct PersonKeyTests {
 
     // MARK: Moving over
 
-    @Test(
-        "200 people stored under the data key move to keys of their own while the store serves, across an interruption; the data key then opens nothing of theirs"
-    )
-    func movesPeopleOver() async throws {
-        let (data, people, _) = try Self.keys("person-move")
-        let path = try temporarySQLitePath("person-move")
+    /// 200 people stored under the data key move to keys of their own, a batch at a time, across an interruption;
+    /// `open` opens the same database with the data key and, when given, the people's keys.
+    static func expectPeopleMoveOver(
+        _ purpose: String, open: (DataKeyring, PersonKeyring?) async throws -> any VarselRepository
+    ) async throws {
+        let (data, people, _) = try Self.keys(purpose)
         let clock = ErasureAtRestTests.Clock()
-        let before = try SQLiteRepository(path: path, keys: data)
+        let before = try await open(data, nil)
         let mentor = try await before.createUser(
             NewUser(username: "ola", displayName: "Ola", role: .mentor, passwordHash: "h", language: .english), at: clock.now)
         let coordinator = try await before.createUser(
@@ -275,16 +276,16 @@ struct PersonKeyTests {
         }
         let expected = try await Self.everythingSaid(before, mentor: mentor.id, contacts: contacts)
 
-        let moving = try SQLiteRepository(path: path, keys: data, personKeys: people)
+        let moving = try await open(data, people)
         #expect(try await moving.peopleUnderTheDataKey() == 200)
         #expect(try await moving.movePeopleToTheirKeys(limit: 70) == 70)
         // The process stops here: a key made for the next person, whose move never committed, is left in the key store.
         _ = try people.newKey()
         #expect(try await moving.peopleUnderTheDataKey() == 130)
 
-        let restarted = try SQLiteRepository(
-            path: path, keys: try DataKeyring.load(path: data.path!),
-            personKeys: PersonKeyring(store: try PersonKeyFile(path: data.path! + ".people", creating: false), wrapping: data))
+        let restarted = try await open(
+            try DataKeyring.load(path: data.path!),
+            PersonKeyring(store: try PersonKeyFile(path: data.path! + ".people", creating: false), wrapping: data))
         // Served while the rest moves, a batch at a time as the upkeep does: every read in between says what it said.
         var moved = 0
         while true {
@@ -297,10 +298,36 @@ struct PersonKeyTests {
         #expect(try await restarted.movePeopleToTheirKeys(limit: 100) == 0)
 
         // The data key alone opens no detail of any person now: a store without the key store cannot read them.
-        let dataKeyOnly = try SQLiteRepository(path: path, keys: data)
+        let dataKeyOnly = try await open(data, nil)
         #expect(try await dataKeyOnly.sealedValueCounts() == [data.currentID: 1], "the data key seals only the database's key check")
         await #expect(throws: StoreError.self) { _ = try await dataKeyOnly.contact(id: contacts[0]) }
         #expect(try people.store.counts().live == 201)
+    }
+
+    @Test(
+        "SQLite: 200 people stored under the data key move to keys of their own while the store serves, across an interruption; the data key then opens nothing of theirs"
+    )
+    func sqliteMovesPeopleOver() async throws {
+        let path = try temporarySQLitePath("person-move")
+        try await Self.expectPeopleMoveOver("person-move-sqlite") { data, people in
+            try SQLiteRepository(path: path, keys: data, personKeys: people)
+        }
+    }
+
+    @Test(
+        "PostgreSQL: 200 people stored under the data key move to keys of their own, across an interruption",
+        .enabled(if: PostgresTestDatabase.serverURL != nil))
+    func postgresMovesPeopleOver() async throws {
+        let url = try await PostgresTestDatabase.makeEmpty()
+        let opened = Mutex<[PostgresRepository]>([])
+        defer { for store in opened.withLock({ $0 }) { store.shutdown() } }
+        try await Self.expectPeopleMoveOver("person-move-postgres") { data, people in
+            let store = try await PostgresRepository(
+                url: url, logger: Logger(label: "test"), keys: data, personKeys: people, operationTimeout: PostgresTestDatabase.operationTimeout,
+                idleTransactionTimeout: PostgresTestDatabase.idleTransactionTimeout)
+            opened.withLock { $0.append(store) }
+            return store
+        }
     }
 }
 
