@@ -104,7 +104,7 @@ extension PostgresRepository {
             let (newBody, newDetails) = (try reseal(body, .notificationBody), try reseal(details, .notificationDetails))
             try await c.query("UPDATE notification SET body = \(newBody), personal_details = \(newDetails) WHERE id = \(id)", logger: logger)
             let events = try await c.query(
-                "SELECT id, notification FROM event WHERE notification_id = \(id) AND substr(notification, 1, 1) = \(SealedColumn.marker)",
+                "SELECT id, notification FROM event WHERE notification_id = \(id) AND notification IS NOT NULL",
                 logger: logger
             ).collect().map { try $0.decode((Int64, String).self) }
             for (eventID, json) in events {
@@ -114,7 +114,7 @@ extension PostgresRepository {
         }
     }
 
-    public func peopleUnderTheDataKey() async throws -> Int {
+    public func peopleKeyCounts() async throws -> PeopleKeyCounts {
         try await read { c in
             let hasKeys =
                 try await Self.first(
@@ -123,10 +123,11 @@ extension PostgresRepository {
                         SELECT count(*) FROM information_schema.columns
                         WHERE table_schema = current_schema() AND table_name = 'contact' AND column_name = 'key_id'
                         """, logger: self.logger))?.decode(Int64.self) ?? 0
-            let sql = hasKeys > 0 ? "key_id IS NULL AND erased_at IS NULL" : "erased_at IS NULL"
-            return Int(
-                try await Self.one(c.query(PostgresQuery(unsafeSQL: "SELECT count(*) FROM contact WHERE \(sql)"), logger: self.logger)).decode(
-                    Int64.self))
+            let keyed = hasKeys > 0 ? "count(key_id)" : "0::bigint"
+            let (own, all) = try await Self.one(
+                c.query(PostgresQuery(unsafeSQL: "SELECT \(keyed), count(*) FROM contact WHERE erased_at IS NULL"), logger: self.logger)
+            ).decode((Int64, Int64).self)
+            return PeopleKeyCounts(ownKeys: Int(own), underDataKey: Int(all - own))
         }
     }
 }

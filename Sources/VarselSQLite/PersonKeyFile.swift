@@ -3,6 +3,10 @@ import GRDB
 import Synchronization
 import VarselStore
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The people's key store as a SQLite file of its own, beside the data key file and apart from the database and its
 /// backups (``PersonKeyring``). Several instances on one machine share it; a write waits for another's.
 ///
@@ -64,16 +68,21 @@ public final class PersonKeyFile: PersonKeyStore, Sendable {
         }
     }
 
-    /// The open store; nil when none was made yet and `making` is false (it holds no key then).
+    /// The open store; nil when there is none yet and `making` is false (it holds no key then). A store another
+    /// instance made meanwhile is opened.
     private func queue(making: Bool) throws -> DatabaseQueue? {
         try opened.withLock { queue in
             if let queue { return queue }
-            guard making else { return nil }
-            // Made empty and private first, so the keys are never in a file others can read.
-            if !FileManager.default.fileExists(atPath: location),
-                !FileManager.default.createFile(atPath: location, contents: nil, attributes: [.posixPermissions: 0o600])
-            {
-                throw Failure(description: "The people's key store \(location) cannot be made: its directory does not exist or is not writable.")
+            if !FileManager.default.fileExists(atPath: location) {
+                guard making else { return nil }
+                // Made empty and private first, so the keys are never in a file others can read; a file another
+                // instance made at the same moment is used as it is.
+                let descriptor = Glibc.open(location, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+                if descriptor >= 0 {
+                    close(descriptor)
+                } else if errno != EEXIST {
+                    throw Failure(description: "The people's key store \(location) cannot be made: its directory does not exist or is not writable.")
+                }
             }
             queue = try Self.open(location)
             return queue

@@ -84,8 +84,7 @@ extension SQLiteRepository {
                 sql: "UPDATE notification SET body = ?, personal_details = ? WHERE id = ?",
                 arguments: [try reseal(row["body"], .notificationBody), try reseal(row["personal_details"], .notificationDetails), id])
             for event in try Row.fetchAll(
-                db, sql: "SELECT id, notification FROM event WHERE notification_id = ? AND substr(notification, 1, 1) = ?",
-                arguments: [id, SealedColumn.marker])
+                db, sql: "SELECT id, notification FROM event WHERE notification_id = ? AND notification IS NOT NULL", arguments: [id])
             {
                 try db.execute(
                     sql: "UPDATE event SET notification = ? WHERE id = ?",
@@ -94,12 +93,19 @@ extension SQLiteRepository {
         }
     }
 
-    public func peopleUnderTheDataKey() async throws -> Int {
+    public func peopleKeyCounts() async throws -> PeopleKeyCounts {
         try read { db in
+            // A database opened as it is, before an upgrade, has no keys yet.
             guard try db.columns(in: "contact").contains(where: { $0.name == "key_id" }) else {
-                return try Int.fetchOne(db, sql: "SELECT count(*) FROM contact WHERE erased_at IS NULL") ?? 0
+                return PeopleKeyCounts(
+                    ownKeys: 0, underDataKey: try Int.fetchOne(db, sql: "SELECT count(*) FROM contact WHERE erased_at IS NULL") ?? 0)
             }
-            return try Int.fetchOne(db, sql: "SELECT count(*) FROM contact WHERE key_id IS NULL AND erased_at IS NULL") ?? 0
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT count(key_id) AS own, count(*) - count(key_id) AS under FROM contact WHERE erased_at IS NULL
+                    """)
+            return PeopleKeyCounts(ownKeys: row?["own"] ?? 0, underDataKey: row?["under"] ?? 0)
         }
     }
 }

@@ -95,6 +95,7 @@ public enum Administration {
         _ body: (any VarselRepository, _ isNew: Bool) async throws -> T
     ) async throws -> T {
         let shown = shownName(of: database)
+        let people = try personKeys(for: keys, creating: false)
         if PostgresRepository.isURL(database) {
             let logger = {
                 var logger = Logger(label: "varsel")
@@ -111,7 +112,7 @@ public enum Administration {
                 opened = try await withThrowingTaskGroup(of: PostgresRepository?.self) { group in
                     group.addTask {
                         try await PostgresRepository(
-                            url: database, logger: logger, keys: keys, personKeys: try personKeys(for: keys, creating: false),
+                            url: database, logger: logger, keys: keys, personKeys: people,
                             checksDataKey: keys != nil, createsSchema: creating, upgradesSchema: upgradesSchema)
                     }
                     group.addTask {
@@ -147,7 +148,7 @@ public enum Administration {
         let sqlite: SQLiteRepository
         do {
             sqlite = try SQLiteRepository(
-                path: database, keys: keys, personKeys: try personKeys(for: keys, creating: false), checksDataKey: keys != nil,
+                path: database, keys: keys, personKeys: people, checksDataKey: keys != nil,
                 upgradesSchema: upgradesSchema)
         } catch let error where isOpeningRefusal(error) {
             throw openingRefusal(error, database: database, keys: keys)

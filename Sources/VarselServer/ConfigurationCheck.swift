@@ -41,7 +41,7 @@ extension Administration {
         var findings: [Finding] = []
         let shown = shownName(of: settings.database)
         var sealed: [String: Int]?
-        var waiting: Int?
+        var people: PeopleKeyCounts?
         do {
             // Opened as it is: an upgrade is said, not made.
             try await withStore(settings.database, upgradesSchema: false) { repository, _ in
@@ -73,23 +73,29 @@ extension Administration {
                     return
                 }
                 sealed = try await repository.sealedValueCounts()
-                waiting = try await repository.peopleUnderTheDataKey()
+                people = try await repository.peopleKeyCounts()
             }
         } catch {
             findings.append(.problem(sentence(for: error)))
         }
         findings.append(dataKeyFinding(settings.dataKeyFile, sealed: sealed, database: shown))
-        if let file = settings.dataKeyFile { findings.append(personKeysFinding(keyFile: file, waiting: waiting)) }
+        if let file = settings.dataKeyFile { findings.append(personKeysFinding(keyFile: file, people: people)) }
         findings += webFindings(settings)
         return findings
     }
 
     /// The people's key store beside the data key file: how many keys it holds, how long its backups may be kept, and
     /// how many people are still to move to keys of their own.
-    private static func personKeysFinding(keyFile: String, waiting: Int?) -> Finding {
+    private static func personKeysFinding(keyFile: String, people: PeopleKeyCounts?) -> Finding {
         let path = personKeyStorePath(keyFile: keyFile)
+        let waiting = people?.underDataKey
         guard FileManager.default.fileExists(atPath: path) else {
-            return .fine("There is no people's key store at \(path) yet: `varsel serve` makes it on its first start with these keys.")
+            if let people, people.ownKeys > 0 {
+                return .problem(
+                    "There is no people's key store at \(path), and \(people.ownKeys) people's details are sealed under keys kept in one: restore it from its backup."
+                )
+            }
+            return .fine("There is no people's key store at \(path) yet: `varsel serve` makes it when it first stores a key.")
         }
         let counts: (live: Int, destroyed: Int)
         do {

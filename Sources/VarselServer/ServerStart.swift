@@ -41,8 +41,13 @@ extension Administration {
         database: String, demoKeyFile: String?, personKeyStore: String? = nil,
         _ start: (_ listening: @escaping @Sendable () -> Void) async throws -> Void
     ) async throws {
-        let absent = [PostgresRepository.isURL(database) ? nil : database, demoKeyFile, personKeyStore].compactMap { $0 }
+        var absent = [PostgresRepository.isURL(database) ? nil : database, demoKeyFile].compactMap { $0 }
             .filter { !FileManager.default.fileExists(atPath: $0) }
+        // The people's key store goes only with a demo key file made for this start: nothing else is sealed under
+        // that key. Another key file's store may hold keys another instance made meanwhile, and is never removed.
+        if let demoKeyFile, absent.contains(demoKeyFile), let personKeyStore, !FileManager.default.fileExists(atPath: personKeyStore) {
+            absent.append(personKeyStore)
+        }
         let listening = ListeningFlag()
         do {
             try await start { listening.value.store(true, ordering: .relaxed) }

@@ -66,21 +66,33 @@ public struct MaintenanceService: Service {
             _ = try await repository.pruneWebhookDeliveries(before: now.addingTimeInterval(-eventRetention))
             _ = try await repository.deleteExpiredSessions(at: now)
             _ = try await repository.pruneContactReads(before: now.addingTimeInterval(-accessLogRetention))
-            let forgotten = try await erasure.eraseForgotten()
-            if forgotten > 0 {
-                logger.notice(
-                    "contact details erased again: their keys were destroyed by an earlier erasure", metadata: ["contact.count": "\(forgotten)"])
-            }
             let erased = try await erasure.eraseExpired(retention: contactRetention)
             if erased > 0 { logger.info("contact details erased after their retention time", metadata: ["contact.count": "\(erased)"]) }
-            let moved = try await repository.moveAllPeopleToTheirKeys()
-            if moved > 0 { logger.info("people's details sealed under keys of their own", metadata: ["contact.count": "\(moved)"]) }
             let resealed = try await repository.resealAllStale()
             if resealed > 0 { logger.info("personal details re-encrypted under the current data key", metadata: ["value.count": "\(resealed)"]) }
         } catch is StoreUnavailable {
             // Said once per outage by the store's health; tried again next round.
         } catch {
             logger.error("maintenance failed", metadata: ["error.type": "\(type(of: error))"])
+        }
+        await keepPeoplesKeys()
+    }
+
+    /// The people's keys (a key per person visited), apart from the rest of the round: a key store that cannot be
+    /// written or read stops only this, not the retention or the other upkeep.
+    private func keepPeoplesKeys() async {
+        do {
+            let forgotten = try await erasure.eraseForgotten()
+            if forgotten > 0 {
+                logger.notice(
+                    "contact details erased again: their keys were destroyed by an earlier erasure", metadata: ["contact.count": "\(forgotten)"])
+            }
+            let moved = try await repository.moveAllPeopleToTheirKeys()
+            if moved > 0 { logger.info("people's details sealed under keys of their own", metadata: ["contact.count": "\(moved)"]) }
+        } catch is StoreUnavailable {
+            // Said once per outage by the store's health; tried again next round.
+        } catch {
+            logger.error("the people's keys could not be kept in step", metadata: ["error.type": "\(type(of: error))"])
         }
     }
 }

@@ -451,6 +451,13 @@ extension EventPayload {
             guard let notificationJSON else { throw StoreError.unknownStoredValue(column: "event.notification") }
             return try cache.item(json: notificationJSON, decoder: decoder)
         }
+        // A copy sealed under a person's key that erasure destroyed opens empty: it names someone who is forgotten, and
+        // its notification was deleted (an erasure rewrites the copies of those it finds), so that is what it says.
+        if notificationJSON == "", let notificationID,
+            type == EventType.notificationCreated.rawValue || type == EventType.notificationUpdated.rawValue
+        {
+            return .notificationDeleted(notificationID: notificationID)
+        }
         switch EventType(rawValue: type) {
         case .notificationCreated: return .notificationCreated(try item())
         case .notificationUpdated: return .notificationUpdated(try item())

@@ -114,6 +114,8 @@ public final class PersonKeyring: Sendable {
     public func destroy(_ id: PersonKeyID, at date: Date) throws {
         unwrapped.withLock { _ = $0.removeValue(forKey: id) }
         try store.destroy(id, at: date)
+        // A read that found the key live just before may have put it back meanwhile.
+        unwrapped.withLock { _ = $0.removeValue(forKey: id) }
     }
 
     /// Whether `stored` is sealed under a person's key.

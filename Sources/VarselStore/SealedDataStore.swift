@@ -12,8 +12,20 @@ public protocol SealedDataStore: Sendable {
     /// keys of their own) under a new key each (``PersonKeyring``), one person per transaction; returns how many. A
     /// store without people's keys does nothing.
     func movePeopleToTheirKeys(limit: Int) async throws -> Int
-    /// How many people visited, not erased, still have their details under the data key.
-    func peopleUnderTheDataKey() async throws -> Int
+    /// How many people visited, not erased, have their details under keys of their own, and how many still under
+    /// the data key.
+    func peopleKeyCounts() async throws -> PeopleKeyCounts
+}
+
+/// How the details of the people visited (not erased) are sealed: under keys of their own, or still under the data key.
+public struct PeopleKeyCounts: Sendable, Equatable {
+    public var ownKeys: Int
+    public var underDataKey: Int
+
+    public init(ownKeys: Int, underDataKey: Int) {
+        self.ownKeys = ownKeys
+        self.underDataKey = underDataKey
+    }
 }
 
 extension SealedDataStore {

@@ -233,7 +233,7 @@ struct ServeCommand: AsyncParsableCommand {
         let demoKeyFile = Administration.demoKeyFile(file: keyFile, database: configuration.databasePath, demo: demo)
         try await Administration.removingWhatAFailedStartMakes(
             database: configuration.databasePath, demoKeyFile: demoKeyFile,
-            personKeyStore: (keyFile ?? demoKeyFile).map(Administration.personKeyStorePath(keyFile:))
+            personKeyStore: demoKeyFile.map(Administration.personKeyStorePath(keyFile:))
         ) { listening in
             (configuration.dataKeys, configuration.personKeys, configuration.madeDataKeyFile) = try Administration.serverKeys(
                 file: keyFile, database: configuration.databasePath, demo: demo)

@@ -182,8 +182,8 @@ struct PersonKeyTests {
 
         let restored = try await restore()
         // Nothing of the erased person opens, even before the restored rows are brought in step with the key store
-        // (which a server does before it serves: the event log's copies are made to say so then).
-        let unopened = try await Self.everythingSaid(restored, mentor: mentor.id, contacts: [one, two], events: false)
+        // (which a server does before it serves): the event log's copies under the destroyed key replay as deletions.
+        let unopened = try await Self.everythingSaid(restored, mentor: mentor.id, contacts: [one, two])
         #expect(Self.named(Self.first, in: unopened) == [])
         #expect(Self.named(Self.second, in: unopened) == Self.second)
 
@@ -255,6 +255,23 @@ struct PersonKeyTests {
         #expect(Self.named(Self.first, in: try await Self.everythingSaid(again, mentor: mentor.id, contacts: [one])) == Self.first)
     }
 
+    @Test("a deleted notification's copies in the event log, under an erased person's key, replay as its deletion")
+    func deletedNotificationsCopies() async throws {
+        let (data, people, _) = try Self.keys("person-deleted")
+        let store = try SQLiteRepository(path: try temporarySQLitePath("person-deleted"), keys: data, personKeys: people)
+        let clock = ErasureAtRestTests.Clock()
+        let (mentor, one, two) = try await Self.twoPeople(in: store, clock: clock)
+        let notificationID = try #require(try await store.assignments(AssignmentListing(scope: .all, contactID: one)).first?.notificationID)
+        #expect(try await store.delete(ids: [notificationID], userID: mentor.id, at: clock.now) == 1)
+        try await Self.erasure(store, clock: clock).erase(contactID: one, by: try #require(try await store.user(username: "coord")))
+
+        let replayed = try await store.events(for: mentor.id, after: 0, limit: 1000)
+        let aboutIt = replayed.filter { $0.payload.notificationID == notificationID }.map(\.payload)
+        #expect(aboutIt.count >= 2 && aboutIt.allSatisfy { $0 == .notificationDeleted(notificationID: notificationID) })
+        let said = try await Self.everythingSaid(store, mentor: mentor.id, contacts: [one, two])
+        #expect(Self.named(Self.first, in: said) == [] && Self.named(Self.second, in: said) == Self.second)
+    }
+
     // MARK: Moving over
 
     /// 200 people stored under the data key move to keys of their own, a batch at a time, across an interruption;
@@ -277,11 +294,11 @@ struct PersonKeyTests {
         let expected = try await Self.everythingSaid(before, mentor: mentor.id, contacts: contacts)
 
         let moving = try await open(data, people)
-        #expect(try await moving.peopleUnderTheDataKey() == 200)
+        #expect(try await moving.peopleKeyCounts() == PeopleKeyCounts(ownKeys: 0, underDataKey: 200))
         #expect(try await moving.movePeopleToTheirKeys(limit: 70) == 70)
         // The process stops here: a key made for the next person, whose move never committed, is left in the key store.
         _ = try people.newKey()
-        #expect(try await moving.peopleUnderTheDataKey() == 130)
+        #expect(try await moving.peopleKeyCounts() == PeopleKeyCounts(ownKeys: 70, underDataKey: 130))
 
         let restarted = try await open(
             try DataKeyring.load(path: data.path!),

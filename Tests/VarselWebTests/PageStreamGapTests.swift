@@ -125,8 +125,8 @@ final class WindowInjectingStore: VarselRepository {
     func movePeopleToTheirKeys(limit: Int) async throws -> Int {
         try await base.movePeopleToTheirKeys(limit: limit)
     }
-    func peopleUnderTheDataKey() async throws -> Int {
-        try await base.peopleUnderTheDataKey()
+    func peopleKeyCounts() async throws -> PeopleKeyCounts {
+        try await base.peopleKeyCounts()
     }
     func contactsClosed(before date: Date) async throws -> [ContactID] { try await base.contactsClosed(before: date) }
     func resealStale(limit: Int) async throws -> Int { try await base.resealStale(limit: limit) }
