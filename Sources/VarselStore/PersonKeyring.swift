@@ -69,8 +69,8 @@ public final class PersonKeyring: Sendable {
     public let store: any PersonKeyStore
     /// The data keys that wrap the people's keys.
     let wrapping: DataKeyring
-    /// Keys unwrapped so far. A destroyed key leaves at once; another instance's destruction reaches this one when its
-    /// key store is read again (the rows sealed under it are already erased in the shared database).
+    /// Keys unwrapped so far. A key this instance destroys leaves at once; one another instance destroys stays here
+    /// until a restart, which is harmless: the rows sealed under it are already erased in the shared database.
     private let unwrapped = Mutex<[PersonKeyID: SymmetricKey]>([:])
     static let tag: UInt8 = 0x70  // "p"
     /// How long backups of the key store are kept, as `docs/deploy.md` advises: within this time an erasure reaches
