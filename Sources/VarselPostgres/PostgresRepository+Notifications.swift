@@ -205,7 +205,7 @@ extension PostgresRepository {
                 var body = new.body
                 var details = StoredNotificationJSON.encode(new.personalDetails)
                 if FieldSealer.sealsNotification(personalDetails: new.personalDetails) {
-                    let person = Self.contactID(of: new.deepLink).flatMap { people[$0] }
+                    let person = sealer.personSealing(deepLink: new.deepLink, details: new.personalDetails).flatMap { people[$0] }
                     body = try sealer.seal(body, field: .notificationBody, person: person)
                     details = try sealer.seal(details, field: .notificationDetails, person: person)
                 }
@@ -256,7 +256,8 @@ extension PostgresRepository {
     /// about when `people` (``personKeys(about:_:)``) names one.
     func sealedEventJSON(_ json: String, of item: NotificationItem, people: [ContactID: PersonKeyID]) throws -> String {
         guard FieldSealer.sealsNotification(personalDetails: item.personalDetails) else { return json }
-        return try sealer.seal(json, field: .eventNotification, person: Self.contactID(of: item.deepLink).flatMap { people[$0] })
+        let person = sealer.personSealing(deepLink: item.deepLink, details: item.personalDetails).flatMap { people[$0] }
+        return try sealer.seal(json, field: .eventNotification, person: person)
     }
 
     func appendUnreadCounts(for userIDs: [UserID], at date: Date, _ c: PostgresConnection) async throws {
@@ -290,12 +291,7 @@ extension PostgresRepository {
             title: title, body: try sealer.open(body, field: .notificationBody), createdAt: Self.date(created),
             readAt: read.map(Self.date), urgency: try Urgency(stored: urgency, column: "notification.urgency"),
             deepLink: try Self.decoder.decode(DeepLinkTarget.self, from: Data(deepLink.utf8)),
-            personalDetails: try Self.details(try sealer.open(details, field: .notificationDetails)))
-    }
-
-    /// The personal details' list from its JSON; none when it opened empty (sealed under a destroyed person's key).
-    static func details(_ json: String) throws -> [String] {
-        json.isEmpty ? [] : try decoder.decode([String].self, from: Data(json.utf8))
+            personalDetails: try StoredNotificationJSON.strings(try sealer.open(details, field: .notificationDetails), decoder: Self.decoder))
     }
 
     public func notification(id: NotificationID) async throws -> NotificationItem? {

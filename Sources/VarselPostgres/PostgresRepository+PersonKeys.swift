@@ -6,19 +6,12 @@ import VarselStore
 /// The keys of the people mentors visit (``PersonKeyring``): which key a value is sealed under, and keeping erasures
 /// and the key store in step.
 extension PostgresRepository {
-    /// The contact a notification links to, whose key seals its personal details.
-    static func contactID(of deepLink: DeepLinkTarget) -> ContactID? {
-        if case let .contact(contactID, _) = deepLink { return contactID }
-        return nil
-    }
-
     /// The keys of the people the notifications with personal details among `notifications` are about, by contact;
     /// none without people's keys.
     func personKeys(about notifications: [(deepLink: DeepLinkTarget, details: [String])], _ c: PostgresConnection) async throws
         -> [ContactID: PersonKeyID]
     {
-        guard sealer.people != nil else { return [:] }
-        let ids = Array(Set(notifications.filter { !$0.details.isEmpty }.compactMap { Self.contactID(of: $0.deepLink) }))
+        let ids = Array(Set(notifications.compactMap { sealer.personSealing(deepLink: $0.deepLink, details: $0.details) }))
         guard !ids.isEmpty else { return [:] }
         var keys: [ContactID: PersonKeyID] = [:]
         let rows = try await c.query("SELECT id, key_id FROM contact WHERE id = ANY(\(ids)) AND key_id IS NOT NULL", logger: logger)

@@ -102,11 +102,6 @@ struct NotificationRecord: FetchableRecord, TableRecord {
             title: title, body: try sealer.open(body, field: .notificationBody), createdAt: Date(timeIntervalSince1970: createdAt),
             readAt: readAt.map { Date(timeIntervalSince1970: $0) }, urgency: try Urgency(stored: urgency, column: "notification.urgency"),
             deepLink: try decoder.decode(DeepLinkTarget.self, from: Data(deepLink.utf8)),
-            personalDetails: try Self.details(try sealer.open(personalDetails, field: .notificationDetails), decoder: decoder))
-    }
-
-    /// The personal details' list from its JSON; none when it opened empty (sealed under a destroyed person's key).
-    static func details(_ json: String, decoder: JSONDecoder) throws -> [String] {
-        json.isEmpty ? [] : try decoder.decode([String].self, from: Data(json.utf8))
+            personalDetails: try StoredNotificationJSON.strings(try sealer.open(personalDetails, field: .notificationDetails), decoder: decoder))
     }
 }

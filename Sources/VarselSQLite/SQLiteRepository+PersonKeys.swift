@@ -9,7 +9,7 @@ extension SQLiteRepository {
     /// The key of the person a notification's personal details are about, when people have keys: an assignment's
     /// notification links to its contact.
     func personKey(for deepLink: DeepLinkTarget, details: [String], db: Database) throws -> PersonKeyID? {
-        guard sealer.people != nil, !details.isEmpty, case let .contact(contactID, _) = deepLink else { return nil }
+        guard let contactID = sealer.personSealing(deepLink: deepLink, details: details) else { return nil }
         return try personKey(contactID: contactID, db: db)
     }
 

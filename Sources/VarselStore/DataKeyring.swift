@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Synchronization
+import VarselCore
 
 /// The keys that encrypt personal details at rest, kept in a file outside the database.
 ///
@@ -288,6 +289,15 @@ public struct FieldSealer: Sendable {
     public func seal(_ text: String, field: SealedField, person: PersonKeyID?) throws -> String {
         guard let person, let people else { return seal(text, field: field) }
         return try people.seal(text, field: field, key: person)
+    }
+
+    /// The contact whose key seals a notification's body and personal details (the one an assignment's notification
+    /// links to), when people have keys and the notification has details; else nil (the data key seals them).
+    public func personSealing(deepLink: DeepLinkTarget, details: [String]) -> ContactID? {
+        guard people != nil, FieldSealer.sealsNotification(personalDetails: details), case let .contact(contactID, _) = deepLink else {
+            return nil
+        }
+        return contactID
     }
 
     /// A new person's key when people have keys (see ``PersonKeyring/newKey()``), else nil.

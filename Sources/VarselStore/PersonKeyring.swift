@@ -97,7 +97,7 @@ public final class PersonKeyring: Sendable {
         if text.isEmpty { return text }
         guard let key = try key(id) else { return "" }
         let box = try! AES.GCM.seal(Data(text.utf8), using: key, authenticating: Self.associatedData(field, id))
-        return "\u{1}p" + id.rawValue + ":" + box.combined!.base64EncodedString()
+        return SealedColumn.personMarker + id.rawValue + ":" + box.combined!.base64EncodedString()
     }
 
     /// The text `stored` holds; the empty text when its key was destroyed.

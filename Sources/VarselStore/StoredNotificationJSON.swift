@@ -51,6 +51,12 @@ public enum StoredNotificationJSON {
         return String(decoding: json.bytes, as: UTF8.self)
     }
 
+    /// The list of strings ``encode(_:)-([String])`` stored; none when the stored text opened empty (sealed under the key
+    /// of a person whose erasure destroyed it).
+    public static func strings(_ json: String, decoder: JSONDecoder) throws -> [String] {
+        json.isEmpty ? [] : try decoder.decode([String].self, from: Data(json.utf8))
+    }
+
     /// Appends JSON text to bytes.
     struct Writer {
         var bytes: [UInt8] = []
