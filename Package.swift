@@ -163,7 +163,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "VarselCoreTests", dependencies: ["VarselCore"]),
-        .testTarget(name: "VarselLiveTests", dependencies: ["VarselLive", "VarselService"]),
+        .testTarget(name: "VarselLiveTests", dependencies: ["VarselLive", "VarselService", "VarselStore", "VarselCore"]),
         .testTarget(
             name: "VarselMessagingTests",
             dependencies: [
@@ -206,6 +206,8 @@ let package = Package(
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

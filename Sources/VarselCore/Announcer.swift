@@ -45,7 +45,12 @@ public struct Announcer: Sendable {
     }
 
     public init(language: Language, preferences: NotificationPreferences = .standard, configuration: Configuration = .init()) {
-        self.describer = Describer(language: language)
+        self.init(describer: Describer(language: language), preferences: preferences, configuration: configuration)
+    }
+
+    /// An announcer that speaks through `describer`: one shared by many announcers keeps a single calendar for them all.
+    public init(describer: Describer, preferences: NotificationPreferences = .standard, configuration: Configuration = .init()) {
+        self.describer = describer
         self.preferences = preferences
         self.configuration = configuration
     }

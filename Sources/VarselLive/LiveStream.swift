@@ -120,7 +120,7 @@ extension LiveStream {
         /// The id of the last logged event this stream sent; a live event at or below it was sent by the replay.
         private var lastSent: Int64 = 0
         /// Messages taken and not yet answered: while opening, and while new preferences are read.
-        private var waiting = CircularBuffer<StreamMessage>(initialCapacity: 4)
+        private var waiting = WaitingMessages()
         private var phase = Phase.opening
         /// Asked to end once the waiting messages are sent.
         private var isFinishing = false
@@ -147,7 +147,7 @@ extension LiveStream {
             self.pace = pace
             self.eventLoop = eventLoop
             self.preferences = preferences
-            announcer = Announcer(language: user.language, preferences: preferences)
+            announcer = Announcer(describer: describer, preferences: preferences)
         }
 
         func attached(as id: UInt64) {
@@ -198,7 +198,7 @@ extension LiveStream {
                 pace.done(messages.count)
                 return
             }
-            waiting.append(contentsOf: messages)
+            waiting.append(messages)
             answerWaiting()
         }
 

@@ -1,6 +1,7 @@
 import HTTPTypes
 import HummingbirdCore
 import NIOCore
+import NIOHTTP1
 import NIOHTTPTypes
 import Synchronization
 import VarselService
@@ -113,6 +114,7 @@ final class StreamHandoffHandler: ChannelDuplexHandler, RemovableChannelHandler 
         if let idle = try? context.pipeline.syncOperations.context(handlerType: HTTPConnectionStateHandler.self) {
             context.pipeline.syncOperations.removeHandler(context: idle, promise: nil)
         }
+        Self.stopParsingRequests(context.pipeline)
         context.read()
         guard context.channel.isActive else {
             state = .closed
@@ -122,6 +124,20 @@ final class StreamHandoffHandler: ChannelDuplexHandler, RemovableChannelHandler 
         if !context.channel.isWritable { stream.pace.blocked() }
         stream.start(writingTo: self)
         if isQuiescing { stream.finish() }
+    }
+
+    /// Lets go of the request parser, which an open stream no longer needs and which keeps the last request's head,
+    /// buffers and parser state (about 1.3 KB a connection): what the client sends from now on is dropped as it is
+    /// read, before any HTTP handler. Reads, their completion, the client's leaving and errors still pass on.
+    private static func stopParsingRequests(_ pipeline: ChannelPipeline) {
+        let operations = pipeline.syncOperations
+        guard let decoder = try? operations.context(handlerType: ByteToMessageHandler<HTTPRequestDecoder>.self) else { return }
+        do {
+            try operations.addHandler(InboundBytesDropped(), position: .first)
+        } catch {
+            return
+        }
+        operations.removeHandler(context: decoder, promise: nil)
     }
 
     /// Writes one buffer of the stream's frames; a client too far behind is closed.
@@ -218,4 +234,12 @@ final class StreamHandoffHandler: ChannelDuplexHandler, RemovableChannelHandler 
         }
         context.fireChannelInactive()
     }
+}
+
+/// Drops whatever a live stream's client sends: once a stream has its connection, the bytes read mean nothing, and
+/// dropping them first lets the request parser go.
+final class InboundBytesDropped: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
 }

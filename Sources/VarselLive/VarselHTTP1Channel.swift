@@ -54,6 +54,12 @@ public struct VarselHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     /// Hummingbird's own answer to a malformed request: an empty 400.
     public static let emptyBadRequest: MalformedRequestResponder = { _ in Answer(head: HTTPResponse(status: .badRequest)) }
 
+    /// How large a connection's reads start. SwiftNIO keeps a read buffer for each connection's life, and its
+    /// default of 2,048 bytes was the largest single part of an idle live stream. A browser's request for the stream,
+    /// cookie included, fits in 1,024 bytes; larger requests grow the reads as SwiftNIO's adaptive allocator sees
+    /// them fill.
+    static let readBuffers = AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 1_024, maximum: 65_536)
+
     public let responder: HTTPChannelHandler.Responder
     private let http1: HTTP1Channel
     private let malformedRequest: MalformedRequestResponder
@@ -73,6 +79,7 @@ public struct VarselHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     public func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         http1.setup(channel: channel, logger: logger).flatMapThrowing { connection in
             let handoff = try channel.pipeline.syncOperations.handler(type: StreamHandoffHandler.self).handoff
+            try channel.syncOptions?.setOption(ChannelOptions.recvAllocator, value: Self.readBuffers)
             let decoder = try channel.pipeline.syncOperations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
             try channel.pipeline.syncOperations.addHandler(ConnectionCloseHandler(), position: .after(decoder))
             return Value(connection: connection, handoff: handoff)

@@ -2,7 +2,9 @@ import Foundation
 import HTTPTypes
 import NIOCore
 import NIOEmbedded
+import NIOHTTP1
 import NIOHTTPTypes
+import NIOHTTPTypesHTTP1
 import Testing
 import VarselCore
 import VarselService
@@ -23,10 +25,15 @@ struct StreamHandoffTests {
         let handoff: StreamHandoff
         let stream: LiveStream
 
-        init(configuration: VarselServices.Configuration = .init(), isPlayer: Bool = false) async throws {
+        /// `parsingHTTP`: behind SwiftNIO's HTTP/1 server codecs, as in the server, so the test writes and reads bytes.
+        init(configuration: VarselServices.Configuration = .init(), isPlayer: Bool = false, parsingHTTP: Bool = false) async throws {
             world = try await TestWorld(configuration: configuration)
             channel = NIOAsyncTestingChannel()
             try await channel.testingEventLoop.executeInContext { [channel] in
+                if parsingHTTP {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: false)
+                    try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
+                }
                 try channel.pipeline.syncOperations.addHandler(StreamHandoffHandler())
             }
             try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8080))
@@ -207,6 +214,42 @@ struct StreamHandoffTests {
         broker.beatEveryStream()
         try await connection.channel.closeFuture.get()
         #expect(connection.world.services.metrics.streamsClosedSlow == 1)
+        #expect(connection.streamEnded)
+    }
+
+    @Test("once a stream has its connection, the request parser is let go and what the client sends is dropped; the stream goes on in chunks")
+    func theParserIsLetGo() async throws {
+        let connection = try await Connection(parsingHTTP: true)
+        let channel = connection.channel
+        func bytesWritten() async throws -> String {
+            var text = ""
+            while let buffer = try await channel.readOutbound(as: ByteBuffer.self) { text += String(buffer: buffer) }
+            return text
+        }
+        func parses() async -> Bool { (try? await channel.pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self).get()) != nil }
+
+        try await channel.writeInbound(ByteBuffer(string: "GET /api/v1/events HTTP/1.1\r\nHost: varsel\r\n\r\n"))
+        var request: [HTTPRequestPart] = []
+        while let part = try await channel.readInbound(as: HTTPRequestPart.self) { request.append(part) }
+        #expect(request.count == 2, "the request reached the server: its head and its end")
+        #expect(await parses())
+        connection.handoff.leave(connection.stream)
+        try await connection.respond()
+        let response = try await bytesWritten()
+        #expect(response.hasPrefix("HTTP/1.1 200 OK\r\n") && response.lowercased().contains("transfer-encoding: chunked"), "\(response)")
+        #expect(!response.hasSuffix("0\r\n\r\n"), "the response stays open")
+        #expect(!(await parses()))
+
+        // Another request, and bytes that are no HTTP at all: neither reaches anything, and nothing fails.
+        try await channel.writeInbound(ByteBuffer(string: "GET /api/v1/notifications HTTP/1.1\r\nHost: varsel\r\n\r\n\u{0}\u{1}not http"))
+        #expect(try await channel.readInbound(as: HTTPRequestPart.self) == nil)
+        #expect(try await channel.readInbound(as: ByteBuffer.self) == nil)
+
+        connection.world.services.broker.beatEveryStream()
+        #expect(try await bytesWritten() == "d\r\n: heartbeat\n\n\r\n", "a chunk of its own")
+        connection.stream.finish()
+        try await channel.closeFuture.get()
+        #expect(try await bytesWritten() == "0\r\n\r\n", "the last chunk, then the close")
         #expect(connection.streamEnded)
     }
 
