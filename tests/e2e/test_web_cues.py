@@ -131,8 +131,21 @@ def test_with_sound_and_vibration_off_it_is_still_shown_and_announced(browser, s
     context.close()
 
 
+# Records each notification the page shows through its service worker's registration, once Chromium has shown it
+# (or refused it), and shows it as before.
+SHOWN_RECORDER = """
+window.__shown = [];
+const realShow = ServiceWorkerRegistration.prototype.showNotification;
+ServiceWorkerRegistration.prototype.showNotification = function (title, options) {
+  const showing = realShow.call(this, title, options);
+  showing.then(() => window.__shown.push([title, options.tag, "shown"]), () => window.__shown.push([title, options.tag, "refused"]));
+  return showing;
+};
+"""
+
+
 def test_a_hidden_page_shows_a_system_notification_without_personal_details(browser, server):
-    context, page = open_centre(browser, server, hidden=True)
+    context, page = open_centre(browser, server, hidden=True, init=SHOWN_RECORDER)
     # Once Varsel's service worker is active, the page shows its notifications through it.
     page.evaluate("navigator.serviceWorker.ready.then(() => true)")
     status, _, created = server.request("POST", "/api/v1/notifications", server.token("demo-coordinator"), {
@@ -141,8 +154,13 @@ def test_a_hidden_page_shows_a_system_notification_without_personal_details(brow
     assert status == 201
     # The same words and tag a Web Push shows (the core's lock-screen text, Strings+Push.swift), so never both.
     tag = f"varsel-notification-{created['items'][0]['id']}"
+    title = "Scenario prompt: Call a new contact"
+    assert wait_until(lambda: page.evaluate("window.__shown") == [[title, tag, "shown"]]), page.evaluate("window.__shown")
+    # Read only now: a getNotifications() that runs while a showNotification is still under way can leave that
+    # notification out of every list after it in Chromium (about one run in thirty on a loaded machine), though it
+    # was shown.
     shown = """navigator.serviceWorker.ready.then(r => r.getNotifications())
         .then(list => list.map(n => [n.title, n.body, n.tag]))"""
-    assert wait_until(lambda: page.evaluate(shown) == [["Scenario prompt: Call a new contact", "Open Varsel to read it.", tag]])
+    assert page.evaluate(shown) == [[title, "Open Varsel to read it.", tag]]
     assert cues(page)["notices"] == [], "the page did not show one of its own as well"
     context.close()
