@@ -199,24 +199,31 @@ extension PostgresRepository {
 
     public func recordPushShown(subscriptionID: Int64, notificationID: NotificationID, at date: Date) async throws -> PushReceiptOutcome {
         try await write { c in
-            guard
-                let row = try await Self.first(
-                    c.query(
-                        """
-                        SELECT shown_at FROM push_sent WHERE subscription_id = \(subscriptionID) AND notification_id = \(notificationID) FOR UPDATE
-                        """, logger: self.logger))
-            else { return .unknown }
-            guard try row.decode(Double?.self) == nil else { return .repeated }
-            try await c.query(
+            let time = date.timeIntervalSince1970
+            // Shown now unless shown before. Where the device's report came before the push service's answer, the
+            // push was accepted, at the latest now, and its acceptance recorded afterwards changes nothing.
+            let recorded = try await c.query(
                 """
-                UPDATE push_sent SET shown_at = \(date.timeIntervalSince1970)
-                WHERE subscription_id = \(subscriptionID) AND notification_id = \(notificationID)
-                """, logger: self.logger)
+                INSERT INTO push_sent (subscription_id, notification_id, accepted_at, shown_at)
+                SELECT id, \(notificationID), \(time), \(time) FROM push_subscription WHERE id = \(subscriptionID)
+                ON CONFLICT (subscription_id, notification_id) DO UPDATE SET shown_at = excluded.shown_at
+                WHERE push_sent.shown_at IS NULL
+                RETURNING accepted_at
+                """, logger: self.logger
+            ).collect()
+            guard let row = recorded.first else {
+                let sent = try await Self.first(
+                    c.query(
+                        "SELECT 1 FROM push_sent WHERE subscription_id = \(subscriptionID) AND notification_id = \(notificationID)",
+                        logger: self.logger))
+                return sent == nil ? .unknown : .repeated
+            }
+            let acceptedAt = try row.decode(Double.self)
             // Shown: every push before it counts as delivered, so nothing is unconfirmed any more.
             try await c.query(
                 """
-                UPDATE push_subscription SET last_shown_at = GREATEST(COALESCE(last_shown_at, 0), \(date.timeIntervalSince1970)),
-                    unshown_count = 0, first_unshown_at = NULL
+                UPDATE push_subscription SET last_shown_at = GREATEST(COALESCE(last_shown_at, 0), \(time)),
+                    last_accepted_at = GREATEST(COALESCE(last_accepted_at, 0), \(acceptedAt)), unshown_count = 0, first_unshown_at = NULL
                 WHERE id = \(subscriptionID)
                 """, logger: self.logger)
             return .recorded

@@ -160,21 +160,34 @@ extension SQLiteRepository {
 
     public func recordPushShown(subscriptionID: Int64, notificationID: NotificationID, at date: Date) async throws -> PushReceiptOutcome {
         try await commits.write { db in
-            guard
-                let shown = try Row.fetchOne(
-                    db, sql: "SELECT shown_at FROM push_sent WHERE subscription_id = ? AND notification_id = ?",
-                    arguments: [subscriptionID, notificationID])
-            else { return .unknown }
-            guard (shown["shown_at"] as Double?) == nil else { return .repeated }
-            try db.execute(
-                sql: "UPDATE push_sent SET shown_at = ? WHERE subscription_id = ? AND notification_id = ?",
-                arguments: [date.timeIntervalSince1970, subscriptionID, notificationID])
+            let time = date.timeIntervalSince1970
+            if let shown = try Row.fetchOne(
+                db, sql: "SELECT shown_at FROM push_sent WHERE subscription_id = ? AND notification_id = ?",
+                arguments: [subscriptionID, notificationID])
+            {
+                guard (shown["shown_at"] as Double?) == nil else { return .repeated }
+                try db.execute(
+                    sql: "UPDATE push_sent SET shown_at = ? WHERE subscription_id = ? AND notification_id = ?",
+                    arguments: [time, subscriptionID, notificationID])
+            } else {
+                // The device's report came before the push service's answer: the push was accepted, at the latest
+                // now, and its acceptance recorded afterwards changes nothing.
+                try db.execute(
+                    sql: """
+                        INSERT INTO push_sent (subscription_id, notification_id, accepted_at, shown_at)
+                        SELECT id, ?2, ?3, ?3 FROM push_subscription WHERE id = ?1
+                        """, arguments: [subscriptionID, notificationID, time])
+                guard db.changesCount > 0 else { return .unknown }
+                try db.execute(
+                    sql: "UPDATE push_subscription SET last_accepted_at = MAX(COALESCE(last_accepted_at, 0), ?) WHERE id = ?",
+                    arguments: [time, subscriptionID])
+            }
             // Shown: every push before it counts as delivered, so nothing is unconfirmed any more.
             try db.execute(
                 sql: """
                     UPDATE push_subscription SET last_shown_at = MAX(COALESCE(last_shown_at, 0), ?), unshown_count = 0, first_unshown_at = NULL
                     WHERE id = ?
-                    """, arguments: [date.timeIntervalSince1970, subscriptionID])
+                    """, arguments: [time, subscriptionID])
             return .recorded
         }
     }

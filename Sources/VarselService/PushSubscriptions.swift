@@ -28,7 +28,7 @@ public struct PushSubscriptions: Sendable {
 
     /// Why a receipt was refused; nothing was recorded.
     public enum ReceiptRefusal: Error, Equatable {
-        /// No such subscription, a token that is not its own for that push, or no such push accepted for it.
+        /// No such subscription, or a token that is not its own for that push.
         case unknown
         /// That push's receipt came before.
         case repeated

@@ -80,7 +80,7 @@ public enum PushReceiptOutcome: Sendable, Hashable {
     case recorded
     /// That push's receipt was recorded before: nothing changed.
     case repeated
-    /// No push of that notification was accepted for that subscription: nothing changed.
+    /// No such subscription: nothing changed.
     case unknown
 }
 
@@ -162,7 +162,8 @@ public protocol PushStore: Sendable {
     func finishPushDelivery(id: Int64) async throws
     /// Records that the push service accepted `notificationID`'s push for a subscription: a push its device should show.
     func recordPushAccepted(subscriptionID: Int64, notificationID: NotificationID, at date: Date) async throws
-    /// Records the device's report that it showed `notificationID`'s push, once.
+    /// Records the device's report that it showed `notificationID`'s push, once; also when it comes before the push
+    /// service's answer, which then changes nothing (the push counts as accepted when shown).
     func recordPushShown(subscriptionID: Int64, notificationID: NotificationID, at date: Date) async throws -> PushReceiptOutcome
     /// Marks a subscription its push service no longer takes (404, 410) and drops its queued deliveries; it gets no
     /// more pushes but stays listed, with when, until the device subscribes again or its session ends.

@@ -124,8 +124,7 @@ struct PushStoreContractTests {
         #expect(try await device().unshownCount == 2)
         #expect(try await device().firstUnshownAt == now.addingTimeInterval(10))
         #expect(try await device().lastAcceptedAt == now.addingTimeInterval(20))
-        // A receipt for a push never accepted, or for another subscription, changes nothing.
-        #expect(try await store.recordPushShown(subscriptionID: phone.id, notificationID: 9, at: now.addingTimeInterval(30)) == .unknown)
+        // A receipt for a subscription that does not exist changes nothing.
         #expect(try await store.recordPushShown(subscriptionID: phone.id + 100, notificationID: 7, at: now.addingTimeInterval(30)) == .unknown)
         #expect(try await device().unshownCount == 2)
         // The second push shown: nothing is unconfirmed any more; the same receipt again is a repeat.
@@ -136,6 +135,28 @@ struct PushStoreContractTests {
         // A late receipt of the first does not move "last shown" back.
         #expect(try await store.recordPushShown(subscriptionID: phone.id, notificationID: 7, at: now.addingTimeInterval(35)) == .recorded)
         #expect(try await device().lastShownAt == now.addingTimeInterval(40))
+    }
+
+    @Test("a receipt that comes before the push service's answer is recorded, and the answer after it changes nothing", arguments: StoreKind.allCases)
+    func receiptBeforeAcceptance(kind: StoreKind) async throws {
+        let store = try await kind.make()
+        let kari = try await signedIn(store, "kari", session: "s1")
+        let phone = try await store.savePushSubscription(subscription(kari, session: "s1", endpoint: "https://push.example/phone"), at: now)
+        func device() async throws -> PushDeviceStatus { try #require(try await store.pushDevices(forAnyOf: [kari.id]).first).status }
+        try await store.recordPushAccepted(subscriptionID: phone.id, notificationID: 7, at: now.addingTimeInterval(10))
+        // The device shows the second push before the push service has answered for it.
+        #expect(try await store.recordPushShown(subscriptionID: phone.id, notificationID: 8, at: now.addingTimeInterval(20)) == .recorded)
+        var shown = try await device()
+        #expect(shown.unshownCount == 0 && shown.firstUnshownAt == nil)
+        #expect(shown.lastShownAt == now.addingTimeInterval(20) && shown.lastAcceptedAt == now.addingTimeInterval(20))
+        // The answer, then the same receipt again: still shown, nothing counted as unconfirmed.
+        try await store.recordPushAccepted(subscriptionID: phone.id, notificationID: 8, at: now.addingTimeInterval(21))
+        #expect(try await store.recordPushShown(subscriptionID: phone.id, notificationID: 8, at: now.addingTimeInterval(30)) == .repeated)
+        shown = try await device()
+        #expect(shown.unshownCount == 0 && shown.firstUnshownAt == nil && shown.lastShownAt == now.addingTimeInterval(20))
+        // A later push is unconfirmed until its own receipt, as always.
+        try await store.recordPushAccepted(subscriptionID: phone.id, notificationID: 9, at: now.addingTimeInterval(40))
+        #expect(try await device().unshownCount == 1)
     }
 
     @Test("a revoked subscription gets no more pushes, loses its queue, and stays listed with when", arguments: StoreKind.allCases)
