@@ -35,14 +35,18 @@ final class GroupCommit: Sendable {
     private let events: CommittedEvents?
     /// Told of each write's outcome: a full disk begins an outage, a commit ends one.
     private let health: StoreHealth?
+    /// Told of each commit, to copy the write-ahead log back in good time.
+    private let checkpointer: WALCheckpointer?
 
     init(
         writer: any DatabaseWriter, interval: Duration = .zero, events: CommittedEvents? = nil, health: StoreHealth? = nil,
+        checkpointer: WALCheckpointer? = nil,
         pause: @escaping @Sendable (ContinuousClock.Instant) async -> Void = { try? await Task.sleep(until: $0, clock: .continuous) }
     ) {
         self.writer = writer
         self.events = events
         self.health = health
+        self.checkpointer = checkpointer
         self.interval = interval
         self.pause = pause
     }
@@ -126,6 +130,8 @@ final class GroupCommit: Sendable {
                 answers = try batch.map { try $0.run(db, batch.count > 1) }
                 return .commit
             }
+            // Before the answers: a caller that goes on finds the checkpoint it started already queued.
+            checkpointer?.committed()
             for answer in answers { answer() }
         } catch {
             for waiting in batch { waiting.fail(error) }

@@ -36,7 +36,9 @@ extension SQLiteRepository: StoreCondition {
     /// A write in a transaction of its own, outside group commit (one that must not share its transaction), with
     /// its outcome told to ``health`` as group commit's are.
     func writeAlone<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
-        try await Self.observing(health) { try await self.writer.write(body) }
+        let value = try await Self.observing(health) { try await self.writer.write(body) }
+        checkpointer?.committed()
+        return value
     }
 
     /// Runs a write, turning SQLite's "database or disk is full" into ``StoreUnavailable/diskFull`` and telling

@@ -18,6 +18,8 @@ public final class SQLiteRepository: VarselRepository, Sendable {
     let committed = CommittedEvents()
     /// Encrypts personal details on their way in and opens them on their way out (see ``DataKeyring``).
     let sealer: FieldSealer
+    /// Runs the write-ahead log's checkpoints off the commits' path, for a store on a file.
+    let checkpointer: WALCheckpointer?
     /// The outages this store's writes met (``StoreCondition``): a full disk.
     public let health = StoreHealth()
     /// The notifications this store last wrote or read in its event log, by their JSON.
@@ -57,16 +59,28 @@ public final class SQLiteRepository: VarselRepository, Sendable {
         try pool.writeWithoutTransaction { db in
             try db.execute(sql: durability == .full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
         }
+        // Checkpoints leave the commits' path for a connection of their own; `varsel check` changes nothing.
+        let checkpointer = upgradesSchema ? try WALCheckpointer(path: path, writer: pool, configuration: configuration) : nil
         try self.init(
-            writer: pool, commitInterval: commitInterval, keys: keys, personKeys: personKeys, checksDataKey: checksDataKey,
-            upgradesSchema: upgradesSchema)
+            writer: pool, checkpointer: checkpointer, commitInterval: commitInterval, keys: keys, personKeys: personKeys,
+            checksDataKey: checksDataKey, upgradesSchema: upgradesSchema)
     }
 
     /// A store over `writer`, its schema brought up to date: a `DatabasePool` in production, an in-memory
     /// `DatabaseQueue` in tests.
-    public init(
+    public convenience init(
         writer: any DatabaseWriter, commitInterval: Duration = .zero, keys: DataKeyring? = nil, personKeys: PersonKeyring? = nil,
         checksDataKey: Bool = true, upgradesSchema: Bool = true
+    ) throws {
+        try self.init(
+            writer: writer, checkpointer: nil, commitInterval: commitInterval, keys: keys, personKeys: personKeys,
+            checksDataKey: checksDataKey, upgradesSchema: upgradesSchema)
+    }
+
+    /// A store over `writer` whose checkpoints `checkpointer` runs, if given (SQLite's own otherwise).
+    init(
+        writer: any DatabaseWriter, checkpointer: WALCheckpointer?, commitInterval: Duration, keys: DataKeyring?, personKeys: PersonKeyring?,
+        checksDataKey: Bool, upgradesSchema: Bool
     ) throws {
         schemaFound = try writer.read(Migrations.state)
         sealer = FieldSealer(keys, people: personKeys)
@@ -94,7 +108,8 @@ public final class SQLiteRepository: VarselRepository, Sendable {
             }
         }
         self.writer = writer
-        commits = GroupCommit(writer: writer, interval: commitInterval, events: committed, health: health)
+        self.checkpointer = checkpointer
+        commits = GroupCommit(writer: writer, interval: commitInterval, events: committed, health: health, checkpointer: checkpointer)
         writer.add(transactionObserver: identities, extent: .databaseLifetime)
         writer.add(transactionObserver: committed, extent: .databaseLifetime)
         try writer.writeWithoutTransaction { db in
