@@ -23,8 +23,9 @@ public struct ServerConfiguration: Sendable {
     /// How much a commit survives; `.full` unless a benchmark asks otherwise.
     public var durability: SQLiteRepository.Durability = .full
     /// The least time between the starts of two SQLite commits while writes keep coming: steady writes gather into
-    /// fewer commits (and fewer waits for the disk) for up to this much latency. Zero commits each at once.
-    public var commitInterval: Duration = .milliseconds(3)
+    /// fewer commits (and fewer waits for the disk) for up to this much latency. Zero, the default, commits a write at
+    /// once when no commit is in flight; the writes that arrive during one share the next.
+    public var commitInterval: Duration = .zero
     /// Load the demo users and notifications (once).
     public var loadsDemo = false
     /// The bcrypt cost for new passwords.

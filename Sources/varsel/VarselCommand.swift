@@ -91,9 +91,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(
         parsing: .unconditional,
         help:
-            "SQLite: the least milliseconds between the starts of two commits while writes keep coming; steady writes share a commit (and its wait for the disk) for up to this much latency. 0 commits each write at once."
+            "SQLite: the least milliseconds between the starts of two commits while writes keep coming; steady writes share a commit (and its wait for the disk) for up to this much latency. 0, the default, commits a write at once when no commit is in flight."
     )
-    var commitInterval = 3.0
+    var commitInterval = 0.0
     @Option(parsing: .unconditional, help: "Seconds a connection may sit idle, or take to send its request, before it is closed.")
     var idleTimeout = 30.0
     @Option(parsing: .unconditional, help: "Seconds one write to a live stream may wait for a client that does not read before it is disconnected.")
