@@ -55,6 +55,8 @@ let package = Package(
         .target(name: "VarselServiceTesting", dependencies: ["VarselService", "VarselCore"]),
         // A browser's side of Web Push for tests: opens what a phone receives, independently of the encrypting code.
         .target(name: "VarselPushTesting", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        // Programs a test runs to their end (pg_dump, openssl), awaited without holding a thread of the task pool.
+        .target(name: "VarselProcessTesting"),
         // A software authenticator for tests: builds what a browser hands over, so each check can be broken alone.
         .target(name: "VarselPasskeysTesting", dependencies: ["VarselPasskeys", .product(name: "Crypto", package: "swift-crypto")]),
         // Web Push: VAPID, aes128gcm payload encryption, the endpoint policy, and the durable delivery worker.
@@ -167,7 +169,8 @@ let package = Package(
         .testTarget(
             name: "VarselMessagingTests",
             dependencies: [
-                "VarselMessaging", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                "VarselMessaging", "VarselProcessTesting", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
         ),
@@ -182,7 +185,7 @@ let package = Package(
         .testTarget(
             name: "VarselStoreTests",
             dependencies: [
-                "VarselStore", "VarselSQLite", "VarselPostgres", "VarselCore", "VarselService", "VarselServiceTesting",
+                "VarselStore", "VarselSQLite", "VarselPostgres", "VarselCore", "VarselService", "VarselServiceTesting", "VarselProcessTesting",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -56,14 +56,14 @@ fi
 
 # Debian packages. The build needs only SQLite's headers, installed first. Chromium for the browser tests; Orca, Xvfb,
 # the AT-SPI bus, D-Bus, openbox and xdotool for the screen-reader suite, which also reads Firefox ESR and WebKitGTK
-# (its MiniBrowser), and what they report through AT-SPI (python3-pyatspi). PostgreSQL and nginx for the
-# several-instances store and its high-availability test; HAProxy for the failover test; Prometheus for promtool,
+# (its MiniBrowser), and what they report through AT-SPI (python3-pyatspi); gdb, to show where a hung Swift test
+# waits. PostgreSQL and nginx for the several-instances store and its high-availability test; HAProxy for the failover test; Prometheus for promtool,
 # which checks and unit-tests the alert rules. debootstrap makes the Debian without Swift that the release package is
 # installed into. These, then the PyPI packages, install in the background while Swift builds (on a fresh machine
 # that is minutes of downloading and unpacking); the tests wait for them.
 build_packages=(libsqlite3-dev)
 test_packages=(chromium fonts-dejavu-core orca at-spi2-core dbus-x11 xvfb openbox xdotool postgresql nginx firefox-esr
-               libwebkit2gtk-4.1-0 python3-pyatspi debootstrap haproxy prometheus)
+               libwebkit2gtk-4.1-0 python3-pyatspi debootstrap haproxy prometheus gdb)
 missing_packages() {
   local package
   for package in "$@"; do
@@ -161,14 +161,31 @@ if wants format; then
   stage_done format
 fi
 # The Swift tests take under a minute; a run still going after ten is stopped, and the tests it had started and not
-# finished are named, so a hang fails with its name instead of using up the CI's time.
+# finished are named, so a hang fails with its name instead of using up the CI's time. Just before the stop, where
+# each thread of the test process waits is written down (gdb), and printed with the names.
 swift_log="$(mktemp)"
-if wants swift && ! timeout 600 swift test --skip-build 2>&1 | tee "$swift_log"; then
-  echo "The Swift tests failed or did not finish; started and not finished:"
-  python3 scripts/unfinished_tests.py "$swift_log"
-  exit 1
+swift_stacks="$(mktemp)"
+if wants swift; then
+  (
+    sleep 590
+    for pid in $(pgrep -f 'PackageTests\.xctest'); do python3 scripts/hung_stacks.py "$pid"; done >"$swift_stacks" 2>&1
+  ) &
+  stacks_pid=$!
+  # Line-buffered (stdbuf): the test process writes into a pipe, which would otherwise hold back its last few
+  # kilobytes, the very lines that tell which tests a hung run had finished.
+  if ! timeout 600 stdbuf -oL -eL swift test --skip-build 2>&1 | tee "$swift_log"; then
+    echo "The Swift tests failed or did not finish; started and not finished:"
+    python3 scripts/unfinished_tests.py "$swift_log"
+    if [[ -s "$swift_stacks" ]]; then
+      echo "Where the test process's threads waited, 10 seconds before it was stopped:"
+      cat "$swift_stacks"
+    fi
+    exit 1
+  fi
+  pkill -P "$stacks_pid" 2>/dev/null || true
+  kill "$stacks_pid" 2>/dev/null || true
+  stage_done swift
 fi
-wants swift && stage_done swift
 
 # End-to-end: a real server on a temporary SQLite file, driven over sockets and by Debian's Chromium. Each test has
 # a server of its own, so two workers run them (pytest-xdist); most of a test's time is spent waiting for a browser

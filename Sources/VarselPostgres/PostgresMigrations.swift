@@ -463,18 +463,18 @@ enum PostgresMigrations {
     ]
 
     /// Whether the database has Varsel's tables (any migration applied).
-    static func hasSchema(_ client: PostgresClient, logger: Logger) async throws -> Bool {
-        let rows = try await client.query("SELECT to_regclass('schema_migration') IS NOT NULL", logger: logger).collect()
+    static func hasSchema(_ connection: PostgresConnection, logger: Logger) async throws -> Bool {
+        let rows = try await connection.query("SELECT to_regclass('schema_migration') IS NOT NULL", logger: logger).collect()
         return try rows.first?.decode(Bool.self) ?? false
     }
 
     /// How the tables stand against the migrations this version knows; a database without Varsel's tables
     /// (`hasSchema`, as ``hasSchema(_:logger:)`` found) has every one still to apply.
-    static func state(_ client: PostgresClient, hasSchema: Bool, logger: Logger) async throws -> SchemaState {
+    static func state(_ connection: PostgresConnection, hasSchema: Bool, logger: Logger) async throws -> SchemaState {
         let known = all.map(\.name)
         guard hasSchema else { return SchemaState(applied: [], known: known) }
         var applied: Set<String> = []
-        for try await name in try await client.query("SELECT name FROM schema_migration", logger: logger).decode(String.self) {
+        for try await name in try await connection.query("SELECT name FROM schema_migration", logger: logger).decode(String.self) {
             applied.insert(name)
         }
         return SchemaState(applied: applied, known: known)
@@ -485,10 +485,10 @@ enum PostgresMigrations {
     /// (the database had no Varsel tables) and how many it applied. A database a later version changed is refused
     /// (``SchemaFromNewerVersion``), under the lock.
     @discardableResult
-    static func migrate(_ client: PostgresClient, logger: Logger) async throws -> (madeSchema: Bool, applied: Int) {
+    static func migrate(_ connection: PostgresConnection, logger: Logger) async throws -> (madeSchema: Bool, applied: Int) {
         let known = Set(all.map(\.name))
         // What the transaction did; an error thrown inside it would reach the caller wrapped.
-        let outcome = try await client.withTransaction(logger: logger) { connection -> (unknown: Int, applied: [String]) in
+        let outcome = try await connection.withTransaction(logger: logger) { connection -> (unknown: Int, applied: [String]) in
             try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresRepository.migrationLock))", logger: logger)
             try await connection.query("CREATE TABLE IF NOT EXISTS schema_migration (name TEXT PRIMARY KEY)", logger: logger)
             var names: Set<String> = []

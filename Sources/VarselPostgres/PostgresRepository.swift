@@ -70,21 +70,27 @@ public final class PostgresRepository: VarselRepository, Sendable {
         self.logger = logger
         self.url = url
         sealer = FieldSealer(keys, people: personKeys)
-        let client = client
+        let (client, closeWatch, sealer) = (client, closeWatch, sealer)
         runner = Task { await client.run() }
         do {
-            let hasSchema = try await PostgresMigrations.hasSchema(client, logger: logger)
-            if !createsSchema, !hasSchema { throw NoVarselTables() }
-            schemaFound = try await PostgresMigrations.state(client, hasSchema: hasSchema, logger: logger)
-            if upgradesSchema {
-                if case let .newer(unknown) = schemaFound { throw SchemaFromNewerVersion(unknown: unknown) }
-                // The data key is checked before any change, so a start refused for its key leaves the tables as they were.
-                if checksDataKey || keys != nil { try await Self.checkDataKeyBeforeChanges(client, sealer: sealer, logger: logger) }
-                (madeSchema, schemaChangesMade) = try await PostgresMigrations.migrate(client, logger: logger)
-            } else {
-                (madeSchema, schemaChangesMade) = (false, 0)
+            // On one connection under the close watch, like every operation: a session the server ends in the middle
+            // (a restart, or the schema's transaction idle too long on a starved machine) fails the start at once
+            // instead of leaving it waiting for good for an answer PostgresNIO never gives.
+            let checksKey = checksDataKey || keys != nil
+            (schemaFound, madeSchema, schemaChangesMade) = try await Self.onOpenConnection(client, closeWatch) { connection in
+                let hasSchema = try await PostgresMigrations.hasSchema(connection, logger: logger)
+                if !createsSchema, !hasSchema { throw NoVarselTables() }
+                let found = try await PostgresMigrations.state(connection, hasSchema: hasSchema, logger: logger)
+                var (made, changes) = (false, 0)
+                if upgradesSchema {
+                    if case let .newer(unknown) = found { throw SchemaFromNewerVersion(unknown: unknown) }
+                    // The data key is checked before any change, so a start refused for its key leaves the tables as they were.
+                    if checksKey { try await Self.checkDataKeyBeforeChanges(connection, sealer: sealer, logger: logger) }
+                    (made, changes) = try await PostgresMigrations.migrate(connection, logger: logger)
+                }
+                if checksKey { try await Self.checkDataKey(connection, sealer: sealer, logger: logger) }
+                return (found, made, changes)
             }
-            if checksDataKey || keys != nil { try await Self.checkDataKey(client, sealer: sealer, logger: logger) }
         } catch {
             runner.cancel()
             if Self.sqlState(of: error) == "42501" { throw PostgresOpenFailure.permissionDenied(user: configuration.username) }
@@ -109,10 +115,11 @@ public final class PostgresRepository: VarselRepository, Sendable {
 
     /// Refuses a database whose details these keys cannot open, reading only: a database of an earlier layout may not
     /// have the check's table yet.
-    static func checkDataKeyBeforeChanges(_ client: PostgresClient, sealer: FieldSealer, logger: Logger) async throws {
-        let hasTable = try await first(client.query("SELECT to_regclass('data_key_check') IS NOT NULL", logger: logger))?.decode(Bool.self) ?? false
+    static func checkDataKeyBeforeChanges(_ connection: PostgresConnection, sealer: FieldSealer, logger: Logger) async throws {
+        let hasTable =
+            try await first(connection.query("SELECT to_regclass('data_key_check') IS NOT NULL", logger: logger))?.decode(Bool.self) ?? false
         guard hasTable,
-            let existing = try await first(client.query("SELECT sealed FROM data_key_check WHERE id = 1", logger: logger))?
+            let existing = try await first(connection.query("SELECT sealed FROM data_key_check WHERE id = 1", logger: logger))?
                 .decode(String.self)
         else { return }
         _ = try sealer.startingCheck(existing: existing)
@@ -120,12 +127,12 @@ public final class PostgresRepository: VarselRepository, Sendable {
 
     /// Refuses a database whose details these keys cannot open, and marks a database encrypted from its first start
     /// with keys. Instances starting together agree: the first check stored is the one every instance verifies.
-    static func checkDataKey(_ client: PostgresClient, sealer: FieldSealer, logger: Logger) async throws {
+    static func checkDataKey(_ connection: PostgresConnection, sealer: FieldSealer, logger: Logger) async throws {
         let select: PostgresQuery = "SELECT sealed FROM data_key_check WHERE id = 1"
-        let existing = try await first(client.query(select, logger: logger))?.decode(String.self)
+        let existing = try await first(connection.query(select, logger: logger))?.decode(String.self)
         guard let check = try sealer.startingCheck(existing: existing) else { return }
-        try await client.query("INSERT INTO data_key_check (id, sealed) VALUES (1, \(check)) ON CONFLICT (id) DO NOTHING", logger: logger)
-        _ = try sealer.startingCheck(existing: try await first(client.query(select, logger: logger))?.decode(String.self))
+        try await connection.query("INSERT INTO data_key_check (id, sealed) VALUES (1, \(check)) ON CONFLICT (id) DO NOTHING", logger: logger)
+        _ = try sealer.startingCheck(existing: try await first(connection.query(select, logger: logger))?.decode(String.self))
     }
 
     /// Tells `follower` after each transaction of this process that appended events, with no events: this store's
@@ -198,7 +205,13 @@ public final class PostgresRepository: VarselRepository, Sendable {
     /// Runs `body` on a pooled connection under the close watch, asking the pool again (a few times) when it hands
     /// over a connection that has just closed (as often as it does, within the caller's deadline).
     func onOpenConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
-        let (client, closeWatch) = (client, closeWatch)
+        try await Self.onOpenConnection(client, closeWatch, body)
+    }
+
+    /// Runs `body` on a connection of `client`'s pool under `closeWatch`, as ``onOpenConnection(_:)`` does.
+    static func onOpenConnection<T: Sendable>(
+        _ client: PostgresClient, _ closeWatch: ConnectionCloseWatch, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
         while true {
             do {
                 return try await client.withConnection { connection in

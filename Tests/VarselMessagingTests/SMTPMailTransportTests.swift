@@ -3,6 +3,7 @@ import NIOCore
 import NIOEmbedded
 import NIOPosix
 import Testing
+import VarselProcessTesting
 
 @testable import VarselMessaging
 
@@ -291,27 +292,26 @@ final class TestCertificate: Sendable {
     let keyPath: String
     private let folder: URL
 
-    /// A new certificate, made off the task pool.
+    /// A new certificate, made by openssl while the test waits without holding a thread.
     static func make() async throws -> TestCertificate {
-        try await offThePool { try TestCertificate() }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("smtp-cert-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let certificate = TestCertificate(folder: folder)
+        let made = try await ChildProcess.run(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            [
+                "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-days", "2",
+                "-keyout", certificate.keyPath, "-out", certificate.certificatePath,
+            ])
+        guard made.succeeded else { throw TestSetupError("openssl failed") }
+        return certificate
     }
 
-    init() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("smtp-cert-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    private init(folder: URL) {
+        self.folder = folder
         certificatePath = folder.appendingPathComponent("cert.pem").path
         keyPath = folder.appendingPathComponent("key.pem").path
-        let openssl = Process()
-        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        openssl.arguments = [
-            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-            "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-days", "2",
-            "-keyout", keyPath, "-out", certificatePath,
-        ]
-        openssl.standardError = FileHandle.nullDevice
-        try openssl.run()
-        openssl.waitUntilExit()
-        guard openssl.terminationStatus == 0 else { throw TestSetupError("openssl failed") }
     }
 
     deinit { try? FileManager.default.removeItem(at: folder) }

@@ -230,7 +230,7 @@ struct EncryptionAtRestTests {
         let store = try await PostgresTestDatabase.make(keys: keys)
         defer { store.shutdown() }
         let stored = try await Self.fill(store)
-        #expect(Self.found(in: try ErasureAtRestTests.dump(store.urlForTests)) == [])
+        #expect(Self.found(in: try await ErasureAtRestTests.dump(store.urlForTests)) == [])
         try await Self.expectReadsBack(store, stored)
 
         await #expect(throws: StoreError.dataKeyRequired) {
@@ -256,14 +256,14 @@ struct EncryptionAtRestTests {
         let plain = try await PostgresTestDatabase.make()
         defer { plain.shutdown() }
         let stored = try await Self.fill(plain)
-        #expect(!Self.found(in: try ErasureAtRestTests.dump(plain.urlForTests)).isEmpty)
+        #expect(!Self.found(in: try await ErasureAtRestTests.dump(plain.urlForTests)).isEmpty)
         let keys = try DataKeyring.create(path: try DataKeyringTests.keyFile("postgres-legacy"))
         let store = try await PostgresRepository(
             url: plain.urlForTests, logger: Logger(label: "test"), keys: keys, operationTimeout: PostgresTestDatabase.operationTimeout,
             idleTransactionTimeout: PostgresTestDatabase.idleTransactionTimeout)
         defer { store.shutdown() }
         #expect(try await store.resealAllStale() >= 10)
-        #expect(Self.found(in: try ErasureAtRestTests.dump(plain.urlForTests)) == [])
+        #expect(Self.found(in: try await ErasureAtRestTests.dump(plain.urlForTests)) == [])
         try await Self.expectReadsBack(store, stored)
     }
 }

@@ -83,26 +83,15 @@ struct ErasureAtRestTests {
         defer { store.shutdown() }
         let clock = Clock()
         let (upkeep, contactID) = try await Self.closedVisit(in: store, clock: clock)
-        #expect(!Self.found(in: try Self.dump(store.urlForTests)).isEmpty, "the details are in the dump before erasure (the dump works)")
+        #expect(!Self.found(in: try await Self.dump(store.urlForTests)).isEmpty, "the details are in the dump before erasure (the dump works)")
         clock.advance(days: 91)
         await upkeep.runOnce()
         #expect(try await store.contact(id: contactID)?.erasedAt == clock.now)
-        #expect(Self.found(in: try Self.dump(store.urlForTests)) == [])
+        #expect(Self.found(in: try await Self.dump(store.urlForTests)) == [])
     }
 
     /// `pg_dump` of the database at `url`, as text.
-    static func dump(_ url: String) throws -> Data {
-        let binaries = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
-        guard let version = binaries.sorted().last else { throw CocoaError(.fileNoSuchFile) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/lib/postgresql/\(version)/bin/pg_dump")
-        process.arguments = ["--dbname=\(url)", "--no-owner"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        return data
+    static func dump(_ url: String) async throws -> Data {
+        try await PostgresTools.run("pg_dump", ["--dbname=\(url)", "--no-owner"])
     }
 }

@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 import VarselCore
 import VarselPostgres
+import VarselProcessTesting
 import VarselSQLite
 import VarselService
 import VarselStore
@@ -166,7 +167,7 @@ struct PersonKeyTests {
     /// store opened with the current keys.
     static func expectBackupStaysForgotten(
         live: any VarselRepository, backup: () async throws -> Void, restore: () async throws -> any VarselRepository,
-        restoredBytes: () throws -> Data, keyStorePath: String?
+        restoredBytes: () async throws -> Data, keyStorePath: String?
     ) async throws {
         let clock = ErasureAtRestTests.Clock()
         let (mentor, one, two) = try await Self.twoPeople(in: live, clock: clock)
@@ -196,8 +197,8 @@ struct PersonKeyTests {
         #expect(erased.erasedAt == clock.now && erased.name.isEmpty)
         let titles = try await restored.notifications(for: mentor.id, filter: .kind(.assignment), after: nil, limit: 10).items.map(\.title)
         #expect(titles.sorted() == [Strings(.norwegianBokmal).detailsRemovedTitle, Strings(.norwegianBokmal).newAssignmentTitle].sorted())
-        #expect(ErasureAtRestTests.found(in: try restoredBytes()).isEmpty)
-        #expect(Self.named(Self.second, in: String(decoding: try restoredBytes(), as: UTF8.self)) == [])
+        #expect(ErasureAtRestTests.found(in: try await restoredBytes()).isEmpty)
+        #expect(Self.named(Self.second, in: String(decoding: try await restoredBytes(), as: UTF8.self)) == [])
     }
 
     @Test("SQLite: a backup taken before an erasure, restored with today's key store, shows the erased person nowhere and the other as before")
@@ -228,17 +229,19 @@ struct PersonKeyTests {
         var restoredURL = ""
         try await Self.expectBackupStaysForgotten(
             live: live,
-            backup: { try PostgresTools.run("pg_dump", ["--dbname=\(live.urlForTests)", "--no-owner", "--format=custom", "--file=\(dumpFile)"]) },
+            backup: {
+                try await PostgresTools.run("pg_dump", ["--dbname=\(live.urlForTests)", "--no-owner", "--format=custom", "--file=\(dumpFile)"])
+            },
             restore: {
                 restoredURL = try await PostgresTestDatabase.makeEmpty()
-                try PostgresTools.run("pg_restore", ["--dbname=\(restoredURL)", "--no-owner", dumpFile])
+                try await PostgresTools.run("pg_restore", ["--dbname=\(restoredURL)", "--no-owner", dumpFile])
                 let reopened = PersonKeyring(
                     store: try PersonKeyFile(path: storePath, creating: false), wrapping: try DataKeyring.load(path: data.path!))
                 return try await PostgresRepository(
                     url: restoredURL, logger: Logger(label: "test"), keys: try DataKeyring.load(path: data.path!), personKeys: reopened,
                     operationTimeout: PostgresTestDatabase.operationTimeout, idleTransactionTimeout: PostgresTestDatabase.idleTransactionTimeout)
             },
-            restoredBytes: { try ErasureAtRestTests.dump(restoredURL) }, keyStorePath: storePath)
+            restoredBytes: { try await ErasureAtRestTests.dump(restoredURL) }, keyStorePath: storePath)
     }
 
     @Test("a store opened with a key store that is not its own is refused before anything changes, naming the key")
@@ -350,14 +353,18 @@ struct PersonKeyTests {
 
 /// PostgreSQL's own programs, of the newest version installed.
 enum PostgresTools {
-    static func run(_ program: String, _ arguments: [String]) throws {
+    /// The program's path in the newest PostgreSQL installed.
+    static func path(of program: String) throws -> URL {
         let binaries = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
         guard let version = binaries.sorted().last else { throw CocoaError(.fileNoSuchFile) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/lib/postgresql/\(version)/bin/\(program)")
-        process.arguments = arguments
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(program) failed")
+        return URL(fileURLWithPath: "/usr/lib/postgresql/\(version)/bin/\(program)")
+    }
+
+    /// Runs `program` to its end and answers what it wrote to its standard output; a failure is a test failure.
+    @discardableResult
+    static func run(_ program: String, _ arguments: [String]) async throws -> Data {
+        let ended = try await ChildProcess.run(try path(of: program), arguments)
+        #expect(ended.succeeded, "\(program) failed")
+        return ended.output
     }
 }

@@ -171,10 +171,13 @@ struct StoreOutageTests: StoreContract {
     /// A new PostgreSQL database with one mentor, opened with the given deadline for every operation.
     ///
     /// The schema and the mentor are made through a store with the usual deadline first, so a busy machine cannot fail
-    /// the test before the outage it is about; only the returned store has the short deadline.
+    /// the test before the outage it is about; only the returned store has the short deadline. Both let a transaction
+    /// sit idle as long as the other test stores do: on that machine the schema's transaction can wait seconds for a
+    /// thread between two statements, and the server would end it.
     func postgresWithMentor(operationTimeout: Duration) async throws -> (PostgresRepository, User) {
         let url = try await PostgresTestDatabase.makeEmpty()
-        let setup = try await PostgresRepository(url: url, logger: Logger(label: "test"))
+        let setup = try await PostgresRepository(
+            url: url, logger: Logger(label: "test"), idleTransactionTimeout: PostgresTestDatabase.idleTransactionTimeout)
         let kari: User
         do {
             kari = try await mentor(setup, "kari")
@@ -183,7 +186,9 @@ struct StoreOutageTests: StoreContract {
             setup.shutdown()
             throw error
         }
-        let store = try await PostgresRepository(url: url, logger: Logger(label: "test"), operationTimeout: operationTimeout)
+        let store = try await PostgresRepository(
+            url: url, logger: Logger(label: "test"), operationTimeout: operationTimeout,
+            idleTransactionTimeout: PostgresTestDatabase.idleTransactionTimeout)
         return (store, kari)
     }
 
