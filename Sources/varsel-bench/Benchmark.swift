@@ -89,21 +89,10 @@ struct Benchmark: AsyncParsableCommand {
             ports.append(try server.waitForPort())
         }
         let group = MultiThreadedEventLoopGroup.singleton
-        try await Task.sleep(for: .seconds(1))
-        let rssBefore = servers.map { $0.residentKiB() }.reduce(0, +)
-
-        print("Connecting \(subscribers) event streams…")
         let received = ReceiveLog()
-        var channels: [any Channel] = []
-        let connectStart = ContinuousClock.now
-        for (index, token) in seeded.mentorTokens.enumerated() {
-            channels.append(try await openStream(group: group, port: ports[index % ports.count], token: token, log: received))
-            if index % 1000 == 999 { print("  \(index + 1) connected") }
+        let (channels, connectSeconds, rssBefore, rssAfter) = try await connectStreams(servers: servers, received: received) { index in
+            try await openStream(group: group, port: ports[index % ports.count], token: seeded.mentorTokens[index], log: received)
         }
-        while received.connectedCount < subscribers { try await Task.sleep(for: .milliseconds(50)) }
-        let connectSeconds = (ContinuousClock.now - connectStart).seconds
-        try await Task.sleep(for: .seconds(2))
-        let rssAfter = servers.map { $0.residentKiB() }.reduce(0, +)
 
         var fanout: FanoutTiming?
         if fanouts > 0 {
@@ -181,22 +170,11 @@ struct Benchmark: AsyncParsableCommand {
         defer { peer.stop() }
         let servers = peer.processes
         let group = MultiThreadedEventLoopGroup.singleton
-        try await Task.sleep(for: .seconds(1))
-        let rssBefore = servers.map { $0.residentKiB() }.reduce(0, +)
-
-        print("Connecting \(subscribers) event streams…")
         let received = ReceiveLog()
-        var channels: [any Channel] = []
-        let connectStart = ContinuousClock.now
-        for index in 0..<subscribers {
+        let (channels, connectSeconds, rssBefore, rssAfter) = try await connectStreams(servers: servers, received: received) { index in
             let request = "GET /sub/\(index) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(Self.browserHeaders)\r\n"
-            channels.append(try await openStream(group: group, port: peer.port, request: request, format: .nchan, log: received))
-            if index % 1000 == 999 { print("  \(index + 1) connected") }
+            return try await openStream(group: group, port: peer.port, request: request, format: .nchan, log: received)
         }
-        while received.connectedCount < subscribers { try await Task.sleep(for: .milliseconds(50)) }
-        let connectSeconds = (ContinuousClock.now - connectStart).seconds
-        try await Task.sleep(for: .seconds(2))
-        let rssAfter = servers.map { $0.residentKiB() }.reduce(0, +)
 
         print("Publishing \(rate) messages/s for \(duration) s…")
         let subscribers = subscribers
@@ -262,6 +240,26 @@ struct Benchmark: AsyncParsableCommand {
     }
 
     /// The lines every target's report shares: streams held, delivered, latency and memory.
+    /// Opens `subscribers` streams with `open` (given each stream's index) and waits until every one has connected;
+    /// answers the streams, how long connecting took, and the servers' resident memory before and with them.
+    func connectStreams(
+        servers: [ServerProcess], received: ReceiveLog, open: (Int) async throws -> any Channel
+    ) async throws -> (channels: [any Channel], connectSeconds: Double, rssBefore: Int, rssAfter: Int) {
+        try await Task.sleep(for: .seconds(1))
+        let rssBefore = servers.map { $0.residentKiB() }.reduce(0, +)
+        print("Connecting \(subscribers) event streams…")
+        var channels: [any Channel] = []
+        let connectStart = ContinuousClock.now
+        for index in 0..<subscribers {
+            channels.append(try await open(index))
+            if index % 1000 == 999 { print("  \(index + 1) connected") }
+        }
+        while received.connectedCount < subscribers { try await Task.sleep(for: .milliseconds(50)) }
+        let connectSeconds = (ContinuousClock.now - connectStart).seconds
+        try await Task.sleep(for: .seconds(2))
+        return (channels, connectSeconds, rssBefore, servers.map { $0.residentKiB() }.reduce(0, +))
+    }
+
     func printDelivery(_ run: Delivery, received: ReceiveLog, connectSeconds: Double, rssBefore: Int, rssAfter: Int) {
         print("  subscribers held:          \(received.connectedCount) of \(subscribers) (connected in \(format(connectSeconds)) s)")
         print(
