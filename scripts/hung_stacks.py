@@ -33,11 +33,16 @@ for block in re.split(r"\n(?=Thread \d+ )", raw):
 
 ours = re.compile(r"swift_job_run|Varsel|Tests|waitUntilExit")
 idle = 0
+busy = 0
 for frames, count in stacks.most_common():
     if not any(ours.search(frame) for frame in frames):
         idle += count
         continue
+    busy += count
     print(f"{count} thread(s):")
     for frame in frames[:25]:
         print(f"    {frame}")
 print(f"{idle} more thread(s) in no code of Varsel's or its tests' (idle workers)")
+if not busy:
+    print("No thread runs or blocks in a test: the unfinished tests await something that never comes "
+          "(a continuation not resumed, a stream not finished, an answer the database never sends).")

@@ -4,10 +4,9 @@ import Foundation
 ///
 /// `Process.waitUntilExit()` blocks the calling thread, polling its run loop until Foundation has seen the child
 /// end. Called from an async test, that thread is one of the task pool's, which has only as many threads as the
-/// machine has cores: two tests waiting at once on a two-core machine stop every other test of the run, including
-/// the ones whose progress the programs wait for (a `pg_dump` waits for the transactions before it). This waits for
-/// the termination handler instead, which is set before the program starts, so a program that ends at once is not
-/// missed, and the test's task is suspended, not its thread.
+/// machine has cores: while it waits, every other test of the run has one thread fewer, and on a two-core machine two
+/// such waits stop them all. This waits for the termination handler instead, which is set before the program starts,
+/// so a program that ends at once is not missed, and the test's task is suspended, not its thread.
 public struct ChildProcess: Sendable {
     /// How a program ended, and what it wrote to its standard output.
     public struct Ended: Sendable {
