@@ -57,8 +57,8 @@ fi
 # Debian packages. The build needs only SQLite's headers, installed first. Chromium for the browser tests; Orca, Xvfb,
 # the AT-SPI bus, D-Bus, openbox and xdotool for the screen-reader suite, which also reads Firefox ESR and WebKitGTK
 # (its MiniBrowser), and what they report through AT-SPI (python3-pyatspi); gdb, to show where a hung Swift test
-# waits. PostgreSQL and nginx for the several-instances store and its high-availability test; HAProxy for the failover test; Prometheus for promtool,
-# which checks and unit-tests the alert rules. debootstrap makes the Debian without Swift that the release package is
+# waits. PostgreSQL and nginx for the several-instances store and its high-availability test; HAProxy for the
+# failover test; Prometheus for promtool, which checks and unit-tests the alert rules. debootstrap makes the Debian without Swift that the release package is
 # installed into. These, then the PyPI packages, install in the background while Swift builds (on a fresh machine
 # that is minutes of downloading and unpacking); the tests wait for them.
 build_packages=(libsqlite3-dev)
