@@ -21,12 +21,13 @@ public struct ChildProcess: Sendable {
         public var succeeded: Bool { reason == .exit && status == 0 }
     }
 
-    /// Runs `executable` with `arguments` to its end; its standard error is discarded unless `standardError` is given.
+    /// Runs `executable` with `arguments` to its end; what it writes to standard error goes to the test's own, unless
+    /// `standardError` says otherwise, so a failure says why.
     ///
     /// The standard output goes to a temporary file, read once the program has ended, so a program that writes more
     /// than a pipe holds never waits for a reader.
     public static func run(
-        _ executable: URL, _ arguments: [String], standardError: FileHandle = FileHandle.nullDevice
+        _ executable: URL, _ arguments: [String], standardError: FileHandle = FileHandle.standardError
     ) async throws -> Ended {
         let outputURL = FileManager.default.temporaryDirectory.appendingPathComponent("child-output-\(UUID().uuidString)")
         guard FileManager.default.createFile(atPath: outputURL.path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }

@@ -305,7 +305,7 @@ final class TestCertificate: Sendable {
                 "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
                 "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-days", "2",
                 "-keyout", certificate.keyPath, "-out", certificate.certificatePath,
-            ])
+            ], standardError: FileHandle.nullDevice)
         guard made.succeeded else { throw TestSetupError("openssl failed") }
         return certificate
     }
