@@ -22,7 +22,7 @@ from desktop import Desktop, DesktopError, chromium_args, free_port, new_workdir
 from engines import ENGINES, Engine, Probe  # noqa: E402
 from mail_server import MailServer  # noqa: E402
 from sms_gateway import StandInGateway  # noqa: E402
-from varsel_server import DEMO_PASSWORD, VarselServer  # noqa: E402
+from varsel_server import DEMO_PASSWORD, VarselServer, wait_until  # noqa: E402
 
 
 def pytest_addoption(parser):
@@ -607,3 +607,69 @@ def check_one_summary(server) -> None:
     _, _, listed = server.request("GET", "/api/v1/notifications?filter=summary", server.token("demo-mentor"))
     assert [item["title"] for item in listed["items"]] == ["2 certification warnings, 1 scenario prompt"], listed
     assert listed["items"][0]["body"].splitlines() == list(GATHERED_TITLES), listed
+
+
+# Webhook deliveries -----------------------------------------------------------------------------------------------
+
+# An address whose host name never resolves (`.invalid` is reserved for that, RFC 6761), so Varsel's attempt to call
+# it fails, and the words the row gives that failure.
+UNREACHABLE_WEBHOOK = "https://hooks.invalid/varsel-events"
+REFUSED_ADDRESS = "The endpoint's address is refused: it must be public."
+
+
+@contextmanager
+def a_failed_webhook_delivery(server, integration_name: str):
+    """Adds an address told of new assignments to the integration called `integration_name` (by the command line, on
+    the server's database), has the demo coordinator make an assignment for the second demo mentor, and waits until
+    Varsel's attempt to deliver it has failed. Yields the integration's id; removes the address afterwards, unless the
+    test did."""
+    from test_cli_and_privacy import run_varsel
+    database = str(server.database)
+    listed = run_varsel("token", "list", "--database", database)
+    assert listed.returncode == 0, listed.stderr
+    [integration] = [line.split("\t")[0] for line in listed.stdout.splitlines()[1:] if line.split("\t")[-1] == integration_name]
+    added = run_varsel("webhook", "add", integration, "--url", UNREACHABLE_WEBHOOK, "--events", "assignment.created",
+                       "--database", database)
+    assert added.returncode == 0, added.stderr
+    endpoint = re.search(r"Added webhook endpoint (\d+)", added.stderr).group(1)
+    try:
+        status, _, body = server.request("POST", "/api/v1/assignments", server.token("demo-coordinator"), {
+            "mentor": "demo-mentor-2", "contact": {"name": "Kari Lund", "phone": "", "address": "Storgata 9", "notes": ""}})
+        assert status == 201, body
+
+        def failing() -> bool:
+            states = run_varsel("webhook", "list", "--database", database).stdout.splitlines()[1:]
+            return any(line.split("\t")[:3] == [endpoint, integration, "failing"] for line in states)
+        assert wait_until(failing, timeout=30, interval=0.2), "the delivery was never tried"
+        yield integration
+    finally:
+        listed = run_varsel("webhook", "list", "--database", database).stdout.splitlines()[1:]
+        if any(line.split("\t")[0] == endpoint for line in listed):
+            removed = run_varsel("webhook", "remove", endpoint, "--database", database)
+            assert removed.returncode == 0, removed.stderr
+
+
+def read_down_until(reader, predicate, limit: int = 10) -> list[str]:
+    """Reads on line by line in browse mode, as arrowing down does, until Orca says something that satisfies
+    `predicate`; returns all it said on the way."""
+    spoken: list[str] = []
+    for _ in range(limit):
+        line = reader.press("Down")
+        spoken += line
+        if any(predicate(text) for text in line):
+            return spoken
+    raise AssertionError(f"{limit} presses of Down and Orca never said it: {spoken}")
+
+
+# A failed delivery's row, as arrowing reads it: the event, the attempts so far (a second comes five seconds after the
+# first), and the reason.
+FAILED_DELIVERY_ROW = re.compile(r"Assignment created, failing after (1 attempt|[2-9] attempts): "
+                                 + re.escape(REFUSED_ADDRESS.removesuffix(".")))
+
+
+def delivery_row_heard(spoken: list[str]) -> str:
+    """The failed delivery's row from what Orca said reading down line by line: from its event to the end of the
+    list, joined where the page wrapped it, without Orca's position in the list ("1 of 1") said between its lines."""
+    start = next(index for index, text in enumerate(spoken) if text.startswith("Assignment created, "))
+    end = next(index for index in range(start, len(spoken)) if spoken[index].startswith("Leaving"))
+    return normalize(" ".join(text for text in spoken[start:end] if not re.fullmatch(r"\d+ of \d+", text)))

@@ -47,12 +47,14 @@ orca.settings.enableSound = False
 # Orca takes letters as structural navigation commands ("h" the next heading, "k" the next link) until it has handled
 # the focus event of the text field Tab moved to. Under load it handles events late, and a username typed just then
 # moved Orca around the page instead (it said "No more tables", "No more radio buttons") and the Enter after it
-# followed a link. The tests type into fields and use no structural navigation, so it is off: letters go to the page.
+# followed a link. The tests type into fields, so it is off: letters go to the page. The one test that reads by it
+# (WebKit, where Orca does not read on by arrowing) turns it on with Orca+Z and off again.
 orca.settings.structuralNavigationEnabled = False
 """
 
-# `SPEECH OUTPUT: 'text'` then, in the debug log, an optional voice name and the voice's settings as a dict.
-SPEECH_LINE = re.compile(r"SPEECH OUTPUT: '(.*?)'(?: voice=\w+)?\s*(?:\{.*\})?\s*$", re.MULTILINE)
+# `SPEECH OUTPUT: 'text'` then, in the debug log, an optional voice name and the voice's settings: a dict, a list of
+# them (Orca's WebKit script reading a line's contents) or None (the role it says after a heading's text there).
+SPEECH_LINE = re.compile(r"SPEECH OUTPUT: '(.*?)'(?: voice=\w+)?\s*(?:\{.*\}|\[\{.*\}\]|None)?\s*$", re.MULTILINE)
 # Orca's web script (Chromium and Firefox) logs these when it begins and ends reading a document aloud (say all); it
 # ends at once when focus has left the document meanwhile.
 SAY_ALL_BEGINS = "WEB: SayAll called for document content"

@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 import time
 
-from conftest import (ASSIGNMENT_ANNOUNCED, GATHERED_TITLES, SEND_LATER_HINT, SUMMARY_ANNOUNCED, check_one_summary, check_scheduled_row,
+from conftest import (ASSIGNMENT_ANNOUNCED, FAILED_DELIVERY_ROW, GATHERED_TITLES, SEND_LATER_HINT, SUMMARY_ANNOUNCED, UNREACHABLE_WEBHOOK,
+                      a_failed_webhook_delivery, check_one_summary, check_scheduled_row, delivery_row_heard, read_down_until,
                       demo_mentor_gathering_a_summary, normalize, run_at, schedule_and_cancel_by_keys, send_gathered_and_an_assignment,
                       sign_in_by_keyboard, stream_metric, subprocess_type)
 from varsel_server import DEMO_PASSWORD, wait_until
@@ -366,6 +367,47 @@ def test_a_webhook_address_is_added_its_secret_shown_once_and_removed_by_keys_al
     if not is_webkit(reader):
         assert removed.count("Address removed: nothing more is sent to it") == 1, removed
         assert "No webhook addresses yet" in removed, removed
+
+
+def test_a_failed_webhook_delivery_is_heard_in_its_row_with_its_event_attempts_and_reason(engine_reader):
+    reader = engine_reader
+    sign_in_as_engine_admin(reader)
+    name = f"Delivery system {reader.engine.name}"
+    from test_cli_and_privacy import run_varsel
+    made = run_varsel("token", "create", name, "--role", "coordinator", "--database", str(reader.server.database))
+    assert made.returncode == 0, made.stderr
+    with a_failed_webhook_delivery(reader.server, name) as integration:
+        reader.goto(f"/integrations/{integration}/webhooks")
+        reader.tab_until(lambda text: text.startswith(f"Remove {UNREACHABLE_WEBHOOK}"))
+        if is_webkit(reader):
+            # Orca 43's WebKit script does not read on by arrowing: by its structural navigation keys (on for this
+            # alone, since the other tests type letters into fields), the next heading and the next list item, which
+            # it reads up to the end of the row's first line; then reading on from there (say all) says the row whole.
+            assert reader.press("Insert+z") == ["Structural navigation keys on"]
+            try:
+                heading = reader.press("h")
+                assert heading == [f"Recent deliveries to {UNREACHABLE_WEBHOOK} heading level 2"], heading
+                first_line = reader.press("i")
+                assert len(first_line) == 1 and first_line[0].startswith("Assignment created, failing after "), first_line
+                spoken = reader.press("KP_Add", quiet=2)
+                assert spoken[1:3] == ["Add an address", "heading level 2"], spoken
+                row = spoken[0]
+            finally:
+                assert reader.press("Insert+z") == ["Structural navigation keys off"]
+        else:
+            spoken = read_down_until(reader, lambda text: text.startswith("Leaving"))
+            # The heading wraps where the page is narrow, and arrowing says it in two lines.
+            assert any(text.startswith("Recent deliveries to https://hooks.invalid/varsel") and text.endswith("heading level 2")
+                       for text in spoken), spoken
+            assert "List with 1 item" in spoken, spoken
+            row = delivery_row_heard(spoken)
+        assert FAILED_DELIVERY_ROW.fullmatch(row), row
+        # Back to the address's Remove button (where reading left focus, or by shift+Tab), and removed.
+        if not reader.focused_id().endswith("-remove"):
+            reader.tab_until(lambda text: text.startswith(f"Remove {UNREACHABLE_WEBHOOK}"), key="shift+Tab")
+        removed = reader.activate("Return", f"Webhooks for {name}")
+        if not is_webkit(reader):
+            assert removed.count("Address removed: nothing more is sent to it") == 1, removed
 
 
 def test_a_send_for_later_is_scheduled_heard_in_its_row_and_cancelled_by_keys_alone(engine_reader):
