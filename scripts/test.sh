@@ -210,10 +210,10 @@ if wants alerts; then
 fi
 
 # What a real screen reader says: Orca reading Chromium, Firefox and WebKit on a headless desktop, speech from Orca's
-# own log. The three files run at once, in five processes, each on desktops of its own (its own display, buses, Orca
-# and server), since most of their time is spent waiting for speech: Chromium's main file in two parts, Firefox and
-# WebKit (the engines' file in two parts), and Chromium's tokens and channels (the short one). An entry is a file or a
-# part of one (FILE:K/N, its Kth run of neighbouring tests); each keeps its own record of what failed, and its output
+# own log. The three files run at once, in seven processes, each on desktops of its own (its own display, buses, Orca
+# and server), since most of their time is spent waiting for speech: Chromium's main file in three parts, the
+# engines' file in three (Firefox, Firefox then WebKit, WebKit), and Chromium's tokens and channels (the short one).
+# An entry is a file or a part of one (FILE:K/N, its Kth run of neighbouring tests); each keeps its own record of what failed, and its output
 # is shown when all are done. Orca reacts to keys asynchronously and can lag on a loaded machine; a test that failed
 # is run once more, on its own, and must pass then (a real regression fails both times).
 if wants screen-readers; then
@@ -222,7 +222,8 @@ if wants screen-readers; then
     [[ "$1" == *:* ]] && part=(--part "${1#*:}")
     python3 -m pytest -q -o cache_dir="$cache" "${part[@]}" "$file" || python3 -m pytest -q -o cache_dir="$cache" --last-failed "$file"
   }
-  screen_reader_files=(test_orca_speech:1/2 test_orca_speech:2/2 test_orca_engines:1/2 test_orca_engines:2/2 test_orca_tokens_and_channels)
+  screen_reader_files=(test_orca_speech:1/3 test_orca_speech:2/3 test_orca_speech:3/3 test_orca_engines:1/3 test_orca_engines:2/3
+                      test_orca_engines:3/3 test_orca_tokens_and_channels)
   declare -A screen_reader_pids screen_reader_logs
   for file in "${screen_reader_files[@]}"; do
     screen_reader_logs[$file]="$(mktemp)"
