@@ -23,7 +23,6 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", .upToNextMinor(from: "2.28.1")),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
-        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
@@ -59,13 +58,22 @@ let package = Package(
         .target(name: "VarselProcessTesting"),
         // A software authenticator for tests: builds what a browser hands over, so each check can be broken alone.
         .target(name: "VarselPasskeysTesting", dependencies: ["VarselPasskeys", .product(name: "Crypto", package: "swift-crypto")]),
+        // One HTTP/1.1 POST to another service (a push service, a webhook endpoint, the text-message gateway).
+        .target(
+            name: "VarselOutboundHTTP",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
         // Web Push: VAPID, aes128gcm payload encryption, the endpoint policy, and the durable delivery worker.
         .target(
             name: "VarselPush",
             dependencies: [
-                "VarselCore", "VarselStore",
+                "VarselCore", "VarselStore", "VarselOutboundHTTP",
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -76,7 +84,7 @@ let package = Package(
         .target(
             name: "VarselMessaging",
             dependencies: [
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                "VarselOutboundHTTP",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -176,6 +184,14 @@ let package = Package(
         ),
         .testTarget(
             name: "VarselPasskeysTests", dependencies: ["VarselPasskeys", "VarselPasskeysTesting", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(
+            name: "VarselOutboundHTTPTests",
+            dependencies: [
+                "VarselOutboundHTTP", "VarselProcessTesting", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
         .testTarget(
             name: "VarselPushTests",
             dependencies: [

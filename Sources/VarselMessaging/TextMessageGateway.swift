@@ -1,7 +1,6 @@
-import AsyncHTTPClient
 import Foundation
 import NIOCore
-import NIOHTTP1
+import VarselOutboundHTTP
 
 /// Why a text message was not sent, and whether trying later may help.
 public enum TextMessageSendError: Error, Sendable, Equatable {
@@ -53,48 +52,43 @@ public final class HTTPTextMessageGateway: TextMessageGateway {
     }
 
     let configuration: Configuration
-    let client: HTTPClient
+    let client: OutboundHTTPClient
 
     /// A gateway with a client of its own that follows no redirect (the token must reach only the configured URL).
     public init(configuration: Configuration) {
         self.configuration = configuration
-        client = HTTPClient(
-            eventLoopGroup: HTTPClient.defaultEventLoopGroup,
-            configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))
+        client = OutboundHTTPClient(timeout: configuration.timeout, bodyLimit: 4096)
     }
 
-    /// Closes the client's connections; call once, when the server stops.
-    public func shutdown() async throws {
-        try await client.shutdown()
-    }
+    /// Nothing to close: each message has a connection of its own.
+    public func shutdown() async throws {}
 
     public func send(to number: String, text: String) async throws {
-        var request = HTTPClientRequest(url: configuration.url.absoluteString)
-        request.method = .POST
+        var headers: [(String, String)] = []
+        let body: ByteBuffer
         switch configuration.format {
         case .json:
-            let body = try JSONSerialization.data(withJSONObject: ["from": configuration.sender, "to": number, "text": text], options: [.sortedKeys])
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.headers.add(name: "Authorization", value: "Bearer \(configuration.token)")
-            request.body = .bytes(ByteBuffer(bytes: body))
+            let json = try JSONSerialization.data(withJSONObject: ["from": configuration.sender, "to": number, "text": text], options: [.sortedKeys])
+            headers = [("Content-Type", "application/json"), ("Authorization", "Bearer \(configuration.token)")]
+            body = ByteBuffer(bytes: json)
         case .form:
             let fields = [("from", configuration.sender), ("to", number), ("message", text)]
-            let body = fields.map { "\($0.0)=\(Self.formEncoded($0.1))" }.joined(separator: "&")
-            request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
-            request.headers.add(name: "Authorization", value: "Basic \(Data(configuration.token.utf8).base64EncodedString())")
-            request.body = .bytes(ByteBuffer(string: body))
+            headers = [
+                ("Content-Type", "application/x-www-form-urlencoded"),
+                ("Authorization", "Basic \(Data(configuration.token.utf8).base64EncodedString())"),
+            ]
+            body = ByteBuffer(string: fields.map { "\($0.0)=\(Self.formEncoded($0.1))" }.joined(separator: "&"))
         }
-        let response: HTTPClientResponse
+        let status: Int
         do {
-            response = try await client.execute(request, timeout: configuration.timeout)
-            _ = try? await response.body.collect(upTo: 64 * 1024)
+            status = try await client.post(configuration.url, headers: headers, body: body).status
         } catch {
             throw TextMessageSendError.transient("the gateway could not be reached")
         }
-        switch response.status.code {
+        switch status {
         case 200..<300: return
-        case 429, 500..<600: throw TextMessageSendError.transient("the gateway answered \(response.status.code)")
-        default: throw TextMessageSendError.permanent("the gateway refused the message (\(response.status.code))")
+        case 429, 500..<600: throw TextMessageSendError.transient("the gateway answered \(status)")
+        default: throw TextMessageSendError.permanent("the gateway refused the message (\(status))")
         }
     }
 

@@ -1,7 +1,6 @@
-import AsyncHTTPClient
 import Foundation
 import NIOCore
-import NIOHTTP1
+import VarselOutboundHTTP
 
 /// One push as sent to a push service (RFC 8030 §5).
 public struct PushRequest: Sendable {
@@ -45,35 +44,21 @@ public protocol PushTransport: Sendable {
     func shutdown() async throws
 }
 
-/// Sends pushes over HTTP with AsyncHTTPClient. Redirects are not followed (a push service does not redirect,
-/// and following one could reach an address the endpoint policy refused).
+/// Sends pushes over HTTP/1.1, each on a connection of its own. Redirects are not followed (a push service does not
+/// redirect, and following one could reach an address the endpoint policy refused).
 public final class HTTPPushTransport: PushTransport {
-    private let client: HTTPClient
-    private let timeout: TimeAmount
+    private let client: OutboundHTTPClient
 
     public init(timeout: TimeAmount = .seconds(15)) {
-        var configuration = HTTPClient.Configuration(
-            redirectConfiguration: .disallow,
-            timeout: .init(connect: .seconds(10), read: timeout))
-        configuration.httpVersion = .automatic
-        client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-        self.timeout = timeout
+        client = OutboundHTTPClient(timeout: timeout, bodyLimit: 4096)
     }
 
     public func send(_ request: PushRequest) async throws -> PushResponse {
-        var outgoing = HTTPClientRequest(url: request.endpoint.absoluteString)
-        outgoing.method = .POST
-        for (name, value) in request.headers { outgoing.headers.add(name: name, value: value) }
-        outgoing.body = .bytes(ByteBuffer(bytes: request.body))
-        let response = try await client.execute(outgoing, timeout: timeout)
-        // The body is not needed; read a little so the connection can be reused.
-        _ = try? await response.body.collect(upTo: 64 * 1024)
+        let response = try await client.post(request.endpoint, headers: request.headers, body: ByteBuffer(bytes: request.body))
         return PushResponse(
-            status: Int(response.status.code),
+            status: response.status,
             retryAfter: PushResponse.retryAfter(response.headers.first(name: "Retry-After"), now: Date()))
     }
 
-    public func shutdown() async throws {
-        try await client.shutdown()
-    }
+    public func shutdown() async throws {}
 }

@@ -288,37 +288,6 @@ func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async t
     }
 }
 
-/// A self-signed certificate for localhost and 127.0.0.1, made with openssl in a temporary folder.
-final class TestCertificate: Sendable {
-    let certificatePath: String
-    let keyPath: String
-    private let folder: URL
-
-    /// A new certificate, made by openssl while the test waits without holding a thread.
-    static func make() async throws -> TestCertificate {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("smtp-cert-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let certificate = TestCertificate(folder: folder)
-        let made = try await ChildProcess.run(
-            URL(fileURLWithPath: "/usr/bin/env"),
-            [
-                "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-days", "2",
-                "-keyout", certificate.keyPath, "-out", certificate.certificatePath,
-            ], standardError: FileHandle.nullDevice)
-        guard made.succeeded else { throw TestSetupError("openssl failed") }
-        return certificate
-    }
-
-    private init(folder: URL) {
-        self.folder = folder
-        certificatePath = folder.appendingPathComponent("cert.pem").path
-        keyPath = folder.appendingPathComponent("key.pem").path
-    }
-
-    deinit { try? FileManager.default.removeItem(at: folder) }
-}
-
 /// A running smtp_server.py on a free port, writing what it receives to its own folder.
 final class TestSMTPServer: @unchecked Sendable {
     let process = Process()

@@ -1,0 +1,234 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+
+/// Sends one HTTP/1.1 POST to another service on a connection of its own: a push service, a webhook endpoint, the
+/// text-message gateway.
+///
+/// A redirect is not followed: a 3xx is the answer, so a request never reaches an address other than the one given
+/// (which the callers' policies checked). https is verified against the system's trust roots (plus any given); the
+/// answer's body is read up to a limit. Each request opens and closes its connection: the services Varsel calls get
+/// a few requests a minute, where keeping connections open would cost more than the handshakes it saves.
+public struct OutboundHTTPClient: Sendable {
+    /// What the service answered.
+    public struct Response: Sendable {
+        public var status: Int
+        public var headers: HTTPHeaders
+        /// The body, cut at the client's `bodyLimit`.
+        public var body: ByteBuffer
+    }
+
+    /// Why a request got no answer; in words that name nothing sent.
+    public enum Failure: Error, Equatable, CustomStringConvertible {
+        case invalidURL
+        case connectionFailed
+        case timedOut
+        case closedBeforeAnswer
+        case tls
+
+        public var description: String {
+            switch self {
+            case .invalidURL: "the address is not an absolute http or https URL"
+            case .connectionFailed: "the connection could not be made"
+            case .timedOut: "no answer in time"
+            case .closedBeforeAnswer: "the connection closed before an answer came"
+            case .tls: "the TLS handshake or the certificate check failed"
+            }
+        }
+    }
+
+    /// The longest wait for an answer, from the connection's start; the connection itself waits at most
+    /// ``connectTimeout`` within it.
+    public let timeout: TimeAmount
+    public let connectTimeout: TimeAmount
+    /// How much of an answer's body is kept; the rest is dropped.
+    public let bodyLimit: Int
+    private let group: any EventLoopGroup
+    private let tlsContext: NIOSSLContext?
+
+    /// A client; `additionalTrustRoots` adds certificates (PEM) to the system's for https, as tests do.
+    public init(
+        timeout: TimeAmount = .seconds(15), connectTimeout: TimeAmount = .seconds(10), bodyLimit: Int = 64 * 1024,
+        additionalTrustRoots: [NIOSSLCertificate] = [], group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) {
+        self.timeout = timeout
+        self.connectTimeout = min(connectTimeout, timeout)
+        self.bodyLimit = bodyLimit
+        self.group = group
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.minimumTLSVersion = .tlsv12
+        tls.certificateVerification = .fullVerification
+        tls.shutdownTimeout = .seconds(1)
+        if !additionalTrustRoots.isEmpty { tls.additionalTrustRoots = [.certificates(additionalTrustRoots)] }
+        // Without a context no https request can be made; each then fails as a TLS failure.
+        tlsContext = try? NIOSSLContext(configuration: tls)
+    }
+
+    /// POSTs `body` with `headers` to `url` and returns the answer, whatever its status.
+    public func post(_ url: URL, headers: [(String, String)], body: ByteBuffer) async throws(Failure) -> Response {
+        let target = try Target(url)
+        let tlsContext: NIOSSLContext?
+        if target.secure {
+            guard let context = self.tlsContext else { throw .tls }
+            tlsContext = context
+        } else {
+            tlsContext = nil
+        }
+        var head = HTTPRequestHead(version: .http1_1, method: .POST, uri: target.path)
+        head.headers.add(name: "Host", value: target.hostHeader)
+        for (name, value) in headers { head.headers.add(name: name, value: value) }
+        head.headers.replaceOrAdd(name: "Content-Length", value: String(body.readableBytes))
+        head.headers.replaceOrAdd(name: "Connection", value: "close")
+
+        let loop = group.next()
+        let answer = loop.makePromise(of: Response.self)
+        let (timeout, bodyLimit, serverHostname) = (self.timeout, self.bodyLimit, target.serverHostname)
+        let channel: any Channel
+        do {
+            let bootstrap = ClientBootstrap(group: loop)
+                .connectTimeout(connectTimeout)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        if let tlsContext {
+                            try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tlsContext, serverHostname: serverHostname))
+                        }
+                        try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                        try channel.pipeline.syncOperations.addHandler(
+                            AnswerReader(answer: answer, bodyLimit: bodyLimit, timeout: timeout))
+                    }
+                }
+            // An address needs no lookup; a name is looked up, and its addresses tried as Happy Eyeballs does.
+            if let address = try? SocketAddress(ipAddress: target.host, port: target.port) {
+                channel = try await bootstrap.connect(to: address).get()
+            } else {
+                channel = try await bootstrap.connect(host: target.host, port: target.port).get()
+            }
+        } catch ChannelError.connectTimeout {
+            answer.fail(Failure.timedOut)
+            throw .timedOut
+        } catch {
+            answer.fail(Failure.connectionFailed)
+            throw .connectionFailed
+        }
+        channel.write(HTTPClientRequestPart.head(head), promise: nil)
+        channel.write(HTTPClientRequestPart.body(.byteBuffer(body)), promise: nil)
+        channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
+        do {
+            return try await answer.futureResult.get()
+        } catch let failure as Failure {
+            throw failure
+        } catch {
+            throw .closedBeforeAnswer
+        }
+    }
+
+    /// Where a URL's request goes: the connection's host and port, the Host header, the request target.
+    struct Target: Equatable {
+        var secure: Bool
+        var host: String
+        var port: Int
+        var hostHeader: String
+        var path: String
+        /// The name for SNI and the certificate's check; nil for an IP address, which NIOSSL checks instead.
+        var serverHostname: String?
+
+        init(_ url: URL) throws(Failure) {
+            guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+                let scheme = components.scheme?.lowercased(), scheme == "https" || scheme == "http",
+                let rawHost = components.host, !rawHost.isEmpty, components.user == nil, components.password == nil
+            else { throw .invalidURL }
+            secure = scheme == "https"
+            let bare = rawHost.hasPrefix("[") && rawHost.hasSuffix("]") ? String(rawHost.dropFirst().dropLast()) : rawHost
+            host = bare
+            let defaultPort = secure ? 443 : 80
+            port = components.port ?? defaultPort
+            guard (1...65535).contains(port) else { throw .invalidURL }
+            let isAddress = (try? SocketAddress(ipAddress: bare, port: 0)) != nil
+            let named = bare.contains(":") ? "[\(bare)]" : bare
+            hostHeader = port == defaultPort ? named : "\(named):\(port)"
+            serverHostname = isAddress ? nil : bare
+            let encodedPath = components.percentEncodedPath
+            path = (encodedPath.isEmpty ? "/" : encodedPath) + (components.percentEncodedQuery.map { "?" + $0 } ?? "")
+        }
+    }
+}
+
+/// Reads one answer: its head, then its body up to the limit, until its end or the connection's close; fails when
+/// nothing whole came in time.
+final class AnswerReader: ChannelInboundHandler {
+    typealias InboundIn = HTTPClientResponsePart
+
+    private let answer: EventLoopPromise<OutboundHTTPClient.Response>
+    private let bodyLimit: Int
+    private let timeout: TimeAmount
+    private var head: HTTPResponseHead?
+    private var body = ByteBuffer()
+    private var done = false
+    private var timer: Scheduled<Void>?
+
+    init(answer: EventLoopPromise<OutboundHTTPClient.Response>, bodyLimit: Int, timeout: TimeAmount) {
+        self.answer = answer
+        self.bodyLimit = bodyLimit
+        self.timeout = timeout
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        timer = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) {
+            self.finish(.failure(OutboundHTTPClient.Failure.timedOut))
+            loopBound.value.close(promise: nil)
+        }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        finish(.failure(OutboundHTTPClient.Failure.closedBeforeAnswer))
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case let .head(received):
+            // An interim answer (100 Continue) is not the answer.
+            if received.status.code >= 200 { head = received }
+        case var .body(bytes):
+            let room = bodyLimit - body.readableBytes
+            if room > 0, let part = bytes.readSlice(length: min(room, bytes.readableBytes)) {
+                var part = part
+                body.writeBuffer(&part)
+            }
+        case .end:
+            guard head != nil else { return }
+            answered()
+            context.close(promise: nil)
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        // An answer without a length ends where the connection does.
+        if head != nil { answered() } else { finish(.failure(OutboundHTTPClient.Failure.closedBeforeAnswer)) }
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        let failure: OutboundHTTPClient.Failure =
+            switch error {
+            case is NIOSSLError, is NIOSSLExtraError, is BoringSSLError: .tls
+            default: .closedBeforeAnswer
+            }
+        finish(.failure(failure))
+        context.close(promise: nil)
+    }
+
+    private func answered() {
+        guard let head else { return }
+        finish(.success(OutboundHTTPClient.Response(status: Int(head.status.code), headers: head.headers, body: body)))
+    }
+
+    private func finish(_ result: Result<OutboundHTTPClient.Response, any Error>) {
+        guard !done else { return }
+        done = true
+        timer?.cancel()
+        answer.completeWith(result)
+    }
+}

@@ -1,0 +1,197 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import Synchronization
+import Testing
+import VarselProcessTesting
+
+@testable import VarselOutboundHTTP
+
+/// The clients' and servers' event loop: their own, so a test elsewhere in the run that holds one of the shared
+/// loops cannot stall them.
+let testLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+
+@Suite("One HTTP POST to another service")
+struct OutboundHTTPClientTests {
+    @Test("the body goes with its headers, Host and length, and the answer's status and headers come back")
+    func postsAndReadsTheAnswer() async throws {
+        let server = try await TestHTTPServer.start { _ in .answer(201, [("Retry-After", "7")], body: "taken") }
+        defer { server.stop() }
+        let client = OutboundHTTPClient(timeout: .seconds(10), group: testLoops)
+        let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/push/abc%20d?topic=x"))
+        let response = try await client.post(url, headers: [("TTL", "60"), ("Urgency", "high")], body: ByteBuffer(string: "payload"))
+        #expect(response.status == 201)
+        #expect(response.headers.first(name: "Retry-After") == "7")
+        #expect(String(buffer: response.body) == "taken")
+        let requests = server.received()
+        try #require(requests.count == 1)
+        let request = requests[0]
+        #expect(request.head.method == .POST)
+        #expect(request.head.uri == "/push/abc%20d?topic=x")
+        #expect(request.head.headers.first(name: "Host") == "127.0.0.1:\(server.port)")
+        #expect(request.head.headers.first(name: "Content-Length") == "7")
+        #expect(request.head.headers.first(name: "TTL") == "60")
+        #expect(request.head.headers.first(name: "Urgency") == "high")
+        #expect(request.body == "payload")
+    }
+
+    @Test("a redirect is the answer: it is not followed")
+    func redirectIsNotFollowed() async throws {
+        let server = try await TestHTTPServer.start { head in
+            head.uri == "/hooks" ? .answer(302, [("Location", "/elsewhere")], body: "") : .answer(200, [], body: "")
+        }
+        defer { server.stop() }
+        let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/hooks"))
+        let response = try await OutboundHTTPClient(group: testLoops).post(url, headers: [], body: ByteBuffer(string: "{}"))
+        #expect(response.status == 302)
+        // Following it would have come before the answer was handed back.
+        #expect(server.received().map(\.head.uri) == ["/hooks"])
+    }
+
+    @Test("an answer's body is kept up to the limit")
+    func bodyIsCut() async throws {
+        let server = try await TestHTTPServer.start { _ in .answer(400, [], body: String(repeating: "x", count: 10_000)) }
+        defer { server.stop() }
+        let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/"))
+        let response = try await OutboundHTTPClient(bodyLimit: 100, group: testLoops).post(url, headers: [], body: ByteBuffer())
+        #expect(response.status == 400)
+        #expect(response.body.readableBytes == 100)
+    }
+
+    @Test("a server that takes the request and never answers: no answer in time")
+    func silentServerTimesOut() async throws {
+        let server = try await TestHTTPServer.start { _ in .silent }
+        defer { server.stop() }
+        let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/"))
+        await #expect(throws: OutboundHTTPClient.Failure.timedOut) {
+            _ = try await OutboundHTTPClient(timeout: .seconds(2), group: testLoops).post(url, headers: [], body: ByteBuffer())
+        }
+        #expect(server.received().count == 1)
+    }
+
+    @Test("nothing listening: the connection fails")
+    func nothingListening() async throws {
+        let server = try await TestHTTPServer.start { _ in .answer(200, [], body: "") }
+        let port = server.port
+        server.stop()
+        let url = try #require(URL(string: "http://127.0.0.1:\(port)/"))
+        await #expect(throws: OutboundHTTPClient.Failure.connectionFailed) {
+            _ = try await OutboundHTTPClient(group: testLoops).post(url, headers: [], body: ByteBuffer())
+        }
+    }
+
+    @Test("https is checked against the trust roots: a server whose certificate they do not hold is refused")
+    func httpsIsVerified() async throws {
+        let certificate = try await TestCertificate.make()
+        var tls = TLSConfiguration.makeServerConfiguration(
+            certificateChain: try NIOSSLCertificate.fromPEMFile(certificate.certificatePath).map { .certificate($0) },
+            privateKey: .privateKey(try NIOSSLPrivateKey(file: certificate.keyPath, format: .pem)))
+        tls.minimumTLSVersion = .tlsv12
+        let server = try await TestHTTPServer.start(tls: try NIOSSLContext(configuration: tls)) { _ in .answer(204, [], body: "") }
+        defer { server.stop() }
+        let url = try #require(URL(string: "https://localhost:\(server.port)/push"))
+        let trusting = OutboundHTTPClient(
+            additionalTrustRoots: try NIOSSLCertificate.fromPEMFile(certificate.certificatePath), group: testLoops)
+        #expect(try await trusting.post(url, headers: [], body: ByteBuffer(string: "x")).status == 204)
+        await #expect(throws: OutboundHTTPClient.Failure.tls) {
+            _ = try await OutboundHTTPClient(group: testLoops).post(url, headers: [], body: ByteBuffer(string: "x"))
+        }
+        #expect(server.received().count == 1)
+    }
+
+    @Test("the request's target: default ports left out of Host, IPv6 in brackets, names for SNI, other schemes refused")
+    func target() throws {
+        let named = try OutboundHTTPClient.Target(#require(URL(string: "https://fcm.googleapis.com/fcm/send/abc")))
+        #expect(named.secure && named.host == "fcm.googleapis.com" && named.port == 443)
+        #expect(named.hostHeader == "fcm.googleapis.com" && named.path == "/fcm/send/abc" && named.serverHostname == "fcm.googleapis.com")
+        let address = try OutboundHTTPClient.Target(#require(URL(string: "http://[::1]:8080")))
+        #expect(!address.secure && address.host == "::1" && address.port == 8080)
+        #expect(address.hostHeader == "[::1]:8080" && address.path == "/" && address.serverHostname == nil)
+        for refused in ["ftp://example.org/x", "https://user:secret@example.org/", "/relative"] {
+            #expect(throws: OutboundHTTPClient.Failure.invalidURL) { try OutboundHTTPClient.Target(#require(URL(string: refused))) }
+        }
+    }
+}
+
+/// An HTTP/1.1 server on loopback (with TLS when given) that answers each request as told and keeps what it received.
+final class TestHTTPServer: Sendable {
+    enum Reply: Sendable {
+        case answer(Int, [(String, String)], body: String)
+        /// Takes the request and says nothing.
+        case silent
+    }
+
+    struct Received: Sendable {
+        var head: HTTPRequestHead
+        var body: String
+    }
+
+    /// What the server received, request by request.
+    final class Log: Sendable {
+        let items = Mutex<[Received]>([])
+    }
+
+    let port: Int
+    private let channel: any Channel
+    private let log: Log
+
+    private init(port: Int, channel: any Channel, log: Log) {
+        self.port = port
+        self.channel = channel
+        self.log = log
+    }
+
+    static func start(tls: NIOSSLContext? = nil, reply: @escaping @Sendable (HTTPRequestHead) -> Reply) async throws -> TestHTTPServer {
+        let log = Log()
+        let record: @Sendable (Received) -> Void = { received in log.items.withLock { $0.append(received) } }
+        let channel = try await ServerBootstrap(group: testLoops)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                    try channel.pipeline.syncOperations.addHandler(Responder(reply: reply, record: record))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        return TestHTTPServer(port: try #require(channel.localAddress?.port), channel: channel, log: log)
+    }
+
+    func received() -> [Received] { log.items.withLock { $0 } }
+
+    func stop() { try? channel.close().wait() }
+
+    final class Responder: ChannelInboundHandler {
+        typealias InboundIn = HTTPServerRequestPart
+        typealias OutboundOut = HTTPServerResponsePart
+
+        let reply: @Sendable (HTTPRequestHead) -> Reply
+        let record: @Sendable (Received) -> Void
+        var head: HTTPRequestHead?
+        var body = ""
+
+        init(reply: @escaping @Sendable (HTTPRequestHead) -> Reply, record: @escaping @Sendable (Received) -> Void) {
+            self.reply = reply
+            self.record = record
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            switch unwrapInboundIn(data) {
+            case let .head(received): head = received
+            case let .body(bytes): body += String(buffer: bytes)
+            case .end:
+                guard let head else { return }
+                record(Received(head: head, body: body))
+                guard case let .answer(status, headers, text) = reply(head) else { return }
+                var answerHead = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: status))
+                for (name, value) in headers { answerHead.headers.add(name: name, value: value) }
+                answerHead.headers.add(name: "Content-Length", value: String(text.utf8.count))
+                context.write(wrapOutboundOut(.head(answerHead)), promise: nil)
+                context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: text)))), promise: nil)
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            }
+        }
+    }
+}
