@@ -3,6 +3,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
+import Synchronization
 
 /// Sends one HTTP/1.1 POST to another service on a connection of its own: a push service, a webhook endpoint, the
 /// text-message gateway.
@@ -39,14 +40,16 @@ public struct OutboundHTTPClient: Sendable {
         }
     }
 
-    /// The longest wait for an answer, from the connection's start; the connection itself waits at most
-    /// ``connectTimeout`` within it.
+    /// The longest wait for an answer, from when the connection is begun (after the host name's lookup); the
+    /// connection itself waits at most ``connectTimeout`` within it.
     public let timeout: TimeAmount
     public let connectTimeout: TimeAmount
     /// How much of an answer's body is kept; the rest is dropped.
     public let bodyLimit: Int
     private let group: any EventLoopGroup
     private let tlsContext: NIOSSLContext?
+    /// Looks up host names; nil: the system's resolver. Tests give one that answers what they need.
+    var resolver: (any Resolver & Sendable)?
 
     /// A client; `additionalTrustRoots` adds certificates (PEM) to the system's for https, as tests do.
     public init(
@@ -82,12 +85,14 @@ public struct OutboundHTTPClient: Sendable {
         head.headers.replaceOrAdd(name: "Content-Length", value: String(body.readableBytes))
         head.headers.replaceOrAdd(name: "Connection", value: "close")
 
-        let loop = group.next()
-        let answer = loop.makePromise(of: Response.self)
         let (timeout, bodyLimit, serverHostname) = (self.timeout, self.bodyLimit, target.serverHostname)
+        let attempts = Attempts()
         let channel: any Channel
         do {
-            let bootstrap = ClientBootstrap(group: loop)
+            // Each connection attempt (a name's addresses are tried as Happy Eyeballs does) has its own reader and
+            // answer: the attempts that lose are closed, and only the one that connected is waited for. Its answer is
+            // kept when the attempt begins, since the reader may be gone (a failed handshake) before connect returns.
+            var bootstrap = ClientBootstrap(group: group)
                 .connectTimeout(connectTimeout)
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
@@ -95,32 +100,47 @@ public struct OutboundHTTPClient: Sendable {
                             try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tlsContext, serverHostname: serverHostname))
                         }
                         try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                        try channel.pipeline.syncOperations.addHandler(
-                            AnswerReader(answer: answer, bodyLimit: bodyLimit, timeout: timeout))
+                        let answer = channel.eventLoop.makePromise(of: Response.self)
+                        attempts.begin(channel, answer: answer.futureResult)
+                        try channel.pipeline.syncOperations.addHandler(AnswerReader(answer: answer, bodyLimit: bodyLimit, timeout: timeout))
                     }
                 }
-            // An address needs no lookup; a name is looked up, and its addresses tried as Happy Eyeballs does.
+            if let resolver { bootstrap = bootstrap.resolver(resolver) }
+            // An address needs no lookup.
             if let address = try? SocketAddress(ipAddress: target.host, port: target.port) {
                 channel = try await bootstrap.connect(to: address).get()
             } else {
                 channel = try await bootstrap.connect(host: target.host, port: target.port).get()
             }
         } catch ChannelError.connectTimeout {
-            answer.fail(Failure.timedOut)
             throw .timedOut
         } catch {
-            answer.fail(Failure.connectionFailed)
             throw .connectionFailed
         }
-        channel.write(HTTPClientRequestPart.head(head), promise: nil)
-        channel.write(HTTPClientRequestPart.body(.byteBuffer(body)), promise: nil)
-        channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
         do {
-            return try await answer.futureResult.get()
+            guard let answer = attempts.answer(of: channel) else { throw Failure.closedBeforeAnswer }
+            channel.write(HTTPClientRequestPart.head(head), promise: nil)
+            channel.write(HTTPClientRequestPart.body(.byteBuffer(body)), promise: nil)
+            channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
+            return try await answer.get()
         } catch let failure as Failure {
             throw failure
         } catch {
+            channel.close(promise: nil)
             throw .closedBeforeAnswer
+        }
+    }
+
+    /// The answer each connection attempt will give, by its channel.
+    final class Attempts: Sendable {
+        private let answers = Mutex<[ObjectIdentifier: EventLoopFuture<Response>]>([:])
+
+        func begin(_ channel: any Channel, answer: EventLoopFuture<Response>) {
+            answers.withLock { $0[ObjectIdentifier(channel)] = answer }
+        }
+
+        func answer(of channel: any Channel) -> EventLoopFuture<Response>? {
+            answers.withLock { $0[ObjectIdentifier(channel)] }
         }
     }
 
@@ -211,6 +231,9 @@ final class AnswerReader: ChannelInboundHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // A server may close the connection without TLS's closing message; an answer that ends with the connection
+        // is then whole all the same, and the connection's end (just after) settles it.
+        if let tls = error as? NIOSSLError, case .uncleanShutdown = tls { return }
         let failure: OutboundHTTPClient.Failure =
             switch error {
             case is NIOSSLError, is NIOSSLExtraError, is BoringSSLError: .tls

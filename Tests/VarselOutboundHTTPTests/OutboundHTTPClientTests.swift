@@ -85,11 +85,7 @@ struct OutboundHTTPClientTests {
     @Test("https is checked against the trust roots: a server whose certificate they do not hold is refused")
     func httpsIsVerified() async throws {
         let certificate = try await TestCertificate.make()
-        var tls = TLSConfiguration.makeServerConfiguration(
-            certificateChain: try NIOSSLCertificate.fromPEMFile(certificate.certificatePath).map { .certificate($0) },
-            privateKey: .privateKey(try NIOSSLPrivateKey(file: certificate.keyPath, format: .pem)))
-        tls.minimumTLSVersion = .tlsv12
-        let server = try await TestHTTPServer.start(tls: try NIOSSLContext(configuration: tls)) { _ in .answer(204, [], body: "") }
+        let server = try await TestHTTPServer.start(tls: try certificate.serverContext()) { _ in .answer(204, [], body: "") }
         defer { server.stop() }
         let url = try #require(URL(string: "https://localhost:\(server.port)/push"))
         let trusting = OutboundHTTPClient(
@@ -99,6 +95,33 @@ struct OutboundHTTPClientTests {
             _ = try await OutboundHTTPClient(group: testLoops).post(url, headers: [], body: ByteBuffer(string: "x"))
         }
         #expect(server.received().count == 1)
+    }
+
+    @Test("a name with an IPv6 address that refuses and an IPv4 one that answers: the one that answers is the answer")
+    func happyEyeballsWaitsForTheConnectionMade() async throws {
+        let server = try await TestHTTPServer.start { _ in .answer(201, [], body: "") }
+        defer { server.stop() }
+        var client = OutboundHTTPClient(group: testLoops)
+        // Nothing listens on ::1 at that port (or ::1 is not there at all): that attempt fails, the IPv4 one connects.
+        client.resolver = StaticResolver(
+            loop: testLoops.next(), v6: [try SocketAddress(ipAddress: "::1", port: server.port)],
+            v4: [try SocketAddress(ipAddress: "127.0.0.1", port: server.port)])
+        let url = try #require(URL(string: "http://push.example.test:\(server.port)/x"))
+        #expect(try await client.post(url, headers: [], body: ByteBuffer(string: "x")).status == 201)
+        #expect(server.received().map(\.head.uri) == ["/x"])
+    }
+
+    @Test("an https answer that ends with the connection, closed without TLS's closing message, is whole")
+    func closeDelimitedAnswerOverTLS() async throws {
+        let certificate = try await TestCertificate.make()
+        let server = try await TestHTTPServer.start(tls: try certificate.serverContext()) { _ in .closeDelimited(202, body: "queued") }
+        defer { server.stop() }
+        let client = OutboundHTTPClient(
+            additionalTrustRoots: try NIOSSLCertificate.fromPEMFile(certificate.certificatePath), group: testLoops)
+        let url = try #require(URL(string: "https://localhost:\(server.port)/push"))
+        let response = try await client.post(url, headers: [], body: ByteBuffer(string: "x"))
+        #expect(response.status == 202)
+        #expect(String(buffer: response.body) == "queued")
     }
 
     @Test("the request's target: default ports left out of Host, IPv6 in brackets, names for SNI, other schemes refused")
@@ -115,10 +138,34 @@ struct OutboundHTTPClientTests {
     }
 }
 
+extension TestCertificate {
+    /// A TLS server's settings that present this certificate.
+    func serverContext() throws -> NIOSSLContext {
+        var tls = TLSConfiguration.makeServerConfiguration(
+            certificateChain: try NIOSSLCertificate.fromPEMFile(certificatePath).map { .certificate($0) },
+            privateKey: .privateKey(try NIOSSLPrivateKey(file: keyPath, format: .pem)))
+        tls.minimumTLSVersion = .tlsv12
+        return try NIOSSLContext(configuration: tls)
+    }
+}
+
+/// Answers each lookup with the addresses it was given, as a name with both kinds of address would.
+struct StaticResolver: Resolver, Sendable {
+    let loop: any EventLoop
+    let v6: [SocketAddress]
+    let v4: [SocketAddress]
+
+    func initiateAQuery(host: String, port: Int) -> EventLoopFuture<[SocketAddress]> { loop.makeSucceededFuture(v4) }
+    func initiateAAAAQuery(host: String, port: Int) -> EventLoopFuture<[SocketAddress]> { loop.makeSucceededFuture(v6) }
+    func cancelQueries() {}
+}
+
 /// An HTTP/1.1 server on loopback (with TLS when given) that answers each request as told and keeps what it received.
 final class TestHTTPServer: Sendable {
     enum Reply: Sendable {
         case answer(Int, [(String, String)], body: String)
+        /// An HTTP/1.0 answer with no length, ended by closing the connection under TLS, without TLS's closing message.
+        case closeDelimited(Int, body: String)
         /// Takes the request and says nothing.
         case silent
     }
@@ -150,7 +197,10 @@ final class TestHTTPServer: Sendable {
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
+                    if let tls {
+                        try channel.pipeline.syncOperations.addHandler(AbruptClose())
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
+                    }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline()
                     try channel.pipeline.syncOperations.addHandler(Responder(reply: reply, record: record))
                 }
@@ -184,14 +234,39 @@ final class TestHTTPServer: Sendable {
             case .end:
                 guard let head else { return }
                 record(Received(head: head, body: body))
-                guard case let .answer(status, headers, text) = reply(head) else { return }
-                var answerHead = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: status))
-                for (name, value) in headers { answerHead.headers.add(name: name, value: value) }
-                answerHead.headers.add(name: "Content-Length", value: String(text.utf8.count))
-                context.write(wrapOutboundOut(.head(answerHead)), promise: nil)
-                context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: text)))), promise: nil)
-                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+                switch reply(head) {
+                case .silent: return
+                case let .answer(status, headers, text):
+                    var answerHead = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: status))
+                    for (name, value) in headers { answerHead.headers.add(name: name, value: value) }
+                    answerHead.headers.add(name: "Content-Length", value: String(text.utf8.count))
+                    context.write(wrapOutboundOut(.head(answerHead)), promise: nil)
+                    context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: text)))), promise: nil)
+                    context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+                case let .closeDelimited(status, text):
+                    var answerHead = HTTPResponseHead(version: .http1_0, status: HTTPResponseStatus(statusCode: status))
+                    answerHead.headers.add(name: "Connection", value: "close")
+                    context.write(wrapOutboundOut(.head(answerHead)), promise: nil)
+                    let written = context.eventLoop.makePromise(of: Void.self)
+                    context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: text)))), promise: written)
+                    let pipeline = context.pipeline
+                    written.futureResult.whenSuccess {
+                        try? pipeline.syncOperations.handler(type: AbruptClose.self).close()
+                    }
+                }
             }
         }
     }
+}
+
+/// Sits below TLS, next to the socket, so closing from here ends the connection without TLS's closing message.
+final class AbruptClose: ChannelDuplexHandler {
+    typealias InboundIn = NIOAny
+    typealias OutboundIn = NIOAny
+    private var context: ChannelHandlerContext?
+
+    func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+    func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
+
+    func close() { context?.close(promise: nil) }
 }
