@@ -210,11 +210,12 @@ if wants alerts; then
 fi
 
 # What a real screen reader says: Orca reading Chromium, Firefox and WebKit on a headless desktop, speech from Orca's
-# own log. The three files run at once, in seven processes, each on desktops of its own (its own display, buses, Orca
-# and server), since most of their time is spent waiting for speech: Chromium's main file in three parts, the
-# engines' file in three (Firefox, Firefox then WebKit, WebKit), and Chromium's tokens and channels (the short one).
-# An entry is a file or a part of one (FILE:K/N, its Kth run of neighbouring tests); each keeps its own record of what failed, and its output
-# is shown when all are done. Orca reacts to keys asynchronously and can lag on a loaded machine; a test that failed
+# own log. The three files run at once, in six processes, each on desktops of its own (its own display, buses, Orca
+# and server), since most of their time is spent waiting for speech: Chromium's main file in two parts, the engines'
+# file in three (Firefox, Firefox then WebKit, WebKit: Firefox's tests are the slowest), and Chromium's tokens and
+# channels (the short one). Each desktop costs the release build, which fills the cores the tests leave, a little
+# CPU, so there are no more parts than the longest one needs. An entry is a file or a part of one (FILE:K/N, its Kth
+# run of neighbouring tests); each keeps its own record of what failed, and its output is shown when all are done. Orca reacts to keys asynchronously and can lag on a loaded machine; a test that failed
 # is run once more, on its own, and must pass then (a real regression fails both times).
 if wants screen-readers; then
   screen_reader_file() {
@@ -222,8 +223,8 @@ if wants screen-readers; then
     [[ "$1" == *:* ]] && part=(--part "${1#*:}")
     python3 -m pytest -q -o cache_dir="$cache" "${part[@]}" "$file" || python3 -m pytest -q -o cache_dir="$cache" --last-failed "$file"
   }
-  screen_reader_files=(test_orca_speech:1/3 test_orca_speech:2/3 test_orca_speech:3/3 test_orca_engines:1/3 test_orca_engines:2/3
-                      test_orca_engines:3/3 test_orca_tokens_and_channels)
+  screen_reader_files=(test_orca_speech:1/2 test_orca_speech:2/2 test_orca_engines:1/3 test_orca_engines:2/3 test_orca_engines:3/3
+                      test_orca_tokens_and_channels)
   declare -A screen_reader_pids screen_reader_logs
   for file in "${screen_reader_files[@]}"; do
     screen_reader_logs[$file]="$(mktemp)"
