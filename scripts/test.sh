@@ -215,8 +215,9 @@ fi
 # file in three (Firefox, Firefox then WebKit, WebKit: Firefox's tests are the slowest), and Chromium's tokens and
 # channels (the short one). Each desktop costs the release build, which fills the cores the tests leave, a little
 # CPU, so there are no more parts than the longest one needs. An entry is a file or a part of one (FILE:K/N, its Kth
-# run of neighbouring tests); each keeps its own record of what failed, and its output is shown when all are done. Orca reacts to keys asynchronously and can lag on a loaded machine; a test that failed
-# is run once more, on its own, and must pass then (a real regression fails both times).
+# run of neighbouring tests); each keeps its own record of what failed, and its output is shown when all are done.
+# Orca reacts to keys asynchronously and can lag on a loaded machine; a test that failed is run once more, on its own,
+# and must pass then (a real regression fails both times).
 if wants screen-readers; then
   screen_reader_file() {
     local file="tests/screenreader/${1%%:*}.py" cache=".pytest_cache/${1//[:\/]/-}" part=()
