@@ -673,3 +673,14 @@ def delivery_row_heard(spoken: list[str]) -> str:
     start = next(index for index, text in enumerate(spoken) if text.startswith("Assignment created, "))
     end = next(index for index in range(start, len(spoken)) if spoken[index].startswith("Leaving"))
     return normalize(" ".join(text for text in spoken[start:end] if not re.fullmatch(r"\d+ of \d+", text)))
+
+
+def delivery_row_by_arrowing(reader) -> str:
+    """Reads down from an address's Remove button in browse mode, as Chromium and Firefox do: the deliveries' heading,
+    then their list and its one row; returns the row as heard."""
+    spoken = read_down_until(reader, lambda text: text.startswith("Leaving"))
+    # The heading wraps where the page is narrow, and arrowing says it in two lines.
+    assert any(text.startswith("Recent deliveries to https://hooks.invalid/varsel") and text.endswith("heading level 2")
+               for text in spoken), spoken
+    assert "List with 1 item" in spoken, spoken
+    return delivery_row_heard(spoken)
