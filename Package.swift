@@ -19,8 +19,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
-        // Pinned to the minor version `VarselHTTP1Channel` mirrors (a test checks the resolved one).
-        .package(url: "https://github.com/hummingbird-project/hummingbird.git", .upToNextMinor(from: "2.28.1")),
+        // Pinned to the minor version `VarselHTTP1Channel` mirrors (a test checks the resolved one). Without its
+        // default traits: Varsel reads its settings itself (no swift-configuration) and decodes no form dates with a
+        // `DateFormatter` (no full Foundation for that).
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", .upToNextMinor(from: "2.28.1"), traits: []),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
@@ -221,7 +223,7 @@ let package = Package(
                 "VarselWeb", "VarselLive", "VarselServer", "VarselService", "VarselServiceTesting", "VarselStore", "VarselSQLite", "VarselCore",
                 "VarselPush",
                 "VarselMessaging",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),

@@ -3,7 +3,6 @@ import Glibc
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
-import HummingbirdTesting
 import Testing
 import VarselCore
 import VarselLive

@@ -2,7 +2,6 @@ import Foundation
 import GRDB
 import HTTPTypes
 import Hummingbird
-import HummingbirdTesting
 import Testing
 import VarselService
 import VarselStore

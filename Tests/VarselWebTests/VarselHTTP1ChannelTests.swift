@@ -1,7 +1,6 @@
 import Foundation
 import Hummingbird
 import HummingbirdCore
-import HummingbirdTesting
 import Logging
 import NIOCore
 import NIOEmbedded
