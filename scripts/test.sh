@@ -258,6 +258,7 @@ if wants package; then
     cat "$package_log"
     exit 1
   fi
+  grep "^The release build took" "$package_log" || true
   tail -1 "$package_log"
   stage_done package-build
   if [[ -n "$debian_pid" ]] && ! wait "$debian_pid"; then
