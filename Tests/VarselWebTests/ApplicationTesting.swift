@@ -52,15 +52,18 @@ extension ApplicationProtocol {
             return try await Self.running(services, before: processesRunBeforeServerStart) { try await test(client) }
         case .live:
             let serving = ServingApplication(base: self)
-            return try await Self.running([serving], before: []) {
-                try await test(LiveClient(port: await serving.port.value))
-            }
+            // A server that stops without having listened (it could not bind) leaves port 0, which no request reaches.
+            return try await Self.running(
+                [serving], before: [], whenStopped: { serving.port.send(0) },
+                { try await test(LiveClient(port: await serving.port.value)) })
         }
     }
 
-    /// Runs `services` in a group while `body` runs, once each has been asked to start, then shuts the group down.
+    /// Runs `services` in a group while `body` runs, once each has been asked to start, then shuts the group down;
+    /// `whenStopped` runs once the group has stopped, for whatever reason.
     private static func running<Value: Sendable>(
-        _ services: [any Service], before processes: [@Sendable () async throws -> Void], _ body: () async throws -> Value
+        _ services: [any Service], before processes: [@Sendable () async throws -> Void],
+        whenStopped: @escaping @Sendable () -> Void = {}, _ body: () async throws -> Value
     ) async throws -> Value {
         for process in processes { try await process() }
         guard !services.isEmpty else { return try await body() }
@@ -68,7 +71,10 @@ extension ApplicationProtocol {
             let started = Signal<Void>()
             let serviceGroup = ServiceGroup(
                 configuration: .init(services: services + [StartedService(started: started)], logger: Logger(label: "test")))
-            group.addTask { try await serviceGroup.run() }
+            group.addTask {
+                defer { whenStopped() }
+                try await serviceGroup.run()
+            }
             // The group is running before the body starts, so its shutdown below always reaches the services.
             await started.value
             do {
