@@ -108,8 +108,8 @@ trap 'stop_background; report_stage_times' EXIT
 # The release package (a release build with the Swift standard library inside the binary) is built from here on,
 # beside everything else, in a build directory of its own (.build holds the tests' build). It runs under the idle
 # scheduling class: it gets only the time the builds and tests leave (the debug build's links, the end-to-end and
-# screen-reader suites' waits), so they are not slowed; most of it (about 2,000 CPU-seconds in all, a third of a full
-# run's work) is then done after the tests. It is installed into a Debian without Swift at the end.
+# screen-reader suites' waits), so they are not slowed. It is about 1,000 CPU-seconds, a third of a full run's work;
+# the last minute or two of it is done after the tests. It is installed into a Debian without Swift at the end.
 # The dependencies are resolved once first, so both builds use the same versions (Package.resolved).
 swift package resolve
 package_log="$(mktemp)"
