@@ -243,12 +243,13 @@ def test_the_app_installs_and_the_offline_page_is_all_the_worker_keeps(browser, 
         cached = page.evaluate("caches.keys().then(names => Promise.all(names.map(n => caches.open(n).then(c => c.keys()))))"
                                ".then(lists => lists.flat().map(r => new URL(r.url).pathname).sort())")
         assert cached == ["/offline", "/static/varsel.css"]  # nothing with personal data
-        context.set_offline(True)
+        # The server goes out of reach, so the worker's own fetch really fails. Playwright's offline emulation does not
+        # always reach a service worker's fetches: under load, a run once got the live page through it.
+        push_server.stop()
         page.goto(push_server.base_url + "/notifications")
         assert page.inner_text("h1") == "Du er frakoblet"
         assert page.get_attribute("html", "lang") == "nb"
         assert page.inner_text("section[lang=en] h2") == "You are offline"
-        context.set_offline(False)
     finally:
         context.close()
 
