@@ -103,6 +103,8 @@ Description: accessible notification centre for peer mentors who use a screen re
  Web Push. Run it with systemd (varsel@PORT); settings are in /etc/varsel/env.
 CONTROL
 deb_file="$dist/varsel_${version}_${deb_arch}.deb"
-dpkg-deb --root-owner-group --build "$deb" "$deb_file" >/dev/null
+# xz at its lightest level: packaging takes 14 CPU-seconds instead of 47 with dpkg-deb's default (-z6), and the package
+# is 27 MB instead of 23; every dpkg reads it. It runs at the end of a test run, after the release build.
+dpkg-deb --root-owner-group -Zxz -z1 --build "$deb" "$deb_file" >/dev/null
 
 echo "Built $dist/$name.tar.gz and $deb_file (varsel $version, depends on: $depends)."
