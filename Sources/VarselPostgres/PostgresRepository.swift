@@ -234,6 +234,7 @@ public final class PostgresRepository: VarselRepository, Sendable {
     ///
     /// It waits at most `within` (the store's operation timeout when nil) for the database; a write of many rows
     /// passes a longer one (``deadline(forRows:)``).
+    @discardableResult
     func write<T: Sendable>(
         appendsEvents: Bool = false, locksLate: Bool = false, within limit: Duration? = nil,
         _ body: @escaping @Sendable (PostgresConnection) async throws -> T

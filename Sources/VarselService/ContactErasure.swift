@@ -41,7 +41,7 @@ public struct ContactErasure: Sendable {
     @discardableResult
     public func eraseExpired(retention: TimeInterval) async throws -> Int {
         let due = try await repository.contactsClosed(before: now().addingTimeInterval(-retention))
-        for contactID in due { try await erase(contactID) }
+        for contactID in due { _ = try await erase(contactID) }
         return due.count
     }
 

@@ -153,7 +153,7 @@ public final class DataKeyring: Sendable {
             text += id + " " + key.withUnsafeBytes { Data($0).base64EncodedString() } + "\n"
         }
         let temporary = path + ".new"
-        FileManager.default.createFile(atPath: temporary, contents: nil, attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(atPath: temporary, contents: nil, attributes: [.posixPermissions: 0o600])
         guard let handle = FileHandle(forWritingAtPath: temporary) else {
             throw Failure("The data key file \(path) cannot be written: its directory does not exist or is not writable.")
         }

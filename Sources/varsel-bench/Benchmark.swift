@@ -132,7 +132,7 @@ struct Benchmark: AsyncParsableCommand {
         let store =
             postgres == nil
             ? "SQLite synchronous=\(durability.uppercased()), \(interval)" : "PostgreSQL, \(instances) instance\(instances == 1 ? "" : "s")"
-        let build = _isDebugAssertConfiguration() ? "DEBUG build: figures not comparable" : "release"
+        let build = isDebugBuild ? "DEBUG build: figures not comparable" : "release"
         print("Varsel event-stream benchmark (\(build), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(store))")
         if players { print("  streams:                   the web page's (each arrival with its cue and announcement)") }
         if history > 0 { print("  history:                   \(history) read notifications per mentor before the run") }
@@ -185,7 +185,7 @@ struct Benchmark: AsyncParsableCommand {
         for channel in channels { channel.close(promise: nil) }
 
         print("")
-        let build = _isDebugAssertConfiguration() ? "DEBUG build of the client" : "release client"
+        let build = isDebugBuild ? "DEBUG build of the client" : "release client"
         print("\(NchanPeer.label) event-stream benchmark (\(build), \(ProcessInfo.processInfo.activeProcessorCount) cores)")
         printDelivery(run, received: received, connectSeconds: connectSeconds, rssBefore: rssBefore, rssAfter: rssAfter)
         print("  server CPU (nginx, Redis): \(format(run.cpuSeconds)) s in all, \(String(format: "%.2f", run.cpuMilliseconds)) ms per message")
@@ -665,6 +665,13 @@ final class PostClient: Sendable {
 
     func close() async throws { try await channel.close() }
 }
+
+/// Whether this is a debug build, whose figures are not comparable with a release build's.
+#if DEBUG
+    let isDebugBuild = true
+#else
+    let isDebugBuild = false
+#endif
 
 enum BenchmarkError: Error {
     case unexpectedStatus(Int)

@@ -20,8 +20,6 @@ struct AssignmentAnswersTests {
         init() async throws {
             let repository = repository
             let now = DemoData.now
-            let pump = EventPump(
-                repository: repository, broker: EventBroker(bufferLimit: 64, metrics: ServiceMetrics()), logger: Logger(label: "test"))
             let sender = NotificationSender(repository: repository, now: { now })
             answers = AssignmentAnswers(repository: repository, now: { now })
             mentor = try await repository.createUser(

@@ -26,8 +26,6 @@ struct EscalationTests {
         let coordinator: User
 
         init() async throws {
-            let pump = EventPump(
-                repository: repository, broker: EventBroker(bufferLimit: 64, metrics: ServiceMetrics()), logger: Logger(label: "test"))
             let clock = clock
             sender = NotificationSender(repository: repository, now: { clock.now })
             mentor = try await repository.createUser(

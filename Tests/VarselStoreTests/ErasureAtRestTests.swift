@@ -24,7 +24,6 @@ struct ErasureAtRestTests {
     /// Makes an assignment with the details, answers it, marks the visit done with a note naming the person, and
     /// returns the upkeep that runs with `clock`.
     static func closedVisit(in store: any VarselRepository, clock: Clock) async throws -> (MaintenanceService, ContactID) {
-        let pump = EventPump(repository: store, broker: EventBroker(bufferLimit: 64, metrics: ServiceMetrics()), logger: Logger(label: "test"))
         let sender = NotificationSender(repository: store, now: { clock.now })
         let mentor = try await store.createUser(
             NewUser(username: "ola", displayName: "Ola", role: .mentor, passwordHash: "h", language: .norwegianBokmal),

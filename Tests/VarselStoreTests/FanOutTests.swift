@@ -154,7 +154,6 @@ struct FanOutTests {
         let sent = message(to: users)
         try await beginOnly(store, sent, key: nil)
         let clock = Mutex(now)
-        let pump = EventPump(repository: store, broker: EventBroker(bufferLimit: 64, metrics: ServiceMetrics()), logger: Logger(label: "test"))
         let sender = NotificationSender(repository: store, now: { clock.withLock { $0 } })
         let upkeep = MaintenanceService(
             repository: store, sender: sender,

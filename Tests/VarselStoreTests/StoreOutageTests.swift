@@ -221,7 +221,7 @@ struct StoreOutageTests: StoreContract {
                         try await c.query("SET LOCAL idle_in_transaction_session_timeout = '20ms'", logger: logger)
                     case .terminated:
                         let pid = try await PostgresRepository.one(c.query("SELECT pg_backend_pid()", logger: logger)).decode(Int32.self)
-                        try await store.withConnectionForTests { other in
+                        _ = try await store.withConnectionForTests { other in
                             try await other.query("SELECT pg_terminate_backend(\(pid))", logger: logger)
                         }
                     }

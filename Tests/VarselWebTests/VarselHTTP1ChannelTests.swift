@@ -42,12 +42,12 @@ struct VarselHTTP1ChannelTests {
         let setUp = VarselHTTP1Channel(responder: { _, _, _ in }, configuration: .init())
         _ = try await channel.testingEventLoop.flatSubmit { setUp.setup(channel: channel, logger: Logger(label: "test")) }.get()
         let names = try await channel.testingEventLoop.submit {
-            try channel.pipeline.syncOperations.handler(type: StreamHandoffHandler.self)
+            _ = try channel.pipeline.syncOperations.handler(type: StreamHandoffHandler.self)
             let handoff = try channel.pipeline.syncOperations.context(handlerType: StreamHandoffHandler.self)
             let state = try channel.pipeline.syncOperations.context(handlerType: HTTPConnectionStateHandler.self)
             return (handoff.name, state.name)
         }.get()
-        let description = await channel.testingEventLoop.submit { String(describing: channel.pipeline) }
+        let description = channel.testingEventLoop.submit { String(describing: channel.pipeline) }
         let order = try await description.get()
         let handoffAt = try #require(order.range(of: names.0))
         let stateAt = try #require(order.range(of: names.1))
