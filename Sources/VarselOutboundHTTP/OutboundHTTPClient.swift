@@ -107,11 +107,20 @@ public struct OutboundHTTPClient: Sendable {
                 }
             if let resolver { bootstrap = bootstrap.resolver(resolver) }
             // An address needs no lookup.
-            if let address = try? SocketAddress(ipAddress: target.host, port: target.port) {
-                channel = try await bootstrap.connect(to: address).get()
-            } else {
-                channel = try await bootstrap.connect(host: target.host, port: target.port).get()
-            }
+            let connected =
+                if let address = try? SocketAddress(ipAddress: target.host, port: target.port) {
+                    bootstrap.connect(to: address)
+                } else {
+                    bootstrap.connect(host: target.host, port: target.port)
+                }
+            // The request goes out on the event loop the moment the winning attempt connects, where the answer's timer
+            // runs too: the time allowed is spent on the network, however late this task resumes on a busy machine.
+            channel = try await connected.map { channel in
+                channel.write(HTTPClientRequestPart.head(head), promise: nil)
+                channel.write(HTTPClientRequestPart.body(.byteBuffer(body)), promise: nil)
+                channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
+                return channel
+            }.get()
         } catch ChannelError.connectTimeout {
             throw .timedOut
         } catch {
@@ -119,9 +128,6 @@ public struct OutboundHTTPClient: Sendable {
         }
         do {
             guard let answer = attempts.answer(of: channel) else { throw Failure.closedBeforeAnswer }
-            channel.write(HTTPClientRequestPart.head(head), promise: nil)
-            channel.write(HTTPClientRequestPart.body(.byteBuffer(body)), promise: nil)
-            channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
             return try await answer.get()
         } catch let failure as Failure {
             throw failure
