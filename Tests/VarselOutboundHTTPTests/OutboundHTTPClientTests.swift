@@ -71,6 +71,22 @@ struct OutboundHTTPClientTests {
         #expect(server.received().count == 1)
     }
 
+    @Test("the request goes out as soon as the connection is made, even while the asking task waits for a thread")
+    func requestLeavesWithoutTheTask() async throws {
+        let server = try await TestHTTPServer.start { _ in .answer(204, [], body: "") }
+        defer { server.stop() }
+        let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/hooks"))
+        // The task starts, then gets no thread again until the gate opens, as on a machine too busy to resume it.
+        let gate = GatedExecutor()
+        let post = Task(executorPreference: gate) {
+            try await OutboundHTTPClient(timeout: .seconds(60), group: testLoops).post(url, headers: [], body: ByteBuffer(string: "x"))
+        }
+        let arrived = await server.waitForRequests(1, within: .seconds(30))
+        gate.open()
+        #expect(arrived, "the request left only once its task ran again")
+        #expect(try await post.value.status == 204)
+    }
+
     @Test("nothing listening: the connection fails")
     func nothingListening() async throws {
         let server = try await TestHTTPServer.start { _ in .answer(200, [], body: "") }
@@ -211,6 +227,16 @@ final class TestHTTPServer: Sendable {
 
     func received() -> [Received] { log.items.withLock { $0 } }
 
+    /// Waits until `count` requests have come in; false if they have not within `limit`.
+    func waitForRequests(_ count: Int, within limit: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while received().count < count {
+            guard ContinuousClock.now < deadline else { return false }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return true
+    }
+
     func stop() { try? channel.close().wait() }
 
     final class Responder: ChannelInboundHandler {
@@ -269,4 +295,37 @@ final class AbruptClose: ChannelDuplexHandler {
     func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
 
     func close() { context?.close(promise: nil) }
+}
+
+/// Runs a task's first job on a thread of its own, and the jobs after it only once opened.
+final class GatedExecutor: TaskExecutor, Sendable {
+    private let queue = DispatchQueue(label: "gated executor")
+    /// Whether the first job has been taken, whether the gate is open, and the jobs held until it opens.
+    private let state = Mutex<(started: Bool, open: Bool, held: [UnownedJob])>((false, false, []))
+
+    func enqueue(_ job: UnownedJob) {
+        let runs = state.withLock { state -> Bool in
+            if state.open || !state.started {
+                state.started = true
+                return true
+            }
+            state.held.append(job)
+            return false
+        }
+        if runs { run(job) }
+    }
+
+    func open() {
+        let held = state.withLock { state -> [UnownedJob] in
+            state.open = true
+            defer { state.held = [] }
+            return state.held
+        }
+        for job in held { run(job) }
+    }
+
+    private func run(_ job: UnownedJob) {
+        let executor = asUnownedTaskExecutor()
+        queue.async { job.runSynchronously(on: executor) }
+    }
 }
