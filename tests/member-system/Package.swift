@@ -2,7 +2,9 @@
 import PackageDescription
 
 // A stand-in for an organisation's own case system: it talks to Varsel only through a client that
-// swift-openapi-generator makes, at build time, from the OpenAPI document the server serves.
+// swift-openapi-generator made from the OpenAPI document the server serves. The generated code is checked in
+// (Sources/member-system/GeneratedSources), so building the member system does not build the generator;
+// scripts/generate-member-system-client.sh makes it again, with the generator named here.
 let package = Package(
     name: "member-system",
     platforms: [.macOS(.v15)],
@@ -21,10 +23,8 @@ let package = Package(
                 .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
-            // `openapi.yaml` is a symbolic link to the server's resource; its bytes are also compiled in,
-            // so the binary can show which document its client was generated from.
-            resources: [.embedInCode("openapi.yaml")],
-            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+            // The generator's input: `openapi.yaml` is a symbolic link to the server's resource.
+            exclude: ["openapi.yaml", "openapi-generator-config.yaml"]
         ),
     ]
 )

@@ -6,9 +6,10 @@ import OpenAPIURLSession
 let usage = """
     usage: member-system assign MENTOR --name NAME --address ADDRESS [--phone PHONE] [--notes NOTES]
            member-system state ASSIGNMENT_ID
-           member-system openapi-document
+           member-system generated-from
     Environment: VARSEL_URL (such as http://127.0.0.1:8080) and VARSEL_TOKEN (a bearer token).
     assign and state print one JSON line: {"id":…,"mentorId":…,"state":…}.
+    generated-from prints the SHA-256 of the OpenAPI document the client was generated from.
     """
 
 /// The line printed for an assignment: its id, its mentor and its state as the OpenAPI document names it.
@@ -86,9 +87,9 @@ func run(_ arguments: [String], environment: [String: String]) async throws {
         }
         let varsel = try makeCaseClient(environment: environment)
         try printLine(AssignmentState(try await varsel.assignment(id: id)))
-    case "openapi-document":
-        guard arguments.count == 1 else { throw UsageError(message: "openapi-document takes no arguments") }
-        FileHandle.standardOutput.write(Data(PackageResources.openapi_yaml))
+    case "generated-from":
+        guard arguments.count == 1 else { throw UsageError(message: "generated-from takes no arguments") }
+        print(generatedFromDocumentSHA256)
     default:
         throw UsageError(message: "unknown command \(command)")
     }
