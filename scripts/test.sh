@@ -55,7 +55,8 @@ if wants e2e; then
   member_system_pid=$!
 fi
 
-# Debian packages. The build needs only SQLite's headers, installed first. Chromium for the browser tests; Orca, Xvfb,
+# Debian packages. The build needs only SQLite's headers, installed first. Chromium for the browser tests (its
+# headless shell for all but those that show notifications or receive pushes, at about half the CPU); Orca, Xvfb,
 # the AT-SPI bus, D-Bus, openbox and xdotool for the screen-reader suite, which also reads Firefox ESR and WebKitGTK
 # (its MiniBrowser), and what they report through AT-SPI (python3-pyatspi); gdb, to show where a hung Swift test
 # waits. PostgreSQL and nginx for the several-instances store and its high-availability test; HAProxy for the
@@ -63,7 +64,7 @@ fi
 # installed into. These, then the PyPI packages, install in the background while Swift builds (on a fresh machine
 # that is minutes of downloading and unpacking); the tests wait for them.
 build_packages=(libsqlite3-dev)
-test_packages=(chromium fonts-dejavu-core orca at-spi2-core dbus-x11 xvfb openbox xdotool postgresql nginx firefox-esr
+test_packages=(chromium chromium-headless-shell fonts-dejavu-core orca at-spi2-core dbus-x11 xvfb openbox xdotool postgresql nginx firefox-esr
                libwebkit2gtk-4.1-0 python3-pyatspi debootstrap haproxy prometheus gdb)
 missing_packages() {
   local package

@@ -144,8 +144,8 @@ ServiceWorkerRegistration.prototype.showNotification = function (title, options)
 """
 
 
-def test_a_hidden_page_shows_a_system_notification_without_personal_details(browser, server):
-    context, page = open_centre(browser, server, hidden=True, init=SHOWN_RECORDER)
+def test_a_hidden_page_shows_a_system_notification_without_personal_details(notifying_browser, server):
+    context, page = open_centre(notifying_browser, server, hidden=True, init=SHOWN_RECORDER)
     # Once Varsel's service worker is active, the page shows its notifications through it.
     page.evaluate("navigator.serviceWorker.ready.then(() => true)")
     status, _, created = server.request("POST", "/api/v1/notifications", server.token("demo-coordinator"), {

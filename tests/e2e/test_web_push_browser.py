@@ -20,6 +20,12 @@ from test_web_push import assign, push_server, push_service  # noqa: F401 (fixtu
 from varsel_server import wait_until
 
 
+@pytest.fixture
+def browser(notifying_browser):
+    """Every test here shows notifications or receives pushes, so each runs in the whole of Chromium."""
+    return notifying_browser
+
+
 def signed_in_context(browser, server, grant: bool):
     context = browser.new_context(bypass_csp=True, viewport={"width": 1024, "height": 900})
     if grant:
