@@ -8,16 +8,20 @@ cd "$(dirname "$0")/../tests/member-system"
 
 target=Sources/member-system
 output="$target/GeneratedSources"
-# Made anew, so that no file of an earlier generation stays behind.
-rm -rf "$output"
-mkdir "$output"
+# Generated into a new directory that then takes the old one's place, so that no file of an earlier generation stays
+# behind and a failed generation leaves the checked-in client as it was.
+generated="$(mktemp -d)"
+chmod 755 "$generated"
+trap 'rm -rf "$generated"' EXIT
 swift run swift-openapi-generator generate --config "$target/openapi-generator-config.yaml" \
-  --output-directory "$output" "$target/openapi.yaml"
+  --output-directory "$generated" "$target/openapi.yaml"
 digest="$(sha256sum "$target/openapi.yaml" | cut -d ' ' -f 1)"
-cat >"$output/GeneratedFrom.swift" <<EOF
+cat >"$generated/GeneratedFrom.swift" <<EOF
 // Written by scripts/generate-member-system-client.sh with the client beside it.
 
 /// The SHA-256 of the OpenAPI document this directory's client was generated from, in hexadecimal.
 let generatedFromDocumentSHA256 = "$digest"
 EOF
+rm -rf "$output"
+cp -r "$generated" "$output"
 echo "Generated the member system's client in tests/member-system/$output from a document with SHA-256 $digest."
