@@ -47,7 +47,7 @@ public struct OutboundHTTPClient: Sendable {
     /// How much of an answer's body is kept; the rest is dropped.
     public let bodyLimit: Int
     private let group: any EventLoopGroup
-    private let tlsContext: NIOSSLContext?
+    private let tlsContext: TLSContextOnFirstUse
     /// Looks up host names; nil: the system's resolver. Tests give one that answers what they need.
     var resolver: (any Resolver & Sendable)?
 
@@ -65,8 +65,7 @@ public struct OutboundHTTPClient: Sendable {
         tls.certificateVerification = .fullVerification
         tls.shutdownTimeout = .seconds(1)
         if !additionalTrustRoots.isEmpty { tls.additionalTrustRoots = [.certificates(additionalTrustRoots)] }
-        // Without a context no https request can be made; each then fails as a TLS failure.
-        tlsContext = try? NIOSSLContext(configuration: tls)
+        tlsContext = TLSContextOnFirstUse(configuration: tls)
     }
 
     /// POSTs `body` with `headers` to `url` and returns the answer, whatever its status.
@@ -74,7 +73,8 @@ public struct OutboundHTTPClient: Sendable {
         let target = try Target(url)
         let tlsContext: NIOSSLContext?
         if target.secure {
-            guard let context = self.tlsContext else { throw .tls }
+            // Without a context no https request can be made; each then fails as a TLS failure.
+            guard let context = self.tlsContext.context() else { throw .tls }
             tlsContext = context
         } else {
             tlsContext = nil
@@ -134,6 +134,25 @@ public struct OutboundHTTPClient: Sendable {
         } catch {
             channel.close(promise: nil)
             throw .closedBeforeAnswer
+        }
+    }
+
+    /// The TLS context, made on the first https request and kept: reading the system's trust roots takes a
+    /// few milliseconds (a fifth of a debug build's start), which a server that never sends over https should not
+    /// spend before it is ready. A context that could not be made is tried again on the next request.
+    final class TLSContextOnFirstUse: Sendable {
+        private let configuration: TLSConfiguration
+        private let made = Mutex<NIOSSLContext?>(nil)
+
+        init(configuration: TLSConfiguration) {
+            self.configuration = configuration
+        }
+
+        func context() -> NIOSSLContext? {
+            made.withLock { made in
+                if made == nil { made = try? NIOSSLContext(configuration: configuration) }
+                return made
+            }
         }
     }
 

@@ -68,6 +68,30 @@ struct RepeatedJSONMembersTests {
         #expect(!names.contains("properties") && !names.contains("required") && !names.contains("schema") && !names.contains("Problem"))
     }
 
+    @Test("the field names are the keys directly under each properties, nested ones too, and no other key")
+    func namesFromNestedSchemas() {
+        let document = """
+            components:
+              schemas:
+                Visit:
+                  type: object
+                  required: [contact]
+                  properties:
+                    contact:
+                      type: object
+                      properties:
+                        # a comment between members
+
+                        name: {type: string}\r
+                        properties: {type: string}
+                    when: {type: string}
+                  additionalProperties: false
+                Other:
+                  description: "properties: not a key"
+            """
+        #expect(RepeatedJSONMembers.fieldNames(inOpenAPI: document) == ["contact", "name", "properties", "when"])
+    }
+
     @Test("the API refuses a repeated field with 400 naming it, never its values, and stores nothing")
     func apiRefusesRepeats() async throws {
         let world = try await TestWorld()
