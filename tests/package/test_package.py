@@ -193,3 +193,21 @@ def test_the_tarball_runs_from_where_it_is_unpacked(debian):
     listed = chroot(debian, f"/opt/{name}/bin/varsel", "transcript")
     assert listed.returncode == 0, listed.stderr
     assert "Assignment: New assignment, Visit Kari Nordmann at Storgata 1 on Tuesday" in listed.stdout
+
+
+def test_the_release_speaks_dates_and_times_as_the_tested_build_does(tmp_path):
+    """The release links ICU's data for English and Norwegian only (Sources/VarselICUData): what its screen reader
+    transcript says, with its dates, weekdays and relative times, is byte for byte what the build the other tests
+    run says with the toolchain's whole ICU data, in both languages and for every screen reader."""
+    tested = ROOT / ".build" / "debug" / "varsel"
+    assert tested.exists(), f"no {tested}: build Varsel first (swift build)"
+    tarball = only("varsel-*-linux-*.tar.gz")
+    name = tarball.name.removesuffix(".tar.gz")
+    unpacked = run("tar", "-xzf", str(tarball), "-C", str(tmp_path), f"{name}/lib/varsel/varsel")
+    assert unpacked.returncode == 0, unpacked.stderr
+    release = tmp_path / name / "lib" / "varsel" / "varsel"
+    for locale in ("en", "nb"):
+        for reader in ("voiceover", "talkback", "web"):
+            said = [run(str(binary), "transcript", "--locale", locale, "--reader", reader) for binary in (tested, release)]
+            assert [result.returncode for result in said] == [0, 0], [result.stderr for result in said]
+            assert said[1].stdout == said[0].stdout, (locale, reader)
