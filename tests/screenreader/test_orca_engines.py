@@ -305,8 +305,15 @@ def test_an_integration_token_is_made_shown_once_to_copy_and_revoked_by_keys_alo
         assert made.count(f"Made a token for {name}") == 1, made
         start = made.index(f"Made a token for {name}")
         assert made[start + 1:start + 3] == [f"Token for {name}", "heading level 1"], made
-    # By Tab, the token in its read-only field, selected to copy, with the instructions as its description.
-    spoken, _ = reader.tab_until(lambda text: "varsel_it_" in text)
+    # By Tab, the token in its read-only field, selected to copy, with the instructions as its description. WebKit
+    # may report the field's selected text before its focus, and Orca then says the bare token first and reads the
+    # field a moment later, as the focus arrives: so the field's reading is waited for, not only the token.
+    mark = reader.desktop.mark()
+    reader.tab_until(lambda text: "varsel_it_" in text)
+    reader.desktop.wait_for_speech(lambda u: u.text.startswith("Token read only entry varsel_it_"), 10,
+                                   "Orca did not read the token's field", since=mark)
+    reader.desktop.wait_for_quiet(0.6)
+    spoken = reader.spoken_since(mark)
     [said] = [text for text in spoken if text.startswith("Token read only entry varsel_it_")]
     token = re.fullmatch(r"Token read only entry (varsel_it_[A-Za-z0-9_-]{43}) selected", said).group(1)
     assert spoken[spoken.index(said) + 1] == instructions, spoken
