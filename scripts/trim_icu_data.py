@@ -24,9 +24,10 @@ whether the file is what it would write (scripts/package.sh asks before every re
 """
 from __future__ import annotations
 
+import json
 import re
-import shutil
 import struct
+import subprocess
 import sys
 from pathlib import Path
 
@@ -42,10 +43,12 @@ LEFT_OUT_SUFFIXES = (".cnv", ".dict")
 
 
 def toolchain_library() -> Path:
-    swift = shutil.which("swift")
-    if not swift:
-        sys.exit("No swift on the PATH: give the path of lib_FoundationICU.a.")
-    library = Path(swift).resolve().parents[1] / "lib/swift_static/linux/lib_FoundationICU.a"
+    """The static ICU library of the toolchain that `swiftc` runs, found from its resource directory."""
+    try:
+        info = json.loads(subprocess.run(["swiftc", "-print-target-info"], capture_output=True, text=True, check=True).stdout)
+    except (OSError, subprocess.CalledProcessError, json.JSONDecodeError):
+        sys.exit("swiftc -print-target-info did not answer: give the path of lib_FoundationICU.a.")
+    library = Path(info["paths"]["runtimeResourcePath"]).parent / "swift_static/linux/lib_FoundationICU.a"
     if not library.exists():
         sys.exit(f"The toolchain has no {library}: give the path of lib_FoundationICU.a.")
     return library
