@@ -21,14 +21,15 @@ def main(directory: Path) -> None:
         targets = [target for target in NAMES if (subscribers, target) in runs]
         count = len(runs[(subscribers, targets[0])])
         print(f"\n{subscribers:,} streams, {runs[(subscribers, targets[0])][0]['rate']:,}/s: ranges over {count} runs each")
-        print("| | " + " | ".join(label for _, label, _ in FIGURES) + " | delivered | load |")
-        print("|---" * (len(FIGURES) + 3) + "|")
+        print("| | " + " | ".join(label for _, label, _ in FIGURES) + " | delivered | load | waiting for the disk |")
+        print("|---" * (len(FIGURES) + 4) + "|")
         for target in targets:
             rows = runs[(subscribers, target)]
             cells = [span([row[key] for row in rows], unit) for key, _, unit in FIGURES]
             delivered = span([row["delivered"] / row["total"] * 100 for row in rows], "%", digits=0)
             load = span([float(row["load"]) for row in rows], "", digits=1)
-            print(f"| {NAMES[target]} | " + " | ".join(cells) + f" | {delivered} | {load} |")
+            waiting = span([row.get("ioWaitPercent", float("nan")) for row in rows], "%", digits=0)
+            print(f"| {NAMES[target]} | " + " | ".join(cells) + f" | {delivered} | {load} | {waiting} |")
         if len(targets) == 2:
             ratios = []
             for key, label, _ in FIGURES:

@@ -158,7 +158,7 @@ struct Benchmark: AsyncParsableCommand {
             let name = "    \(floor.label):".padding(toLength: 29, withPad: " ", startingAt: 0)
             print("\(name)\(String(format: "%.2f", milliseconds)) ms per GET /healthz, same rate (\(floor.summary))")
         }
-        print("  machine load (1 min):      \(loadAverage())")
+        print("  machine load (1 min):      \(loadAverage()); waiting for the disk \(format(run.ioWaitPercent)) % of the time")
         try writeSummary(target: "varsel", run: run, rssBefore: rssBefore, rssAfter: rssAfter)
     }
 
@@ -189,7 +189,7 @@ struct Benchmark: AsyncParsableCommand {
         print("\(NchanPeer.label) event-stream benchmark (\(build), \(ProcessInfo.processInfo.activeProcessorCount) cores)")
         printDelivery(run, received: received, connectSeconds: connectSeconds, rssBefore: rssBefore, rssAfter: rssAfter)
         print("  server CPU (nginx, Redis): \(format(run.cpuSeconds)) s in all, \(String(format: "%.2f", run.cpuMilliseconds)) ms per message")
-        print("  machine load (1 min):      \(loadAverage())")
+        print("  machine load (1 min):      \(loadAverage()); waiting for the disk \(format(run.ioWaitPercent)) % of the time")
         try writeSummary(target: "nchan", run: run, rssBefore: rssBefore, rssAfter: rssAfter)
     }
 
@@ -199,6 +199,9 @@ struct Benchmark: AsyncParsableCommand {
         var createSeconds: Double
         var deliverSeconds: Double
         var cpuSeconds: Double
+        /// The share of the machine's CPU time spent waiting for the disk while notifications were created, in percent:
+        /// a tail that grows with it is the disk's.
+        var ioWaitPercent: Double
         /// Every delivered notification's latency in milliseconds, sorted.
         var latencies: [Double]
         var samples: [(sentAt: ContinuousClock.Instant?, milliseconds: Double?)]
@@ -216,6 +219,7 @@ struct Benchmark: AsyncParsableCommand {
     ) async throws -> Delivery {
         let total = rate * duration
         let cpuBefore = servers.map { $0.cpuSeconds() }.reduce(0, +)
+        let machineBefore = MachineTimes.now()
         let sent = SendLog(capacity: total)
         let start = ContinuousClock.now
         try await paced(total: total, ports: ports, token: token, group: group) { client, sequence in
@@ -223,6 +227,7 @@ struct Benchmark: AsyncParsableCommand {
             try await request(client, sequence)
         }
         let createSeconds = (ContinuousClock.now - start).seconds
+        let ioWaitPercent = MachineTimes.now().ioWaitPercent(since: machineBefore)
         let drainDeadline = ContinuousClock.now.advanced(by: .seconds(30))
         while received.count < total, ContinuousClock.now < drainDeadline { try await Task.sleep(for: .milliseconds(100)) }
         let deliverSeconds = (received.lastArrival.map { ($0 - start).seconds }) ?? createSeconds
@@ -236,7 +241,7 @@ struct Benchmark: AsyncParsableCommand {
         if let latencyLog { try writeLatencyLog(to: latencyLog, samples: samples, start: start) }
         return Delivery(
             total: total, createSeconds: createSeconds, deliverSeconds: deliverSeconds, cpuSeconds: cpuSeconds,
-            latencies: samples.compactMap(\.milliseconds).sorted(), samples: samples, start: start)
+            ioWaitPercent: ioWaitPercent, latencies: samples.compactMap(\.milliseconds).sorted(), samples: samples, start: start)
     }
 
     /// The lines every target's report shares: streams held, delivered, latency and memory.
@@ -281,6 +286,7 @@ struct Benchmark: AsyncParsableCommand {
             "target": target, "subscribers": subscribers, "rate": rate, "total": run.total, "delivered": run.latencies.count,
             "p50Ms": run.percentile(0.5), "p99Ms": run.percentile(0.99), "cpuMsPerNotification": run.cpuMilliseconds,
             "kibPerStream": Double(rssAfter - rssBefore) / Double(max(1, subscribers)), "load": loadAverage(),
+            "ioWaitPercent": run.ioWaitPercent,
         ]
         try JSONSerialization.data(withJSONObject: figures, options: [.sortedKeys]).write(to: URL(fileURLWithPath: summary))
     }
@@ -762,6 +768,26 @@ final class ServerProcess: @unchecked Sendable {
 /// The machine's 1-minute load average, to judge how quiet the run was.
 func loadAverage() -> String {
     (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").first.map(String.init) ?? "?"
+}
+
+/// The machine's CPU time so far by kind, from `/proc/stat`: how much of it waited for the disk.
+struct MachineTimes {
+    var ioWait: Double
+    var total: Double
+
+    static func now() -> MachineTimes {
+        // The first line: "cpu  user nice system idle iowait irq softirq steal …", in clock ticks.
+        let line = (try? String(contentsOfFile: "/proc/stat", encoding: .utf8))?.split(separator: "\n").first ?? ""
+        let ticks = line.split(separator: " ").dropFirst().prefix(8).compactMap { Double($0) }
+        guard ticks.count == 8 else { return MachineTimes(ioWait: 0, total: 0) }
+        return MachineTimes(ioWait: ticks[4], total: ticks.reduce(0, +))
+    }
+
+    /// The share of the CPU time between `earlier` and this that waited for the disk, in percent (0 where unknown).
+    func ioWaitPercent(since earlier: MachineTimes) -> Double {
+        let total = self.total - earlier.total
+        return total > 0 ? (ioWait - earlier.ioWait) * 100 / total : 0
+    }
 }
 
 /// Raises this process's open-file limit (and so the server's, which inherits it) to the hard limit.
