@@ -28,7 +28,7 @@ def main(directory: Path) -> None:
             cells = [span([row[key] for row in rows], unit) for key, _, unit in FIGURES]
             delivered = span([row["delivered"] / row["total"] * 100 for row in rows], "%", digits=0)
             load = span([float(row["load"]) for row in rows], "", digits=1)
-            waiting = span([row.get("ioWaitPercent", float("nan")) for row in rows], "%", digits=0)
+            waiting = span([row["ioWaitPercent"] for row in rows], "%", digits=0)
             print(f"| {NAMES[target]} | " + " | ".join(cells) + f" | {delivered} | {load} | {waiting} |")
         if len(targets) == 2:
             ratios = []
