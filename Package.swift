@@ -113,7 +113,7 @@ let package = Package(
         .target(
             name: "VarselLive",
             dependencies: [
-                "VarselCore", "VarselStore", "VarselService",
+                "VarselCore", "VarselStore", "VarselService", "CVarselEpoll",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
@@ -158,6 +158,7 @@ let package = Package(
         // The ICU data a static Linux build links instead of the toolchain's: English and Norwegian only, a fifth of
         // the size (scripts/trim_icu_data.py writes it from the toolchain's).
         .target(name: "VarselICUData", exclude: ["icudt76l.dat"]),
+        .target(name: "CVarselEpoll"),
         .executableTarget(
             name: "varsel",
             dependencies: [

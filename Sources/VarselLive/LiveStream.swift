@@ -92,7 +92,7 @@ public final class LiveStream: StreamSubscriber, Sendable {
     // MARK: On the loop
 
     /// Makes the stream live on its connection: the messages that waited are sent, and the next ones as they come.
-    func start(writingTo connection: StreamHandoffHandler) {
+    func start(writingTo connection: any StreamConnection) {
         keeper.value.start(writingTo: connection)
     }
 }
@@ -131,7 +131,7 @@ extension LiveStream {
         private enum Phase {
             /// Attached, writing the opening: messages wait.
             case opening
-            case live(StreamHandoffHandler, watch: Int)
+            case live(any StreamConnection, watch: Int)
             case ended
         }
 
@@ -178,7 +178,7 @@ extension LiveStream {
             return takePending()
         }
 
-        func start(writingTo connection: StreamHandoffHandler) {
+        func start(writingTo connection: any StreamConnection) {
             guard case .opening = phase else {
                 // The stream ended while its response was being written.
                 connection.abort()
@@ -313,7 +313,7 @@ extension LiveStream {
         }
 
         /// Sends what is pending, if anything.
-        private func send(to connection: StreamHandoffHandler) {
+        private func send(to connection: any StreamConnection) {
             guard pending.readableBytes > 0 else { return }
             connection.send(takePending())
         }
@@ -329,7 +329,7 @@ extension LiveStream {
         /// a store that failed). Returns whether this call ended it.
         @discardableResult
         func end(closingConnection: Bool) -> Bool {
-            let connection: StreamHandoffHandler?
+            let connection: (any StreamConnection)?
             switch phase {
             case .ended: return false
             case .opening: connection = nil

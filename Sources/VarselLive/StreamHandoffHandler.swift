@@ -6,6 +6,10 @@ import NIOHTTPTypes
 import Synchronization
 import VarselService
 
+#if os(Linux)
+    import Glibc
+#endif
+
 /// Where the `/events` handler leaves a stream for its connection's ``StreamHandoffHandler`` to take over.
 ///
 /// The handler sets it before it returns its response; the connection's ``VarselHTTP1Channel`` sees it set when the
@@ -43,10 +47,14 @@ public final class StreamHandoff: Sendable {
 }
 
 /// Takes a live event stream over from the HTTP server once its response is open, so that an idle stream is its
-/// connection and a ``LiveStream`` object, without a task; the stream then writes to its connection through it.
+/// socket and a ``LiveStream`` object, without a task.
 ///
 /// It sits between the HTTP codec and Hummingbird's handlers and lets every part through until a response whose
-/// handler left a stream in ``handoff`` ends. It swallows that end, so the chunked body stays open, and from then on:
+/// handler left a stream in ``handoff`` ends. It swallows that end, so the chunked body stays open. Then, once the
+/// response's head and opening are on the socket, it hands a copy of the socket to the stream's ``StreamSockets`` and
+/// closes SwiftNIO's channel: the connection stays open through the copy, and the stream writes its chunks there
+/// (``StreamSocket``). Where that cannot be done (not Linux, a socket it cannot find, a response not in chunks) the
+/// stream stays on this channel, and from then on:
 /// - it writes the stream's frames (``send(_:)``), on the connection's event loop, which is the stream's;
 /// - it ignores what the client sends, closes when the client leaves, and keeps reading to notice that;
 /// - it swallows the closes Hummingbird's side sends as it lets go of the connection (its idle timer, its
@@ -55,7 +63,7 @@ public final class StreamHandoff: Sendable {
 ///
 /// Writes that wait behind a socket the client stopped reading count against the stream's ``StreamPace``, which
 /// decides when the client is too slow.
-final class StreamHandoffHandler: ChannelDuplexHandler, RemovableChannelHandler {
+final class StreamHandoffHandler: ChannelDuplexHandler, RemovableChannelHandler, StreamConnection {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
     typealias OutboundIn = HTTPResponsePart
@@ -65,6 +73,11 @@ final class StreamHandoffHandler: ChannelDuplexHandler, RemovableChannelHandler 
 
     private enum State {
         case serving
+        /// Waiting for the response's head and opening to reach the socket before handing it over.
+        case movingOut(LiveStream)
+        /// The stream has the socket; this channel is closing or closed.
+        case movedOut
+        /// The stream writes through this channel.
         case streaming(LiveStream)
         case closed
     }
@@ -75,6 +88,11 @@ final class StreamHandoffHandler: ChannelDuplexHandler, RemovableChannelHandler 
     private var writesWaiting = 0
     /// The server began shutting down: a stream taken over from now on ends at once.
     private var isQuiescing = false
+    /// Whether the current request is a HEAD, whose response has no body.
+    private var isHeadRequest = false
+    /// Whether the current response's body goes in chunks, as SwiftNIO's encoder frames a response with a body and
+    /// no length.
+    private var isChunked = false
 
     func handlerAdded(context: ChannelHandlerContext) { self.context = context }
 
@@ -85,13 +103,21 @@ final class StreamHandoffHandler: ChannelDuplexHandler, RemovableChannelHandler 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch state {
         case .serving:
-            if case .end = unwrapOutboundIn(data), let stream = handoff.take() {
-                promise?.succeed(())
-                takeOver(stream, context: context)
-            } else {
-                context.write(data, promise: promise)
+            switch unwrapOutboundIn(data) {
+            case let .head(head):
+                isChunked =
+                    !isHeadRequest && head.status.code >= 200 && head.status.code != 204 && head.status.code != 304
+                    && head.headerFields[.contentLength] == nil
+            case .end:
+                if let stream = handoff.take() {
+                    promise?.succeed(())
+                    return takeOver(stream, context: context)
+                }
+            case .body:
+                break
             }
-        case .streaming, .closed:
+            context.write(data, promise: promise)
+        case .movingOut, .movedOut, .streaming, .closed:
             // Hummingbird's side has nothing more to say on this connection.
             promise?.succeed(())
         }
@@ -101,13 +127,55 @@ final class StreamHandoffHandler: ChannelDuplexHandler, RemovableChannelHandler 
         switch state {
         case .serving, .closed:
             context.close(mode: mode, promise: promise)
-        case .streaming:
+        case .movingOut, .movedOut, .streaming:
             // Hummingbird letting go of a connection that is the stream's now.
             promise?.succeed(())
         }
     }
 
     private func takeOver(_ stream: LiveStream, context: ChannelHandlerContext) {
+        #if os(Linux)
+            if isChunked, let sockets = stream.services.sockets,
+                let encoder = try? context.pipeline.syncOperations.context(handlerType: HTTPResponseEncoder.self)
+            {
+                state = .movingOut(stream)
+                // An empty write below the encoder completes once everything written before it is on the socket.
+                let written = context.eventLoop.makePromise(of: Void.self)
+                encoder.writeAndFlush(NIOAny(ByteBuffer()), promise: written)
+                written.futureResult.assumeIsolated().whenComplete { _ in
+                    self.moveOut(stream, to: sockets, context: context)
+                }
+                return
+            }
+        #endif
+        stayOnChannel(stream, context: context)
+    }
+
+    #if os(Linux)
+        /// Hands the stream a copy of the connection's socket and closes this channel; keeps the stream here when the
+        /// socket cannot be had.
+        private func moveOut(_ stream: LiveStream, to sockets: StreamSockets, context: ChannelHandlerContext) {
+            // The client left while the response was being written: ``channelInactive(context:)`` ended the stream.
+            guard case .movingOut = state, context.channel.isActive else { return }
+            guard let descriptor = StreamSockets.descriptor(of: context.channel) else {
+                return stayOnChannel(stream, context: context)
+            }
+            let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
+            guard copy >= 0 else { return stayOnChannel(stream, context: context) }
+            guard let socket = sockets.adopt(copy, for: stream, on: context.eventLoop) else {
+                _ = Glibc.close(copy)
+                return stayOnChannel(stream, context: context)
+            }
+            state = .movedOut
+            // SwiftNIO stops watching its descriptor and closes it; the connection stays open through the copy.
+            context.close(promise: nil)
+            stream.start(writingTo: socket)
+            if isQuiescing { stream.finish() }
+        }
+    #endif
+
+    /// Keeps the stream on this channel: the stream writes through ``send(_:)``.
+    private func stayOnChannel(_ stream: LiveStream, context: ChannelHandlerContext) {
         state = .streaming(stream)
         context.flush()
         // Hummingbird's idle timer and its graceful-shutdown close are for connections between requests.
@@ -172,10 +240,13 @@ final class StreamHandoffHandler: ChannelDuplexHandler, RemovableChannelHandler 
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard case .serving = state else { return }
+        if case let .head(request) = unwrapInboundIn(data) { isHeadRequest = request.method == .head }
         context.fireChannelRead(data)
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
+        if case .movingOut = state { return }
+        if case .movedOut = state { return }
         guard case .serving = state else {
             // Keep reading, only to notice the client leave; Hummingbird's side no longer asks for reads.
             context.read()
@@ -186,6 +257,11 @@ final class StreamHandoffHandler: ChannelDuplexHandler, RemovableChannelHandler 
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if event is ChannelShouldQuiesceEvent { isQuiescing = true }
+        if case .movingOut = state {
+            // The client closed its side while the response was being written: it has gone.
+            if let event = event as? ChannelEvent, event == .inputClosed { context.close(promise: nil) }
+            return
+        }
         guard case let .streaming(stream) = state else {
             context.fireUserInboundEventTriggered(event)
             return
@@ -201,6 +277,11 @@ final class StreamHandoffHandler: ChannelDuplexHandler, RemovableChannelHandler 
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        switch state {
+        case .movingOut: return context.close(promise: nil)
+        case .movedOut: return
+        case .serving, .streaming, .closed: break
+        }
         guard case .serving = state else {
             abort()
             return
@@ -223,13 +304,13 @@ final class StreamHandoffHandler: ChannelDuplexHandler, RemovableChannelHandler 
 
     func channelInactive(context: ChannelHandlerContext) {
         switch state {
-        case let .streaming(stream):
+        case let .streaming(stream), let .movingOut(stream):
             state = .closed
             stream.outputClosed()
         case .serving:
             // A response that was to become a stream did not finish.
             handoff.take()?.outputClosed()
-        case .closed:
+        case .closed, .movedOut:
             break
         }
         context.fireChannelInactive()

@@ -16,7 +16,9 @@ public enum VarselRouter {
         return try String(contentsOf: url, encoding: .utf8)
     }
 
-    public static func build(services: VarselServices) async throws -> Router<VarselContext> {
+    /// Varsel's routes over `services`; open live streams' sockets go to `streamSockets` (nil keeps them on their
+    /// SwiftNIO channels).
+    public static func build(services: VarselServices, streamSockets: StreamSockets? = .shared) async throws -> Router<VarselContext> {
         let openAPI = try openAPIDocument()
         // The fields checked for repeats in request bodies come from the same document: read now, so a document
         // without them fails the start instead of switching the check off.
@@ -67,7 +69,8 @@ public enum VarselRouter {
             configuration: services.configuration, now: services.now, users: services.users, pushSubscriptions: services.pushSubscriptions
         ).addRoutes(to: api)
         ChannelsController(users: services.users, channels: services.channels).addRoutes(to: api)
-        EventsController(services: LiveStreamServices(services), writeTimeout: services.configuration.streamWriteTimeout).addRoutes(to: api)
+        EventsController(services: LiveStreamServices(services, sockets: streamSockets), writeTimeout: services.configuration.streamWriteTimeout)
+            .addRoutes(to: api)
         PushSubscriptionsController(
             answers: services.answers, now: services.now, pushSubscriptions: services.pushSubscriptions, webPush: services.webPush
         ).addRoutes(to: api)
