@@ -12,7 +12,7 @@ import VarselStore
 /// hands it messages from any thread (the event pump's task, a heartbeat tick); the stream counts them against its
 /// ``StreamPace`` and passes them to the loop, which answers them in arrival order and writes their frames to the
 /// connection in one write. So no thread that commits to the store renders a frame, and nothing here needs a lock.
-/// An idle stream is this object and its connection, nothing more.
+/// An idle stream is this object and its socket (``StreamSocket``), nothing more.
 ///
 /// Its life: attached to the broker (messages wait on the loop), ``open(resumeFrom:latest:prunedThrough:writer:)``
 /// writes the opening and the replay in the response, ``start(writingTo:)`` makes it live on its connection, and it

@@ -14,7 +14,7 @@ import VarselService
 /// with Hummingbird's own channel an idle stream cost 41 KiB, with this one 10 KiB (10,000 streams,
 /// `docs/performance.md`). So when the `/events` handler leaves its stream in the connection's ``StreamHandoff``, this
 /// channel's loop ends the connection's task once the response is open, without closing the connection, and the
-/// pipeline's ``StreamHandoffHandler`` writes the stream from then on.
+/// pipeline's ``StreamHandoffHandler`` takes the stream over (and, on Linux, hands its socket on to ``StreamSockets``).
 ///
 /// Everything else is Hummingbird's: the pipeline is `HTTP1Channel.setup`'s, and the request loop mirrors
 /// `HTTPChannelHandler.handleHTTP(asyncChannel:logger:)` in Hummingbird ``mirroredHummingbirdVersion``
