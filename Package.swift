@@ -114,6 +114,7 @@ let package = Package(
             name: "VarselLive",
             dependencies: [
                 "VarselCore", "VarselStore", "VarselService", "CVarselEpoll",
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
@@ -232,13 +233,14 @@ let package = Package(
             dependencies: [
                 "VarselWeb", "VarselLive", "VarselServer", "VarselService", "VarselServiceTesting", "VarselStore", "VarselSQLite", "VarselCore",
                 "VarselPush",
-                "VarselMessaging",
+                "VarselMessaging", "VarselProcessTesting",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

@@ -3,6 +3,7 @@ import HummingbirdCore
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
+import NIOSSL
 import Synchronization
 import VarselService
 
@@ -53,8 +54,8 @@ public final class StreamHandoff: Sendable {
 /// handler left a stream in ``handoff`` ends. It swallows that end, so the chunked body stays open. Then, once the
 /// response's head and opening are on the socket, it hands a copy of the socket to the stream's ``StreamSockets`` and
 /// closes SwiftNIO's channel: the connection stays open through the copy, and the stream writes its chunks there
-/// (``StreamSocket``). Where that cannot be done (not Linux, a socket it cannot find, a response not in chunks) the
-/// stream stays on this channel, and from then on:
+/// (``StreamSocket``). Where that cannot be done (not Linux, a connection under TLS, a socket it cannot find, a
+/// response not in chunks) the stream stays on this channel, and from then on:
 /// - it writes the stream's frames (``send(_:)``), on the connection's event loop, which is the stream's;
 /// - it ignores what the client sends, closes when the client leaves, and keeps reading to notice that;
 /// - it swallows the closes Hummingbird's side sends as it lets go of the connection (its idle timer, its
@@ -135,9 +136,7 @@ final class StreamHandoffHandler: ChannelDuplexHandler, RemovableChannelHandler,
 
     private func takeOver(_ stream: LiveStream, context: ChannelHandlerContext) {
         #if os(Linux)
-            if isChunked, let sockets = stream.services.sockets,
-                let encoder = try? context.pipeline.syncOperations.context(handlerType: HTTPResponseEncoder.self)
-            {
+            if isChunked, let sockets = stream.services.sockets, let encoder = Self.encoderAboveThePlainSocket(context.pipeline) {
                 state = .movingOut(stream)
                 // An empty write below the encoder completes once everything written before it is on the socket.
                 let written = context.eventLoop.makePromise(of: Void.self)
@@ -149,6 +148,14 @@ final class StreamHandoffHandler: ChannelDuplexHandler, RemovableChannelHandler,
             }
         #endif
         stayOnChannel(stream, context: context)
+    }
+
+    /// The HTTP encoder's context when what it writes goes to the socket as it is; nil under TLS, where only SwiftNIO
+    /// can write the stream's bytes, or without an encoder.
+    static func encoderAboveThePlainSocket(_ pipeline: ChannelPipeline) -> ChannelHandlerContext? {
+        let operations = pipeline.syncOperations
+        guard (try? operations.handler(type: NIOSSLServerHandler.self)) == nil else { return nil }
+        return try? operations.context(handlerType: HTTPResponseEncoder.self)
     }
 
     #if os(Linux)

@@ -5,8 +5,10 @@ import NIOEmbedded
 import NIOHTTP1
 import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
+import NIOSSL
 import Testing
 import VarselCore
+import VarselProcessTesting
 import VarselService
 import VarselServiceTesting
 import VarselStore
@@ -253,6 +255,22 @@ struct StreamHandoffTests {
         try await channel.closeFuture.get()
         #expect(try await bytesWritten() == "0\r\n\r\n", "the last chunk, then the close")
         #expect(connection.streamEnded)
+    }
+
+    @Test("a stream's socket is handed on only from a plain connection: under TLS the stream stays on SwiftNIO's channel")
+    func onlyAPlainSocketIsHandedOn() async throws {
+        let certificate = try await TestCertificate.make()
+        let tls = try NIOSSLContext(
+            configuration: .makeServerConfiguration(
+                certificateChain: try NIOSSLCertificate.fromPEMFile(certificate.certificatePath).map { .certificate($0) },
+                privateKey: .privateKey(try NIOSSLPrivateKey(file: certificate.keyPath, format: .pem))))
+        let channel = NIOAsyncTestingChannel()
+        try await channel.testingEventLoop.executeInContext {
+            try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: false)
+            #expect(StreamHandoffHandler.encoderAboveThePlainSocket(channel.pipeline) != nil)
+            try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls), position: .first)
+            #expect(StreamHandoffHandler.encoderAboveThePlainSocket(channel.pipeline) == nil)
+        }
     }
 
     @Test("a client that leaves ends its stream: detached from the broker, no longer counted open")
