@@ -35,8 +35,13 @@ import NIOCore
         private let state = Mutex(State())
         /// The epoll set; -1 when the kernel refused one (streams then stay on their channels).
         private let epoll: CInt
+        /// How long a stream's last chunk may wait for a client that does not read it before its socket closes anyway.
+        let lastChunkWait: TimeAmount
 
-        init() { epoll = epoll_create1(CInt(EPOLL_CLOEXEC)) }
+        init(lastChunkWait: TimeAmount = .seconds(10)) {
+            epoll = epoll_create1(CInt(EPOLL_CLOEXEC))
+            self.lastChunkWait = lastChunkWait
+        }
 
         /// How many sockets it holds.
         public var count: Int { state.withLock { $0.entries.count } }
@@ -149,9 +154,6 @@ import NIOCore
     /// stream's ``StreamPace``, which decides when the client is too slow, as on a SwiftNIO channel. Touched only on the
     /// stream's loop.
     final class StreamSocket: StreamConnection {
-        /// How long the last chunk may wait for a client that does not read it before the socket closes anyway.
-        static let lastChunkWait = TimeAmount.seconds(10)
-
         private var descriptor: CInt
         private let id: UInt64
         private let stream: LiveStream
@@ -199,7 +201,7 @@ import NIOCore
             guard isOpen else { return }
             // A client that does not read the last chunk is not waited for long.
             let socket = NIOLoopBound(self, eventLoop: stream.eventLoop)
-            stream.eventLoop.scheduleTask(in: Self.lastChunkWait) { socket.value.close() }
+            stream.eventLoop.scheduleTask(in: sockets.lastChunkWait) { socket.value.close() }
         }
 
         func abort() {

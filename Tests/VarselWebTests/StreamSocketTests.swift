@@ -17,7 +17,7 @@ import VarselStore
 @Suite("The stream's own socket", .timeLimit(.minutes(1)))
 struct StreamSocketTests {
     /// One end of a connection, read and written by the test as the client; reads wait at most five seconds, less
-    /// than a socket waits for a client to take its last chunk (``StreamSocket/lastChunkWait``).
+    /// than a socket waits for a client to take its last chunk (``StreamSockets/lastChunkWait``).
     final class Peer: Sendable {
         let descriptor: CInt
 
@@ -70,15 +70,18 @@ struct StreamSocketTests {
     /// A stream of Kari's on one end of a socket pair, held by a socket set of its own; the test is the other end.
     struct Pair {
         let world: TestWorld
-        let sockets = StreamSockets()
+        let sockets: StreamSockets
         let stream: LiveStream
         let socket: NIOLoopBound<StreamSocket>
         let peer: Peer
         /// The stream's end of the pair.
         let descriptor: CInt
 
-        init(configuration: VarselServices.Configuration = .init(), sendBuffer: CInt? = nil) async throws {
+        init(
+            configuration: VarselServices.Configuration = .init(), sendBuffer: CInt? = nil, lastChunkWait: TimeAmount = .seconds(10)
+        ) async throws {
             world = try await TestWorld(configuration: configuration)
+            sockets = StreamSockets(lastChunkWait: lastChunkWait)
             var ends: [CInt] = [0, 0]
             try #require(socketpair(AF_UNIX, CInt(SOCK_STREAM.rawValue), 0, &ends) == 0)
             descriptor = ends[0]
@@ -157,6 +160,15 @@ struct StreamSocketTests {
         try await pair.send(ByteBuffer(string: ": heartbeat\n\n"))
         #expect(pair.world.services.metrics.streamsClosedSlow == 1)
         try await LiveStreamTests.waitFor("the stream to end") { pair.streamEnded }
+        pair.peer.close()
+    }
+
+    @Test("a client that does not take the last chunk is not waited for: the socket closes after a while all the same")
+    func theLastChunkDoesNotWaitLong() async throws {
+        let pair = try await Pair(sendBuffer: 4_096, lastChunkWait: .milliseconds(200))
+        try await pair.send(Self.largeFrame)
+        pair.stream.finish()
+        try await LiveStreamTests.waitFor("the socket to close without the client reading") { pair.streamEnded }
         pair.peer.close()
     }
 
