@@ -141,8 +141,16 @@ final class StreamHandoffHandler: ChannelDuplexHandler, RemovableChannelHandler,
                 // An empty write below the encoder completes once everything written before it is on the socket.
                 let written = context.eventLoop.makePromise(of: Void.self)
                 encoder.writeAndFlush(NIOAny(ByteBuffer()), promise: written)
-                written.futureResult.assumeIsolated().whenComplete { _ in
-                    self.moveOut(stream, to: sockets, context: context)
+                // No watchdog watches the stream yet: a client that does not read even its opening is not waited for long.
+                let deadline = context.eventLoop.assumeIsolated().scheduleTask(in: sockets.readWait) {
+                    if case .movingOut = self.state { context.close(promise: nil) }
+                }
+                written.futureResult.assumeIsolated().whenComplete { result in
+                    deadline.cancel()
+                    switch result {
+                    case .success: self.moveOut(stream, to: sockets, context: context)
+                    case .failure: if case .movingOut = self.state { context.close(promise: nil) }
+                    }
                 }
                 return
             }

@@ -30,17 +30,21 @@ import NIOCore
             var nextID: UInt64 = 0
             var entries: [UInt64: Entry] = [:]
             var isWatching = false
+            /// The epoll set failed for good: no socket is taken any more.
+            var isBroken = false
         }
 
         private let state = Mutex(State())
         /// The epoll set; -1 when the kernel refused one (streams then stay on their channels).
         private let epoll: CInt
-        /// How long a stream's last chunk may wait for a client that does not read it before its socket closes anyway.
-        let lastChunkWait: TimeAmount
+        /// How long a client that does not read may hold its connection while no watchdog watches the stream: while
+        /// the stream's opening waits to reach the socket before the socket is handed over, and while its last chunk
+        /// waits. The connection is closed then, and the client resumes from its last event, as after any end.
+        let readWait: TimeAmount
 
-        init(lastChunkWait: TimeAmount = .seconds(10)) {
+        init(readWait: TimeAmount = .seconds(10)) {
             epoll = epoll_create1(CInt(EPOLL_CLOEXEC))
-            self.lastChunkWait = lastChunkWait
+            self.readWait = readWait
         }
 
         /// How many sockets it holds.
@@ -50,15 +54,15 @@ import NIOCore
         /// current one; nil when it cannot be watched (the caller still owns the descriptor then).
         func adopt(_ descriptor: CInt, for stream: LiveStream, on eventLoop: any EventLoop) -> StreamSocket? {
             guard epoll >= 0 else { return nil }
-            let id = state.withLock { state in
+            let id: UInt64? = state.withLock { state in
+                guard !state.isBroken else { return nil }
                 state.nextID += 1
                 return state.nextID
             }
+            guard let id else { return nil }
             let socket = StreamSocket(descriptor: descriptor, id: id, stream: stream, sockets: self)
-            let startsWatching = state.withLock { state in
+            state.withLock { state in
                 state.entries[id] = Entry(eventLoop: eventLoop, socket: NIOLoopBound(socket, eventLoop: eventLoop))
-                defer { state.isWatching = true }
-                return !state.isWatching
             }
             // Edge-triggered: each change is told once, and a socket that has room (as it has now) is told when it
             // fills and empties again, not on every round.
@@ -68,6 +72,11 @@ import NIOCore
             guard epoll_ctl(epoll, EPOLL_CTL_ADD, descriptor, &event) == 0 else {
                 _ = state.withLock { $0.entries.removeValue(forKey: id) }
                 return nil
+            }
+            // The thread starts with the first socket the set watches.
+            let startsWatching = state.withLock { state in
+                defer { state.isWatching = true }
+                return !state.isWatching
             }
             if startsWatching {
                 let thread = Thread { [self] in watch() }
@@ -93,7 +102,7 @@ import NIOCore
                 let count = epoll_wait(epoll, events, CInt(capacity), -1)
                 guard count >= 0 else {
                     if errno == EINTR { continue }
-                    return
+                    return giveUp()
                 }
                 let ready = state.withLock { state in
                     (0..<Int(count)).compactMap { index -> (Entry, UInt32)? in
@@ -105,6 +114,18 @@ import NIOCore
                 for (entry, flags) in ready {
                     entry.eventLoop.execute { entry.socket.value.handle(events: flags) }
                 }
+            }
+        }
+
+        /// The epoll set failed for good: the streams it holds end (their clients resume from their last event), and
+        /// new ones stay on their channels.
+        private func giveUp() {
+            let held = state.withLock { state in
+                state.isBroken = true
+                return Array(state.entries.values)
+            }
+            for entry in held {
+                entry.eventLoop.execute { entry.socket.value.abort() }
             }
         }
 
@@ -201,7 +222,7 @@ import NIOCore
             guard isOpen else { return }
             // A client that does not read the last chunk is not waited for long.
             let socket = NIOLoopBound(self, eventLoop: stream.eventLoop)
-            stream.eventLoop.scheduleTask(in: sockets.lastChunkWait) { socket.value.close() }
+            stream.eventLoop.scheduleTask(in: sockets.readWait) { socket.value.close() }
         }
 
         func abort() {
@@ -222,16 +243,20 @@ import NIOCore
         }
 
         /// Reads and drops what the client sent, which means nothing once the stream has the connection; a client
-        /// that closed ends the stream.
+        /// that closed ends the stream. A client that keeps sending gets a few reads at a time, and the loop's other
+        /// work goes on in between.
         private func dropWhatWasSent() {
-            withUnsafeTemporaryAllocation(byteCount: 512, alignment: 1) { scratch in
-                while true {
+            withUnsafeTemporaryAllocation(byteCount: 4_096, alignment: 1) { scratch in
+                for _ in 0..<16 {
                     let count = Glibc.read(descriptor, scratch.baseAddress, scratch.count)
                     if count > 0 { continue }
                     if count < 0, errno == EINTR { continue }
                     if count < 0, errno == EAGAIN || errno == EWOULDBLOCK { return }
                     return abort()
                 }
+                // Not read to the end yet: epoll says nothing more until it is, so go on after the loop's other work.
+                let socket = NIOLoopBound(self, eventLoop: stream.eventLoop)
+                stream.eventLoop.execute { socket.value.handle(events: EPOLLIN.rawValue) }
             }
         }
 

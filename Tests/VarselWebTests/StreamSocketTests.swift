@@ -1,7 +1,11 @@
 import Foundation
 import Glibc
+import HTTPTypes
 import Hummingbird
 import NIOCore
+import NIOHTTP1
+import NIOHTTPTypes
+import NIOHTTPTypesHTTP1
 import NIOPosix
 import Testing
 import VarselCore
@@ -17,7 +21,7 @@ import VarselStore
 @Suite("The stream's own socket", .timeLimit(.minutes(1)))
 struct StreamSocketTests {
     /// One end of a connection, read and written by the test as the client; reads wait at most five seconds, less
-    /// than a socket waits for a client to take its last chunk (``StreamSockets/lastChunkWait``).
+    /// than a socket waits for a client to take its last chunk (``StreamSockets/readWait``).
     final class Peer: Sendable {
         let descriptor: CInt
 
@@ -78,10 +82,10 @@ struct StreamSocketTests {
         let descriptor: CInt
 
         init(
-            configuration: VarselServices.Configuration = .init(), sendBuffer: CInt? = nil, lastChunkWait: TimeAmount = .seconds(10)
+            configuration: VarselServices.Configuration = .init(), sendBuffer: CInt? = nil, readWait: TimeAmount = .seconds(10)
         ) async throws {
             world = try await TestWorld(configuration: configuration)
-            sockets = StreamSockets(lastChunkWait: lastChunkWait)
+            sockets = StreamSockets(readWait: readWait)
             var ends: [CInt] = [0, 0]
             try #require(socketpair(AF_UNIX, CInt(SOCK_STREAM.rawValue), 0, &ends) == 0)
             descriptor = ends[0]
@@ -125,7 +129,7 @@ struct StreamSocketTests {
         let pair = try await Pair()
         #expect(pair.sockets.count == 1)
         pair.world.services.broker.beatEveryStream()
-        #expect(pair.peer.read(until: "\r\n\r\n") == "d\r\n: heartbeat\n\n\r\n")
+        #expect(pair.peer.read(until: ": heartbeat\n\n\r\n") == "d\r\n: heartbeat\n\n\r\n")
         pair.stream.finish()
         #expect(pair.peer.read(until: "0\r\n\r\n") == "0\r\n\r\n")
         #expect(pair.peer.readsTheEnd)
@@ -165,11 +169,50 @@ struct StreamSocketTests {
 
     @Test("a client that does not take the last chunk is not waited for: the socket closes after a while all the same")
     func theLastChunkDoesNotWaitLong() async throws {
-        let pair = try await Pair(sendBuffer: 4_096, lastChunkWait: .milliseconds(200))
+        let pair = try await Pair(sendBuffer: 4_096, readWait: .milliseconds(200))
         try await pair.send(Self.largeFrame)
         pair.stream.finish()
         try await LiveStreamTests.waitFor("the socket to close without the client reading") { pair.streamEnded }
         pair.peer.close()
+    }
+
+    @Test(
+        "a client that does not read even the stream's opening is closed after the socket set's wait, before its socket is handed over"
+    )
+    func anOpeningNotReadIsNotWaitedFor() async throws {
+        let world = try await TestWorld()
+        let sockets = StreamSockets(readWait: .milliseconds(200))
+        var ends: [CInt] = [0, 0]
+        try #require(socketpair(AF_UNIX, CInt(SOCK_STREAM.rawValue), 0, &ends) == 0)
+        let peer = Peer(ends[1])
+        defer { peer.close() }
+        var size: CInt = 4_096
+        setsockopt(ends[0], SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<CInt>.size))
+        // The server's side of the connection on a SwiftNIO channel, behind SwiftNIO's HTTP/1 encoder, as in the server.
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandlers([
+                        HTTPResponseEncoder(), HTTP1ToHTTPServerCodec(secure: false), StreamHandoffHandler(),
+                    ])
+                }
+            }
+            .withConnectedSocket(ends[0]).get()
+        let stream = LiveStream(
+            services: LiveStreamServices(world.services, sockets: sockets),
+            watchdog: StreamWatchdog(timeout: .seconds(30), metrics: world.services.metrics), user: world.kari, isPlayer: false,
+            preferences: .standard, eventLoop: channel.eventLoop)
+        let id = try #require(world.services.broker.subscribe(userID: world.kari.id, session: "s", stream: stream))
+        stream.attached(as: id)
+        try #require(await StreamHandoff.of(channel)).leave(stream)
+
+        // An opening larger than the socket takes, which the client never reads.
+        channel.write(HTTPResponsePart.head(HTTPResponse(status: .ok)), promise: nil)
+        channel.write(HTTPResponsePart.body(Self.largeFrame), promise: nil)
+        channel.writeAndFlush(HTTPResponsePart.end(nil), promise: nil)
+        try await LiveStreamTests.waitFor("the connection to close") { !channel.isActive }
+        try await LiveStreamTests.waitFor("the stream to end") { world.services.broker.streamCount(userID: world.kari.id) == 0 }
+        #expect(sockets.count == 0 && world.services.metrics.openStreams == 0)
     }
 
     @Test("a client that leaves ends its stream: detached from the broker, no longer counted open, its socket let go")
@@ -189,7 +232,7 @@ struct StreamSocketTests {
             return ioctl(pair.descriptor, UInt(FIONREAD), &waiting) == 0 && waiting == 0
         }
         pair.world.services.broker.beatEveryStream()
-        #expect(pair.peer.read(until: "\r\n\r\n") == "d\r\n: heartbeat\n\n\r\n")
+        #expect(pair.peer.read(until: ": heartbeat\n\n\r\n") == "d\r\n: heartbeat\n\n\r\n")
         #expect(!pair.streamEnded)
         pair.peer.close()
         try await LiveStreamTests.waitFor("the stream to end") { pair.streamEnded }
