@@ -50,6 +50,13 @@ import NIOCore
         /// How many sockets it holds.
         public var count: Int { state.withLock { $0.entries.count } }
 
+        /// Waits until every socket it holds has closed, for at most `limit`. A server that shuts down finishes its
+        /// streams through the broker; this lets their last chunks go out before the process ends.
+        public func drained(within limit: Duration) async {
+            let deadline = ContinuousClock.now + limit
+            while count > 0, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(5)) }
+        }
+
         /// Takes `descriptor`, a connected, non-blocking stream socket no one else uses, for `stream`, whose loop is the
         /// current one; nil when it cannot be watched (the caller still owns the descriptor then).
         func adopt(_ descriptor: CInt, for stream: LiveStream, on eventLoop: any EventLoop) -> StreamSocket? {
@@ -301,5 +308,6 @@ import NIOCore
     public final class StreamSockets: Sendable {
         public static let shared = StreamSockets()
         public var count: Int { 0 }
+        public func drained(within limit: Duration) async {}
     }
 #endif

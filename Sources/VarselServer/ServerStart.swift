@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Synchronization
+import VarselLive
 import VarselPostgres
 
 /// What `varsel serve` checks and cleans up around a start.
@@ -25,13 +26,16 @@ extension Administration {
         guard (4...31).contains(cost) else { throw Failure("--bcrypt-cost is a number from 4 to 31, such as 12.") }
     }
 
-    /// Runs the server until it stops; a port another program holds is said with the port and the address.
+    /// Runs the server until it stops, then waits a moment for the streams it finished to close; a port another
+    /// program holds is said with the port and the address.
     public static func run(_ app: some ApplicationProtocol, host: String, port: Int) async throws {
         do {
             try await app.runService()
         } catch  where "\(error)".contains("Address already in use") {
             throw Failure("Port \(port) on \(host) is in use by another program: choose another with --port, or stop the other program.")
         }
+        // The open streams were finished as the server shut down; their last chunks go out before the process ends.
+        await StreamSockets.shared.drained(within: .seconds(2))
     }
 
     /// Runs a start of the server. If it fails before the server listens, the SQLite database and the demo's data key

@@ -215,6 +215,19 @@ struct StreamSocketTests {
         #expect(sockets.count == 0 && world.services.metrics.openStreams == 0)
     }
 
+    @Test("draining the set waits for the sockets of finished streams to close, and no longer than it is told")
+    func drainingWaitsForTheLastChunks() async throws {
+        let pair = try await Pair(sendBuffer: 4_096, readWait: .milliseconds(200))
+        await pair.sockets.drained(within: .milliseconds(50))
+        #expect(pair.sockets.count == 1, "a stream not finished keeps its socket; the drain gave up after its limit")
+        // A client that does not read: the last chunk waits, until the socket set's wait closes it.
+        try await pair.send(Self.largeFrame)
+        pair.stream.finish()
+        await pair.sockets.drained(within: .seconds(30))
+        #expect(pair.sockets.count == 0)
+        pair.peer.close()
+    }
+
     @Test("a client that leaves ends its stream: detached from the broker, no longer counted open, its socket let go")
     func clientLeaves() async throws {
         let pair = try await Pair()
