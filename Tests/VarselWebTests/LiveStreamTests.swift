@@ -223,17 +223,26 @@ struct PageRenderingTests {
 struct RawStreamClient {
     let socket: Int32
 
-    /// Connects to `port`, asks for Kari's live stream with `token`, and waits for its opening.
-    init(port: Int, token: String) throws {
-        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    /// A TCP connection to 127.0.0.1 on `port`; nil when it could not be made.
+    static func connect(toLocalPort port: Int) -> CInt? {
+        let descriptor = Glibc.socket(AF_INET, CInt(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        let status = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        #expect(connected == 0)
+        guard status == 0 else {
+            _ = Glibc.close(descriptor)
+            return nil
+        }
+        return descriptor
+    }
+
+    /// Connects to `port`, asks for Kari's live stream with `token`, and waits for its opening.
+    init(port: Int, token: String) throws {
+        socket = try #require(Self.connect(toLocalPort: port))
         let request = Array("GET /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n\r\n".utf8)
         _ = request.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, 0) }
         var opening = ""

@@ -33,16 +33,7 @@ struct StreamSocketTests {
 
         /// Connected to the test server on `port`.
         convenience init(port: Int) throws {
-            let descriptor = socket(AF_INET, CInt(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let status = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            try #require(status == 0, "connect: \(errno)")
-            self.init(descriptor)
+            self.init(try #require(RawStreamClient.connect(toLocalPort: port)))
         }
 
         func write(_ text: String) {
