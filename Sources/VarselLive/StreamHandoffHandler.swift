@@ -85,8 +85,6 @@ final class StreamHandoffHandler: ChannelDuplexHandler, RemovableChannelHandler,
 
     private var state = State.serving
     private var context: ChannelHandlerContext?
-    /// Writes made since the socket last had room.
-    private var writesWaiting = 0
     /// The server began shutting down: a stream taken over from now on ends at once.
     private var isQuiescing = false
     /// Whether the current request is a HEAD, whose response has no body.
@@ -227,11 +225,10 @@ final class StreamHandoffHandler: ChannelDuplexHandler, RemovableChannelHandler,
     func send(_ buffer: ByteBuffer) {
         guard case let .streaming(stream) = state, let context else { return }
         if !context.channel.isWritable {
-            guard stream.pace.admit(1) else {
+            guard stream.pace.writeWaits() else {
                 stream.services.metrics.streamDroppedAsSlow()
                 return abort()
             }
-            writesWaiting += 1
         }
         context.writeAndFlush(wrapOutboundOut(.body(buffer)), promise: nil)
     }
@@ -307,9 +304,7 @@ final class StreamHandoffHandler: ChannelDuplexHandler, RemovableChannelHandler,
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         if case let .streaming(stream) = state {
             if context.channel.isWritable {
-                stream.pace.done(writesWaiting)
-                writesWaiting = 0
-                stream.pace.unblocked()
+                stream.pace.socketHasRoom()
             } else {
                 stream.pace.blocked()
             }

@@ -14,6 +14,8 @@ final class StreamPace: Sendable {
     private let backlog = Atomic<Int>(0)
     /// When the socket stopped taking writes, in nanoseconds after ``origin``; 0 while it takes them.
     private let blockedSince = Atomic<Int64>(0)
+    /// Writes made behind a socket without room, counted in ``backlog`` until it has room again.
+    private let writesWaiting = Atomic<Int>(0)
     private static let origin = ContinuousClock.now
 
     init(limit: Int) { self.limit = limit }
@@ -35,6 +37,20 @@ final class StreamPace: Sendable {
 
     /// How many things wait for the client.
     var waiting: Int { backlog.load(ordering: .relaxed) }
+
+    /// A write is made behind a socket without room: it counts as one thing waiting until ``socketHasRoom()``; false
+    /// (and nothing counted) when the client is too slow and its stream must end.
+    func writeWaits() -> Bool {
+        guard admit(1) else { return false }
+        writesWaiting.add(1, ordering: .relaxed)
+        return true
+    }
+
+    /// The socket took everything written to it: the writes that waited are done, and it is no longer blocked.
+    func socketHasRoom() {
+        done(writesWaiting.exchange(0, ordering: .relaxed))
+        unblocked()
+    }
 
     /// The socket stopped taking writes at `instant` (it stays blocked from the first such moment until ``unblocked()``).
     func blocked(at instant: ContinuousClock.Instant = .now) {

@@ -188,8 +188,6 @@ import NIOCore
         private let sockets: StreamSockets
         /// The chunks' bytes the socket has not taken.
         private var unsent: ByteBuffer?
-        /// Writes made since the socket last had room.
-        private var writesWaiting = 0
         private var isFinishing = false
 
         fileprivate init(descriptor: CInt, id: UInt64, stream: LiveStream, sockets: StreamSockets) {
@@ -204,11 +202,10 @@ import NIOCore
         func send(_ buffer: ByteBuffer) {
             guard isOpen, !isFinishing, buffer.readableBytes > 0 else { return }
             if unsent != nil {
-                guard stream.pace.admit(1) else {
+                guard stream.pace.writeWaits() else {
                     stream.services.metrics.streamDroppedAsSlow()
                     return abort()
                 }
-                writesWaiting += 1
             }
             var chunk = unsent ?? ByteBuffer()
             chunk.writeString(String(buffer.readableBytes, radix: 16))
@@ -285,11 +282,7 @@ import NIOCore
                     continue
                 }
                 unsent = nil
-                if writesWaiting > 0 {
-                    stream.pace.done(writesWaiting)
-                    writesWaiting = 0
-                }
-                stream.pace.unblocked()
+                stream.pace.socketHasRoom()
             }
             if isFinishing { close() }
         }
