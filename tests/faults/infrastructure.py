@@ -23,6 +23,15 @@ def postgres_bin() -> Path:
     return found[-1]
 
 
+def process_state(pid: int) -> str:
+    """A process's state letter from /proc (`T` once a SIGSTOP has taken effect), or an empty string once it is gone."""
+    try:
+        status = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return ""
+    return status.rsplit(")", 1)[1].split()[0]
+
+
 def as_postgres(args: list[str]) -> list[str]:
     """initdb and pg_ctl refuse root: run them as `postgres` when this is root."""
     return ["runuser", "-u", "postgres", "--", *args] if os.geteuid() == 0 else args
@@ -85,9 +94,17 @@ class PostgresServer:
         return [postmaster, *map(int, children)]
 
     def pause(self) -> None:
-        """Every process stopped (SIGSTOP): from Varsel's side, a database that stops answering."""
-        for pid in self.pids():
+        """Every process stopped (SIGSTOP): from Varsel's side, a database that stops answering.
+
+        The postmaster stops first, so it cannot start a backend for a new connection between the listing of its
+        children and their stop; a backend it started just before is in the listing taken after."""
+        postmaster, *_ = self.pids()
+        os.kill(postmaster, signal.SIGSTOP)
+        assert wait_until(lambda: process_state(postmaster) == "T", 5, 0.01), "the postmaster did not stop"
+        for pid in self.pids()[1:]:
             os.kill(pid, signal.SIGSTOP)
+        assert wait_until(lambda: all(process_state(pid) in ("T", "") for pid in self.pids()), 5, 0.01), \
+            "a PostgreSQL process did not stop"
 
     def resume(self) -> None:
         for pid in self.pids():
