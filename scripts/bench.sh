@@ -31,6 +31,8 @@ bin="$(swift build -c release --show-bin-path)"
 summaries="$(mktemp -d)"
 trap 'rm -rf "$summaries"' EXIT
 common=(--rate "${BENCH_RATE:-1000}" --duration "${BENCH_DURATION:-10}" --creators "${BENCH_CREATORS:-32}")
+# The floor the disk sets under both servers' latency (a sync per write at the same rate), before and after the runs.
+disk_floor=("$(python3 scripts/disk_sync_floor.py --rate "${BENCH_RATE:-1000}" --seconds "${BENCH_DURATION:-10}")")
 for subscribers in ${BENCH_SUBSCRIBERS:-1000 10000}; do
   for run in $(seq "${BENCH_RUNS:-3}"); do
     "$bin/varsel-bench" --subscribers "$subscribers" "${common[@]}" --durability "${BENCH_DURABILITY:-full}" \
@@ -41,6 +43,9 @@ for subscribers in ${BENCH_SUBSCRIBERS:-1000 10000}; do
   done
 done
 python3 scripts/bench_compare.py "$summaries"
+disk_floor+=("$(python3 scripts/disk_sync_floor.py --rate "${BENCH_RATE:-1000}" --seconds "${BENCH_DURATION:-10}")")
+echo "Before the runs, ${disk_floor[0]}"
+echo "After the runs, ${disk_floor[1]}"
 
 if [[ "${BENCH_POSTGRES:-1}" == 1 ]]; then
   server_url="${BENCH_POSTGRES_URL:-}"
