@@ -87,9 +87,13 @@ class PostgresServer:
     def promote(self) -> None:
         self.pg_ctl("-w", "promote")
 
+    def postmaster(self) -> int:
+        """The process id of the server's postmaster, from its pid file."""
+        return int((self.data / "postmaster.pid").read_text().split()[0])
+
     def pids(self) -> list[int]:
         """The postmaster and every process it started."""
-        postmaster = int((self.data / "postmaster.pid").read_text().split()[0])
+        postmaster = self.postmaster()
         children = subprocess.run(["pgrep", "-P", str(postmaster)], capture_output=True, text=True).stdout.split()
         return [postmaster, *map(int, children)]
 
@@ -98,7 +102,7 @@ class PostgresServer:
 
         The postmaster stops first, so it cannot start a backend for a new connection between the listing of its
         children and their stop; a backend it started just before is in the listing taken after."""
-        postmaster, *_ = self.pids()
+        postmaster = self.postmaster()
         os.kill(postmaster, signal.SIGSTOP)
         assert wait_until(lambda: process_state(postmaster) == "T", 5, 0.01), "the postmaster did not stop"
         for pid in self.pids()[1:]:
