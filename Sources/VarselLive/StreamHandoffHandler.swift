@@ -139,15 +139,17 @@ final class StreamHandoffHandler: ChannelDuplexHandler, RemovableChannelHandler,
                 // An empty write below the encoder completes once everything written before it is on the socket.
                 let written = context.eventLoop.makePromise(of: Void.self)
                 encoder.writeAndFlush(NIOAny(ByteBuffer()), promise: written)
-                // No watchdog watches the stream yet: a client that does not read even its opening is not waited for long.
-                let deadline = context.eventLoop.assumeIsolated().scheduleTask(in: sockets.readWait) {
-                    if case .movingOut = self.state { context.close(promise: nil) }
+                // The socket is not handed over after all: the connection closes (the client resumes from its last event).
+                func closeIfStillMovingOut() {
+                    if case .movingOut = state { context.close(promise: nil) }
                 }
+                // No watchdog watches the stream yet: a client that does not read even its opening is not waited for long.
+                let deadline = context.eventLoop.assumeIsolated().scheduleTask(in: sockets.readWait) { closeIfStillMovingOut() }
                 written.futureResult.assumeIsolated().whenComplete { result in
                     deadline.cancel()
                     switch result {
                     case .success: self.moveOut(stream, to: sockets, context: context)
-                    case .failure: if case .movingOut = self.state { context.close(promise: nil) }
+                    case .failure: closeIfStillMovingOut()
                     }
                 }
                 return

@@ -61,16 +61,14 @@ import NIOCore
         /// current one; nil when it cannot be watched (the caller still owns the descriptor then).
         func adopt(_ descriptor: CInt, for stream: LiveStream, on eventLoop: any EventLoop) -> StreamSocket? {
             guard epoll >= 0 else { return nil }
-            let id: UInt64? = state.withLock { state in
+            let adopted: (id: UInt64, socket: StreamSocket)? = state.withLock { state in
                 guard !state.isBroken else { return nil }
                 state.nextID += 1
-                return state.nextID
+                let socket = StreamSocket(descriptor: descriptor, id: state.nextID, stream: stream, sockets: self)
+                state.entries[state.nextID] = Entry(eventLoop: eventLoop, socket: NIOLoopBound(socket, eventLoop: eventLoop))
+                return (state.nextID, socket)
             }
-            guard let id else { return nil }
-            let socket = StreamSocket(descriptor: descriptor, id: id, stream: stream, sockets: self)
-            state.withLock { state in
-                state.entries[id] = Entry(eventLoop: eventLoop, socket: NIOLoopBound(socket, eventLoop: eventLoop))
-            }
+            guard let (id, socket) = adopted else { return nil }
             // Edge-triggered: each change is told once, and a socket that has room (as it has now) is told when it
             // fills and empties again, not on every round.
             var event = epoll_event()
