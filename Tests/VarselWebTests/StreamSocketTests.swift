@@ -77,21 +77,10 @@ struct StreamSocketTests {
         ) async throws {
             world = try await TestWorld(configuration: configuration)
             sockets = StreamSockets(readWait: readWait)
-            var ends: [CInt] = [0, 0]
-            try #require(socketpair(AF_UNIX, CInt(SOCK_STREAM.rawValue), 0, &ends) == 0)
-            descriptor = ends[0]
-            peer = Peer(ends[1])
+            (descriptor, peer) = try Self.socketPair(sendBuffer: sendBuffer)
             _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
-            if var size = sendBuffer {
-                setsockopt(descriptor, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<CInt>.size))
-            }
             let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
-            let stream = LiveStream(
-                services: LiveStreamServices(world.services, sockets: sockets),
-                watchdog: StreamWatchdog(timeout: .seconds(30), metrics: world.services.metrics), user: world.kari, isPlayer: false,
-                preferences: .standard, eventLoop: eventLoop)
-            let id = try #require(world.services.broker.subscribe(userID: world.kari.id, session: "s", stream: stream))
-            stream.attached(as: id)
+            let stream = try Self.subscribedStream(in: world, sockets: sockets, on: eventLoop)
             let (sockets, descriptor) = (sockets, descriptor)
             socket = try await eventLoop.submit {
                 let socket = try #require(sockets.adopt(descriptor, for: stream, on: eventLoop))
@@ -99,6 +88,28 @@ struct StreamSocketTests {
                 return NIOLoopBound(socket, eventLoop: eventLoop)
             }.get()
             self.stream = stream
+        }
+
+        /// A connected pair of sockets: the stream's end, with a send buffer of `sendBuffer` bytes when given, and the
+        /// client's.
+        static func socketPair(sendBuffer: CInt? = nil) throws -> (CInt, Peer) {
+            var ends: [CInt] = [0, 0]
+            try #require(socketpair(AF_UNIX, CInt(SOCK_STREAM.rawValue), 0, &ends) == 0)
+            if var size = sendBuffer {
+                setsockopt(ends[0], SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<CInt>.size))
+            }
+            return (ends[0], Peer(ends[1]))
+        }
+
+        /// Kari's stream on `eventLoop`, subscribed to the broker, writing through `sockets`.
+        static func subscribedStream(in world: TestWorld, sockets: StreamSockets, on eventLoop: any EventLoop) throws -> LiveStream {
+            let stream = LiveStream(
+                services: LiveStreamServices(world.services, sockets: sockets),
+                watchdog: StreamWatchdog(timeout: .seconds(30), metrics: world.services.metrics), user: world.kari, isPlayer: false,
+                preferences: .standard, eventLoop: eventLoop)
+            let id = try #require(world.services.broker.subscribe(userID: world.kari.id, session: "s", stream: stream))
+            stream.attached(as: id)
+            return stream
         }
 
         /// Writes `buffer` as a chunk, on the stream's loop, as the stream does.
@@ -173,12 +184,8 @@ struct StreamSocketTests {
     func anOpeningNotReadIsNotWaitedFor() async throws {
         let world = try await TestWorld()
         let sockets = StreamSockets(readWait: .milliseconds(200))
-        var ends: [CInt] = [0, 0]
-        try #require(socketpair(AF_UNIX, CInt(SOCK_STREAM.rawValue), 0, &ends) == 0)
-        let peer = Peer(ends[1])
+        let (descriptor, peer) = try Pair.socketPair(sendBuffer: 4_096)
         defer { peer.close() }
-        var size: CInt = 4_096
-        setsockopt(ends[0], SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<CInt>.size))
         // The server's side of the connection on a SwiftNIO channel, behind SwiftNIO's HTTP/1 encoder, as in the server.
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelInitializer { channel in
@@ -188,13 +195,8 @@ struct StreamSocketTests {
                     ])
                 }
             }
-            .withConnectedSocket(ends[0]).get()
-        let stream = LiveStream(
-            services: LiveStreamServices(world.services, sockets: sockets),
-            watchdog: StreamWatchdog(timeout: .seconds(30), metrics: world.services.metrics), user: world.kari, isPlayer: false,
-            preferences: .standard, eventLoop: channel.eventLoop)
-        let id = try #require(world.services.broker.subscribe(userID: world.kari.id, session: "s", stream: stream))
-        stream.attached(as: id)
+            .withConnectedSocket(descriptor).get()
+        let stream = try Pair.subscribedStream(in: world, sockets: sockets, on: channel.eventLoop)
         try #require(await StreamHandoff.of(channel)).leave(stream)
 
         // An opening larger than the socket takes, which the client never reads.
